@@ -1,0 +1,23 @@
+"""refjax: a reference implementation of JAX. `import refjax as jax` runs JAX programs on a
+NumPy oracle backend (default) or on XLA (`refjax.set_backend("xla")`)."""
+import sys as _sys
+
+from .core.config import config
+from .core.array import Array
+from .core.avals import ShapeDtypeStruct, ShapedArray
+from .core import errors
+from .core.transforms.jit import jit, make_jaxpr, eval_shape, clear_caches
+from .backends.base import (set_backend, get_backend, default_backend, backend,
+                            current_backend_name)
+from .backends import numpy_ref as _numpy_ref  # noqa: F401  (registers the oracle)
+from .api import array_methods as _array_methods
+from .api import numpy, lax, tree_util, tree
+
+_array_methods.install()
+
+for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("tree", tree)):
+    _sys.modules[f"{__name__}.{_name}"] = _mod
+
+from .core.transforms.api import *  # noqa: E402,F401,F403
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""JAX-compatible public namespaces (numpy, lax, random, nn, tree_util, sharding, ...)."""

@@ -1,0 +1,211 @@
+"""The Backend interface, the rule registry (multipledispatch), set_backend and discovery."""
+import contextlib
+import contextvars
+from importlib import metadata
+
+import numpy as np
+from multipledispatch import Dispatcher
+
+from ..core import trace as trace_mod
+from ..core.array import Array
+from ..core.config import config
+from ..core.primitive import Primitive
+from ..core import dtypes
+
+# rule(backend, primitive) -> the function computing the primitive on that backend's values.
+_rules = Dispatcher("primitive_rule")
+
+
+class Backend:
+    """What every backend implements. Values (`buf`) are opaque to the rest of refjax."""
+
+    name = "base"
+    install_hint = ""
+
+    def devices(self):
+        raise NotImplementedError(f"backend {self.name} has no devices()")
+
+    def put(self, value, aval, sharding=None):
+        """A buffer holding the NumPy array `value` (already of aval.dtype) laid out by sharding."""
+        raise NotImplementedError(f"backend {self.name} has no put()")
+
+    def to_numpy(self, buf, aval):
+        raise NotImplementedError(f"backend {self.name} has no to_numpy()")
+
+    def shards(self, buf, aval):
+        """[Shard(device, index, data)] of a buffer."""
+        raise NotImplementedError(f"backend {self.name} has no shards()")
+
+    def sharding_of(self, buf, aval):
+        raise NotImplementedError(f"backend {self.name} has no sharding_of()")
+
+    def execute(self, prim, bufs, params, out_avals):
+        """Run one primitive eagerly on buffers; returns a buffer or a list of buffers."""
+        raise NotImplementedError(f"backend {self.name} has no execute()")
+
+    def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
+        """A callable from input buffers to output buffers evaluating the jaxpr."""
+        raise NotImplementedError(f"backend {self.name} has no compile()")
+
+    def block_until_ready(self, buf):
+        pass
+
+    def clear_caches(self):
+        pass
+
+    def rule(self, prim):
+        """This backend's implementation of `prim`; NotImplementedError names both if absent."""
+        cache = self.__dict__.setdefault("_rule_cache", {})
+        fn = cache.get(prim)
+        if fn is None:
+            try:
+                fn = _rules.dispatch(type(self), type(prim))
+            except NotImplementedError:
+                fn = None
+            if fn is None:
+                raise NotImplementedError(
+                    f"primitive '{prim.name}' has no rule on the {self.name} backend")
+            cache[prim] = fn
+        return fn
+
+
+def register_rule(backend_cls, *prims):
+    """Decorator: register `fn(*values, **params)` as backend_cls's rule for prims."""
+    def register(fn):
+        for prim in prims:
+            _rules.add((backend_cls, type(prim)), fn)
+        return fn
+    return register
+
+
+# ---------------------------------------------------------------- registry and selection
+
+_factories = {}
+_instances = {}
+_current = contextvars.ContextVar("refjax_backend", default=None)
+_default_name = ["numpy_ref"]
+
+
+def register_backend(name, factory):
+    """Make a backend available under `name`; factory() builds it on first use."""
+    _factories[name] = factory
+
+
+def _discover():
+    try:
+        eps = metadata.entry_points(group="refjax.backends")
+    except Exception:  # pragma: no cover - broken metadata must not break import
+        return
+    for ep in eps:
+        if ep.name not in _factories:
+            _factories[ep.name] = ep.load
+
+
+def get_backend(name=None):
+    """The backend object called `name` (default: the current one)."""
+    name = name or current_backend_name()
+    backend = _instances.get(name)
+    if backend is None:
+        backend = _instances[name] = _build(name)
+    return backend
+
+
+def _build(name):
+    if name not in _factories:
+        _discover()
+    if name not in _factories:
+        raise ValueError(f"Unknown backend {name!r}; available: {sorted(_factories)}")
+    factory = _factories[name]
+    obj = factory()
+    return obj() if isinstance(obj, type) else obj
+
+
+def current_backend_name():
+    return _current.get() or _default_name[0]
+
+
+def current_backend():
+    return get_backend(_current.get() or _default_name[0])
+
+
+def set_backend(name):
+    """Select the backend used from now on ('numpy_ref' or 'xla')."""
+    get_backend(name)  # raises now if it cannot be built
+    _default_name[0] = name
+
+
+def default_backend():
+    """The name of the current backend's platform, as jax.default_backend() ('cpu')."""
+    return "cpu"
+
+
+@contextlib.contextmanager
+def backend(name):
+    """`with refjax.backend("xla"):` runs the block on that backend."""
+    get_backend(name)
+    token = _current.set(name)
+    try:
+        yield get_backend(name)
+    finally:
+        _current.reset(token)
+
+
+def clear_backend_caches():
+    for b in _instances.values():
+        b.clear_caches()
+
+
+def reset_backends():
+    """Forget built backends (after jax_num_cpu_devices changes)."""
+    _instances.clear()
+
+
+config.on_update(lambda name, value: reset_backends() if name == "jax_num_cpu_devices" else None)
+
+
+# ---------------------------------------------------------------- eager execution
+
+def to_buffer(backend, x, aval):
+    """The backend buffer of an argument: Arrays of this backend pass through."""
+    if type(x) is Array:
+        if x._backend is backend:
+            return x._buf
+        raise ValueError(
+            f"an Array on the {x._backend.name} backend was passed to an operation running on "
+            f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")
+    if isinstance(x, trace_mod.Tracer):
+        raise trace_mod_leak_error(x)
+    return backend.put(np.asarray(x, dtype=aval.dtype), aval)
+
+
+def trace_mod_leak_error(x):
+    from ..core.errors import UnexpectedTracerError
+    return UnexpectedTracerError(
+        f"Encountered an unexpected tracer {x!r}: a value from a transformation that has "
+        "already finished (or an inner one) was used outside of it. Return it from the "
+        "transformed function instead of storing it in a side channel.")
+
+
+def eval_primitive(prim, args, params):
+    """EvalTrace's hook: abstract-eval the primitive, then run the backend's rule."""
+    backend = current_backend()
+    avals = [trace_mod.get_aval(x) for x in args]
+    out = prim.abstract_eval(*avals, **params)
+    bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
+    if prim.multiple_results:
+        results = backend.execute(prim, bufs, params, out)
+        return [Array(a, b, backend) for a, b in zip(out, results)]
+    return Array(out, backend.execute(prim, bufs, params, [out])[0], backend)
+
+
+trace_mod.set_eval_hook(eval_primitive)
+
+
+def make_array(value, aval, backend=None, sharding=None):
+    """Wrap a NumPy value as an Array on the (current) backend."""
+    backend = backend or current_backend()
+    return Array(aval, backend.put(np.asarray(value, dtype=aval.dtype), aval, sharding), backend)
+
+
+def float0_zeros(shape):
+    return np.zeros(shape, dtype=dtypes.float0)

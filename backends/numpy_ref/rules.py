@@ -1,0 +1,323 @@
+"""NumPy rules of the elementwise and structural primitives: the oracle's definitions."""
+import numpy as np
+
+from ...core import dtypes
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from ...core.transforms import jit as jit_mod
+from ..base import register_rule
+from .backend import NumpyRefBackend, interpret_jaxpr
+
+rule = lambda *prims: register_rule(NumpyRefBackend, *prims)  # noqa: E731
+_LOW = (dtypes.float16, dtypes.bfloat16)
+
+
+def _upcast(fn):
+    """Half-precision floats are computed in float32 and rounded back, as XLA does on CPU."""
+    def wrapped(*args, **params):
+        dtype = args[-1].dtype
+        if dtype in _LOW:
+            args = [a.astype(np.float32) if a.dtype == dtype else a for a in args]
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*args, **params)).astype(dtype, copy=False) \
+                if dtype in _LOW else fn(*args, **params)
+    return wrapped
+
+
+def _quiet(fn):
+    def wrapped(*args, **params):
+        with np.errstate(all="ignore"):
+            return fn(*args, **params)
+    return wrapped
+
+
+_UNARY = {
+    ew.neg_p: np.negative, ew.sign_p: np.sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
+    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log,
+    ew.log1p_p: np.log1p, ew.expm1_p: np.expm1, ew.tanh_p: np.tanh,
+    ew.logistic_p: lambda x: 1 / (1 + np.exp(-x)), ew.sin_p: np.sin, ew.cos_p: np.cos,
+    ew.tan_p: np.tan, ew.asin_p: np.arcsin, ew.acos_p: np.arccos, ew.atan_p: np.arctan,
+    ew.sinh_p: np.sinh, ew.cosh_p: np.cosh, ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh,
+    ew.atanh_p: np.arctanh, ew.sqrt_p: np.sqrt, ew.rsqrt_p: lambda x: 1 / np.sqrt(x),
+    ew.cbrt_p: np.cbrt, ew.square_p: np.square, ew.real_p: np.real, ew.imag_p: np.imag,
+    ew.conj_p: np.conj,
+}
+for _p, _f in _UNARY.items():
+    rule(_p)(_upcast(_f))
+
+
+def _special(name):
+    """Special functions (backends/numpy_ref/special.py), computed in float64."""
+    def wrapped(*args):
+        from . import special
+        fn = getattr(special, name)
+        return np.asarray(fn(*(np.asarray(a, np.float64) for a in args))).astype(args[-1].dtype)
+    return _quiet(wrapped)
+
+
+for _p in (ew.erf_p, ew.erf_inv_p, ew.lgamma_p, ew.digamma_p, ew.polygamma_p):
+    rule(_p)(_special(_p.name))
+
+
+@rule(ew.abs_p)
+def _abs(x):
+    return np.abs(x)
+
+
+@rule(ew.not_p)
+def _not(x):
+    return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
+
+
+@rule(ew.round_p)
+@_upcast
+def _round(x, *, rounding_method):
+    if rounding_method == ew.RoundingMethod.TO_NEAREST_EVEN:
+        return np.round(x)
+    halfway = np.abs(x) - np.floor(np.abs(x)) == 0.5
+    return np.where(halfway, np.copysign(np.floor(np.abs(x)) + 1, x), np.round(x))
+
+
+@rule(ew.integer_pow_p)
+def _integer_pow(x, *, y):
+    with np.errstate(all="ignore"):
+        if y < 0:
+            return _integer_pow_positive(1 / x.astype(x.dtype), -y)
+        return _integer_pow_positive(x, y)
+
+
+def _integer_pow_positive(x, y):
+    """Exponentiation by squaring in x's dtype (XLA's expansion)."""
+    acc = np.ones_like(x)
+    base = x
+    while y:
+        if y & 1:
+            acc = acc * base
+        y >>= 1
+        if y:
+            base = base * base
+    return acc
+
+
+_BINARY = {
+    ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.add_any_p: np.add,
+    ew.max_p: np.maximum, ew.min_p: np.minimum, ew.atan2_p: np.arctan2,
+    ew.pow_p: np.power,
+    ew.and_p: np.bitwise_and, ew.or_p: np.bitwise_or, ew.xor_p: np.bitwise_xor,
+    ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less, ew.le_p: np.less_equal,
+    ew.gt_p: np.greater, ew.ge_p: np.greater_equal,
+}
+for _p, _f in _BINARY.items():
+    rule(_p)(_upcast(_f))
+
+
+@rule(ew.mul_p)
+def _mul(x, y):
+    if x.dtype == np.bool_:
+        return np.logical_and(x, y)
+    return _upcast(np.multiply)(x, y)
+
+
+@rule(ew.div_p)
+@_quiet
+def _div(x, y):
+    if not dtypes.is_int(x.dtype):
+        return _upcast(np.divide)(x, y)
+    safe = np.where(y == 0, 1, y)
+    q = np.abs(x) // np.abs(safe) if x.dtype.kind == "i" else x // safe
+    q = np.where((x < 0) != (safe < 0), -q, q) if x.dtype.kind == "i" else q
+    return np.where(y == 0, np.array(-1).astype(x.dtype), q).astype(x.dtype)
+
+
+@rule(ew.rem_p)
+@_quiet
+def _rem(x, y):
+    if not dtypes.is_int(x.dtype):
+        return _upcast(np.fmod)(x, y)
+    safe = np.where(y == 0, 1, y)
+    return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
+
+
+def _shift_amount(x, y):
+    bits = x.dtype.itemsize * 8
+    unsigned = y.astype(np.uint64) if y.dtype.kind == "i" else y.astype(np.uint64)
+    return bits, unsigned
+
+
+@rule(ew.shift_left_p)
+def _shift_left(x, y):
+    bits, s = _shift_amount(x, y)
+    ok = s < bits
+    return np.where(ok, np.left_shift(x, np.where(ok, s, 0).astype(x.dtype)), 0).astype(x.dtype)
+
+
+@rule(ew.shift_right_logical_p)
+def _shift_right_logical(x, y):
+    bits, s = _shift_amount(x, y)
+    ok = s < bits
+    ux = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    out = np.right_shift(ux, np.where(ok, s, 0).astype(ux.dtype))
+    return np.where(ok, out, 0).astype(ux.dtype).view(x.dtype)
+
+
+@rule(ew.shift_right_arithmetic_p)
+def _shift_right_arithmetic(x, y):
+    bits, s = _shift_amount(x, y)
+    amount = np.minimum(s, bits - 1).astype(x.dtype)
+    if x.dtype.kind == "u":
+        return np.where(s < bits, np.right_shift(x, amount), 0).astype(x.dtype)
+    return np.right_shift(x, amount)
+
+
+@rule(ew.nextafter_p)
+def _nextafter(x, y):
+    x, y = np.broadcast_arrays(x, y)
+    bits = np.dtype(f"u{x.dtype.itemsize}")
+    xb = np.array(x).view(bits)
+    sign = np.array(1 << (8 * x.dtype.itemsize - 1), bits)
+    toward_zero = (x > y) == (x > 0)
+    step = np.where(toward_zero, xb - np.array(1, bits), xb + np.array(1, bits)).view(x.dtype)
+    tiny = (np.where(y > 0, 1, 1 | sign).astype(bits)).view(x.dtype)
+    out = np.where(x == 0, tiny, step)
+    out = np.where(x == y, y, out)
+    return np.where(np.isnan(x) | np.isnan(y), x + y, out).astype(x.dtype)
+
+
+@rule(ew.select_n_p)
+def _select_n(which, *cases):
+    if which.dtype == np.bool_:
+        return np.where(which, cases[-1], cases[0]) if len(cases) == 2 else np.array(cases[0])
+    if which.shape == ():
+        return np.array(cases[int(which)])
+    return np.choose(which, cases)
+
+
+@rule(ew.clamp_p)
+def _clamp(lo, x, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+@rule(ew.convert_element_type_p)
+def _convert(x, *, new_dtype, weak_type, sharding):
+    new_dtype = np.dtype(new_dtype)
+    if new_dtype == np.bool_:
+        return x != 0
+    if dtypes.is_int(new_dtype) and dtypes.is_inexact(x.dtype):
+        return _float_to_int(np.real(x), new_dtype)
+    if dtypes.is_float(new_dtype) and x.dtype.kind == "c":
+        return np.real(x).astype(new_dtype)
+    return x.astype(new_dtype)
+
+
+def _float_to_int(x, new_dtype):
+    """Truncate toward zero, NaN to 0, saturating at the integer range (XLA's semantics)."""
+    info = np.iinfo(new_dtype)
+    x = np.asarray(x, np.float64)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=info.max, neginf=info.min))
+    out = np.where(t >= float(info.max), info.max, np.where(t <= float(info.min), info.min, 0))
+    inside = (t < float(info.max)) & (t > float(info.min))
+    return np.where(inside, t, out).astype(new_dtype)
+
+
+# ---------------------------------------------------------------- structural
+
+@rule(st.broadcast_in_dim_p)
+def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(np.reshape(x, expanded), shape).copy()
+
+
+@rule(st.reshape_p)
+def _reshape(x, *, new_sizes, dimensions, sharding):
+    return np.reshape(x, new_sizes)
+
+
+@rule(st.squeeze_p)
+def _squeeze(x, *, dimensions):
+    return np.squeeze(x, axis=dimensions)
+
+
+@rule(st.transpose_p)
+def _transpose(x, *, permutation):
+    return np.transpose(x, permutation).copy()
+
+
+@rule(st.rev_p)
+def _rev(x, *, dimensions):
+    return np.flip(x, dimensions).copy() if dimensions else x
+
+
+@rule(st.slice_p)
+def _slice(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(s, l, k) for s, l, k in zip(start_indices, limit_indices, strides))].copy()
+
+
+def _clamped_starts(shape, sizes, idx):
+    return [int(np.clip(int(i), 0, d - s)) for i, d, s in zip(idx, shape, sizes)]
+
+
+@rule(st.dynamic_slice_p)
+def _dynamic_slice(x, *idx, slice_sizes):
+    starts = _clamped_starts(x.shape, slice_sizes, idx)
+    return x[tuple(slice(s, s + n) for s, n in zip(starts, slice_sizes))].copy()
+
+
+@rule(st.dynamic_update_slice_p)
+def _dynamic_update_slice(x, update, *idx):
+    starts = _clamped_starts(x.shape, update.shape, idx)
+    out = x.copy()
+    out[tuple(slice(s, s + n) for s, n in zip(starts, update.shape))] = update
+    return out
+
+
+@rule(st.pad_p)
+def _pad(x, padding_value, *, padding_config):
+    """Interior padding first, then lo/hi (negative values crop)."""
+    out = x
+    for axis, (lo, hi, interior) in enumerate(padding_config):
+        out = _pad_axis(out, padding_value, axis, lo, hi, interior)
+    return out
+
+
+def _pad_axis(x, value, axis, lo, hi, interior):
+    n = x.shape[axis]
+    size = n + max(n - 1, 0) * interior
+    shape = list(x.shape)
+    shape[axis] = size
+    spread = np.full(shape, value, x.dtype)
+    idx = [slice(None)] * x.ndim
+    idx[axis] = slice(None, None, interior + 1)
+    spread[tuple(idx)] = x
+    shape[axis] = max(lo, 0) + size + max(hi, 0)
+    padded = np.full(shape, value, x.dtype)
+    idx[axis] = slice(max(lo, 0), max(lo, 0) + size)
+    padded[tuple(idx)] = spread
+    idx[axis] = slice(max(-lo, 0), shape[axis] - max(-hi, 0))
+    return padded[tuple(idx)]
+
+
+@rule(st.concatenate_p)
+def _concatenate(*xs, dimension):
+    return np.concatenate(xs, axis=dimension)
+
+
+@rule(st.iota_p)
+def _iota(*, dtype, shape, dimension, sharding):
+    ramp = np.arange(shape[dimension]).astype(dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(ramp.reshape(expanded), shape).copy()
+
+
+@rule(st.copy_p)
+def _copy(x):
+    return np.array(x, copy=True)
+
+
+@rule(jit_mod.jit_p)
+def _jit(*args, jaxpr, **_):
+    return interpret_jaxpr(jaxpr, args)

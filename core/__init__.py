@@ -1,0 +1,1 @@
+"""Core of refjax: pytrees, abstract values, tracing and primitives."""

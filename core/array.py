@@ -1,0 +1,140 @@
+"""Array: the concrete value users see, a backend buffer plus its aval."""
+import numpy as np
+
+from . import errors
+
+
+class Array:
+    """A concrete array held by a backend. Operators and methods are installed by
+    api/array_methods (shared with Tracer), so this class holds only what is concrete."""
+
+    __slots__ = ("aval", "_buf", "_backend", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, aval, buf, backend):
+        self.aval = aval
+        self._buf = buf
+        self._backend = backend
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def _value(self):
+        return self._backend.to_numpy(self._buf, self.aval)
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        return value if dtype is None else value.astype(dtype)
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"The truth value of an array with {self.size} elements is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self._value())
+
+    def __int__(self):
+        return int(self._value())
+
+    def __float__(self):
+        return float(self._value())
+
+    def __complex__(self):
+        return complex(self._value())
+
+    def __index__(self):
+        if self.ndim or self.dtype.kind not in "iu":
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
+                            f"got {self.aval.str_short()}")
+        return int(self._value())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = None
+
+    def item(self, *args):
+        return self._value().item(*args)
+
+    def tolist(self):
+        return self._value().tolist()
+
+    def block_until_ready(self):
+        self._backend.block_until_ready(self._buf)
+        return self
+
+    def copy_to_host_async(self):
+        pass
+
+    def to_concrete_value(self):
+        return self
+
+    @property
+    def is_fully_replicated(self):
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    @property
+    def sharding(self):
+        return self._backend.sharding_of(self._buf, self.aval)
+
+    def devices(self):
+        return set(self.sharding.device_set)
+
+    @property
+    def addressable_shards(self):
+        return self._backend.shards(self._buf, self.aval)
+
+    global_shards = addressable_shards
+
+    def __repr__(self):
+        value = self._value()
+        if value.dtype.kind == "V":  # float0
+            return f"Array({value!r})"
+        prefix = "Array("
+        body = np.array2string(value, separator=", ", prefix=prefix)
+        dtype = f"dtype={self.dtype.name}"
+        if self.weak_type:
+            dtype += ", weak_type=True"
+        last = (prefix + body).rsplit("\n", 1)[-1]
+        sep = "\n" + " " * len(prefix) if len(last) + len(dtype) + 3 > 80 else " "
+        return f"{prefix}{body},{sep}{dtype})"
+
+    def __str__(self):
+        return str(self._value())
+
+    def __format__(self, spec):
+        return format(self._value(), spec) if self.ndim == 0 else str(self)
+
+    def __reduce__(self):
+        return (_rebuild, (self._value(), self.weak_type))
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._value().__dlpack__(*args, **kwargs)
+
+
+def _rebuild(value, weak_type):
+    from ..api import numpy as jnp
+    return jnp.asarray(value)
+
+
+def concrete_or_error(x, context):
+    """x as a concrete value, or ConcretizationTypeError naming the context."""
+    if hasattr(x, "to_concrete_value"):
+        value = x.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(x, context)
+        return value
+    return x

@@ -1,0 +1,91 @@
+"""Abstract values: ShapedArray(shape, dtype, weak_type, sharding, vma) and helpers."""
+import numpy as np
+
+from . import dtypes
+
+
+class ShapedArray:
+    """The abstract value of an array: what tracing knows about it."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "vma", "_hash")
+
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=frozenset()):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self.sharding = sharding
+        self.vma = vma
+        self._hash = None
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, **changes):
+        fields = dict(shape=self.shape, dtype=self.dtype, weak_type=self.weak_type,
+                      sharding=self.sharding, vma=self.vma)
+        fields.update(changes)
+        return ShapedArray(**fields)
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def to_tangent_aval(self):
+        """Aval of tangents and cotangents: float0 for integer and boolean values."""
+        return self.update(dtype=dtypes.tangent_dtype(self.dtype), weak_type=self.weak_type
+                           and dtypes.is_inexact(self.dtype))
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type, self.sharding, self.vma)
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and self._key() == other._key()
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
+
+    def str_short(self):
+        shape = ",".join(map(str, self.shape))
+        vma = f"{{{','.join(sorted(self.vma))}}}" if self.vma else ""
+        return f"{dtypes.short_name(self.dtype)}[{shape}]{vma}"
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+    def __str__(self):
+        return self.str_short()
+
+
+def same_type(a, b):
+    """Equal shape and dtype, ignoring weak type and sharding (what typechecking compares)."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+class ShapeDtypeStruct:
+    """A shape, a dtype and optionally a sharding: an argument to eval_shape or .lower()."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.canonicalize_dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self):
+        sh = f", sharding={self.sharding}" if self.sharding is not None else ""
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.sharding == other.sharding
+                and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.sharding, self.weak_type))

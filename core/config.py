@@ -1,0 +1,87 @@
+"""refjax.config: JAX's configuration options by JAX's names, with scoped overrides."""
+import contextlib
+import contextvars
+
+_DEFAULTS = {
+    "jax_enable_x64": False,
+    "jax_num_cpu_devices": 8,
+    "jax_numpy_dtype_promotion": "standard",
+    "jax_platform_name": "",
+    "jax_disable_jit": False,
+    "jax_default_matmul_precision": None,
+    "jax_debug_nans": False,
+    "jax_traceback_filtering": "auto",
+}
+_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict")}
+_overrides = contextvars.ContextVar("refjax_config_overrides", default={})
+
+
+class Config:
+    """Holds option values; `update(name, value)` sets one, reading `config.name` gets one."""
+
+    def __init__(self):
+        self._values = dict(_DEFAULTS)
+        self._listeners = []
+
+    def _check(self, name, value):
+        if name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        choices = _CHOICES.get(name)
+        if choices is not None and value not in choices:
+            raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+        if name == "jax_num_cpu_devices" and (not isinstance(value, int) or value < 1):
+            raise ValueError(f"jax_num_cpu_devices must be a positive int, got {value!r}")
+
+    def update(self, name, value):
+        """Set option `name` (a JAX option name such as 'jax_enable_x64') to `value`."""
+        self._check(name, value)
+        self._values[name] = value
+        for listener in self._listeners:
+            listener(name, value)
+
+    def read(self, name):
+        overrides = _overrides.get()
+        if name in overrides:
+            return overrides[name]
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.read(name)
+
+    @contextlib.contextmanager
+    def override(self, **options):
+        """Temporarily set options in this context (restored on exit, even on error)."""
+        for name, value in options.items():
+            self._check(name, value)
+        token = _overrides.set({**_overrides.get(), **options})
+        try:
+            yield
+        finally:
+            _overrides.reset(token)
+
+    def on_update(self, listener):
+        """Register `listener(name, value)` called after each update (backends reset devices)."""
+        self._listeners.append(listener)
+
+    def values(self):
+        """A snapshot of the effective options (part of jit cache keys)."""
+        return {**self._values, **_overrides.get()}
+
+
+config = Config()
+
+
+def x64_enabled():
+    return config.read("jax_enable_x64")
+
+
+@contextlib.contextmanager
+def enable_x64(enabled=True):
+    """Context manager enabling (or disabling) 64-bit types, like jax.experimental.enable_x64."""
+    with config.override(jax_enable_x64=enabled):
+        yield

@@ -1,0 +1,190 @@
+"""JAX's dtype lattice: weak types, type promotion, x64 canonicalisation, short names."""
+import functools
+
+import ml_dtypes
+import numpy as np
+
+from .config import config
+from .errors import TypePromotionError
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# The tangent dtype of integer and boolean values, as in JAX.
+float0 = np.dtype([("float0", np.void, 0)])
+
+_SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+          uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
+          float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
+          complex128: "c128", float0: "float0"}
+SUPPORTED = tuple(d for d in _SHORT if d != float0)
+_TO_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+
+def short_name(dtype):
+    """'f32' for float32, as JAX prints avals."""
+    return _SHORT[np.dtype(dtype)]
+
+
+# Nodes of the promotion lattice: dtypes plus the three weak kinds of Python scalars.
+class _Weak(str):
+    pass
+
+
+I_WEAK, F_WEAK, C_WEAK = _Weak("int"), _Weak("float"), _Weak("complex")
+_LATTICE = {
+    bool_: [I_WEAK],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [F_WEAK],
+    I_WEAK: [uint8, int8], int8: [int16], int16: [int32], int32: [int64], int64: [F_WEAK],
+    F_WEAK: [bfloat16, float16, C_WEAK], bfloat16: [float32], float16: [float32],
+    float32: [float64, complex64], float64: [complex128],
+    C_WEAK: [complex64], complex64: [complex128], complex128: [],
+}
+
+
+def _upper_bounds():
+    ub = {}
+
+    def visit(node):
+        if node not in ub:
+            ub[node] = {node}.union(*(visit(n) for n in _LATTICE[node]))
+        return ub[node]
+
+    for node in _LATTICE:
+        visit(node)
+    return ub
+
+
+_UB = _upper_bounds()
+
+
+@functools.lru_cache(maxsize=None)
+def _join(nodes):
+    common = set.intersection(*(_UB[n] for n in nodes))
+    return next(n for n in common if _UB[n] == common)
+
+
+def canonicalize_dtype(dtype):
+    """Map 64-bit types to their 32-bit counterparts unless jax_enable_x64 is set."""
+    dtype = np.dtype(dtype)
+    if dtype not in _SHORT:
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {dtype}")
+    if config.read("jax_enable_x64"):
+        return dtype
+    return _TO_32.get(dtype, dtype)
+
+
+def default_int():
+    return canonicalize_dtype(int64)
+
+
+def default_float():
+    return canonicalize_dtype(float64)
+
+
+def default_complex():
+    return canonicalize_dtype(complex128)
+
+
+_WEAK_DEFAULT = {I_WEAK: default_int, F_WEAK: default_float, C_WEAK: default_complex}
+
+
+def kind(dtype):
+    """One of 'b', 'i', 'u', 'f', 'c' (bfloat16 counts as 'f')."""
+    dtype = np.dtype(dtype)
+    return "f" if dtype == bfloat16 else dtype.kind
+
+
+def weak_node(dtype):
+    return {"b": bool_, "i": I_WEAK, "u": I_WEAK, "f": F_WEAK, "c": C_WEAK}[kind(dtype)]
+
+
+def python_scalar_dtype(x):
+    """The (weak) dtype JAX gives a Python scalar: bool, default int/float/complex."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool_
+    if isinstance(x, int):
+        return default_int()
+    if isinstance(x, float):
+        return default_float()
+    if isinstance(x, complex):
+        return default_complex()
+    raise TypeError(f"{type(x).__name__} is not a Python scalar")
+
+
+def is_python_scalar(x):
+    return type(x) in (bool, int, float, complex)
+
+
+def promote_types(a, b):
+    """jnp.promote_types: the strong join of two dtypes."""
+    return canonicalize_dtype(_to_dtype(_join((np.dtype(a), np.dtype(b)))))
+
+
+def _to_dtype(node):
+    return _WEAK_DEFAULT[node]() if isinstance(node, _Weak) else node
+
+
+def result_type_of(pairs):
+    """Join of (dtype, weak_type) pairs -> (dtype, weak_type), as jnp.result_type does."""
+    nodes = tuple({weak_node(d) if w else np.dtype(d) for d, w in pairs})
+    if len(nodes) == 1:
+        node = nodes[0]
+        if not isinstance(node, _Weak):
+            return canonicalize_dtype(node), False
+        dtypes = {np.dtype(d) for d, _ in pairs}
+        return canonicalize_dtype(dtypes.pop() if len(dtypes) == 1 else _to_dtype(node)), True
+    if config.read("jax_numpy_dtype_promotion") == "strict":
+        _check_strict(pairs)
+    node = _join(nodes)
+    return canonicalize_dtype(_to_dtype(node)), isinstance(node, _Weak)
+
+
+def _check_strict(pairs):
+    strong = sorted({str(np.dtype(d)) for d, w in pairs if not w})
+    if len(strong) > 1:
+        raise TypePromotionError(
+            f"Input dtypes {tuple(strong)} have no available implicit dtype promotion path "
+            "when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
+            "desired output type, or set jax_numpy_dtype_promotion=standard.")
+
+
+def issubdtype(a, b):
+    """np.issubdtype that knows bfloat16 is a floating type."""
+    if a is None:
+        return False
+    a = np.dtype(a)
+    if a == bfloat16:
+        return b in (np.floating, np.inexact, np.number, np.generic, bfloat16) or (
+            not isinstance(b, type) and np.dtype(b) == bfloat16)
+    if b == bfloat16 or (not isinstance(b, type) and np.dtype(b) == bfloat16):
+        return False
+    return np.issubdtype(a, b)
+
+
+def is_float(dtype):
+    return kind(dtype) == "f"
+
+
+def is_inexact(dtype):
+    return kind(dtype) in "fc"
+
+
+def is_int(dtype):
+    return kind(dtype) in "iu"
+
+
+def finfo(dtype):
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
+def iinfo(dtype):
+    return ml_dtypes.iinfo(np.dtype(dtype))
+
+
+def tangent_dtype(dtype):
+    """The dtype of a tangent/cotangent of a value of `dtype`: float0 for ints and bools."""
+    return dtype if is_inexact(dtype) else float0

@@ -1,0 +1,1 @@
+"""Primitive families, each primitive with all of its rules side by side."""

@@ -1,0 +1,568 @@
+"""Elementwise primitives (unary, binary, comparisons, select_n, clamp, convert_element_type)
+with their abstract-eval, JVP, transpose and batching rules, and the lax functions binding them."""
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..primitive import make_primitive
+from ..trace import get_aval
+from ..transforms import ad
+from ..transforms.ad import Zero, defjvp, defjvp_with_output, deflinear, defnondiff
+from ..transforms.batching import defvectorized
+
+_FLOAT, _INT, _BOOL, _COMPLEX = "f", "iu", "b", "c"
+_INEXACT = "fc"
+_NUM = "iufc"
+_INTB = "iub"
+_KIND_NAMES = {"f": "floating", "i": "signedinteger", "u": "unsignedinteger", "b": "bool",
+               "c": "complexfloating"}
+
+
+def _kinds_text(kinds):
+    return ", ".join(_KIND_NAMES[k] for k in kinds)
+
+
+def _check_dtype(name, dtype, kinds):
+    if dtypes.kind(dtype) not in kinds or dtype == dtypes.float0:
+        raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
+                        f"are subtypes of {_kinds_text(kinds)}.")
+
+
+# ---------------------------------------------------------------- constants
+
+def weak_scalar(value, dtype):
+    """A weakly-typed scalar constant of `dtype` (how Python scalars enter lax ops)."""
+    from ...backends.base import make_array
+    return make_array(value, ShapedArray((), dtype, weak_type=True))
+
+
+def _lift_scalars(name, args):
+    """Python scalars take the dtype of the other operands (weakly), as lax does."""
+    ref = next((a for a in args if not dtypes.is_python_scalar(a)), None)
+    if ref is None:
+        return args
+    dtype = get_aval(ref).dtype
+    return [weak_scalar(_cast_scalar(name, a, dtype), dtype) if dtypes.is_python_scalar(a) else a
+            for a in args]
+
+
+def _cast_scalar(name, value, dtype):
+    if isinstance(value, float) and dtypes.kind(dtype) in "iub" and not float(value).is_integer():
+        raise TypeError(f"{name}: Python scalar {value!r} cannot be converted to {np.dtype(dtype).name} "
+                        "without loss")
+    return value
+
+
+# ---------------------------------------------------------------- unary
+
+def _unop_abstract_eval(name, kinds, result_dtype=None):
+    def abstract_eval(x, **params):
+        _check_dtype(name, x.dtype, kinds)
+        dtype = result_dtype(x.dtype) if result_dtype else x.dtype
+        return ShapedArray(x.shape, dtype, weak_type=x.weak_type and dtype == x.dtype)
+    return abstract_eval
+
+
+def unop(name, kinds, result_dtype=None):
+    """An elementwise unary primitive: abstract eval, vectorized batching, a lax function."""
+    prim = make_primitive(name)
+    prim.def_abstract_eval(_unop_abstract_eval(name, kinds, result_dtype))
+    defvectorized(prim)
+    return prim
+
+
+def _lax_unary(prim):
+    def fn(x, **params):
+        return prim.bind(x, **params)
+    fn.__name__ = prim.name
+    fn.__doc__ = f"Elementwise {prim.name} (binds the `{prim.name}` primitive)."
+    return fn
+
+
+def _zero_jvp(prim):
+    """Piecewise-constant functions: the tangent is a symbolic zero."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        return out, Zero(get_aval(out).to_tangent_aval())
+    prim.def_jvp(jvp)
+
+
+neg_p = unop("neg", _NUM)
+sign_p = unop("sign", _NUM)
+floor_p = unop("floor", _FLOAT)
+ceil_p = unop("ceil", _FLOAT)
+round_p = unop("round", _FLOAT)
+is_finite_p = unop("is_finite", _FLOAT, lambda d: dtypes.bool_)
+exp_p = unop("exp", _INEXACT)
+exp2_p = unop("exp2", _INEXACT)
+log_p = unop("log", _INEXACT)
+log1p_p = unop("log1p", _INEXACT)
+expm1_p = unop("expm1", _INEXACT)
+tanh_p = unop("tanh", _INEXACT)
+logistic_p = unop("logistic", _INEXACT)
+sin_p = unop("sin", _INEXACT)
+cos_p = unop("cos", _INEXACT)
+tan_p = unop("tan", _INEXACT)
+asin_p = unop("asin", _INEXACT)
+acos_p = unop("acos", _INEXACT)
+atan_p = unop("atan", _INEXACT)
+sinh_p = unop("sinh", _INEXACT)
+cosh_p = unop("cosh", _INEXACT)
+asinh_p = unop("asinh", _INEXACT)
+acosh_p = unop("acosh", _INEXACT)
+atanh_p = unop("atanh", _INEXACT)
+sqrt_p = unop("sqrt", _INEXACT)
+rsqrt_p = unop("rsqrt", _INEXACT)
+cbrt_p = unop("cbrt", _FLOAT)
+abs_p = unop("abs", _NUM, lambda d: {dtypes.complex64: dtypes.float32,
+                                     dtypes.complex128: dtypes.float64}.get(d, d))
+not_p = unop("not", _INTB)
+integer_pow_p = unop("integer_pow", _NUM)
+square_p = unop("square", _NUM)
+erf_p = unop("erf", _FLOAT)
+erf_inv_p = unop("erf_inv", _FLOAT)
+lgamma_p = unop("lgamma", _FLOAT)
+digamma_p = unop("digamma", _FLOAT)
+real_p = unop("real", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
+imag_p = unop("imag", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
+conj_p = unop("conj", _NUM)
+
+(neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos, tan,
+ asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not, square,
+ erf, erf_inv, lgamma, digamma, real, imag, conj) = map(_lax_unary, (
+    neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p,
+    logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, asinh_p, acosh_p,
+    atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p, erf_p, erf_inv_p, lgamma_p,
+    digamma_p, real_p, imag_p, conj_p))
+
+
+class RoundingMethod:
+    """lax.RoundingMethod: AWAY_FROM_ZERO (0, the default) or TO_NEAREST_EVEN (1)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Elementwise round, halves away from zero by default (binds `round`)."""
+    return round_p.bind(x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y):
+    """x ** y for a static Python int y (binds `integer_pow`)."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+deflinear(neg_p, lambda ct, x: [neg(ct)])
+for _p in (sign_p, floor_p, ceil_p, round_p):
+    _zero_jvp(_p)
+for _p in (is_finite_p, not_p):
+    defnondiff(_p)
+defjvp_with_output(exp_p, lambda t, out, x: mul(t, out))
+defjvp_with_output(exp2_p, lambda t, out, x: mul(t, mul(out, _const(out, math.log(2)))))
+defjvp(log_p, lambda t, x: div(t, x))
+defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
+defjvp_with_output(expm1_p, lambda t, out, x: mul(t, add(out, _const(out, 1))))
+defjvp_with_output(tanh_p, lambda t, out, x: mul(t, sub(_const(out, 1), square(out))))
+defjvp_with_output(logistic_p, lambda t, out, x: mul(t, mul(out, sub(_const(out, 1), out))))
+defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
+defjvp_with_output(tan_p, lambda t, out, x: mul(t, add(_const(out, 1), square(out))))
+defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
+defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
+defjvp(atan_p, lambda t, x: div(t, add(_const(x, 1), square(x))))
+defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(square(x), _const(x, 1)))))
+defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1))))))
+defjvp(atanh_p, lambda t, x: div(t, sub(_const(x, 1), square(x))))
+defjvp_with_output(sqrt_p, lambda t, out, x: div(t, mul(_const(out, 2), out)))
+defjvp_with_output(rsqrt_p, lambda t, out, x: mul(t, mul(_const(out, -0.5), div(out, x))))
+defjvp_with_output(cbrt_p, lambda t, out, x: mul(t, div(_const(out, 1 / 3), square(out))))
+defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
+defjvp(erf_p, lambda t, x: mul(t, mul(_const(x, 2 / math.sqrt(math.pi)), exp(neg(square(x))))))
+defjvp_with_output(erf_inv_p, lambda t, out, x: mul(t, mul(_const(x, math.sqrt(math.pi) / 2),
+                                                           exp(square(out)))))
+defjvp(lgamma_p, lambda t, x: mul(t, digamma(x)))
+defjvp(digamma_p, lambda t, x: mul(t, polygamma(_const(x, 1), x)))
+deflinear(real_p, lambda ct, x: [convert_element_type(ct, x.aval.dtype)])
+deflinear(conj_p, lambda ct, x: [conj(ct)])
+
+
+def _abs_jvp(t, x):
+    if dtypes.kind(get_aval(x).dtype) == "c":
+        raise NotImplementedError("abs: JVP of complex abs is not implemented")
+    return mul(t, sign(x))
+
+
+defjvp(abs_p, _abs_jvp)
+
+
+def _integer_pow_jvp(t, x, *, y):
+    if y == 0:
+        return mul(t, _const(x, 0))
+    return mul(t, mul(_const(x, y), integer_pow(x, y - 1) if y != 1 else _const(x, 1)))
+
+
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+def _imag_jvp(t, x):
+    return imag(t)
+
+
+defjvp(imag_p, _imag_jvp)
+
+
+# ---------------------------------------------------------------- binary
+
+def _broadcast_shapes(name, shapes):
+    full = [s for s in shapes if s != ()]
+    if any(s != full[0] for s in full):
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(map(str, shapes))}.")
+    return full[0] if full else ()
+
+
+def _binop_abstract_eval(name, kinds, result_dtype=None):
+    def abstract_eval(*avals, **params):
+        shape = _broadcast_shapes(name, [a.shape for a in avals])
+        dts = {a.dtype for a in avals}
+        if len(dts) != 1:
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}. (Tip: jnp.{name} is a "
+                            "similar function that does automatic type promotion on inputs).")
+        dtype = avals[0].dtype
+        _check_dtype(name, dtype, kinds)
+        out_dtype = result_dtype or dtype
+        weak = all(a.weak_type for a in avals) and out_dtype == dtype
+        return ShapedArray(shape, out_dtype, weak_type=weak)
+    return abstract_eval
+
+
+def binop(name, kinds, result_dtype=None):
+    """An elementwise n-ary primitive over operands of one shape (scalars broadcast)."""
+    prim = make_primitive(name)
+    prim.def_abstract_eval(_binop_abstract_eval(name, kinds, result_dtype))
+    defvectorized(prim)
+    return prim
+
+
+def _lax_binary(prim):
+    def fn(x, y):
+        x, y = _lift_scalars(prim.name, (x, y))
+        return prim.bind(x, y)
+    fn.__name__ = prim.name
+    fn.__doc__ = f"Elementwise {prim.name} of two arrays of one dtype (binds `{prim.name}`)."
+    return fn
+
+
+add_p = binop("add", _NUM)
+sub_p = binop("sub", _NUM)
+mul_p = binop("mul", _NUM + "b")
+div_p = binop("div", _NUM)
+rem_p = binop("rem", _NUM)
+pow_p = binop("pow", _INEXACT)
+max_p = binop("max", _NUM + "b")
+min_p = binop("min", _NUM + "b")
+atan2_p = binop("atan2", _FLOAT)
+nextafter_p = binop("nextafter", _FLOAT)
+and_p = binop("and", _INTB)
+or_p = binop("or", _INTB)
+xor_p = binop("xor", _INTB)
+shift_left_p = binop("shift_left", _INT)
+shift_right_logical_p = binop("shift_right_logical", _INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _INT)
+eq_p = binop("eq", _NUM + "b", dtypes.bool_)
+ne_p = binop("ne", _NUM + "b", dtypes.bool_)
+lt_p = binop("lt", _NUM + "b", dtypes.bool_)
+le_p = binop("le", _NUM + "b", dtypes.bool_)
+gt_p = binop("gt", _NUM + "b", dtypes.bool_)
+ge_p = binop("ge", _NUM + "b", dtypes.bool_)
+polygamma_p = binop("polygamma", _FLOAT)
+add_any_p = binop("add_any", _NUM)
+
+(add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or, bitwise_xor,
+ shift_left, shift_right_logical, shift_right_arithmetic, eq, ne, lt, le, gt, ge, polygamma,
+ add_any) = map(_lax_binary, (
+    add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p, or_p,
+    xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p,
+    gt_p, ge_p, polygamma_p, add_any_p))
+
+
+def _unbroadcast(aval, ct):
+    """Sum a cotangent down to an operand's shape (scalar operands broadcast in binops)."""
+    if aval.shape == tuple(get_aval(ct).shape):
+        return ct
+    from .reductions import reduce_sum
+    return reduce_sum(ct, tuple(range(len(get_aval(ct).shape))))
+
+
+def _linear_ct(x, ct):
+    return _unbroadcast(x.aval, ct) if ad.is_undefined_primal(x) else None
+
+
+def _add_transpose(ct, x, y):
+    return [_linear_ct(x, ct), _linear_ct(y, ct)]
+
+
+def _sub_transpose(ct, x, y):
+    return [_linear_ct(x, ct), _linear_ct(y, neg(ct)) if ad.is_undefined_primal(y) else None]
+
+
+deflinear(add_p, _add_transpose)
+deflinear(add_any_p, _add_transpose)
+deflinear(sub_p, _sub_transpose)
+
+
+def _mul_transpose(ct, x, y):
+    if type(ct) is Zero:
+        return [Zero(a.aval) if ad.is_undefined_primal(a) else None for a in (x, y)]
+    if ad.is_undefined_primal(x):
+        return [_unbroadcast(x.aval, mul(ct, y)), None]
+    return [None, _unbroadcast(y.aval, mul(x, ct))]
+
+
+defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+mul_p.def_transpose(_mul_transpose)
+
+
+def _div_transpose(ct, x, y):
+    if ad.is_undefined_primal(y):
+        raise ValueError("div is not linear in its divisor; cannot transpose with respect to it")
+    if type(ct) is Zero:
+        return [Zero(x.aval), None]
+    return [_unbroadcast(x.aval, div(ct, y)), None]
+
+
+defjvp(div_p, lambda t, x, y: div(t, y),
+       lambda t, x, y: neg(mul(t, div(x, square(y)))))
+div_p.def_transpose(_div_transpose)
+
+
+def _rem_jvp_rhs(t, x, y):
+    q = div(x, y)
+    return neg(mul(t, mul(sign(q), floor(abs(q)))))
+
+
+defjvp(rem_p, lambda t, x, y: _bcast_like(t, x, y), _rem_jvp_rhs)
+
+
+def _bcast_like(t, x, y):
+    """t, broadcast to the binop's output shape when its operand was a scalar."""
+    shape = _broadcast_shapes("rem", [get_aval(x).shape, get_aval(y).shape])
+    if get_aval(t).shape == shape:
+        return t
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(t, shape, ())
+
+
+def _pow_jvp_lhs(t, x, y):
+    safe = select_n(eq(y, _const(y, 0)), mul(y, pow(x, sub(y, _const(y, 1)))), _zeros_like(x, y))
+    return mul(t, safe)
+
+
+def _pow_jvp_rhs(t, x, y):
+    x_safe = select_n(eq(x, _const(x, 0)), x, _ones_like(x))
+    return mul(t, mul(log(x_safe), pow(x, y)))
+
+
+defjvp(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+
+
+def _balanced_eq(x, z, y):
+    """1 where x == z != y, 0.5 where x == z == y, else 0 (JAX's subgradient of max/min)."""
+    one, half, zero = _const(x, 1), _const(x, 0.5), _const(x, 0)
+    xz, yz = eq(x, z), eq(y, z)
+    return select_n(xz, zero, select_n(yz, one, half))
+
+
+defjvp(max_p, lambda t, x, y: mul(t, _balanced_eq(x, max(x, y), y)),
+       lambda t, x, y: mul(t, _balanced_eq(y, max(x, y), x)))
+defjvp(min_p, lambda t, x, y: mul(t, _balanced_eq(x, min(x, y), y)),
+       lambda t, x, y: mul(t, _balanced_eq(y, min(x, y), x)))
+defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(square(x), square(y)))),
+       lambda t, x, y: mul(t, div(neg(x), add(square(x), square(y)))))
+nextafter_p.nondiff_reason = "nextafter has no derivative rule (as in JAX)"
+for _p in (and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+           eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    defnondiff(_p)
+defjvp(polygamma_p, None, lambda t, m, x: mul(t, polygamma(add(m, _const(m, 1)), x)))
+
+
+# ---------------------------------------------------------------- select_n, clamp
+
+select_n_p = make_primitive("select_n")
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n requires at least one case")
+    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
+        raise TypeError(f"select_n: which must be bool or int32, got {which.dtype.name}")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError(f"select_n: a boolean which selects between at most 2 cases, got {len(cases)}")
+    shapes = {c.shape for c in cases}
+    if len(shapes) != 1 or len({c.dtype for c in cases}) != 1:
+        raise TypeError("select_n cases must have the same shapes and dtypes, got "
+                        f"{', '.join(c.str_short() for c in cases)}")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(f"select_n: which must be scalar or have the shape of the cases, got "
+                        f"which {which.shape} and cases {cases[0].shape}")
+    return ShapedArray(cases[0].shape, cases[0].dtype, weak_type=all(c.weak_type for c in cases))
+
+
+def select_n(which, *cases):
+    """cases[which] elementwise (which: bool or int32, scalar or of the cases' shape)."""
+    return select_n_p.bind(which, *cases)
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    if all(type(t) is Zero for t in tangents[1:]):
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, select_n_p.bind(which, *map(ad.instantiate, tangents[1:]))
+
+
+def _select_n_transpose(ct, which, *cases):
+    if ad.is_undefined_primal(which):
+        raise ValueError("select_n is not linear in its predicate")
+    outs = [None]
+    for i, c in enumerate(cases):
+        if not ad.is_undefined_primal(c):
+            outs.append(None)
+        elif type(ct) is Zero:
+            outs.append(Zero(c.aval))
+        else:
+            z = _zeros_like_value(ct)
+            outs.append(select_n_p.bind(which, *[ct if j == i else z for j in range(len(cases))]))
+    return outs
+
+
+select_n_p.def_jvp(_select_n_jvp)
+select_n_p.def_transpose(_select_n_transpose)
+defvectorized(select_n_p)
+
+clamp_p = make_primitive("clamp")
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract_eval(lo, x, hi):
+    for name, b in (("min", lo), ("max", hi)):
+        if b.shape and b.shape != x.shape:
+            raise TypeError(f"clamp requires {name} to be a scalar or have the operand's shape, "
+                            f"got {name} {b.shape} and operand {x.shape}")
+        if b.dtype != x.dtype:
+            raise TypeError(f"clamp requires min, operand and max to have one dtype, got "
+                            f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}")
+    _check_dtype("clamp", x.dtype, _NUM)
+    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+
+
+def clamp(min, x, max):
+    """min(max(x, min), max) elementwise (binds `clamp`)."""
+    min, x, max = _lift_scalars("clamp", (min, x, max))
+    return clamp_p.bind(min, x, max)
+
+
+def _clamp_jvp_lo(t, lo, x, hi):
+    return select_n(bitwise_and(gt(lo, x), lt(lo, hi)), _zeros_like(t, x), _bcast_to(t, x))
+
+
+def _clamp_jvp_x(t, lo, x, hi):
+    return select_n(bitwise_and(gt(x, lo), lt(x, hi)), _zeros_like(t, x), t)
+
+
+def _clamp_jvp_hi(t, lo, x, hi):
+    return select_n(lt(hi, x), _zeros_like(t, x), _bcast_to(t, x))
+
+
+def _bcast_to(t, x):
+    shape = get_aval(x).shape
+    if get_aval(t).shape == shape:
+        return t
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(t, shape, ())
+
+
+defjvp(clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
+defvectorized(clamp_p)
+
+
+# ---------------------------------------------------------------- convert_element_type
+
+convert_element_type_p = make_primitive("convert_element_type")
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract_eval(x, *, new_dtype, weak_type=False, sharding=None):
+    return ShapedArray(x.shape, new_dtype, weak_type=weak_type)
+
+
+def convert_element_type(x, new_dtype, weak_type=False):
+    """x converted to new_dtype (canonicalized for x64), C-style: floats truncate to ints."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if dtypes.is_python_scalar(x):
+        x = weak_scalar(x, dtypes.python_scalar_dtype(x))
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
+                                       sharding=None)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+    if type(t) is Zero or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(get_aval(x).dtype):
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                            sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type,
+                                        sharding=sharding)]
+
+
+convert_element_type_p.def_jvp(_convert_jvp)
+convert_element_type_p.def_transpose(_convert_transpose)
+defvectorized(convert_element_type_p)
+
+
+# ---------------------------------------------------------------- helpers for rules
+
+def _const(like, value):
+    """A weak scalar constant with the dtype of `like`."""
+    return weak_scalar(value, get_aval(like).dtype)
+
+
+def _zeros_like(t, x):
+    from .structural import full_like_shape
+    return full_like_shape(x, 0, get_aval(t).dtype)
+
+
+def _ones_like(x):
+    from .structural import full_like_shape
+    return full_like_shape(x, 1, get_aval(x).dtype)
+
+
+def _zeros_like_value(x):
+    from .structural import full_like_shape
+    return full_like_shape(x, 0, get_aval(x).dtype)
+
+
+def full(shape, value, dtype):
+    """An array of `shape` filled with `value` (binds broadcast_in_dim of a scalar)."""
+    from .structural import broadcast_in_dim
+    scalar = weak_scalar(value, dtypes.canonicalize_dtype(dtype))
+    scalar = convert_element_type(scalar, dtype, weak_type=False)
+    return broadcast_in_dim(scalar, tuple(shape), ()) if shape else scalar
+
+
+def float0_zeros(shape):
+    """Zeros of dtype float0: the tangent of integer values."""
+    from ...backends.base import make_array
+    return make_array(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))

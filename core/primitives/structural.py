@@ -1,0 +1,649 @@
+"""Structural primitives (broadcast_in_dim, reshape, squeeze, transpose, rev, slice,
+dynamic_slice, dynamic_update_slice, pad, concatenate, iota, copy) with all their rules."""
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..primitive import make_primitive
+from ..trace import get_aval
+from ..transforms import ad
+from ..transforms.ad import Zero, deflinear
+from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
+
+
+def _shape(x):
+    return tuple(get_aval(x).shape)
+
+
+def _as_shape(name, shape):
+    try:
+        return tuple(int(operator_index(d)) for d in shape)
+    except TypeError as e:
+        raise TypeError(f"{name}: shapes must be tuples of Python ints; got {shape!r} ({e})") from None
+
+
+def operator_index(d):
+    import operator
+    return operator.index(d)
+
+
+# ---------------------------------------------------------------- broadcast_in_dim
+
+broadcast_in_dim_p = make_primitive("broadcast_in_dim")
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=None):
+    dims = broadcast_dimensions
+    if len(dims) != x.ndim:
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to operand "
+                        f"ndim; got broadcast_dimensions {dims} for operand ndim {x.ndim}.")
+    if any(not 0 <= d < len(shape) for d in dims) or list(dims) != sorted(set(dims)):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be strictly increasing and "
+                        f"within the output rank {len(shape)}; got {dims}")
+    for i, d in enumerate(dims):
+        if x.shape[i] != 1 and x.shape[i] != shape[d]:
+            raise TypeError(f"broadcast_in_dim operand dimension sizes must either be 1, or be "
+                            f"equal to their corresponding dimensions in the target broadcast "
+                            f"shape; got operand of shape {x.shape}, target broadcast shape "
+                            f"{shape}, broadcast_dimensions {dims}")
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
+    """x broadcast to `shape`, operand dim i becoming output dim broadcast_dimensions[i]."""
+    shape = _as_shape("broadcast_in_dim", shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    if _shape(x) == shape and dims == tuple(range(len(shape))):
+        return x
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    from .reductions import reduce_sum
+    in_shape = x.aval.shape
+    summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+    expanded = tuple(d for i, d in enumerate(broadcast_dimensions)
+                     if in_shape[i] == 1 and shape[d] != 1)
+    out = reduce_sum(ct, tuple(sorted(summed + expanded))) if summed or expanded else ct
+    return [reshape(out, in_shape) if expanded else out]
+
+
+def _broadcast_in_dim_batch(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return broadcast_in_dim_p.bind(
+        x, shape=(axis_data.size,) + shape,
+        broadcast_dimensions=(0,) + tuple(b + 1 for b in broadcast_dimensions), sharding=None), 0
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
+
+
+def broadcast(x, sizes):
+    """Prepend dimensions of `sizes` to x (lax.broadcast)."""
+    shape = tuple(sizes) + _shape(x)
+    return broadcast_in_dim(x, shape, tuple(range(len(sizes), len(shape))))
+
+
+def full_like_shape(x, value, dtype):
+    from .elementwise import full
+    return full(_shape(x), value, dtype)
+
+
+# ---------------------------------------------------------------- reshape
+
+reshape_p = make_primitive("reshape")
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(x, *, new_sizes, dimensions=None, sharding=None):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
+        raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
+                        f"{tuple(new_sizes)} (size {int(np.prod(new_sizes, dtype=np.int64))})")
+    return ShapedArray(new_sizes, x.dtype, weak_type=x.weak_type)
+
+
+def reshape(x, new_sizes, dimensions=None, out_sharding=None):
+    """x with a new shape of the same size (lax.reshape; dimensions permutes first)."""
+    new_sizes = _as_shape("reshape", new_sizes)
+    if dimensions is not None and tuple(dimensions) != tuple(range(len(_shape(x)))):
+        x = transpose(x, tuple(dimensions))
+    if _shape(x) == new_sizes:
+        return x
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+deflinear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
+
+
+def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return reshape_p.bind(x, new_sizes=(axis_data.size,) + new_sizes, dimensions=None,
+                          sharding=None), 0
+
+
+reshape_p.def_batch(_reshape_batch)
+
+
+# ---------------------------------------------------------------- squeeze / expand_dims
+
+squeeze_p = make_primitive("squeeze")
+
+
+def _canonical_axes(name, axes, ndim):
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: repeated axis in {tuple(axes)}")
+    return tuple(sorted(out))
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(x, *, dimensions):
+    for d in dimensions:
+        if x.shape[d] != 1:
+            raise TypeError(f"cannot select an axis to squeeze out which has size not equal to "
+                            f"one, got shape={x.shape} and dimensions={dimensions}")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def squeeze(x, dimensions):
+    """x without the given size-1 dimensions."""
+    dims = _canonical_axes("squeeze", dimensions, len(_shape(x)))
+    if not dims:
+        return x
+    return squeeze_p.bind(x, dimensions=dims)
+
+
+deflinear(squeeze_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
+
+
+def _squeeze_batch(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return squeeze_p.bind(x, dimensions=tuple(a + 1 for a in dimensions)), 0
+
+
+squeeze_p.def_batch(_squeeze_batch)
+
+
+def expand_dims(x, dimensions):
+    """x with size-1 dimensions inserted (a broadcast_in_dim, as in JAX)."""
+    shape = list(_shape(x))
+    nd = len(shape) + len(dimensions)
+    dims = _canonical_axes("expand_dims", dimensions, nd)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(nd) if i not in dims)
+    return broadcast_in_dim(x, tuple(shape), kept)
+
+
+# ---------------------------------------------------------------- transpose
+
+transpose_p = make_primitive("transpose")
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(x, *, permutation):
+    if tuple(sorted(permutation)) != tuple(range(x.ndim)):
+        raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {permutation} for operand shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, weak_type=x.weak_type)
+
+
+def transpose(x, permutation):
+    """x with its dimensions permuted."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(_shape(x)))):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+deflinear(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, tuple(np.argsort(permutation)))])
+
+
+def _transpose_batch(axis_data, vals, dims, *, permutation):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return transpose_p.bind(x, permutation=(0,) + tuple(p + 1 for p in permutation)), 0
+
+
+transpose_p.def_batch(_transpose_batch)
+
+
+# ---------------------------------------------------------------- rev
+
+rev_p = make_primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(x, *, dimensions):
+    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique and within rank {x.ndim}, got {dimensions}")
+    return x
+
+
+def rev(x, dimensions):
+    """x reversed along the given dimensions."""
+    return rev_p.bind(x, dimensions=tuple(int(d) for d in dimensions))
+
+
+deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+
+
+def _rev_batch(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return rev_p.bind(x, dimensions=tuple(a + 1 for a in dimensions)), 0
+
+
+rev_p.def_batch(_rev_batch)
+
+
+# ---------------------------------------------------------------- slice
+
+slice_p = make_primitive("slice")
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise TypeError(f"slice start_indices, limit_indices and strides must have the operand's "
+                        f"rank {x.ndim}; got {start_indices}, {limit_indices}, {strides}")
+    for s, l, d in zip(start_indices, limit_indices, x.shape):
+        if not 0 <= s <= l <= d:
+            raise TypeError(f"slice indices must satisfy 0 <= start <= limit <= shape; got "
+                            f"start_indices {start_indices}, limit_indices {limit_indices} for "
+                            f"operand shape {x.shape}")
+    if any(st < 1 for st in strides):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    shape = tuple(-(-(l - s) // st) for s, l, st in zip(start_indices, limit_indices, strides))
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def slice(x, start_indices, limit_indices, strides=None):
+    """x[start:limit:stride] per dimension (static bounds)."""
+    start = tuple(int(s) for s in start_indices)
+    limit = tuple(int(s) for s in limit_indices)
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(int(s) for s in strides)
+    if start == (0,) * len(start) and limit == _shape(x) and strides is None:
+        return x
+    return slice_p.bind(x, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(x, start, limit, stride=1, axis=0):
+    shape = _shape(x)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(x, starts, limits, strides)
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    shape = x.aval.shape
+    strides = strides or (1,) * len(shape)
+    out_shape = get_aval(ct).shape
+    real_limits = [s + (o - 1) * st + 1 if o else s
+                   for s, o, st in zip(start_indices, out_shape, strides)]
+    config = [(s, d - l, st - 1) for s, d, l, st in zip(start_indices, shape, real_limits, strides)]
+    return [pad(ct, _zero_scalar(ct), config)]
+
+
+def _zero_scalar(x):
+    from .elementwise import convert_element_type
+    return convert_element_type(0, get_aval(x).dtype)
+
+
+deflinear(slice_p, _slice_transpose)
+
+
+def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    x = moveaxis(x, d, 0)
+    return slice_p.bind(x, start_indices=(0,) + start_indices,
+                        limit_indices=(axis_data.size,) + limit_indices,
+                        strides=None if strides is None else (1,) + strides), 0
+
+
+slice_p.def_batch(_slice_batch)
+
+
+# ---------------------------------------------------------------- dynamic_slice
+
+dynamic_slice_p = make_primitive("dynamic_slice")
+
+
+def _check_indices(name, x, idx):
+    if len(idx) != x.ndim:
+        raise TypeError(f"{name}: needs one start index per operand dimension; got {len(idx)} "
+                        f"indices for operand of shape {x.shape}")
+    for i in idx:
+        if i.shape != () or not dtypes.is_int(i.dtype):
+            raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(x, *idx, slice_sizes):
+    _check_indices("dynamic_slice", x, idx)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+        raise TypeError(f"dynamic_slice slice_sizes must be non-negative and at most the operand "
+                        f"shape; got slice_sizes {slice_sizes} for operand shape {x.shape}")
+    return ShapedArray(slice_sizes, x.dtype, weak_type=x.weak_type)
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """A slice of static size at traced start indices (clamped to stay in bounds, as in JAX)."""
+    idx = [_index_scalar(i) for i in start_indices]
+    return dynamic_slice_p.bind(x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def _index_scalar(i):
+    from .elementwise import convert_element_type
+    if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.ndarray)):
+        return convert_element_type(int(i), dtypes.int32)
+    if get_aval(i).dtype != dtypes.int32:
+        return convert_element_type(i, dtypes.int32)
+    return i
+
+
+def dynamic_slice_in_dim(x, start, size, axis=0):
+    shape = _shape(x)
+    starts = [0] * len(shape)
+    sizes = list(shape)
+    starts[axis], sizes[axis] = start, size
+    return dynamic_slice(x, starts, sizes)
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    out = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+    if type(tangents[0]) is Zero:
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, dynamic_slice_p.bind(tangents[0], *idx, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
+    if any(ad.is_undefined_primal(i) for i in idx):
+        raise ValueError("dynamic_slice is not linear in its start indices")
+    if type(ct) is Zero:
+        return [Zero(x.aval)] + [None] * len(idx)
+    zeros = full_like_shape_aval(x.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
+
+
+def full_like_shape_aval(aval):
+    from .elementwise import full
+    return full(aval.shape, 0, aval.dtype)
+
+
+def _dynamic_slice_batch(axis_data, vals, dims, *, slice_sizes):
+    x, *idx = vals
+    if all(d is not_mapped for d in dims[1:]):
+        x = moveaxis(x, dims[0], 0)
+        zero = _index_scalar(0)
+        return dynamic_slice_p.bind(x, zero, *idx, slice_sizes=(axis_data.size,) + slice_sizes), 0
+    return _unrolled_batch(dynamic_slice_p, axis_data, vals, dims, slice_sizes=slice_sizes), 0
+
+
+def _unrolled_batch(prim, axis_data, vals, dims, **params):
+    """Batched start indices: apply the primitive per batch member and stack the results.
+    (JAX uses gather/scatter here; refjax keeps to its primitive set, at O(batch) equations.)"""
+    from .elementwise import convert_element_type  # noqa: F401
+    pieces = []
+    for b in range(axis_data.size):
+        args = [v if d is not_mapped else index_in_dim(v, b, d) for v, d in zip(vals, dims)]
+        pieces.append(expand_dims(prim.bind(*args, **params), (0,)))
+    return concatenate(pieces, 0)
+
+
+def index_in_dim(x, i, axis):
+    """x[..., i, ...] along `axis` with a static i, the axis removed."""
+    return squeeze(slice_in_dim(x, i, i + 1, 1, axis), (axis,))
+
+
+dynamic_slice_p.def_jvp(_dynamic_slice_jvp)
+dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
+dynamic_slice_p.def_batch(_dynamic_slice_batch)
+
+
+# ---------------------------------------------------------------- dynamic_update_slice
+
+dynamic_update_slice_p = make_primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dus_abstract_eval(x, update, *idx):
+    _check_indices("dynamic_update_slice", x, idx)
+    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand shape, "
+                        f"got update shape {update.shape} for operand shape {x.shape}.")
+    if update.dtype != x.dtype:
+        raise TypeError(f"dynamic_update_slice update must have the operand's dtype, got "
+                        f"{update.dtype.name} and {x.dtype.name}")
+    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """x with `update` written at traced start indices (clamped to stay in bounds)."""
+    idx = [_index_scalar(i) for i in start_indices]
+    return dynamic_update_slice_p.bind(x, update, *idx)
+
+
+def dynamic_update_slice_in_dim(x, update, start, axis):
+    starts = [0] * len(_shape(x))
+    starts[axis] = start
+    return dynamic_update_slice(x, update, starts)
+
+
+def _dus_jvp(primals, tangents):
+    x, update, *idx = primals
+    out = dynamic_update_slice_p.bind(x, update, *idx)
+    tx, tu = tangents[:2]
+    if type(tx) is Zero and type(tu) is Zero:
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, dynamic_update_slice_p.bind(ad.instantiate(tx), ad.instantiate(tu), *idx)
+
+
+def _dus_transpose(ct, x, update, *idx):
+    if any(ad.is_undefined_primal(i) for i in idx):
+        raise ValueError("dynamic_update_slice is not linear in its start indices")
+    rest = [None] * len(idx)
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                Zero(update.aval) if ad.is_undefined_primal(update) else None] + rest
+    ct_x = ct_u = None
+    if ad.is_undefined_primal(x):
+        ct_x = dynamic_update_slice_p.bind(ct, full_like_shape_aval(_aval(update)), *idx)
+    if ad.is_undefined_primal(update):
+        ct_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=_aval(update).shape)
+    return [ct_x, ct_u] + rest
+
+
+def _aval(x):
+    return x.aval if ad.is_undefined_primal(x) else get_aval(x)
+
+
+def _dus_batch(axis_data, vals, dims):
+    x, update, *idx = vals
+    if all(d is not_mapped for d in dims[2:]):
+        x = bdim_at_front(x, dims[0], axis_data.size)
+        update = bdim_at_front(update, dims[1], axis_data.size)
+        return dynamic_update_slice_p.bind(x, update, _index_scalar(0), *idx), 0
+    return _unrolled_batch(dynamic_update_slice_p, axis_data, vals, dims), 0
+
+
+dynamic_update_slice_p.def_jvp(_dus_jvp)
+dynamic_update_slice_p.def_transpose(_dus_transpose)
+dynamic_update_slice_p.def_batch(_dus_batch)
+
+
+# ---------------------------------------------------------------- pad
+
+pad_p = make_primitive("pad")
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+    if padding_value.shape != () or padding_value.dtype != x.dtype:
+        raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
+                        f"{x.dtype.name}, got {padding_value.str_short()}")
+    if len(padding_config) != x.ndim:
+        raise TypeError(f"pad: padding_config must have one (lo, hi, interior) per dimension of "
+                        f"the operand of shape {x.shape}; got {padding_config}")
+    shape = []
+    for d, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
+        size = lo + hi + d + max(d - 1, 0) * interior
+        if size < 0:
+            raise TypeError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
+                            f"negative ({size})")
+        shape.append(size)
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def pad(x, padding_value, padding_config):
+    """x padded with lo/hi (may be negative) and interior padding per dimension."""
+    from .elementwise import _lift_scalars
+    x, padding_value = _lift_scalars("pad", (x, padding_value))
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return pad_p.bind(x, padding_value, padding_config=config)
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from .reductions import reduce_sum
+    from .elementwise import sub
+    if type(ct) is Zero:
+        return [Zero(a.aval) if ad.is_undefined_primal(a) else None for a in (x, padding_value)]
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    ndim = len(get_aval(ct).shape)
+    unpadded = pad(ct, _zero_scalar(ct), [(-a, -b, 0) for a, b in zip(lo, hi)])
+    t_x = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape, [i + 1 for i in interior])
+    t_pv = None
+    if ad.is_undefined_primal(padding_value):
+        axes = tuple(range(ndim))
+        t_pv = sub(reduce_sum(ct, axes), reduce_sum(t_x, axes))
+    return [t_x if ad.is_undefined_primal(x) else None, t_pv]
+
+
+def _pad_batch(axis_data, vals, dims, *, padding_config):
+    from .elementwise import select_n
+    (x, pv), (dx, dpv) = vals, dims
+    x = bdim_at_front(x, dx, axis_data.size)
+    config = ((0, 0, 0),) + padding_config
+    if dpv is not_mapped:
+        return pad_p.bind(x, pv, padding_config=config), 0
+    zero = _zero_scalar(x)
+    padded = pad_p.bind(x, zero, padding_config=config)
+    mask = pad(full_like_shape(x, True, dtypes.bool_), False, config)
+    pv_full = broadcast_in_dim(moveaxis(pv, dpv, 0), get_aval(padded).shape, (0,))
+    return select_n(mask, pv_full, padded), 0
+
+
+deflinear(pad_p, _pad_transpose)
+pad_p.def_batch(_pad_batch)
+
+
+# ---------------------------------------------------------------- concatenate
+
+concatenate_p = make_primitive("concatenate")
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate requires at least one operand")
+    nd = xs[0].ndim
+    if not 0 <= dimension < max(nd, 1) or nd == 0:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+                        f"{', '.join(str(x.shape) for x in xs)}.")
+    for x in xs:
+        if x.ndim != nd or any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape))
+                               if i != dimension):
+            raise TypeError(f"Cannot concatenate arrays with shapes that differ in dimensions other "
+                            f"than the one being concatenated: concatenating along dimension "
+                            f"{dimension} for shapes {', '.join(str(x.shape) for x in xs)}.")
+        if x.dtype != xs[0].dtype:
+            raise TypeError(f"concatenate requires operands of one dtype, got "
+                            f"{', '.join(x.dtype.name for x in xs)}")
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, xs[0].dtype, weak_type=all(x.weak_type for x in xs))
+
+
+def concatenate(operands, dimension):
+    """Operands joined along `dimension`."""
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+    outs, start = [], 0
+    for x in xs:
+        size = _aval(x).shape[dimension]
+        outs.append(slice_in_dim(ct, start, start + size, 1, dimension)
+                    if ad.is_undefined_primal(x) else None)
+        start += size
+    return outs
+
+
+def _concatenate_batch(axis_data, vals, dims, *, dimension):
+    xs = [bdim_at_front(x, d, axis_data.size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+deflinear(concatenate_p, _concatenate_transpose)
+concatenate_p.def_batch(_concatenate_batch)
+
+
+# ---------------------------------------------------------------- iota, copy
+
+iota_p = make_primitive("iota")
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape) {len(shape)}, got "
+                         f"dimension={dimension}")
+    return ShapedArray(shape, dtype)
+
+
+def iota(dtype, size):
+    """[0, 1, ..., size-1] of dtype."""
+    return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=(int(size),), dimension=0,
+                       sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """Indices along `dimension`, broadcast to `shape`."""
+    return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_as_shape("iota", shape),
+                       dimension=int(dimension), sharding=None)
+
+
+ad.defnondiff(iota_p)
+
+copy_p = make_primitive("copy")
+copy_p.def_abstract_eval(lambda x: x)
+
+
+def copy(x):
+    """A copy of x (binds `copy`)."""
+    return copy_p.bind(x)
+
+
+deflinear(copy_p, lambda ct, x: [copy(ct)])
+copy_p.def_batch(lambda axis_data, vals, dims: (copy_p.bind(vals[0]), dims[0]))

@@ -1,0 +1,1 @@
+"""Transformations: staging (jit, make_jaxpr), jvp, linearize, transpose, vjp/grad, vmap, custom rules."""

@@ -1,0 +1,115 @@
+"""Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
+from ..avals import ShapedArray
+from ..trace import get_aval
+from .. import dtypes
+
+
+class Zero:
+    """A symbolic zero tangent/cotangent of the given aval (never materialised unless needed)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    @staticmethod
+    def from_primal(x):
+        return Zero(get_aval(x).to_tangent_aval())
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its aval is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x):
+    return type(x) is UndefinedPrimal
+
+
+def zeros_like_aval(aval):
+    from ..primitives import elementwise as ew
+    if aval.dtype == dtypes.float0:
+        return ew.float0_zeros(aval.shape)
+    return ew.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t):
+    """A concrete (or traced) zero for a symbolic Zero; other tangents pass through."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    from ..primitives.elementwise import add_any
+    return add_any(a, b)
+
+
+def defjvp(prim, *jvp_fns):
+    """JVP from one function per argument: fn(tangent, *primals, **params) -> tangent_out.
+    `None` marks an argument that does not affect the output's derivative."""
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        total = Zero(get_aval(out).to_tangent_aval())
+        for fn, t in zip(jvp_fns, tangents):
+            if fn is not None and type(t) is not Zero:
+                total = add_tangents(total, fn(t, *primals, **params))
+        return out, total
+    prim.def_jvp(rule)
+    return rule
+
+
+def defjvp_with_output(prim, jvp_fn):
+    """JVP that reuses the primal output: fn(tangent, out, *primals, **params) (single arg)."""
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        t, = tangents
+        if type(t) is Zero:
+            return out, Zero(get_aval(out).to_tangent_aval())
+        return out, jvp_fn(t, out, *primals, **params)
+    prim.def_jvp(rule)
+    return rule
+
+
+def deflinear(prim, transpose_fn):
+    """A primitive linear in all its inputs: JVP applies it to the tangents;
+    transpose_fn(ct, *args, **params) returns the cotangent of each argument."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            return out, Zero(get_aval(out).to_tangent_aval())
+        return out, prim.bind(*map(instantiate, tangents), **params)
+
+    def transpose(ct, *args, **params):
+        if type(ct) is Zero:
+            return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return transpose_fn(ct, *args, **params)
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose)
+
+
+def defnondiff(prim, reason=None):
+    """Integer/boolean-valued primitives: output tangent is a float0 zero."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        outs = out if prim.multiple_results else [out]
+        zeros = [Zero(get_aval(o).to_tangent_aval()) for o in outs]
+        return out, (zeros if prim.multiple_results else zeros[0])
+    prim.def_jvp(jvp)
+    prim.nondiff_reason = reason or "its output is integer- or boolean-valued"
+
+
+def tangent_aval(aval):
+    return aval.to_tangent_aval() if isinstance(aval, ShapedArray) else aval

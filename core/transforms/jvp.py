@@ -1,0 +1,158 @@
+"""Forward mode: JVPTrace and JVPTracer (primal, tangent) with symbolic-zero tangents; jvp()."""
+from .. import pytree
+from ..avals import ShapedArray
+from ..primitive import make_primitive
+from ..trace import Trace, Tracer, current_trace, get_aval, set_current_trace
+from .. import dtypes
+from .ad import Zero, instantiate
+from .batching import defvectorized
+
+
+class JVPTracer(Tracer):
+    """A primal value and its tangent (a value of the parent trace, or a symbolic Zero)."""
+
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def to_concrete_value(self):
+        p = self.primal
+        return p.to_concrete_value() if hasattr(p, "to_concrete_value") else p
+
+
+class JVPTrace(Trace):
+    """Runs each primitive's JVP rule with `rule_trace` current (the parent, or for
+    linearize a dispatcher sending tangent computations to a staging trace)."""
+
+    def __init__(self, parent, rule_trace=None):
+        self.parent = parent
+        self.rule_trace = rule_trace or parent
+        self.linearizing = rule_trace is not None
+
+    def lift(self, x):
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_primal(x)
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return prim.bind(*primals, **params)
+        rule = prim.linearize if self.linearizing and prim.linearize else prim.jvp
+        if rule is None:
+            raise NotImplementedError(_no_jvp_message(prim))
+        with set_current_trace(self.rule_trace):
+            out, out_t = rule(primals, tangents, **params)
+        if prim.multiple_results:
+            return [JVPTracer(self, o, t) for o, t in zip(out, out_t)]
+        return JVPTracer(self, out, out_t)
+
+
+def _no_jvp_message(prim):
+    why = f": {prim.nondiff_reason}" if prim.nondiff_reason else ""
+    return f"Differentiation rule for '{prim.name}' not implemented{why}"
+
+
+def jvp_flat(fun, primals, tangents, parent=None, rule_trace=None):
+    """Run fun on JVP tracers; returns (out primals, out tangents) with tangents possibly Zero."""
+    trace = JVPTrace(parent or current_trace(), rule_trace)
+    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.lift(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _check_tangent(p, t):
+    pa, ta = get_aval(p), get_aval(t)
+    expected = pa.to_tangent_aval()
+    if ta.dtype != expected.dtype:
+        raise TypeError(
+            f"primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            f"case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+            f"{pa.dtype.name} and so expected tangent dtype {expected.dtype.name}, but got "
+            f"tangent dtype {ta.dtype.name} instead.")
+    if ta.shape != pa.shape:
+        raise ValueError(f"jvp called with different primal and tangent shapes; got primal shape "
+                         f"{pa.shape} and tangent shape {ta.shape}")
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), J·tangents): forward-mode derivative, as jax.jvp."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = pytree.tree_flatten(tuple(primals))
+    t_leaves, t_tree = pytree.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {p_tree} whereas tangents have "
+                        f"tree structure {t_tree}.")
+    p_leaves = [_as_value(p) for p in p_leaves]
+    t_leaves = [_as_value(t) for t in t_leaves]
+    for p, t in zip(p_leaves, t_leaves):
+        _check_tangent(p, t)
+    aux_box = []
+
+    def flat_fun(*args):
+        out = fun(*pytree.tree_unflatten(p_tree, args))
+        if has_aux:
+            out, aux = _split_aux(out)
+            aux_box.append(aux)
+        leaves, tree = pytree.tree_flatten(out)
+        aux_box.insert(0, tree)
+        return leaves
+
+    out_p, out_t = jvp_flat(flat_fun, p_leaves, t_leaves)
+    out_tree = aux_box[0]
+    out_t = [instantiate(t) for t in out_t]
+    result = (pytree.tree_unflatten(out_tree, out_p), pytree.tree_unflatten(out_tree, out_t))
+    return result + (aux_box[1],) if has_aux else result
+
+
+def _split_aux(out):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("has_aux=True requires the function to return a pair (output, aux); "
+                        f"got {type(out).__name__}")
+    return out
+
+
+def _as_value(x):
+    """Python scalars and NumPy arrays enter transformations as Arrays."""
+    if isinstance(x, Tracer) or hasattr(x, "aval"):
+        return x
+    from ...api import numpy as jnp
+    return jnp.asarray(x)
+
+
+# ---------------------------------------------------------------- stop_gradient
+
+stop_gradient_p = make_primitive("stop_gradient")
+stop_gradient_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+
+
+def _stop_gradient_jvp(primals, tangents):
+    out = stop_gradient_p.bind(*primals)
+    return out, Zero(get_aval(out).to_tangent_aval())
+
+
+stop_gradient_p.def_jvp(_stop_gradient_jvp)
+defvectorized(stop_gradient_p)
+
+
+def stop_gradient(x):
+    """x with a zero derivative, for every leaf of a pytree."""
+    def one(leaf):
+        leaf = _as_value(leaf)
+        if not dtypes.is_inexact(get_aval(leaf).dtype):
+            return leaf
+        return stop_gradient_p.bind(leaf)
+    return pytree.tree_map(one, x)

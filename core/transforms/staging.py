@@ -1,0 +1,105 @@
+"""StagingTrace: records bound primitives into a jaxpr (what jit and make_jaxpr build on)."""
+import numpy as np
+
+from .. import jaxpr as jx
+from .. import dtypes
+from ..array import Array
+from ..avals import ShapedArray
+from ..trace import Trace, Tracer, get_aval, set_current_trace
+
+
+class StagingTracer(Tracer):
+    """A value of the jaxpr being built: an aval and the Var it is bound to."""
+
+    __slots__ = ("_var",)
+
+    def __init__(self, trace, var):
+        self._trace = trace
+        self._var = var
+
+    @property
+    def aval(self):
+        return self._var.aval
+
+
+class StagingTrace(Trace):
+    """Builds a jaxpr. Values of other traces and concrete arrays become constants."""
+
+    def __init__(self):
+        self.invars = []
+        self.eqns = []
+        self.constvars = {}  # id(value) -> (Var, value)
+
+    def new_arg(self, aval):
+        var = jx.Var(aval)
+        self.invars.append(var)
+        return StagingTracer(self, var)
+
+    def to_atom(self, x):
+        if type(x) is StagingTracer and x._trace is self:
+            return x._var
+        literal = _as_literal(x)
+        if literal is not None:
+            return literal
+        return self._const_var(x)
+
+    def _const_var(self, x):
+        entry = self.constvars.get(id(x))
+        if entry is None:
+            aval = get_aval(x)
+            if not isinstance(x, (Tracer, Array)):
+                aval = aval.strip_weak_type() if not dtypes.is_python_scalar(x) else aval
+            entry = self.constvars[id(x)] = (jx.Var(aval), x)
+        return entry[0]
+
+    def process_primitive(self, prim, args, params):
+        invars = [self.to_atom(x) for x in args]
+        out = prim.abstract_eval(*(v.aval for v in invars), **params)
+        out_avals = out if prim.multiple_results else [out]
+        outvars = [jx.Var(a) for a in out_avals]
+        self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params))
+        tracers = [StagingTracer(self, v) for v in outvars]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def to_jaxpr(self, outs):
+        """The jaxpr of the recorded equations; returns (jaxpr, const values)."""
+        outvars = [self.to_atom(x) for x in outs]
+        consts = list(self.constvars.values())
+        jaxpr = jx.Jaxpr([v for v, _ in consts], list(self.invars), outvars, list(self.eqns))
+        jx.typecheck_jaxpr(jaxpr)
+        return jaxpr, [c for _, c in consts]
+
+
+def _as_literal(x):
+    """Python scalars and concrete scalar arrays are written inline, as JAX does."""
+    if dtypes.is_python_scalar(x):
+        aval = get_aval(x)
+        return jx.Literal(np.asarray(x, aval.dtype)[()], aval)
+    if isinstance(x, Array) and x.aval.shape == () and x.dtype != dtypes.float0:
+        return jx.Literal(np.asarray(x)[()], x.aval)
+    if isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
+        aval = ShapedArray((), dtypes.canonicalize_dtype(x.dtype))
+        return jx.Literal(np.asarray(x, aval.dtype)[()], aval)
+    return None
+
+
+def trace_to_jaxpr(fun, in_avals):
+    """Stage fun(*tracers) into (jaxpr, consts) where consts are the captured values."""
+    trace = StagingTrace()
+    args = [trace.new_arg(a) for a in in_avals]
+    with set_current_trace(trace):
+        outs = fun(*args)
+    return trace.to_jaxpr(outs)
+
+
+def closure_convert(jaxpr, consts):
+    """Split consts into concrete ones (kept in a ClosedJaxpr) and tracers (turned into
+    leading inputs): returns (ClosedJaxpr, tracer_consts)."""
+    keep = [not isinstance(c, Tracer) for c in consts]
+    if all(keep):
+        return jx.ClosedJaxpr(jaxpr, consts), []
+    constvars = [v for v, k in zip(jaxpr.constvars, keep) if k]
+    moved = [v for v, k in zip(jaxpr.constvars, keep) if not k]
+    new = jx.Jaxpr(constvars, moved + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns)
+    return (jx.ClosedJaxpr(new, [c for c, k in zip(consts, keep) if k]),
+            [c for c, k in zip(consts, keep) if not k])

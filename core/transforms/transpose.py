@@ -1,0 +1,70 @@
+"""Reverse mode: transpose a linear jaxpr by running its equations backwards (backward_pass)."""
+from .. import jaxpr as jx
+from ..trace import get_aval
+from .ad import UndefinedPrimal, Zero, add_tangents
+
+
+def backward_pass(jaxpr, consts, linear_in, cts_out):
+    """Cotangents of jaxpr's inputs. `linear_in[i]` says invar i is linear (an UndefinedPrimal);
+    the others take values from `args` passed as consts+known inputs. Returns a list (Zero for
+    inputs that get no cotangent)."""
+    known = dict(zip(jaxpr.constvars, consts))
+    linear_vars = set()
+    for v, lin in zip(jaxpr.invars, linear_in):
+        if lin is True:
+            linear_vars.add(v)
+        else:
+            known[v] = lin
+    linear_eqns = _forward_known(jaxpr, known, linear_vars)
+    ct_env = {}
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        _write_ct(ct_env, v, ct)
+    for eqn in reversed(linear_eqns):
+        cts = [_pop_ct(ct_env, v) for v in eqn.outvars]
+        ins = [UndefinedPrimal(v.aval) if v in linear_vars else _read(known, v)
+               for v in eqn.invars]
+        rule = eqn.primitive.transpose
+        if rule is None:
+            raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                      f"'{eqn.primitive.name}' not implemented")
+        cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
+        for v, ct in zip(eqn.invars, cts_in):
+            if v in linear_vars and ct is not None:
+                _write_ct(ct_env, v, ct)
+    return [ct_env.get(v, Zero(v.aval.to_tangent_aval())) if lin is True else None
+            for v, lin in zip(jaxpr.invars, linear_in)]
+
+
+def _pop_ct(env, v):
+    ct = env.pop(v, None)
+    return Zero(v.aval.to_tangent_aval()) if ct is None else ct
+
+
+def _read(env, v):
+    if type(v) is jx.Literal:
+        return jx.literal_value(v)
+    return env[v]
+
+
+def _write_ct(env, v, ct):
+    if type(v) is jx.Literal or type(ct) is Zero or ct is None:
+        return
+    env[v] = add_tangents(env[v], ct) if v in env else ct
+
+
+def _forward_known(jaxpr, known, linear_vars):
+    """Evaluate equations that do not depend on linear inputs; return the linear ones."""
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is not jx.Literal and v in linear_vars for v in eqn.invars):
+            linear_vars.update(eqn.outvars)
+            linear_eqns.append(eqn)
+            continue
+        outs = eqn.primitive.bind(*[_read(known, v) for v in eqn.invars], **eqn.params)
+        known.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return linear_eqns
+
+
+def transpose_linear(jaxpr, residuals, cts_out):
+    """Cotangents of every input of a linear jaxpr (all its invars linear)."""
+    return backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), cts_out)

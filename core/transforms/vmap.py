@@ -1,0 +1,211 @@
+"""Batching: BatchTrace and BatchTracer (value, batch dim); vmap with in_axes/out_axes pytrees."""
+import collections
+
+from .. import pytree
+from ..avals import ShapedArray
+from ..trace import Trace, Tracer, current_trace, get_aval, set_current_trace
+from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
+
+
+class BatchTracer(Tracer):
+    """A batch of values: `val` carries the batch along dimension `bdim` (None: unbatched)."""
+
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace, val, bdim):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        if self.bdim is not_mapped:
+            return aval
+        shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def to_concrete_value(self):
+        if self.bdim is not_mapped and hasattr(self.val, "to_concrete_value"):
+            return self.val.to_concrete_value()
+        return None
+
+
+class BatchTrace(Trace):
+    """Runs batching rules with the parent trace current."""
+
+    def __init__(self, parent, axis_data):
+        self.parent = parent
+        self.axis_data = axis_data
+
+    def lift(self, x):
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.bdim
+        return x, not_mapped
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = zip(*map(self.lift, args)) if args else ((), ())
+        if all(d is not_mapped for d in dims) and not getattr(prim, "uses_axis_env", False):
+            with set_current_trace(self.parent):
+                return prim.bind(*vals, **params)
+        if prim.batch is None:
+            raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
+        with set_current_trace(self.parent):
+            out, out_dim = prim.batch(self.axis_data, vals, dims, **params)
+        if prim.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+
+def vmap_flat(fun, args, in_dims, axis_data, out_dims_wanted=None):
+    """Run fun on a batch; outputs are moved to `out_dims_wanted` (default 0)."""
+    parent = current_trace()
+    trace = BatchTrace(parent, axis_data)
+    tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.lift(o) for o in outs]
+    wanted = out_dims_wanted or [0] * len(pairs)
+    with set_current_trace(parent):
+        return [_move_out(v, d, w, axis_data.size) for (v, d), w in zip(pairs, wanted)]
+
+
+def vmap_flat_dims(fun, args, in_dims, axis_data):
+    """Like vmap_flat but outputs keep their natural batch dims: returns (outs, out_dims)."""
+    parent = current_trace()
+    trace = BatchTrace(parent, axis_data)
+    tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.lift(o) for o in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def _move_out(val, bdim, want, size):
+    if want is None:
+        if bdim is not not_mapped:
+            raise ValueError("vmap has mapped output but out_axes is None")
+        return val
+    if bdim is not_mapped:
+        val = bdim_at_front(val, not_mapped, size)
+        bdim = 0
+    nd = len(get_aval(val).shape)
+    if not -nd <= want < nd:
+        raise ValueError(f"vmap out_axes specification {want} is out of bounds for an output "
+                         f"of rank {nd}")
+    return moveaxis(val, bdim, want % nd)
+
+
+def _flatten_axes(what, tree, axes):
+    """Broadcast an in_axes/out_axes prefix over the leaves of `tree` (None is a leaf there)."""
+    prefix_def = pytree.tree_structure(axes, is_leaf=lambda x: x is None)
+    try:
+        subtrees = prefix_def.flatten_up_to(tree)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
+                         f"value, got specification {axes} for value tree "
+                         f"{pytree.tree_structure(tree)}. ({e})") from None
+    out = []
+    for spec, sub in zip(pytree.tree_leaves(axes, is_leaf=lambda x: x is None), subtrees):
+        out.extend([spec] * len(pytree.tree_leaves(sub)))
+    return out
+
+
+def _canonical_in_dim(x, d, i):
+    if d is None:
+        return None
+    nd = len(get_aval(x).shape)
+    if not -nd <= d < nd:
+        raise ValueError(f"vmap was requested to map its argument along axis {d}, which implies "
+                         f"that its rank should be at least {d + 1 if d >= 0 else -d}, but is "
+                         f"only {nd} (its shape is {get_aval(x).shape})")
+    return d % nd
+
+
+def _axis_size(leaves, dims, paths, axis_size):
+    sizes = [get_aval(x).shape[d] for x, d in zip(leaves, dims) if d is not None]
+    if axis_size is not None:
+        if any(s != axis_size for s in sizes):
+            _raise_inconsistent(leaves, dims, paths, extra=axis_size)
+        return axis_size
+    if not sizes:
+        raise ValueError("vmap must have at least one non-None value in in_axes")
+    if len(set(sizes)) > 1:
+        _raise_inconsistent(leaves, dims, paths)
+    return sizes[0]
+
+
+def _raise_inconsistent(leaves, dims, paths, extra=None):
+    lines = []
+    counts = collections.Counter(get_aval(x).shape[d] for x, d in zip(leaves, dims) if d is not None)
+    for x, d, path in zip(leaves, dims, paths):
+        if d is None:
+            continue
+        size = get_aval(x).shape[d]
+        lines.append(f"  * axis {d} of {path} of type {get_aval(x).str_short()} had size {size}")
+    msg = "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(lines)
+    if extra is not None:
+        msg += f"\n  but axis_size={extra} was given"
+    del counts
+    raise ValueError(msg)
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorizing map: fun applied to slices along in_axes, results stacked along out_axes."""
+    if not callable(fun):
+        raise TypeError(f"vmap requires a callable, got {fun!r}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_spec("in_axes", in_axes)
+    _check_axes_spec("out_axes", out_axes)
+
+    def batched(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, "
+                f"len(args)={len(args)}")
+        spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        flat_specs = _flatten_axes("vmap in_axes", args, spec) + \
+            _flatten_axes("vmap in_axes", kwargs, 0 if kwargs else {})
+        leaves, in_tree = pytree.tree_flatten((args, kwargs))
+        from .jvp import _as_value
+        leaves = [_as_value(x) for x in leaves]
+        paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path((args, kwargs))[0]]
+        dims = [_canonical_in_dim(x, d, i) for i, (x, d) in enumerate(zip(leaves, flat_specs))]
+        size = _axis_size(leaves, dims, [f"args{p}" for p in paths], axis_size)
+        axis_data = AxisData(axis_name, size, spmd_axis_name)
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            a, k = pytree.tree_unflatten(in_tree, flat)
+            out = fun(*a, **k)
+            out_leaves, out_tree = pytree.tree_flatten(out)
+            out_tree_box.append((out, out_tree))
+            return out_leaves
+
+        parent = current_trace()
+        trace = BatchTrace(parent, axis_data)
+        tracers = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(leaves, dims)]
+        with set_current_trace(trace):
+            outs = flat_fun(*tracers)
+        out, out_tree = out_tree_box[0]
+        out_specs = _flatten_axes("vmap out_axes", out, out_axes)
+        pairs = [trace.lift(o) for o in outs]
+        with set_current_trace(parent):
+            results = [_move_out(v, d, w, size) for (v, d), w in zip(pairs, out_specs)]
+        return pytree.tree_unflatten(out_tree, results)
+
+    try:
+        import functools
+        batched = functools.wraps(fun)(batched)
+    except (AttributeError, TypeError):
+        pass
+    return batched
+
+
+def _check_axes_spec(name, spec):
+    for leaf in pytree.tree_leaves(spec):
+        if not isinstance(leaf, int) or isinstance(leaf, bool):
+            raise TypeError(f"vmap {name} must be an int, None, or (nested) container with those "
+                            f"types as leaves, but got {leaf!r}.")
