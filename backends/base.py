@@ -209,3 +209,16 @@ def make_array(value, aval, backend=None, sharding=None):
 
 def float0_zeros(shape):
     return np.zeros(shape, dtype=dtypes.float0)
+
+
+def _load_xla():
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        raise ImportError("the xla backend needs JAX: install refjax with the `xla` extra "
+                          "(pip install 'refjax[xla]')") from None
+    from .xla import XlaBackend
+    return XlaBackend()
+
+
+register_backend("xla", _load_xla)
