@@ -1,3 +1,4 @@
 """numpy_ref: the executable oracle; NumPy rule per primitive, virtual CPU devices."""
 from .backend import NumpyRefBackend, interpret_jaxpr  # noqa: F401
 from . import rules  # noqa: F401  (registers the rules)
+from . import rules_reductions  # noqa: F401

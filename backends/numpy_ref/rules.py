@@ -4,7 +4,8 @@ import numpy as np
 from ...core import dtypes
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
-from ...core.transforms import jit as jit_mod
+from ...core.transforms import custom, jit as jit_mod
+from ...core.transforms import jvp as jvp_mod
 from ..base import register_rule
 from .backend import NumpyRefBackend, interpret_jaxpr
 
@@ -321,3 +322,18 @@ def _copy(x):
 @rule(jit_mod.jit_p)
 def _jit(*args, jaxpr, **_):
     return interpret_jaxpr(jaxpr, args)
+
+
+@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
+def _custom_call(*args, call_jaxpr, **_):
+    return interpret_jaxpr(call_jaxpr, args)
+
+
+@rule(custom.custom_lin_p)
+def _custom_lin(*args, **_):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+@rule(jvp_mod.stop_gradient_p)
+def _stop_gradient(x):
+    return x

@@ -1,7 +1,7 @@
 """Reduction primitives (reduce_*, argmax/argmin, cumulative reductions) with all their rules."""
 import math
 
-from .. import dtypes
+from .. import dtypes, pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -267,20 +267,60 @@ cummin = _lax_cumulative(cummin_p, "minimum")
 deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
 
 
-def associative_scan(combine, x, axis=0, reverse=False):
-    """Inclusive prefix scan of one array along `axis` with an associative `combine(a, b)`
-    (a earlier than b), in log-depth doubling steps of slice/concatenate/combine."""
-    if reverse:
-        return st.rev(associative_scan(combine, st.rev(x, (axis,)), axis), (axis,))
-    n = get_aval(x).shape[axis]
-    shift = 1
-    while shift < n:
-        head = st.slice_in_dim(x, 0, shift, axis=axis)
-        tail = combine(st.slice_in_dim(x, 0, n - shift, axis=axis),
-                       st.slice_in_dim(x, shift, n, axis=axis))
-        x = st.concatenate([head, tail], axis)
-        shift *= 2
-    return x
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """lax.associative_scan: inclusive prefix scan of a pytree of arrays along `axis` with an
+    associative fn(a, b) (a before b), by JAX's log-depth odd/even recursion (so results and
+    derivatives at ties match JAX's). With reverse=True: [..., f(f(z, y), x), f(z, y), z]."""
+    if not callable(fn):
+        raise TypeError("lax.associative_scan: fn argument should be callable.")
+    leaves, tree = pytree.tree_flatten(elems)
+    if not leaves:
+        return elems
+    shapes = [get_aval(x).shape for x in leaves]
+    axis = _canonical_scan_axis(axis, len(shapes[0]))
+    if any(len(s) != len(shapes[0]) or s[axis] != shapes[0][axis] for s in shapes):
+        raise ValueError(f"Array inputs to associative_scan must have the same size along axis "
+                         f"{axis}, got shapes {shapes}")
+
+    def combine(a, b):
+        out = fn(pytree.tree_unflatten(tree, a), pytree.tree_unflatten(tree, b))
+        return pytree.tree_leaves(out)
+
+    flip = (lambda xs: [st.rev(x, (axis,)) for x in xs]) if reverse else (lambda xs: xs)
+    return pytree.tree_unflatten(tree, flip(_odd_even_scan(combine, flip(leaves), axis)))
+
+
+def _odd_even_scan(combine, elems, axis):
+    """Scan pairs (the odd outputs) recursively, then combine them with the even inputs."""
+    n = get_aval(elems[0]).shape[axis]
+    if n < 2:
+        return elems
+    take = lambda x, start, limit, stride=1: st.slice_in_dim(x, start, limit, stride, axis)  # noqa: E731
+    odd = _odd_even_scan(combine, combine([take(x, 0, n - 1, 2) for x in elems],
+                                          [take(x, 1, n, 2) for x in elems]), axis)
+    m = get_aval(odd[0]).shape[axis]
+    prev = odd if n % 2 else [take(x, 0, m - 1) for x in odd]
+    even = combine(prev, [take(x, 2, n, 2) for x in elems])
+    even = [st.concatenate([take(x, 0, 1), e], axis) for x, e in zip(elems, even)]
+    return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+
+def _interleave(a, b, axis):
+    """[a0, b0, a1, b1, ...] along axis (a has as many elements as b, or one more)."""
+    ndim = len(get_aval(a).shape)
+    same = get_aval(a).shape[axis] == get_aval(b).shape[axis]
+    a_pad, b_pad = [(0, 0, 0)] * ndim, [(0, 0, 0)] * ndim
+    a_pad[axis], b_pad[axis] = (0, 1 if same else 0, 1), (1, 0 if same else 1, 1)
+    join = ew.bitwise_or if get_aval(a).dtype == dtypes.bool_ else ew.add
+    return join(st.pad(a, 0, a_pad), st.pad(b, 0, b_pad))
+
+
+def _canonical_scan_axis(axis, ndim):
+    axis = int(st.operator_index(axis))
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"associative_scan: axis {axis} is out of bounds for array of "
+                         f"dimension {ndim}")
+    return axis % ndim
 
 
 def _scan_jvp(prim, combine):
@@ -291,7 +331,7 @@ def _scan_jvp(prim, combine):
             out = prim.bind(x, axis=axis, reverse=reverse)
             return out, Zero(get_aval(out).to_tangent_aval())
         from ..transforms.jvp import jvp
-        return jvp(lambda v: associative_scan(combine, v, axis, reverse), (x,), (t,))
+        return jvp(lambda v: associative_scan(combine, v, reverse, axis), (x,), (t,))
     prim.def_jvp(rule)
 
 

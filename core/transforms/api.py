@@ -11,9 +11,10 @@ from .jvp import _as_value, _check_tangent, jvp, stop_gradient  # noqa: F401
 from .linearize import linearize_flat
 from .transpose import backward_pass
 from .vmap import vmap  # noqa: F401
+from .custom import custom_jvp, custom_vjp  # noqa: F401
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian",
-           "hessian", "vmap", "stop_gradient"]
+           "hessian", "vmap", "stop_gradient", "custom_jvp", "custom_vjp"]
 
 
 def _flatten_fun(fun, in_tree, has_aux=False):

@@ -98,7 +98,12 @@ def _move_out(val, bdim, want, size):
 
 def _flatten_axes(what, tree, axes):
     """Broadcast an in_axes/out_axes prefix over the leaves of `tree` (None is a leaf there)."""
-    prefix_def = pytree.tree_structure(axes, is_leaf=lambda x: x is None)
+    return _flatten_axes_generic(what, tree, axes, lambda x: x is None)
+
+
+def _flatten_axes_generic(what, tree, axes, is_leaf):
+    """Broadcast a pytree prefix `axes` (leaves as decided by is_leaf) over tree's leaves."""
+    prefix_def = pytree.tree_structure(axes, is_leaf=is_leaf)
     try:
         subtrees = prefix_def.flatten_up_to(tree)
     except (ValueError, TypeError) as e:
@@ -106,7 +111,7 @@ def _flatten_axes(what, tree, axes):
                          f"value, got specification {axes} for value tree "
                          f"{pytree.tree_structure(tree)}. ({e})") from None
     out = []
-    for spec, sub in zip(pytree.tree_leaves(axes, is_leaf=lambda x: x is None), subtrees):
+    for spec, sub in zip(pytree.tree_leaves(axes, is_leaf=is_leaf), subtrees):
         out.extend([spec] * len(pytree.tree_leaves(sub)))
     return out
 

@@ -1,0 +1,116 @@
+"""Devices and data placement: devices(), device_put/device_get, make_mesh, shardings."""
+import numpy as np
+
+from .. import backends
+from ..backends.base import current_backend, get_backend, make_array
+from ..core import pytree
+from ..core import sharding as sh
+from ..core.array import Array
+from ..core.avals import ShapedArray
+from ..core.trace import Tracer, get_aval
+
+__all__ = ["devices", "local_devices", "device_count", "local_device_count", "process_count",
+           "process_index", "host_count", "host_id", "device_put", "device_get", "make_mesh",
+           "block_until_ready", "NamedSharding", "PartitionSpec", "P", "Mesh", "AxisType",
+           "SingleDeviceSharding", "set_mesh", "Device"]
+
+NamedSharding, PartitionSpec, Mesh = sh.NamedSharding, sh.P, sh.Mesh
+P = sh.P
+AxisType, SingleDeviceSharding, set_mesh, Device = (sh.AxisType, sh.SingleDeviceSharding,
+                                                    sh.set_mesh, sh.Device)
+del backends
+
+
+def _backend_for(name):
+    if name in (None, "cpu"):
+        return current_backend()
+    return get_backend(name)
+
+
+def devices(backend=None):
+    """The devices of the current backend (virtual CPU devices on numpy_ref)."""
+    return list(_backend_for(backend).devices())
+
+
+def local_devices(process_index=None, backend=None, host_id=None):
+    return devices(backend)
+
+
+def device_count(backend=None):
+    return len(devices(backend))
+
+
+def local_device_count(backend=None):
+    return device_count(backend)
+
+
+def process_count(backend=None):
+    return 1
+
+
+def process_index(backend=None):
+    return 0
+
+
+host_count, host_id = process_count, process_index
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A Mesh over the current backend's devices; axes are Auto by default (as in the seed
+    notebook; JAX 0.10 defaults to Explicit)."""
+    if axis_types is None:
+        axis_types = (sh.AxisType.Auto,) * len(tuple(axis_shapes))
+    devs = list(devices) if devices is not None else globals()["devices"]()
+    return sh.make_mesh(axis_shapes, axis_names, axis_types, devices=devs)
+
+
+def _put_leaf(x, target):
+    backend = current_backend()
+    if isinstance(x, Tracer):
+        return x  # placement of traced values is decided by the compiled computation
+    if target is None and isinstance(x, Array) and x._backend is backend:
+        return x
+    value, aval = _value_and_aval(x)
+    if target is None:
+        return make_array(value, aval, backend)
+    sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
+    if isinstance(sharding, sh.NamedSharding):
+        sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
+    return make_array(value, aval, backend, sharding)
+
+
+def _value_and_aval(x):
+    if isinstance(x, Array):
+        return np.asarray(x), x.aval
+    from . import numpy as jnp
+    arr = jnp.asarray(x)
+    return np.asarray(arr), arr.aval
+
+
+def _is_target(d):
+    return d is None or isinstance(d, (sh.Sharding, sh.Device))
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """x (a pytree) placed on a device or laid out by a sharding (or a pytree prefix of them),
+    on the current backend; Arrays from another backend are moved explicitly."""
+    leaves, tree = pytree.tree_flatten(x)
+    if _is_target(device):
+        targets = [device] * len(leaves)
+    else:
+        from ..core.transforms.vmap import _flatten_axes_generic
+        targets = _flatten_axes_generic("device_put", x, device, _is_target)
+    return pytree.tree_unflatten(tree, [_put_leaf(v, t) for v, t in zip(leaves, targets)])
+
+
+def device_get(x):
+    """x (a pytree) as NumPy arrays."""
+    return pytree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+def block_until_ready(x):
+    """Wait for every Array in the pytree x; returns x."""
+    for leaf in pytree.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x
