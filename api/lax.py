@@ -11,6 +11,8 @@ from ..core.primitives.structural import (  # noqa: F401
     slice_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_update_slice,
     dynamic_update_slice_in_dim, pad, concatenate, iota, broadcasted_iota, copy, index_in_dim)
 
+from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
+
 bitwise_not = bitwise_not
 not_ = bitwise_not
 

@@ -13,13 +13,46 @@ from ..core.primitives import elementwise as ew
 from ..core.primitives import structural as st
 from . import lax
 
-# dtype objects, as in jax.numpy
-bool_ = np.bool_
-int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
-uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-float16, float32, float64 = np.float16, np.float32, np.float64
-bfloat16 = _dt.bfloat16.type
-complex64, complex128 = np.complex64, np.complex128
+
+class _ScalarMeta(type):
+    """The class of jnp.float32 and friends: a dtype argument (np.dtype(jnp.float32) works)
+    and a constructor, `jnp.float32(3)` being a 0-d Array (JAX has no scalar objects)."""
+
+    @property
+    def __numpy_dtype__(cls):
+        return cls.dtype
+
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __call__(cls, x):
+        return asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+
+def _make_scalar_type(np_type):
+    name = np.dtype(np_type).name
+    return _ScalarMeta(name, (object,), {
+        "dtype": np.dtype(np_type), "__module__": "refjax.numpy",
+        "__doc__": f"A refjax scalar constructor of type {name}: `jnp.{name}(x)` is an Array."})
+
+
+bool_ = _make_scalar_type(np.bool_)
+int8, int16, int32, int64 = map(_make_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_make_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = map(_make_scalar_type, (np.float16, np.float32, np.float64))
+bfloat16 = _make_scalar_type(_dt.bfloat16.type)
+complex64, complex128 = map(_make_scalar_type, (np.complex64, np.complex128))
+single, double, csingle, cdouble = float32, float64, complex64, complex128
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
 float0 = _dt.float0
 inexact, floating, integer, signedinteger, unsignedinteger, number, complexfloating = (
     np.inexact, np.floating, np.integer, np.signedinteger, np.unsignedinteger, np.number,
@@ -631,3 +664,473 @@ def _int_index(x, dim, i):
     i = asarray(i)
     i = ew.select_n(ew.lt(i, _zeros_of(i)), i, ew.add(i, ew._const(i, size)))
     return st.dynamic_slice_in_dim(x, i, 1, dim)
+
+
+# ---------------------------------------------------------------- argument helpers
+
+def _arrays(name, *args):
+    """Arrays from array-likes (Arrays, tracers, NumPy values, Python scalars); a TypeError,
+    as in jnp, for lists and other objects."""
+    return [asarray(a) for a in _check_args(name, *args)]
+
+
+def _axis(axis, ndim):
+    """A non-negative axis; ValueError when out of bounds, TypeError when not an integer."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _axes(axis, ndim, allow_none=True):
+    """A tuple of distinct non-negative axes from None (all), an int or a sequence."""
+    if axis is None and allow_none:
+        return tuple(range(ndim))
+    items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    axes = tuple(_axis(a, ndim) for a in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return axes
+
+
+def _static_int(x, context):
+    """x as a Python int; ConcretizationTypeError (a TypeError) for traced values."""
+    if isinstance(x, Tracer):
+        x = _concrete_array(x, context)
+    return operator.index(x)
+
+
+def _concrete_array(x, context):
+    from ..core.errors import ConcretizationTypeError
+    value = x.to_concrete_value() if isinstance(x, Tracer) else x
+    if value is None:
+        raise ConcretizationTypeError(x, context)
+    return value
+
+
+def _concrete_value(x, context):
+    """The NumPy value of x, or ConcretizationTypeError when x is traced."""
+    return np.asarray(_concrete_array(x, context))
+
+
+def _is_traced(x):
+    return isinstance(x, Tracer) and x.to_concrete_value() is None
+
+
+def _user_dtype(dtype, name):
+    """A canonical dtype from a user's dtype argument (TypeError for non-numeric ones)."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError as err:
+        raise TypeError(f"{name}: cannot interpret {dtype!r} as a data type ({err})") from None
+    if d not in _dt.SUPPORTED:
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d} in {name}")
+    return _dt.canonicalize_dtype(d)
+
+
+def _to_inexact_dtype(d):
+    return d if _dt.is_inexact(d) else _dt.default_float()
+
+
+def _real_dtype(d):
+    return {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(np.dtype(d), np.dtype(d))
+
+
+def _full(shape, value, dtype):
+    return ew.full(tuple(shape), value, dtype)
+
+
+def _const_like(x, value):
+    """value as a strongly typed array of x's dtype and shape."""
+    return _full(x.shape, value, x.dtype)
+
+
+def _select(pred, on_true, on_false):
+    return ew.select_n(pred, on_false, on_true)
+
+
+def _move_to_end(x, axis):
+    return moveaxis(x, axis, -1)
+
+
+# ---------------------------------------------------------------- array creation
+
+def _shape_arg(shape, name):
+    if isinstance(shape, (tuple, list)):
+        dims = shape
+    elif hasattr(shape, "__iter__") and not _is_array(shape):
+        raise TypeError(f"{name}: expected sequence object with len >= 0 or a single integer")
+    else:
+        dims = (shape,)
+    try:
+        out = tuple(operator.index(d) for d in dims)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(dims)!r}.") from None
+    if builtins.any(d < 0 for d in out):
+        raise TypeError(f"{name}: shape must have every element be nonnegative, got {out}.")
+    return out
+
+
+def _creation_dtype(dtype, name, shape_given_dtype_check=True):
+    return _dt.default_float() if dtype is None else _user_dtype(dtype, name)
+
+
+def _check_not_forgotten_tuple(name, shape, dtype):
+    if isinstance(shape, int) and isinstance(dtype, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type. Did you accidentally write "
+                        f"`jax.numpy.{name}({shape}, {dtype})` when you meant "
+                        f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+                        "argument for the shape?")
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    """An array of zeros (float32 by default)."""
+    _check_not_forgotten_tuple("zeros", shape, dtype)
+    return _full(_shape_arg(shape, "zeros"), 0, _creation_dtype(dtype, "zeros"))
+
+
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    """An array of ones (float32 by default)."""
+    _check_not_forgotten_tuple("ones", shape, dtype)
+    return _full(_shape_arg(shape, "ones"), 1, _creation_dtype(dtype, "ones"))
+
+
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    """Like zeros (XLA has no uninitialized memory)."""
+    _check_not_forgotten_tuple("empty", shape, dtype)
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+    """An array of `shape` filled with fill_value (weakly typed when fill_value is a
+    Python scalar and no dtype is given, as in JAX)."""
+    shape = _shape_arg(shape, "full")
+    fill, = _check_args("full", fill_value)
+    fill = asarray(fill) if dtype is None else astype(asarray(fill), _user_dtype(dtype, "full"))
+    return broadcast_to(fill, shape)
+
+
+def _like_shape_dtype(a, dtype, shape, name):
+    aval = get_aval(a) if _is_array(a) or hasattr(a, "aval") else get_aval(asarray(
+        _check_args(name, a)[0]))
+    out_dtype = aval.dtype if dtype is None else _user_dtype(dtype, name)
+    out_shape = aval.shape if shape is None else _shape_arg(shape, name)
+    weak = dtype is None and aval.weak_type
+    return out_shape, out_dtype, weak
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """An array like a (shape, dtype, weak type) filled with fill_value."""
+    out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
+    fill = asarray(_check_args("full_like", fill_value)[0])
+    fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and fill.ndim == 0)
+    return broadcast_to(fill, out_shape)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Zeros with a's shape and dtype."""
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Ones with a's shape and dtype."""
+    return full_like(a, 1, dtype, shape)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """Like zeros_like."""
+    return zeros_like(prototype, dtype, shape)
+
+
+def _arange_arg(x, name):
+    if x is None:
+        return None
+    value = _concrete_value(x, f"It arose in the jnp.arange argument '{name}'") \
+        if _is_array(x) else x
+    if np.ndim(value) != 0:
+        raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={value}")
+    if np.iscomplexobj(value):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is not supported.")
+    return value.item() if hasattr(value, "item") else value
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """Evenly spaced values in [start, stop); the dtype follows JAX (ints give int32, floats
+    float32); the bounds must be concrete."""
+    start_name = "stop" if stop is None and step is None else "start"
+    start_v = _arange_arg(start, start_name)
+    stop_v, step_v = _arange_arg(stop, "stop"), _arange_arg(step, "step")
+    if dtype is None:
+        dtype = result_type(*(x for x in (start, stop, step) if x is not None))
+    dtype = _user_dtype(dtype, "arange")
+    if stop_v is None:
+        start_v, stop_v = 0, start_v
+    if step_v is not None:
+        return _arange_stepped(start_v, stop_v, step_v, dtype)
+    size = builtins.max(0, int(np.ceil(np.float64(stop_v) - np.float64(start_v))))
+    out = st.iota(dtype, size)
+    return out if start_v == 0 else ew.add(_full((size,), start_v, dtype), out)
+
+
+def _arange_stepped(start, stop, step, dtype):
+    if step == 0:
+        raise ZeroDivisionError("jnp.arange: step must not be zero")
+    size = builtins.max(0, int(np.ceil((stop - start) / step)))
+    work = _dt.float32 if _dt.is_float(dtype) and _dt.finfo(dtype).bits < 32 else dtype
+    out = ew.add(_full((size,), start, work), ew.mul(_full((size,), step, work), st.iota(work, size)))
+    return astype(out, dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """num evenly spaced samples from start to stop (inclusive when endpoint), along axis."""
+    num = _static_int(num, "'num' argument of jnp.linspace")
+    axis = _static_int(axis, "'axis' argument of jnp.linspace")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = _arrays("linspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "linspace")
+    comp = _to_inexact_dtype(dtype)
+    start, stop = broadcast_arrays(astype(start, comp), astype(stop, comp))
+    bounds = list(start.shape)
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    out, delta = _linspace_body(start, stop, num, endpoint, comp, bounds, axis)
+    if _dt.is_int(dtype) and not _dt.is_int(out.dtype):
+        out = ew.floor(out)
+    out = astype(out, dtype)
+    return (out, delta) if retstep else out
+
+
+def _linspace_body(start, stop, num, endpoint, comp, bounds, axis):
+    expanded = bounds[:axis] + [1] + bounds[axis:]
+    if num == 0:
+        return zeros(bounds[:axis] + [0] + bounds[axis:], comp), _full((), np.nan, comp)
+    if num == 1:
+        delta = _full((), np.nan, comp) if endpoint else ew.sub(stop, start)
+        return reshape(start, expanded), delta
+    div = num - 1 if endpoint else num
+    delta = ew.div(ew.sub(stop, start), _full(start.shape, div, comp))
+    iota_shape = [1] * len(expanded)
+    iota_shape[axis] = div
+    real = _real_dtype(comp)
+    step = ew.div(st.iota(real, div), _full((div,), div, real))
+    step = broadcast_to(reshape(astype(step, comp), iota_shape), _with(expanded, axis, div))
+    lo = broadcast_to(reshape(start, expanded), step.shape)
+    hi = broadcast_to(reshape(stop, expanded), step.shape)
+    out = ew.add(ew.mul(lo, ew.sub(_const_like(step, 1), step)), ew.mul(hi, step))
+    if endpoint:
+        out = st.concatenate([out, reshape(stop, expanded)], axis)
+    return out, delta
+
+
+def _with(seq, i, value):
+    out = list(seq)
+    out[i] = value
+    return tuple(out)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop)."""
+    start, stop = _arrays("logspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "logspace")
+    comp = _to_inexact_dtype(dtype)
+    lin = linspace(astype(start, comp), astype(stop, comp), num, endpoint=endpoint, axis=axis)
+    return astype(power(base, lin), dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Samples evenly spaced on a log scale from start to stop (same-sign bounds)."""
+    start, stop = _arrays("geomspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "geomspace")
+    comp = _to_inexact_dtype(dtype)
+    start, stop = astype(start, comp), astype(stop, comp)
+    sign = ew.sign(start)
+    res = logspace(log10(divide(start, sign)), log10(divide(stop, sign)), num,
+                   endpoint=endpoint, base=10.0, dtype=comp, axis=0)
+    return astype(moveaxis(multiply(res, sign), 0, axis), dtype)
+
+
+def _eye_mask(n, m, k):
+    rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
+    cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
+    return ew.eq(ew.add(rows, _full((n, m), k, _dt.int32)), cols)
+
+
+def _dim(n, what):
+    n = _static_int(n, what)
+    if n < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {n}")
+    return n
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """A 2-d array with ones on the k-th diagonal."""
+    n = _dim(N, "argument 'N' of jnp.eye()")
+    m = n if M is None else _dim(M, "argument 'M' of jnp.eye()")
+    k = _static_int(k, "argument 'k' of jnp.eye()")
+    return astype(_eye_mask(n, m, k), _creation_dtype(dtype, "eye"))
+
+
+def identity(n, dtype=None):
+    """The n x n identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def _tri_mask(n, m, k):
+    rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
+    cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
+    return ew.ge(ew.add(rows, _full((n, m), k, _dt.int32)), cols)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the k-th diagonal."""
+    n = _dim(N, "argument 'N' of jnp.tri()")
+    m = n if M is None else _dim(M, "argument 'M' of jnp.tri()")
+    return astype(_tri_mask(n, m, _static_int(k, "argument 'k' of jnp.tri()")),
+                  _creation_dtype(dtype, "tri"))
+
+
+def _triangle(name, m, keep_lower, k):
+    m, = _arrays(name, m)
+    if m.ndim < 2:
+        raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    mask = broadcast_to(_tri_mask(*m.shape[-2:], k if keep_lower else k - 1), m.shape)
+    zero = zeros_like(m)
+    return _select(mask, m, zero) if keep_lower else _select(mask, zero, m)
+
+
+def tril(m, k=0):
+    """m with the elements above the k-th diagonal zeroed."""
+    return _triangle("tril", m, True, _static_int(k, "k argument of jnp.tril"))
+
+
+def triu(m, k=0):
+    """m with the elements below the k-th diagonal zeroed."""
+    return _triangle("triu", m, False, _static_int(k, "k argument of jnp.triu"))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The offset diagonal over axis1/axis2, appended as the last axis (a strided slice of
+    the flattened matrices, so it is exact and linear)."""
+    a, = _arrays("diagonal", a)
+    if a.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = _static_int(offset, "'offset' argument of jnp.diagonal()")
+    ax1, ax2 = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
+    if ax1 == ax2:
+        raise ValueError(f"axis1 and axis2 cannot be the same (both {axis1})")
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    return _last_two_diagonal(a, offset)
+
+
+def _last_two_diagonal(a, offset):
+    *batch, n, m = a.shape
+    nd = len(batch)
+    a = st.slice_in_dim(a, builtins.min(builtins.max(0, -offset), n), n, 1, nd)
+    a = st.slice_in_dim(a, builtins.min(builtins.max(0, offset), m), m, 1, nd + 1)
+    n, m = a.shape[-2:]
+    d = builtins.min(n, m)
+    if d == 0:
+        return zeros_like(a, shape=tuple(batch) + (0,))
+    flat = st.reshape(st.slice_in_dim(a, 0, d, 1, nd), tuple(batch) + (d * m,))
+    return st.slice_in_dim(flat, 0, (d - 1) * (m + 1) + 1, m + 1, nd)
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d v, or a 2-d array with 1-d v on its k-th diagonal."""
+    v, = _arrays("diag", v)
+    k = _static_int(k, "k argument of jnp.diag")
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    n = v.shape[0] + builtins.abs(k)
+    padded = st.pad(v, _zero_scalar(v), [(builtins.max(0, -k), builtins.max(0, k), 0)])
+    cols = broadcast_to(reshape(padded, (n, 1)), (n, n))
+    return _select(_eye_mask(n, n, k), cols, zeros_like(cols))
+
+
+def _zero_scalar(x):
+    return _full((), 0, x.dtype)
+
+
+def diagflat(v, k=0):
+    """diag of the flattened v."""
+    return diag(ravel(v), k)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along the offset diagonal (integers accumulate in the default int type, as sum)."""
+    _no_out("trace", out)
+    a, = _arrays("trace", a)
+    if a.ndim >= 2 and _axis(axis1, a.ndim) == _axis(axis2, a.ndim):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors ('xy' swaps the first two axes)."""
+    arrays = _arrays("meshgrid", *xi)
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    if builtins.any(a.ndim != 1 for a in arrays):
+        raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                         f"{[a.shape for a in arrays]}")
+    if indexing == "xy" and len(arrays) >= 2:
+        arrays[0], arrays[1] = arrays[1], arrays[0]
+    shape = tuple(a.shape[0] for a in arrays)
+    out = [_grid_axis(a, i, shape, sparse) for i, a in enumerate(arrays)]
+    if indexing == "xy" and len(arrays) >= 2:
+        out[0], out[1] = out[1], out[0]
+    return out
+
+
+def _grid_axis(a, i, shape, sparse):
+    if sparse:
+        return reshape(a, tuple(s if j == i else 1 for j, s in enumerate(shape)))
+    return st.broadcast_in_dim(a, shape, (i,))
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """An array (or tuple, when sparse) of the index grids of an array of this shape."""
+    dims = _shape_arg(dimensions, "indices")
+    dtype = _dt.default_int() if dtype is None else _user_dtype(dtype, "indices")
+    grids = []
+    for i, d in enumerate(dims):
+        shape = tuple(d if j == i else (1 if sparse else s) for j, s in enumerate(dims))
+        grids.append(st.broadcasted_iota(dtype, shape, i))
+    if sparse:
+        return tuple(grids)
+    return stack(grids) if grids else zeros((0,), dtype)
+
+
+def copy(a, order=None):
+    """A copy of a."""
+    a, = _arrays("copy", a)
+    return st.copy(a)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (concrete)."""
+    return tuple(_concrete(np.asarray(i, _dt.default_int())) for i in np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (concrete)."""
+    return tuple(_concrete(np.asarray(i, _dt.default_int())) for i in np.triu_indices(n, k, m))
+
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an n x ... x n array."""
+    if n < 0 or ndim < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    return (arange(n),) * ndim

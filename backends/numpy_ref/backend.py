@@ -6,7 +6,9 @@ import numpy as np
 from ...core import sharding as sh
 from ...core.array import Array
 from ...core.config import config
+from ...core.avals import ShapedArray
 from ...core.jaxpr import Literal
+from ...core.sharding_propagation import propagate_eqn, propagate_jaxpr
 from ..base import Backend, register_backend
 
 
@@ -88,12 +90,22 @@ class NumpyRefBackend(Backend):
     def execute(self, prim, bufs, params, out_avals):
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)
-        return [self.put(o, a) for o, a in zip(outs, out_avals)]
+        shardings = self._out_shardings(prim, bufs, params, out_avals)
+        return [self.put(o, a, s) for o, a, s in zip(outs, out_avals, shardings)]
+
+    def _out_shardings(self, prim, bufs, params, out_avals):
+        """Layouts by the propagation rules; unsharded inputs keep the fast default path."""
+        if all(type(b.sharding) is sh.SingleDeviceSharding for b in bufs) and \
+                prim.name not in ("sharding_constraint", "jit"):
+            return [None] * len(out_avals)
+        in_avals = [ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
+        return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
         def run(bufs):
             outs = interpret_jaxpr(closed_jaxpr, [b.value for b in bufs])
-            return [self.put(o, a) for o, a in zip(outs, closed_jaxpr.out_avals)]
+            shardings = propagate_jaxpr(closed_jaxpr, [b.sharding for b in bufs])
+            return [self.put(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
 
 

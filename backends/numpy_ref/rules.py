@@ -4,6 +4,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
+from ...core.primitives import sharding_ops
 from ...core.transforms import custom, jit as jit_mod
 from ...core.transforms import jvp as jvp_mod
 from ..base import register_rule
@@ -336,4 +337,9 @@ def _custom_lin(*args, **_):
 
 @rule(jvp_mod.stop_gradient_p)
 def _stop_gradient(x):
+    return x
+
+
+@rule(sharding_ops.sharding_constraint_p)
+def _sharding_constraint(x, *, sharding):
     return x

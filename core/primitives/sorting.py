@@ -64,15 +64,17 @@ def _has_tangent(t):
     return type(t) is not Zero and get_aval(t).dtype != dtypes.float0
 
 
-def _sort_jvp(primals, tangents, **params):
-    """Tangents ride along as extra non-key operands, so they get the primals' permutation."""
+def _sort_jvp(primals, tangents, *, num_keys, **params):
+    """Tangents are sorted as extra non-key operands behind the keys, so they get the primals'
+    permutation. A separate sort for the primals keeps them off the linear (tangent) side."""
+    outs = sort_p.bind(*primals, num_keys=num_keys, **params)
     live = [i for i, t in enumerate(tangents) if _has_tangent(t)]
-    outs = sort_p.bind(*primals, *[tangents[i] for i in live], **params)
-    n = len(primals)
-    tangents_out = [Zero(get_aval(o).to_tangent_aval()) for o in outs[:n]]
-    for i, t in zip(live, outs[n:]):
+    sorted_tangents = sort_p.bind(*primals[:num_keys], *[tangents[i] for i in live],
+                                  num_keys=num_keys, **params)[num_keys:]
+    tangents_out = [Zero(get_aval(o).to_tangent_aval()) for o in outs]
+    for i, t in zip(live, sorted_tangents):
         tangents_out[i] = t
-    return outs[:n], tangents_out
+    return outs, tangents_out
 
 
 def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):

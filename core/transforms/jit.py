@@ -129,7 +129,11 @@ class JitWrapped:
 
         def flat_fun(*flat_args):
             dyn_args, dyn_kwargs = pytree.tree_unflatten(in_tree, flat_args)
+            if self._in_shardings is not None:
+                dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings")
             out = self._call_fun(static, static_kw, dyn_args, dyn_kwargs)
+            if self._out_shardings is not None:
+                out = _constrain(out, self._out_shardings, "out_shardings")
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
             return [_check_output(x, self.__name__) for x in out_leaves]
@@ -203,6 +207,25 @@ class Compiled:
 
     def as_text(self):
         return str(self._traced.jaxpr)
+
+
+def _constrain(tree, shardings, what):
+    """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
+    propagation rules (and both backends) place values exactly there."""
+    from ..primitives.sharding_ops import sharding_constraint_p
+    from ..sharding import Sharding
+    from .vmap import _flatten_axes_generic
+    leaves, treedef = pytree.tree_flatten(tree)
+    is_target = lambda s: s is None or isinstance(s, Sharding)  # noqa: E731
+    if isinstance(shardings, Sharding):
+        targets = [shardings] * len(leaves)
+    else:
+        if isinstance(shardings, list):
+            shardings = tuple(shardings)
+        targets = _flatten_axes_generic(f"jit {what}", tree, shardings, is_target)
+    return pytree.tree_unflatten(treedef, [
+        x if s is None else sharding_constraint_p.bind(x, sharding=s)
+        for x, s in zip(leaves, targets)])
 
 
 def _signature(fun):

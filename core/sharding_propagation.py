@@ -1,0 +1,248 @@
+"""Sharding propagation: a rule per primitive maps input partition specs to output specs.
+These rules ARE the specification of layouts; both backends place outputs as they say."""
+from . import jaxpr as jx
+from .primitives import elementwise as ew
+from .primitives import structural as st
+from .sharding import NamedSharding, P, SingleDeviceSharding
+
+# prim -> rule(in_specs, in_avals, out_avals, **params) -> [spec per output]
+# A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
+sharding_rules = {}
+
+
+def replicated(aval):
+    return (None,) * len(aval.shape)
+
+
+def _elementwise(in_specs, in_avals, out_avals, **_):
+    """Consensus of the non-scalar operands; disagreement gives a replicated result."""
+    specs = {s for s, a in zip(in_specs, in_avals) if a.shape}
+    if len(specs) == 1:
+        return [specs.pop()] * len(out_avals)
+    return [replicated(a) for a in out_avals]
+
+
+def _broadcast_in_dim(in_specs, in_avals, out_avals, *, shape, broadcast_dimensions, **_):
+    out = [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        if in_avals[0].shape[i] == shape[d]:
+            out[d] = in_specs[0][i]
+    return [tuple(out)]
+
+
+def _reshape(in_specs, in_avals, out_avals, *, new_sizes, **_):
+    """Dimensions that survive unsplit and unmerged (same size at the same prefix) keep
+    their entry; every other dimension is replicated."""
+    old, spec = in_avals[0].shape, in_specs[0]
+    out, i, j, po, pn = [None] * len(new_sizes), 0, 0, 1, 1
+    while i < len(old) and j < len(new_sizes):
+        if po == pn and old[i] == new_sizes[j]:
+            out[j] = spec[i]
+            po, pn, i, j = po * old[i], pn * new_sizes[j], i + 1, j + 1
+        elif po * old[i] <= pn * new_sizes[j]:
+            po, i = po * old[i], i + 1
+        else:
+            pn, j = pn * new_sizes[j], j + 1
+    return [tuple(out)]
+
+
+def _squeeze(in_specs, in_avals, out_avals, *, dimensions):
+    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in dimensions)]
+
+
+def _transpose(in_specs, in_avals, out_avals, *, permutation):
+    return [tuple(in_specs[0][p] for p in permutation)]
+
+
+def _reduction(in_specs, in_avals, out_avals, *, axes, **_):
+    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in axes)]
+
+
+def _dot_general(in_specs, in_avals, out_avals, *, dimension_numbers, **_):
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs = in_specs
+    lfree = [i for i in range(len(ls)) if i not in lc and i not in lb]
+    rfree = [i for i in range(len(rs)) if i not in rc and i not in rb]
+    out = [ls[i] if ls[i] == rs[j] or rs[j] is None else None for i, j in zip(lb, rb)]
+    out += [ls[i] for i in lfree] + [rs[i] for i in rfree]
+    return [_dedupe(out)]
+
+
+def _dedupe(entries):
+    """A mesh axis may shard one dimension only: later uses are dropped."""
+    seen, out = set(), []
+    for e in entries:
+        names = e if isinstance(e, tuple) else (e,) if e is not None else ()
+        if any(n in seen for n in names):
+            out.append(None)
+            continue
+        seen.update(names)
+        out.append(e)
+    return tuple(out)
+
+
+def _constraint(in_specs, in_avals, out_avals, *, sharding):
+    return [spec_of(sharding, len(out_avals[0].shape))]
+
+
+def _register():
+    for prim in _ELEMENTWISE_PRIMS():
+        sharding_rules[prim] = _elementwise
+    sharding_rules[st.broadcast_in_dim_p] = _broadcast_in_dim
+    sharding_rules[st.reshape_p] = _reshape
+    sharding_rules[st.squeeze_p] = _squeeze
+    sharding_rules[st.transpose_p] = _transpose
+    sharding_rules[st.copy_p] = _elementwise
+    from .primitives.sharding_ops import sharding_constraint_p
+    sharding_rules[sharding_constraint_p] = _constraint
+
+
+def _ELEMENTWISE_PRIMS():
+    from .primitive import Primitive
+    from .transforms.jvp import stop_gradient_p
+    return [p for p in vars(ew).values() if isinstance(p, Primitive)] + [stop_gradient_p]
+
+
+def register_optional(module_name, names_to_rules):
+    """Rules for families defined in modules that may be written later (reductions, linalg)."""
+    import importlib
+    try:
+        mod = importlib.import_module(f".primitives.{module_name}", __package__)
+    except ModuleNotFoundError:
+        return
+    for name, rule in names_to_rules.items():
+        prim = getattr(mod, name, None)
+        if prim is not None:
+            sharding_rules[prim] = rule
+
+
+_register()
+register_optional("reductions", {f"{n}_p": _reduction for n in (
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
+    "argmax", "argmin")})
+register_optional("linalg", {"dot_general_p": _dot_general})
+
+
+# ---------------------------------------------------------------- specs <-> shardings
+
+def spec_of(sharding, ndim):
+    """The per-dimension spec tuple of a sharding (single-device: replicated)."""
+    if isinstance(sharding, NamedSharding):
+        parts = tuple(sharding.spec)
+        return parts + (None,) * (ndim - len(parts))
+    return (None,) * ndim
+
+
+def to_sharding(spec, mesh, memory_kind=None):
+    entries = list(spec)
+    while entries and entries[-1] is None:
+        entries.pop()
+    return NamedSharding(mesh, P(*entries), memory_kind=memory_kind)
+
+
+def _mesh_of(shardings):
+    for s in shardings:
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    return None
+
+
+def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
+    """Output shardings of one primitive application (None: the default single device)."""
+    if prim.name == "sharding_constraint":
+        return [params["sharding"]]
+    if prim.name == "jit":
+        return propagate_jaxpr(params["jaxpr"], in_shardings)
+    mesh = _mesh_of(in_shardings) or _constraint_mesh(prim, params)
+    if mesh is None:
+        return [None] * len(out_avals)
+    specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
+             for s, a in zip(in_shardings, in_avals)]
+    out_specs = _apply_rule(prim, specs, in_avals, out_avals, params)
+    kind = _memory_kind(in_shardings)
+    return [to_sharding(s, mesh, kind) for s in out_specs]
+
+
+def _constraint_mesh(prim, params):
+    s = params.get("sharding") if prim.name == "sharding_constraint" else None
+    return s.mesh if isinstance(s, NamedSharding) else None
+
+
+def _on(sharding, mesh):
+    return isinstance(sharding, NamedSharding) and sharding.mesh == mesh
+
+
+def _memory_kind(shardings):
+    kinds = {s.memory_kind for s in shardings if isinstance(s, NamedSharding)}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _apply_rule(prim, specs, in_avals, out_avals, params):
+    if prim.name == "jit":
+        return [_strip(s, a) for s, a in zip(propagate_jaxpr_specs(
+            params["jaxpr"].jaxpr, specs), out_avals)]
+    rule = sharding_rules.get(prim)
+    if rule is None:
+        return [replicated(a) for a in out_avals]
+    return [_strip(s, a) for s, a in zip(rule(specs, in_avals, out_avals, **params), out_avals)]
+
+
+def _strip(spec, aval):
+    spec = tuple(spec)[:len(aval.shape)]
+    return spec + (None,) * (len(aval.shape) - len(spec))
+
+
+def propagate_jaxpr_specs(jaxpr, in_specs):
+    """Specs of a jaxpr's outputs from its inputs' specs (constvars replicated)."""
+    env = {v: replicated(v.aval) for v in jaxpr.constvars}
+    env.update(zip(jaxpr.invars, in_specs))
+
+    def read(v):
+        return replicated(v.aval) if type(v) is jx.Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        outs = _apply_rule(eqn.primitive, [read(v) for v in eqn.invars],
+                           [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
+                           eqn.params)
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def propagate_jaxpr(closed, in_shardings):
+    """Output shardings of a closed jaxpr given its inputs' shardings."""
+    mesh = _mesh_of(in_shardings) or _first_constraint_mesh(closed.jaxpr)
+    if mesh is None:
+        return [None] * len(closed.out_avals)
+    specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
+             for s, a in zip(in_shardings, closed.in_avals)]
+    kind = _memory_kind(in_shardings)
+    out = [to_sharding(s, mesh, kind) for s in propagate_jaxpr_specs(closed.jaxpr, specs)]
+    return [_constraint_of(closed.jaxpr, v) or o for v, o in zip(closed.jaxpr.outvars, out)]
+
+
+def _constraint_of(jaxpr, var):
+    """An output produced by a sharding constraint takes the constraint's sharding exactly
+    (memory kind included)."""
+    for eqn in jaxpr.eqns:
+        if var in eqn.outvars:
+            if eqn.primitive.name == "sharding_constraint":
+                return eqn.params["sharding"]
+            if eqn.primitive.name == "jit":
+                inner = eqn.params["jaxpr"].jaxpr
+                return _constraint_of(inner, inner.outvars[eqn.outvars.index(var)])
+    return None
+
+
+def _first_constraint_mesh(jaxpr):
+    for eqn in jaxpr.eqns:
+        m = _constraint_mesh(eqn.primitive, eqn.params)
+        if m is not None:
+            return m
+        if eqn.primitive.name == "jit":
+            m = _first_constraint_mesh(eqn.params["jaxpr"].jaxpr)
+            if m is not None:
+                return m
+    return None
+
+
+__all__ = ["propagate_eqn", "propagate_jaxpr", "sharding_rules", "SingleDeviceSharding"]

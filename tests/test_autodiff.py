@@ -1,0 +1,203 @@
+"""Autodiff and vmap through the public API, checked against real JAX on composite functions."""
+import dataclasses
+
+import jax as real_jax
+import jax.numpy as real_jnp
+import numpy as np
+import pytest
+
+import refjax as jax
+import refjax.numpy as jnp
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(3,)).astype(np.float32)
+M = RNG.normal(size=(3, 3)).astype(np.float32)
+
+
+def composites(np_mod):
+    return {
+        "poly": lambda x: np_mod.sum(x ** 3 - 2 * x ** 2 + x),
+        "trig": lambda x: np_mod.sum(np_mod.sin(x) * np_mod.cos(2 * x)),
+        "exp_log": lambda x: np_mod.sum(np_mod.log1p(np_mod.exp(x))),
+        "matvec": lambda x: np_mod.sum(np_mod.tanh(M @ x) ** 2),
+        "max": lambda x: np_mod.max(x * np_mod.sin(x)),
+        "prod": lambda x: np_mod.prod(1.5 + np_mod.tanh(x)),
+        "div": lambda x: np_mod.sum(x / (1.0 + x ** 2)),
+        "where": lambda x: np_mod.sum(np_mod.where(x > 0, x ** 2, -x)),
+        "sqrt": lambda x: np_mod.sum(np_mod.sqrt(x ** 2 + 1.0)),
+        "concat_slice": lambda x: np_mod.sum(np_mod.concatenate([x[1:], x[:1] * 3]) * x),
+    }
+
+
+NAMES = sorted(composites(np))
+
+
+def _close(a, b, tol=2e-5):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_grad_matches_jax(name):
+    ours, theirs = composites(jnp)[name], composites(real_jnp)[name]
+    _close(jax.grad(ours)(X), real_jax.grad(theirs)(X))
+    _close(jax.jit(jax.grad(ours))(X), real_jax.grad(theirs)(X))
+    _close(jax.grad(jax.jit(ours))(X), real_jax.grad(theirs)(X))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_second_derivatives_match_jax(name):
+    ours, theirs = composites(jnp)[name], composites(real_jnp)[name]
+    _close(jax.hessian(ours)(X), real_jax.hessian(theirs)(X), 1e-4)
+    v = np.ones(3, np.float32)
+    hvp = lambda f, g: g(lambda x: g(f)(x) @ v)  # noqa: E731
+    _close(hvp(ours, jax.grad)(X), hvp(theirs, real_jax.grad)(X), 1e-4)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_jacobians_jvp_vjp_linearize_match_jax(name):
+    ours = lambda x: composites(jnp)[name](x) * jnp.sin(x)  # noqa: E731
+    theirs = lambda x: composites(real_jnp)[name](x) * real_jnp.sin(x)  # noqa: E731
+    _close(jax.jacfwd(ours)(X), real_jax.jacfwd(theirs)(X), 1e-4)
+    _close(jax.jacrev(ours)(X), real_jax.jacrev(theirs)(X), 1e-4)
+    t = np.linspace(-1, 1, 3).astype(np.float32)
+    y, jt = jax.jvp(ours, (X,), (t,))
+    ry, rjt = real_jax.jvp(theirs, (X,), (t,))
+    _close(y, ry)
+    _close(jt, rjt, 1e-4)
+    y, f_lin = jax.linearize(ours, X)
+    _close(f_lin(t), rjt, 1e-4)
+    _, pullback = jax.vjp(ours, X)
+    _, rpullback = real_jax.vjp(theirs, X)
+    _close(pullback(t)[0], rpullback(t)[0], 1e-4)
+
+
+@dataclasses.dataclass
+class Params:
+    w: object
+    b: object
+
+
+jax.tree_util.register_dataclass(Params, data_fields=["w", "b"], meta_fields=[])
+real_jax.tree_util.register_dataclass(Params, data_fields=["w", "b"], meta_fields=[])
+
+
+def test_grad_over_pytrees_argnums_and_aux():
+    def loss(p, x):
+        return jnp.sum(jnp.tanh(x @ p["w"] + p["b"]) ** 2), {"n": x.shape[0]}
+
+    def rloss(p, x):
+        return real_jnp.sum(real_jnp.tanh(x @ p["w"] + p["b"]) ** 2), {"n": x.shape[0]}
+
+    p = {"w": M, "b": X}
+    (val, aux), (gp, gx) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(p, M)
+    (rval, raux), (rgp, rgx) = real_jax.value_and_grad(rloss, argnums=(0, 1), has_aux=True)(p, M)
+    _close(val, rval)
+    assert aux == raux
+    _close(gp["w"], rgp["w"])
+    _close(gp["b"], rgp["b"])
+    _close(gx, rgx)
+    dp = jax.grad(lambda q: jnp.sum(q.w @ q.b))(Params(M, X))
+    rdp = real_jax.grad(lambda q: real_jnp.sum(q.w @ q.b))(Params(M, X))
+    _close(dp.w, rdp.w)
+    _close(dp.b, rdp.b)
+
+
+def test_per_example_gradients_any_nesting():
+    xs, ys = RNG.normal(size=(5, 3)).astype(np.float32), RNG.normal(size=(5,)).astype(np.float32)
+
+    def loss(mod, w, x, y):
+        return (mod.tanh(x @ w) - y) ** 2
+
+    ours = jax.jit(jax.vmap(jax.grad(lambda w, x, y: loss(jnp, w, x, y)), in_axes=(None, 0, 0)))
+    theirs = real_jax.vmap(real_jax.grad(lambda w, x, y: loss(real_jnp, w, x, y)),
+                           in_axes=(None, 0, 0))
+    _close(ours(X, xs, ys), theirs(X, xs, ys))
+    _close(jax.vmap(jax.jit(jax.grad(lambda w, x, y: loss(jnp, w, x, y))), (None, 0, 0))(X, xs, ys),
+           theirs(X, xs, ys))
+    _close(jax.grad(lambda w: jnp.sum(jax.vmap(lambda x, y: loss(jnp, w, x, y))(xs, ys)))(X),
+           real_jax.grad(lambda w: real_jnp.sum(real_jax.vmap(
+               lambda x, y: loss(real_jnp, w, x, y))(xs, ys)))(X))
+
+
+def test_closure_over_traced_values_and_python_control_flow():
+    def outer(x):
+        inner = lambda y: jnp.sin(x * y)  # noqa: E731
+        return jax.grad(inner)(2.0 * x)
+
+    def router(x):
+        return jnp.sin(x) if x > 0 else x ** 3
+
+    assert np.isclose(float(jax.grad(outer)(0.7)), float(real_jax.grad(
+        lambda x: real_jax.grad(lambda y: real_jnp.sin(x * y))(2.0 * x))(0.7)), rtol=1e-5)
+    assert np.isclose(float(jax.grad(router)(-2.0)), 12.0)
+    assert np.isclose(float(jax.grad(router)(0.5)), np.cos(0.5), rtol=1e-6)
+
+
+def test_vmap_axes_and_names():
+    tree = {"w": M, "b": RNG.normal(size=(4, 3)).astype(np.float32)}
+    f = lambda t: t["w"] @ t["b"]  # noqa: E731
+    out = jax.vmap(f, in_axes=({"w": None, "b": 0},), out_axes=1)(tree)
+    ref = real_jax.vmap(f, in_axes=({"w": None, "b": 0},), out_axes=1)(tree)
+    _close(out, ref)
+    _close(jax.vmap(lambda x: x * 2, in_axes=-1)(M), real_jax.vmap(lambda x: x * 2, in_axes=-1)(M))
+    _close(jax.vmap(lambda x: x.sum(), axis_size=3, in_axes=None)(X),
+           np.full(3, X.sum()), 1e-5)
+    _close(jax.vmap(lambda x: 1.0, axis_name="batch")(X), np.ones(3))
+
+
+def test_vmap_errors_like_jax():
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))
+    with pytest.raises(ValueError, match="mapped output but out_axes is None"):
+        jax.vmap(lambda a: a, out_axes=None)(jnp.ones(3))
+    with pytest.raises(ValueError, match="len\\(in_axes\\)=2"):
+        jax.vmap(lambda a: a, in_axes=(0, 0))(jnp.ones(3))
+    with pytest.raises(ValueError, match="tree prefix"):
+        jax.vmap(lambda t: t["a"], in_axes=({"b": 0},))({"a": jnp.ones(3)})
+    with pytest.raises(ValueError, match="at least one non-None"):
+        jax.vmap(lambda a: a, in_axes=None)(jnp.ones(3))
+
+
+def test_grad_errors_like_jax():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. Output had shape: \(3,\)"):
+        jax.grad(lambda x: x * 2)(jnp.ones(3))
+    with pytest.raises(TypeError, match="allow_int"):
+        jax.grad(lambda x: x * 2)(3)
+    g = jax.grad(lambda x, y: jnp.sum(x * y), allow_int=True)(jnp.ones(2, jnp.int32), 2.0)
+    assert g.dtype == jax.numpy.float0
+
+
+def test_float0_tangents_for_integer_outputs():
+    y, t = jax.jvp(lambda x: (x > 0).astype(jnp.int32), (X,), (np.ones(3, np.float32),))
+    assert t.dtype == jax.numpy.float0
+    y, t = jax.jvp(lambda x: jnp.floor(x), (X,), (np.ones(3, np.float32),))
+    _close(t, np.zeros(3))
+
+
+def test_stop_gradient_and_custom_rules():
+    _close(jax.grad(lambda x: jnp.sum(jax.lax.stop_gradient(x) * x))(X), X)
+
+    @jax.custom_jvp
+    def clip_grad(x):
+        return x
+
+    clip_grad.defjvp(lambda p, t: (p[0], jnp.clip(t[0], -0.1, 0.1)))
+    _close(jax.grad(lambda x: jnp.sum(clip_grad(x) * 5))(X), np.full(3, 0.1))
+    _close(jax.vmap(jax.grad(lambda x: clip_grad(x) * 5))(X), np.full(3, 0.1))
+
+    @jax.custom_vjp
+    def scale(x, k):
+        return x * k
+
+    scale.defvjp(lambda x, k: (x * k, k), lambda k, g: (g * k * 10, None))
+    _close(jax.grad(lambda x: jnp.sum(scale(x, 2.0)))(X), np.full(3, 20.0))
+    _close(jax.jit(jax.vmap(jax.grad(lambda x: scale(x, 3.0))))(X), np.full(3, 30.0))
+
+    from functools import partial
+
+    @partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def app(f, x):
+        return f(x)
+
+    app.defjvp(lambda f, p, t: (app(f, p[0]), 7.0 * t[0]))
+    assert float(jax.grad(lambda x: app(jnp.sin, x))(1.0)) == 7.0
