@@ -37,7 +37,9 @@ def _reexport_optional():
                             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax",
                             "cummin", "associative_scan")),
             ("linalg", ("dot_general", "dot", "batch_matmul")),
-            ("sorting", ("sort", "sort_key_val"))):
+            ("sorting", ("sort", "sort_key_val")),
+            ("parallel", ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index", "pvary")),
+            ("control_flow", ("cond", "switch", "while_loop", "fori_loop", "scan", "map"))):
         try:
             m = importlib.import_module(f"..core.primitives.{mod}", __package__)
         except ModuleNotFoundError:  # TEMPORARY while the family is being written

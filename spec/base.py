@@ -40,9 +40,13 @@ def with_x64(names, x64):
     return tuple(names) + tuple(wide for wide, narrow in X64.items() if narrow in names)
 
 
-def widest_float(names):
-    """The dtype derivative tests run in: float64, or complex128 for complex-only primitives."""
-    return "float64" if any(kind(n) == "f" for n in names) else "complex128"
+def diff_dtype(names):
+    """The dtype derivative tests run in: float64, complex128 for complex-only primitives,
+    else (integer or boolean primitives) the first accepted dtype."""
+    for wide, k in (("float64", "f"), ("complex128", "c")):
+        if any(kind(n) == k for n in names):
+            return wide
+    return names[0]
 
 
 # ---------------------------------------------------------------- argument values
@@ -53,6 +57,7 @@ class Arg(NamedTuple):
     dtype: str
     weak: bool = False
     elements: Optional[st.SearchStrategy] = None   # Python scalars; None: default_elements
+    unique: bool = False                           # distinct values (ties make kinks)
 
 
 class Signature(NamedTuple):
@@ -104,7 +109,17 @@ def floats(lo=-8.0, hi=8.0, name="float32"):
     """Finite normal floats in [lo, hi] representable in dtype `name` (no subnormals, which
     XLA flushes to zero)."""
     width = {"float16": 16, "float64": 64, "complex128": 64}.get(name, 32)
-    return st.floats(lo, hi, width=width, allow_subnormal=False)
+    store = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    return st.floats(_inward(lo, hi, store), _inward(hi, lo, store), width=width,
+                     allow_subnormal=False)
+
+
+def _inward(bound, other, store):
+    """`bound` rounded to the nearest value of type `store` on the side of `other`."""
+    rounded = store(bound)
+    if (rounded < bound and other > bound) or (rounded > bound and other < bound):
+        rounded = np.nextafter(rounded, store(other))
+    return float(rounded)
 
 
 def default_elements(name):
@@ -122,20 +137,20 @@ def default_elements(name):
     return values
 
 
-def arrays(name, shape, elements=None):
+def arrays(name, shape, elements=None, unique=False):
     """A NumPy array of dtype `name` and `shape` with values from `elements`."""
     elements = elements if elements is not None else default_elements(name)
     k = kind(name)
     store = {"bfloat16": "float32", "float16": "float32"}.get(name, name)
     if k == "c":
         store = name
-    out = hnp.arrays(np.dtype(store), shape, elements=elements)
+    out = hnp.arrays(np.dtype(store), shape, elements=elements, unique=unique)
     return out.map(lambda a: a.astype(np_dtype(name)))
 
 
 def draw_values(draw, sig):
     """Concrete values for every argument of the signature."""
-    return tuple(draw(arrays(a.dtype, a.shape, a.elements)) for a in sig.args)
+    return tuple(draw(arrays(a.dtype, a.shape, a.elements, a.unique)) for a in sig.args)
 
 
 # ---------------------------------------------------------------- shapes and weak types
@@ -175,11 +190,13 @@ def scaled_tolerance(factor):
 # ---------------------------------------------------------------- invalid inputs
 
 class Invalid(NamedTuple):
-    """Arguments (NumPy values, weak flags omitted) and params the primitive must reject."""
+    """Arguments (NumPy values) and params the primitive must reject with `error`; real JAX
+    raises `jax_error` (by default the same class) on them."""
     what: str
     args: tuple
     params: dict
     error: type = TypeError
+    jax_error: Optional[type] = None
 
 
 # ---------------------------------------------------------------- the spec entry
@@ -210,7 +227,7 @@ class PrimitiveSpec:
     nondiff: Optional[str] = None
     linear_args: Callable = _none
     invalid: tuple = ()
-    bit_exact: bool = True
+    signed_zeros: bool = True
     fd_tol: tuple = (1e-6, 1e-6)
     x64_dtypes: bool = True
     family: str = ""
@@ -246,8 +263,9 @@ class PrimitiveSpec:
         return _samples(self, tuple(dtypes or self.available_dtypes(x64)), False)
 
     def diff_samples(self):
-        """Float64 (or complex128) Samples in the derivative domain (run them under x64)."""
-        return _samples(self, (widest_float(self.dtypes),), True)
+        """Float64 (or complex128) Samples in the derivative domain (draw and run them under
+        x64)."""
+        return _samples(self, (diff_dtype(self.dtypes),), True)
 
     def is_differentiable(self, sig):
         return bool(self.diff_args(sig))

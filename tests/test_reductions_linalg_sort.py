@@ -64,10 +64,11 @@ seeds = hst.integers(0, 2**31 - 1)
 
 
 def _tolerance(dtype, n=1):
+    """(rtol, atol): exact for integers and bools; a few ulps per accumulated term else."""
     if dtype.kind in "biu":
         return 0, 0
     eps = float(ml_dtypes.finfo(np.float32 if dtype == C64 else dtype).eps)
-    return 4 * eps, 4 * eps * max(n, 1) * 4
+    return 4 * eps, 16 * eps * max(n, 1)
 
 
 def assert_matches(ours, theirs, n=1):
@@ -98,7 +99,7 @@ def test_reducers_match_jax(data):
     shape = data.draw(shapes)
     axes = tuple(data.draw(hst.permutations(range(len(shape))))[:data.draw(
         hst.integers(0, len(shape)))])
-    weak = dtype.kind in "fic" and data.draw(hst.booleans())
+    weak = dtype in NUMBERS and data.draw(hst.booleans())
     specials = name in ("reduce_max", "reduce_min") and data.draw(hst.booleans())
     x = _values(data.draw(seeds), shape, dtype, specials=specials)
     ours = getattr(lax, name)(_rj(x, weak), axes)
@@ -115,7 +116,7 @@ def test_argmax_argmin_match_jax(data):
     axis = data.draw(hst.integers(0, len(shape) - 1))
     index_dtype = data.draw(hst.sampled_from([np.int32, np.uint8, np.int8]))
     x = _values(data.draw(seeds), shape, dtype, specials=data.draw(hst.booleans()))
-    weak = dtype.kind in "fi" and data.draw(hst.booleans())
+    weak = dtype in NUMBERS and data.draw(hst.booleans())
     ours = getattr(lax, name)(_rj(x, weak), axis, index_dtype)
     assert_matches(ours, getattr(jlax, name)(_jx(x, weak), axis, index_dtype))
 
@@ -130,7 +131,7 @@ def test_cumulative_match_jax(data):
     reverse = data.draw(hst.booleans())
     specials = name in ("cummax", "cummin") and dtype != C64 and data.draw(hst.booleans())
     x = _values(data.draw(seeds), shape, dtype, specials=specials)
-    weak = dtype.kind in "fic" and data.draw(hst.booleans())
+    weak = dtype in NUMBERS and data.draw(hst.booleans())
     ours = getattr(lax, name)(_rj(x, weak), axis, reverse)
     assert_matches(ours, getattr(jlax, name)(_jx(x, weak), axis, reverse), n=shape[axis])
 
@@ -201,7 +202,7 @@ def test_dot_general_matches_jax(problem, dtype_pair, seed, pet, weak):
     lshape, rshape, dnums = problem
     ld, rd = dtype_pair
     a, b = _values(seed, lshape, ld), _values(seed + 1, rshape, rd)
-    weak = weak and ld == rd and ld.kind in "fi"
+    weak = weak and ld == rd and ld in NUMBERS
     ours, theirs = _same_error_class(
         lambda: lax.dot_general(_rj(a, weak), _rj(b, weak), dnums, preferred_element_type=pet),
         lambda: jlax.dot_general(_jx(a, weak), _jx(b, weak), dnums, preferred_element_type=pet))
@@ -234,7 +235,7 @@ def test_sort_matches_jax(data):
           for i, d in enumerate(dts)]
     num_keys = data.draw(hst.integers(1, n))
     dimension = data.draw(hst.integers(-len(shape), len(shape) - 1))
-    weak = [d.kind in "fi" and data.draw(hst.booleans()) for d in dts]
+    weak = [d in NUMBERS and data.draw(hst.booleans()) for d in dts]
     if n == 1 and data.draw(hst.booleans()):
         ours = [lax.sort(_rj(xs[0], weak[0]), dimension)]
         theirs = [jlax.sort(_jx(xs[0], weak[0]), dimension)]
@@ -273,12 +274,14 @@ ERROR_CASES = [
     ("cumsum", lambda L: L.cumsum(_ones(3), 1)),
     ("cumsum", lambda L: L.cumsum(_ones(3, bool), 0)),
     ("cummax", lambda L: L.cummax(_ones(3, bool), 0)),
-    ("dot_general", lambda L: L.dot_general(_ones((2, 3)), _ones((2, 2)), (((1,), (0,)), ((), ())))),
+    ("dot_general", lambda L: L.dot_general(_ones((2, 3)), _ones((2, 2)),
+                                            (((1,), (0,)), ((), ())))),
     ("dot_general", lambda L: L.dot_general(_ones((4, 2, 3)), _ones((5, 3, 2)),
                                             (((2,), (1,)), ((0,), (0,))))),
     ("dot_general", lambda L: L.dot_general(_ones((4, 2, 3)), _ones((4, 3, 2)),
                                             (((2,), (1,)), ((0,), ())))),
-    ("dot_general", lambda L: L.dot_general(_ones((2, 3)), _ones((3, 2)), (((2,), (0,)), ((), ())))),
+    ("dot_general", lambda L: L.dot_general(_ones((2, 3)), _ones((3, 2)),
+                                            (((2,), (0,)), ((), ())))),
     ("dot_general", lambda L: L.dot_general(_ones((3, 3)), _ones((3, 3)),
                                             (((0, 0), (0, 1)), ((), ())))),
     ("dot_general", lambda L: L.dot_general(_ones((3, 3)), _ones((3, 3)),
@@ -347,7 +350,7 @@ def _close(ours, theirs):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-5, atol=1e-5)
 
 
-@settings(max_examples=30, deadline=None, database=None)
+@settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), seeds)
 def test_jvp_matches_jax(case, seed):
     f_rj, f_jx, args = case
@@ -355,7 +358,7 @@ def test_jvp_matches_jax(case, seed):
     _close(refjax.jvp(f_rj, args, tangents), jax.jvp(f_jx, args, tangents))
 
 
-@settings(max_examples=30, deadline=None, database=None)
+@settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), seeds)
 def test_vjp_matches_jax(case, seed):
     f_rj, f_jx, args = case
@@ -366,7 +369,7 @@ def test_vjp_matches_jax(case, seed):
     _close(ours_pullback(cts), pullback(cts))
 
 
-@settings(max_examples=30, deadline=None, database=None)
+@settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), hst.data())
 def test_vmap_matches_jax(case, data):
     f_rj, f_jx, args = case

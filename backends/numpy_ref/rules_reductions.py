@@ -120,12 +120,15 @@ def _cummin(x, *, axis, reverse):
 
 # ---------------------------------------------------------------- dot_general
 
+_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
 def _compute_dtype(lhs_dtype, rhs_dtype, out_dtype):
     """The dtype operands are converted to before the contraction, as XLA on CPU does:
-    mixed operands go to the output type; float operands with a non-float output stay
-    float (the result is then converted)."""
-    if lhs_dtype == rhs_dtype and dtypes.is_inexact(lhs_dtype) \
-            and not dtypes.is_inexact(out_dtype):
+    mixed operands go to the output type; operands of one type stay in it when the output
+    is of a lower kind (complex -> real, float -> integer), the result converted after."""
+    order = lambda d: _KIND_ORDER[dtypes.kind(d)]  # noqa: E731
+    if lhs_dtype == rhs_dtype and order(out_dtype) < order(lhs_dtype):
         return lhs_dtype
     return out_dtype
 

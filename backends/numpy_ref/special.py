@@ -66,13 +66,17 @@ def _cot_pi(x):
     return np.where(a <= 0.25, 1 / np.tan(np.pi * r), np.copysign(np.tan(np.pi * (0.5 - a)), r))
 
 
-def _hurwitz_zeta(s, q):
-    """Hurwitz zeta(s, q) = sum_k (q + k)**-s for real s > 1 and finite q > 0 (arrays broadcast).
+def _hurwitz_zeta_parts(s, q):
+    """Hurwitz zeta(s, q) = sum_k (q + k)**-s as (z, e) with zeta = z * 2**e, no spurious
+    over/underflow; integer-valued 2 <= s <= 1000 and finite q > 0 (arrays broadcast).
 
-    Sums the first terms directly until q + N >= max(16, s), then adds the Euler-Maclaurin
-    tail at a = q + N with Bernoulli terms up to B_24 (error far below double rounding).
+    q is scaled by 2**-E (exact; q = q' 2**E with 1/2 <= q' < 1) so that z is at most of
+    order 2**s and e = -E s (or -E (s - 1) when q is large and only the tail is used).  The
+    first terms are summed directly until a = q + N >= max(16, s), then the Euler-Maclaurin
+    tail at a is added with Bernoulli terms up to B_24 (far below rounding).
     """
     s, q = np.broadcast_arrays(_f64(s), _f64(q))
+    scale = np.frexp(q)[1]
     bound = np.maximum(16.0, s)
     n = np.where(q < bound, np.ceil(bound - q), 0.0)
     a = q + n
@@ -82,10 +86,18 @@ def _hurwitz_zeta(s, q):
     for j, b in enumerate(_BERNOULLI, start=1):
         tail = tail + b / math.factorial(2 * j) * fac
         fac = fac * (s + 2 * j - 1) * (s + 2 * j) * inv_a2
-    total = a ** (1 - s) * (1 / (s - 1) + 0.5 / a + tail)
+    bracket = 1 / (s - 1) + 0.5 / a + tail
+    direct = n > 0  # then q < 1000, so the tail a a'^-s cannot overflow
+    aa = np.ldexp(a, -scale)
+    z = np.where(direct, a * aa ** -s, aa ** (1 - s)) * bracket
     for k in range(int(n.max(initial=0)) - 1, -1, -1):  # smallest terms first
-        total = total + np.where(k < n, (q + k) ** -s, 0.0)
-    return total
+        z = z + np.where(k < n, np.ldexp(q + k, -scale) ** -s, 0.0)
+    return z, -scale * s.astype(np.int64) + np.where(direct, 0, scale)
+
+
+def _hurwitz_zeta(s, q):
+    """Hurwitz zeta(s, q) for integer-valued s >= 2 and finite q > 0 (see _hurwitz_zeta_parts)."""
+    return np.ldexp(*_hurwitz_zeta_parts(s, q))
 
 
 def _zeta_minus_one(kmax):
@@ -110,6 +122,7 @@ _POS_ROOT_COEFFS = tuple(_root_series_coeffs(_POS_ROOT, 40)[::-1]) + (0.0,)
 _NEG_ROOT_COEFFS = tuple(_root_series_coeffs(_NEG_ROOT, 100)[::-1]) + (0.0,)
 
 
+@np.errstate(all="ignore")
 def erf(x):
     """The error function, elementwise (math.erf, which is within an ulp or so)."""
     return _map(math.erf, _f64(x))
@@ -124,6 +137,7 @@ def _erf_inv_initial(a):
     return p * a
 
 
+@np.errstate(all="ignore")
 def erf_inv(x):
     """Inverse of erf on (-1, 1); +-1 -> +-inf, |x| > 1 or nan -> nan; the sign of -0 is kept.
 
@@ -149,6 +163,7 @@ def erf_inv(x):
     return out
 
 
+@np.errstate(all="ignore")
 def lgamma(x):
     """log|Gamma(x)|; +inf at non-positive integers and at +-inf (as jax.lax.lgamma), nan at nan.
 
@@ -189,6 +204,7 @@ def _digamma_positive(a):
     return out
 
 
+@np.errstate(all="ignore")
 def digamma(x):
     """The digamma function psi(x), elementwise.
 
@@ -210,41 +226,46 @@ def digamma(x):
 
 
 def _cot_derivative_coeffs(m):
-    """Coefficients (highest degree first) of P_m with d^m/dy^m cot(y) = P_m(cot y).
+    """Coefficients (highest degree first) of P_m / m!, where d^m/dy^m cot(y) = P_m(cot y).
 
-    P_0(c) = c and P_{m+1}(c) = -(1 + c^2) P_m'(c); exact integers, then floats (inf if huge).
+    P_0(c) = c and P_{m+1}(c) = -(1 + c^2) P_m'(c), in exact integers; P_m / m! is modest.
     """
     p = [0, 1]  # ascending powers of c
     for _ in range(m):
         d = [k * p[k] for k in range(1, len(p))] + [0, 0]
         p = [-(d[k] + (d[k - 2] if k >= 2 else 0)) for k in range(len(d))]
-    return [float(c) if abs(c) < 2 ** 1023 else math.copysign(math.inf, c) for c in p[::-1]]
-
-
-def _factorial(m):
-    """m! as a float (inf beyond 170!)."""
-    return float(math.factorial(m)) if m <= 170 else math.inf
+    fact = math.factorial(m)
+    return [c / fact for c in p[::-1]]  # int / int is correctly rounded
 
 
 def _polygamma_int(m, x):
     """psi^(m)(x) for an integer m >= 1 (x a float64 array), with jax.lax's conventions.
 
     x > 0: (-1)^(m+1) m! zeta(m+1, x).  Negative non-integers: the reflection
-    psi^(m)(x) = (-1)^m psi^(m)(1 - x) - pi^(m+1) P_m(cot(pi x)).  Poles and -inf: +inf for
-    odd m, nan for even m; +inf: nan (both as XLA's polygamma); nan -> nan.
+    psi^(m)(x) = (-1)^m psi^(m)(1 - x) - pi^(m+1) P_m(cot(pi x)).  m! is applied by its
+    binary exponent so only the final value can over/underflow.  Poles and -inf: +inf for odd
+    m, nan for even m; +inf: nan (both as XLA's polygamma); nan -> nan.  For m > 170, where
+    m! overflows a double, the result is +-inf * zeta(m+1, x) as in XLA and scipy.
     """
     out = np.full_like(x, np.nan)
     out[_is_pole(x)] = np.inf if m % 2 else np.nan
-    fact = _factorial(m)
+    sign = 1.0 if m % 2 else -1.0
     pos = np.isfinite(x) & (x > 0)
-    out[pos] = (-1.0) ** (m + 1) * fact * _hurwitz_zeta(m + 1.0, x[pos])
+    if m > 170:
+        out[pos & ((m + 1) * np.log(x) < 744.4)] = sign * np.inf  # else inf * 0 = nan
+        return out
+    fm, em = math.frexp(float(math.factorial(m)))
+    z, e = _hurwitz_zeta_parts(m + 1.0, x[pos])
+    out[pos] = sign * np.ldexp(fm * z, e + em)
     neg = np.isfinite(x) & (x < 0) & ~_is_pole(x)
     xn = x[neg]
+    z, e = _hurwitz_zeta_parts(m + 1.0, 1 - xn)
     cot_term = np.pi ** (m + 1) * _horner(_cot_derivative_coeffs(m), _cot_pi(xn))
-    out[neg] = -fact * _hurwitz_zeta(m + 1.0, 1 - xn) - cot_term
+    out[neg] = -(np.ldexp(fm * z, e + em) + np.ldexp(fm * cot_term, em))
     return out
 
 
+@np.errstate(all="ignore")
 def polygamma(m, x):
     """The polygamma function psi^(m)(x), elementwise over broadcast (m, x).
 

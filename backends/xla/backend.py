@@ -10,8 +10,10 @@ from jax import lax
 from ...core import dtypes
 from ...core import sharding as sh
 from ...core.array import Array
+from ...core.avals import ShapedArray
 from ...core.config import config
 from ...core.jaxpr import Literal
+from ...core.sharding_propagation import propagate_eqn, propagate_jaxpr
 from ...core.transforms.jit import jit_p
 from ..base import Backend
 from ..numpy_ref.backend import Shard
@@ -121,7 +123,13 @@ class _DeviceMap:
                         "refjax NamedSharding or SingleDeviceSharding")
 
     def to_ref_sharding(self, s):
-        """The refjax equivalent of a jax.sharding of an array."""
+        """The refjax equivalent of a jax.sharding of an array (cached)."""
+        out = self._cache.get(s)
+        if out is None:
+            out = self._cache[s] = self._convert_to_ref(s)
+        return out
+
+    def _convert_to_ref(self, s):
         if isinstance(s, jsh.NamedSharding):
             return sh.NamedSharding(self.ref_mesh(s.mesh), ref_spec(s.spec),
                                     memory_kind=s.memory_kind)
@@ -132,15 +140,6 @@ class _DeviceMap:
                                   "as a refjax sharding")
 
 
-def _sharding_tree(devmap, shardings):
-    """refjax shardings (one, or a sequence with None entries) as jax.jit accepts them."""
-    if shardings is None:
-        return None
-    if isinstance(shardings, (list, tuple)):
-        return tuple(None if s is None else devmap.to_jax_sharding(s) for s in shardings)
-    return devmap.to_jax_sharding(shardings)
-
-
 def _hashable(shardings):
     return tuple(shardings) if isinstance(shardings, list) else shardings
 
@@ -149,7 +148,8 @@ def _hashable(shardings):
 
 class XlaBackend(Backend):
     """Runs primitives with jax.lax on JAX's CPU devices; buffers are jax.Arrays (float0
-    buffers are NumPy arrays); `compile` evaluates a whole jaxpr inside one jax.jit."""
+    buffers are NumPy arrays); `compile` evaluates a whole jaxpr inside one jax.jit.
+    Outputs are laid out as refjax's sharding propagation rules say, like numpy_ref."""
 
     name = "xla"
     install_hint = "pip install 'refjax[xla]'"
@@ -160,12 +160,14 @@ class XlaBackend(Backend):
         self._jax_devices = jax_cpu_devices(n)
         self._devmap = _DeviceMap(self._devices, self._jax_devices)
         self._default_sharding = sh.SingleDeviceSharding(self._devices[0])
+        self._jax_default_sharding = self._devmap.to_jax_sharding(self._default_sharding)
         # Uncommitted placement (mixes freely with committed arrays, as JAX's defaults do)
         # when JAX's default device is this CPU device 0; committed to it otherwise.
         self._default_target = (None if jax.devices()[0] == self._jax_devices[0]
-                                else self._jax_devices[0])
+                                else self._jax_default_sharding)
         self._eager = {}
         self._compiled = collections.OrderedDict()
+        self._programs = collections.OrderedDict()
 
     def devices(self):
         return list(self._devices)
@@ -174,21 +176,24 @@ class XlaBackend(Backend):
         """The jax device behind a refjax Device of this backend."""
         return self._devmap.to_jax[device.id]
 
+    def jax_sharding(self, sharding):
+        """The jax.sharding equivalent of a refjax sharding (None: the default device)."""
+        return self._devmap.to_jax_sharding(sharding or self._default_sharding)
+
     # ------------------------------------------------------------ buffers
 
     def put(self, value, aval, sharding=None):
         value = np.asarray(value, dtype=aval.dtype)
         if value.dtype == _FLOAT0:
             return value
-        target = self._default_target if sharding is None \
-            else self._devmap.to_jax_sharding(sharding)
+        target = self._default_target if sharding is None else self.jax_sharding(sharding)
         with _x64(value.dtype in _X64_DTYPES):
             return jax.device_put(value, target)
 
     def to_numpy(self, buf, aval):
         return buf if isinstance(buf, np.ndarray) else np.asarray(buf)
 
-    def sharding_of(self, buf, aval):
+    def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
             return self._default_sharding
         return self._devmap.to_ref_sharding(buf.sharding)
@@ -207,92 +212,110 @@ class XlaBackend(Backend):
     def clear_caches(self):
         self._eager.clear()
         self._compiled.clear()
+        self._programs.clear()
+
+    def on_default_device(self, bufs):
+        """Whether every buffer sits on the default device (then layouts need no rules)."""
+        return all(not _committed(b) or b.sharding == self._jax_default_sharding for b in bufs)
 
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
-        if prim is jit_p:
-            return self.compile(params["jaxpr"])(bufs)
-        in_dtypes = tuple(b.dtype for b in bufs)
-        try:
-            key = (prim, tuple(params.items()), in_dtypes, tuple(a.dtype for a in out_avals))
+        call = _CALL_JAXPR.get(prim.name)
+        if call is not None:
+            return self.compile(params[call])(bufs)
+        layout = None
+        if prim.name == "sharding_constraint" or any([_committed(b) for b in bufs]) \
+                and not self.on_default_device(bufs):
+            layout = self._eager_layout(prim, bufs, params, out_avals)
+            bufs = self.relocate(bufs, layout)
+        in_dtypes = tuple([b.dtype for b in bufs])
+        try:  # out dtypes follow from the primitive, its params and the input dtypes
+            key = (prim, tuple(params.items()), in_dtypes, layout)
             op = self._eager.get(key)
         except TypeError:  # an unhashable parameter: run uncached
             key, op = None, None
         if op is None:
-            op = self._eager_op(prim, params, in_dtypes, out_avals)
+            op = self._eager_op(prim, params, in_dtypes, out_avals, layout)
             if key is not None:
                 if len(self._eager) >= _MAX_CACHED:
                     self._eager.clear()
                 self._eager[key] = op
         fn, x64 = op
-        with _x64(x64):
+        if not x64:
+            return fn(*bufs)
+        with _x64():
             return fn(*bufs)
 
-    def _eager_op(self, prim, params, in_dtypes, out_avals):
+    def relocate(self, bufs, layout):
+        """Inputs committed to a single device other than the default one are moved where the
+        outputs go (refjax, unlike JAX, lets such values mix with any layout)."""
+        mesh = next((s.mesh for s in layout if isinstance(s, sh.NamedSharding)), None)
+        target = self._default_sharding if mesh is None else sh.NamedSharding(mesh, sh.P())
+        return [self._moved(b, target) for b in bufs]
+
+    def _moved(self, buf, target):
+        if not getattr(buf, "committed", False) or buf.sharding == self._jax_default_sharding \
+                or not isinstance(buf.sharding, jsh.SingleDeviceSharding):
+            return buf
+        return jax.device_put(buf, self.jax_sharding(target))
+
+    def _eager_layout(self, prim, bufs, params, out_avals):
+        """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
+        in_shardings = [self.sharding_of(b) for b in bufs]
+        if prim.name != "sharding_constraint" and \
+                all(type(s) is sh.SingleDeviceSharding for s in in_shardings):
+            return (self._default_sharding,) * len(out_avals)
+        in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
+        out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
+        return tuple(s or self._default_sharding for s in out)
+
+    def _eager_op(self, prim, params, in_dtypes, out_avals, layout):
         """(function of the buffers, whether it needs x64): a cached jax.jit of the lowering,
         which dispatches faster than calling jax.lax eagerly; float0 bypasses JAX."""
         out_avals = list(out_avals)
         dts = set(in_dtypes) | {a.dtype for a in out_avals}
         run = lambda *xs: self.lower_eqn(prim, xs, params, out_avals)  # noqa: E731
         if _FLOAT0 in dts:
-            return lambda *xs: [_as_buffer(o) for o in run(*xs)], True
-        return jax.jit(run), bool(dts & _X64_DTYPES)
+            return lambda *xs: [self._float0_path_buffer(o, s)
+                                for o, s in zip(run(*xs), layout or [None] * len(out_avals))], True
+        kwargs = {} if layout is None else {"out_shardings": [self.jax_sharding(s) for s in layout]}
+        return jax.jit(run, **kwargs), bool(dts & _X64_DTYPES)
+
+    def _float0_path_buffer(self, x, sharding):
+        if _is_float0(x):
+            return x
+        return jax.device_put(x, self._default_target if sharding is None
+                              else self.jax_sharding(sharding))
 
     # ------------------------------------------------------------ compilation
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
-        """`run(bufs) -> bufs` evaluating the jaxpr in one jax.jit, cached on the jaxpr's
-        identity (and the shardings)."""
+        """`run(bufs) -> bufs` evaluating the jaxpr in one jax.jit. Cached on the jaxpr's
+        identity; the jax.jit itself is shared by structurally equal jaxprs (transformations
+        stage new but equal jaxprs on every call), whose constants are its arguments."""
         key = (id(closed_jaxpr), _hashable(in_shardings), _hashable(out_shardings))
         entry = self._compiled.get(key)
-        if entry is None or entry[0] is not closed_jaxpr:
-            entry = (closed_jaxpr, self._build(closed_jaxpr, in_shardings, out_shardings))
-            self._compiled[key] = entry
-            if len(self._compiled) > _MAX_CACHED:
-                self._compiled.popitem(last=False)
+        if entry is None or entry.closed is not closed_jaxpr:
+            program = self._program(closed_jaxpr, in_shardings)
+            entry = _Compiled(self, program, closed_jaxpr, out_shardings)
+            _lru_put(self._compiled, key, entry)
         else:
             self._compiled.move_to_end(key)
-        return entry[1]
+        return entry
 
-    def _build(self, closed, in_shardings, out_shardings):
-        in_avals, out_avals = closed.in_avals, closed.out_avals
-        live_in = [i for i, a in enumerate(in_avals) if a.dtype != _FLOAT0]
-        live_out = [a.dtype != _FLOAT0 for a in out_avals]
-        consts = [self._const_buffer(c, v.aval) for c, v in zip(closed.consts,
-                                                                 closed.jaxpr.constvars)]
+    def _program(self, closed, in_shardings):
+        key = (jaxpr_key(closed.jaxpr), _hashable(in_shardings))
+        program = self._programs.get(key)
+        if program is None:
+            program = _Program(self, closed, in_shardings)
+            _lru_put(self._programs, key, program)
+        else:
+            self._programs.move_to_end(key)
+        return program
 
-        def traced(const_vals, *live_args):
-            args = [float0_zeros(a.shape) for a in in_avals]
-            for i, x in zip(live_in, live_args):
-                args[i] = x
-            outs = self.interpret(closed, args, const_vals)
-            return [o for o, live in zip(outs, live_out) if live]
-
-        jitted = jax.jit(traced, **self._jit_shardings(in_shardings, out_shardings, live_in,
-                                                        live_out, len(consts)))
-        consts = tuple(consts)
-
-        def run(bufs):
-            with _x64():
-                outs = iter(jitted(consts, *[bufs[i] for i in live_in]))
-            return [next(outs) if live else float0_zeros(a.shape)
-                    for a, live in zip(out_avals, live_out)]
-        return run
-
-    def _jit_shardings(self, in_shardings, out_shardings, live_in, live_out, n_consts):
-        kwargs = {}
-        ins = _sharding_tree(self._devmap, in_shardings)
-        if ins is not None:
-            per_arg = [ins[i] for i in live_in] if isinstance(ins, tuple) else [ins] * len(live_in)
-            kwargs["in_shardings"] = ((None,) * n_consts, *per_arg)
-        outs = _sharding_tree(self._devmap, out_shardings)
-        if outs is not None:
-            kwargs["out_shardings"] = ([o for o, live in zip(outs, live_out) if live]
-                                       if isinstance(outs, tuple) else outs)
-        return kwargs
-
-    def _const_buffer(self, c, aval):
+    def const_buffer(self, c, aval):
+        """A ClosedJaxpr constant as a buffer of this backend."""
         if type(c) is Array and isinstance(c._backend, XlaBackend):
             return c._buf
         return self.put(np.asarray(c, dtype=aval.dtype), aval)
@@ -303,8 +326,8 @@ class XlaBackend(Backend):
         """Evaluate a ClosedJaxpr on JAX values (inside a jax.jit trace) with the lowerings."""
         jaxpr = closed.jaxpr
         if consts is None:
-            consts = [self._const_buffer(c, v.aval) for c, v in zip(closed.consts,
-                                                                     jaxpr.constvars)]
+            consts = [self.const_buffer(c, v.aval) for c, v in zip(closed.consts,
+                                                                    jaxpr.constvars)]
         env = dict(zip(jaxpr.constvars, consts))
         env.update(zip(jaxpr.invars, args))
         read = lambda v: literal_value(v) if type(v) is Literal else env[v]  # noqa: E731
@@ -325,6 +348,156 @@ class XlaBackend(Backend):
         return [_with_dtype(o, a) for o, a in zip(outs, out_avals)]
 
 
+# Call-like primitives run through `compile` (cached per jaxpr) even when eager.
+_CALL_JAXPR = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+
+
+class _Program:
+    """The jax.jit of a jaxpr's structure: one per output layout, constants as arguments,
+    float0 values kept outside JAX."""
+
+    def __init__(self, backend, closed, in_shardings):
+        self.backend, self.closed = backend, closed
+        self.live_in = [i for i, a in enumerate(closed.in_avals) if a.dtype != _FLOAT0]
+        self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
+        self.in_shardings = _per_input(backend, in_shardings, self.live_in)
+        self.constrained = _has_constraint(closed.jaxpr)
+        self._layouts, self._variants = {}, {}
+
+    def __call__(self, consts, bufs, layout):
+        jitted = self._variants.get(layout)
+        if jitted is None:
+            jitted = self._variants[layout] = self._jit(layout)
+        if layout is not None:
+            bufs = self.backend.relocate(bufs, layout)
+        with _x64():
+            outs = iter(jitted(consts, *[bufs[i] for i in self.live_in]))
+        return [next(outs) if live else float0_zeros(a.shape)
+                for a, live in zip(self.closed.out_avals, self.live_out)]
+
+    def layout(self, bufs):
+        """Output shardings by the propagation rules (numpy_ref's layouts); None when every
+        input is on the default device and nothing in the jaxpr constrains a layout."""
+        if not self.constrained and self.backend.on_default_device(bufs):
+            return None
+        in_shardings = tuple(self.backend.sharding_of(b) for b in bufs)
+        layout = self._layouts.get(in_shardings)
+        if layout is None:
+            out = propagate_jaxpr(self.closed, list(in_shardings))
+            layout = self._layouts[in_shardings] = tuple(
+                s or self.backend._default_sharding for s in out)
+        return layout
+
+    def _jit(self, layout):
+        closed, live_in, live_out = self.closed, self.live_in, self.live_out
+        backend = self.backend
+
+        def traced(consts, *live_args):
+            args = [float0_zeros(a.shape) for a in closed.in_avals]
+            for i, x in zip(live_in, live_args):
+                args[i] = x
+            outs = backend.interpret(closed, args, consts)
+            return [o for o, live in zip(outs, live_out) if live]
+
+        kwargs = {}
+        if self.in_shardings is not None:
+            kwargs["in_shardings"] = ((None,) * len(closed.consts), *self.in_shardings)
+        if layout is not None:
+            kwargs["out_shardings"] = [backend.jax_sharding(s)
+                                       for s, live in zip(layout, live_out) if live]
+        return jax.jit(traced, **kwargs)
+
+
+class _Compiled:
+    """A ClosedJaxpr ready to run: its program and its constants as buffers."""
+
+    def __init__(self, backend, program, closed, out_shardings):
+        self.program, self.closed = program, closed
+        self.consts = tuple(backend.const_buffer(c, v.aval)
+                            for c, v in zip(closed.consts, closed.jaxpr.constvars))
+        self.fixed_layout = None if out_shardings is None else \
+            _per_output(out_shardings, len(closed.out_avals))
+
+    def __call__(self, bufs):
+        layout = self.fixed_layout or self.program.layout(bufs)
+        return self.program(self.consts, bufs, layout)
+
+
+def _lru_put(cache, key, value):
+    cache[key] = value
+    if len(cache) > _MAX_CACHED:
+        cache.popitem(last=False)
+
+
+# ---------------------------------------------------------------- structural keys
+
+def jaxpr_key(jaxpr):
+    """A hashable fingerprint of a jaxpr: equal for jaxprs that lower to the same program.
+    Constants of nested closed jaxprs are baked into that program, so they enter the key by
+    identity (the cache entry keeps the first jaxpr, hence those objects, alive)."""
+    ids = {}
+
+    def var(v):
+        if type(v) is Literal:
+            return ("lit", np.asarray(v.val).tobytes(), v.aval.dtype)
+        return ids.setdefault(v, len(ids))
+
+    binders = tuple((var(v), v.aval.shape, v.aval.dtype)
+                    for v in list(jaxpr.constvars) + list(jaxpr.invars))
+    eqns = tuple((eqn.primitive, tuple(map(var, eqn.invars)),
+                  tuple((var(v), v.aval.shape, v.aval.dtype) for v in eqn.outvars),
+                  tuple((k, _param_key(p)) for k, p in eqn.params.items()))
+                 for eqn in jaxpr.eqns)
+    return binders, eqns, tuple(map(var, jaxpr.outvars))
+
+
+def _param_key(p):
+    inner = getattr(p, "jaxpr", None)
+    if inner is not None and hasattr(p, "consts"):  # a ClosedJaxpr
+        return ("closed", jaxpr_key(inner), tuple(map(id, p.consts)))
+    if hasattr(p, "eqns") and hasattr(p, "outvars"):  # a Jaxpr
+        return ("jaxpr", jaxpr_key(p))
+    if isinstance(p, (list, tuple)):
+        return (type(p).__name__, tuple(map(_param_key, p)))
+    if isinstance(p, dict):
+        return ("dict", tuple((k, _param_key(v)) for k, v in p.items()))
+    if isinstance(p, np.ndarray):
+        return ("array", p.tobytes(), p.dtype, p.shape)
+    try:
+        hash(p)
+    except TypeError:
+        return ("id", id(p))
+    return p
+
+
+def _per_input(backend, shardings, live_in):
+    """jax.jit in_shardings for the live inputs from refjax ones (one, or one per input)."""
+    if shardings is None:
+        return None
+    if not isinstance(shardings, (list, tuple)):
+        return [backend.jax_sharding(shardings)] * len(live_in)
+    return [None if shardings[i] is None else backend.jax_sharding(shardings[i])
+            for i in live_in]
+
+
+def _per_output(shardings, n):
+    if not isinstance(shardings, (list, tuple)):
+        return (shardings,) * n
+    return tuple(shardings)
+
+
+def _has_constraint(jaxpr):
+    """Whether a sharding constraint appears in the jaxpr or a jaxpr nested in its params."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "sharding_constraint":
+            return True
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", None)
+            if inner is not None and hasattr(inner, "eqns") and _has_constraint(inner):
+                return True
+    return False
+
+
 def literal_value(lit):
     """A jaxpr Literal as a NumPy scalar of exactly its aval's dtype."""
     return np.asarray(lit.val, lit.aval.dtype)
@@ -338,8 +511,8 @@ def _with_dtype(x, aval):
     return x
 
 
-def _as_buffer(x):
-    return x if isinstance(x, jax.Array) or _is_float0(x) else jax.device_put(x)
+def _committed(buf):
+    return getattr(buf, "committed", False)
 
 
 def _shard(device, jax_shard):

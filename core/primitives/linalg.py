@@ -13,6 +13,7 @@ from ..transforms import ad
 from ..transforms.ad import Zero, defjvp
 from . import elementwise as ew
 from . import structural as st
+from .reductions import constrain
 
 
 # ---------------------------------------------------------------- precision
@@ -165,13 +166,13 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
     _check_dimension_numbers(lhs, rhs, dimension_numbers)
     dtype = dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     return ShapedArray(dot_general_shape(lhs.shape, rhs.shape, dimension_numbers), dtype,
-                       weak_type=lhs.weak_type and rhs.weak_type, sharding=out_sharding)
+                       weak_type=lhs.weak_type and rhs.weak_type)
 
 
 def _index_tuple(dims):
     if isinstance(dims, (int, np.integer)):
-        return (int(dims),)
-    return tuple(int(operator.index(d)) for d in dims)
+        return (operator.index(dims),)
+    return tuple(operator.index(d) for d in dims)
 
 
 def _canonical_dimension_numbers(dimension_numbers):
@@ -187,13 +188,15 @@ def _canonical_dimension_numbers(dimension_numbers):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
     """General contraction: dimension_numbers = ((lhs_contract, rhs_contract),
-    (lhs_batch, rhs_batch)). The result has the batch dims, then lhs's free dims, then rhs's."""
+    (lhs_batch, rhs_batch)). The result has the batch dims, then lhs's free dims, then rhs's;
+    it is laid out as `out_sharding` when given."""
     pet = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
-    return dot_general_p.bind(lhs, rhs,
-                              dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
-                              precision=canonicalize_precision(precision),
-                              preferred_element_type=pet, out_sharding=out_sharding)
+    out = dot_general_p.bind(lhs, rhs,
+                             dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
+                             precision=canonicalize_precision(precision),
+                             preferred_element_type=pet, out_sharding=None)
+    return constrain(out, out_sharding)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,

@@ -1,5 +1,6 @@
 """Reduction primitives (reduce_*, argmax/argmin, cumulative reductions) with all their rules."""
 import math
+import operator
 
 from .. import dtypes, pytree
 from ..avals import ShapedArray
@@ -9,13 +10,14 @@ from ..transforms.ad import Zero, defjvp_with_output, deflinear, defnondiff
 from . import elementwise as ew
 from . import structural as st
 
-_NUMBER = "iufc"
+def _dtype_name(dtype):
+    return "float0" if dtype == dtypes.float0 else dtype.name
 
 
 def _check_number(name, dtype):
-    if dtypes.kind(dtype) not in _NUMBER or dtype == dtypes.float0:
-        raise TypeError(f"{name} does not accept dtype {dtype.name}. Accepted dtypes are "
-                        "subtypes of number.")
+    if dtypes.kind(dtype) not in "iufc":
+        raise TypeError(f"{name} does not accept dtype {_dtype_name(dtype)}. Accepted dtypes "
+                        "are subtypes of number.")
 
 
 def _check_not_float0(name, dtype):
@@ -38,7 +40,7 @@ def _reduced_shape(shape, axes):
 
 
 def _as_axes(axes):
-    return tuple(int(st.operator_index(a)) for a in axes)
+    return tuple(operator.index(a) for a in axes)
 
 
 # ---------------------------------------------------------------- reduce_*
@@ -48,7 +50,7 @@ def _reducer_abstract_eval(name, check_dtype, keep_weak):
         check_dtype(name, x.dtype)
         _check_axes(name, x, axes)
         return ShapedArray(_reduced_shape(x.shape, axes), x.dtype,
-                           weak_type=keep_weak and x.weak_type, sharding=out_sharding)
+                           weak_type=keep_weak and x.weak_type)
     return abstract_eval
 
 
@@ -73,7 +75,7 @@ def reducer(name, check_dtype, keep_weak=True):
 def _check_logical(name, dtype):
     if dtypes.kind(dtype) not in "biu":
         raise TypeError(f"{name}: logical reduction requires operand dtype bool or int, got "
-                        f"{dtype.name}.")
+                        f"{_dtype_name(dtype)}.")
 
 
 reduce_sum_p = reducer("reduce_sum", _check_number)
@@ -85,8 +87,18 @@ reduce_or_p = reducer("reduce_or", _check_logical, keep_weak=False)
 
 
 def reduce_sum(operand, axes, *, out_sharding=None):
-    """Sum of operand over `axes` (non-negative ints), accumulated in operand's dtype."""
-    return reduce_sum_p.bind(operand, axes=_as_axes(axes), out_sharding=out_sharding)
+    """Sum of operand over `axes` (non-negative ints), accumulated in operand's dtype;
+    laid out as `out_sharding` when given."""
+    out = reduce_sum_p.bind(operand, axes=_as_axes(axes), out_sharding=None)
+    return constrain(out, out_sharding)
+
+
+def constrain(x, sharding):
+    """x laid out as `sharding` (a lax function's out_sharding argument), or x when None."""
+    if sharding is None:
+        return x
+    from .sharding_ops import with_sharding_constraint
+    return with_sharding_constraint(x, sharding)
 
 
 def reduce_prod(operand, axes):
@@ -186,9 +198,9 @@ def _argminmax_abstract_eval(name):
         if not dtypes.is_int(index_dtype):
             raise TypeError(f"{name}: index_dtype must be an integer type, but got "
                             f"{index_dtype.name}")
-        if dtypes.kind(x.dtype) not in "iufb" or x.dtype == dtypes.float0:
-            raise TypeError(f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are "
-                            "subtypes of integer, floating, bool.")
+        if dtypes.kind(x.dtype) not in "iufb":
+            raise TypeError(f"{name} does not accept dtype {_dtype_name(x.dtype)}. Accepted "
+                            "dtypes are subtypes of integer, floating, bool.")
         return ShapedArray(_reduced_shape(x.shape, axes), index_dtype)
     return abstract_eval
 
@@ -207,13 +219,13 @@ argmin_p = _argminmax("argmin")
 
 def argmax(operand, axis, index_dtype):
     """Index of the first maximum along `axis` (a NaN counts as the maximum)."""
-    return argmax_p.bind(operand, axes=(int(st.operator_index(axis)),),
+    return argmax_p.bind(operand, axes=(operator.index(axis),),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
     """Index of the first minimum along `axis` (a NaN counts as the minimum)."""
-    return argmin_p.bind(operand, axes=(int(st.operator_index(axis)),),
+    return argmin_p.bind(operand, axes=(operator.index(axis),),
                          index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
@@ -252,7 +264,7 @@ cummin_p = _cumulative("cummin")
 
 def _lax_cumulative(prim, what):
     def fn(operand, axis=0, reverse=False):
-        return prim.bind(operand, axis=int(st.operator_index(axis)), reverse=bool(reverse))
+        return prim.bind(operand, axis=operator.index(axis), reverse=bool(reverse))
     fn.__name__ = prim.name
     fn.__doc__ = (f"Cumulative {what} along `axis` (from the end when reverse=True); "
                   f"binds `{prim.name}`.")
@@ -295,7 +307,10 @@ def _odd_even_scan(combine, elems, axis):
     n = get_aval(elems[0]).shape[axis]
     if n < 2:
         return elems
-    take = lambda x, start, limit, stride=1: st.slice_in_dim(x, start, limit, stride, axis)  # noqa: E731
+
+    def take(x, start, limit, stride=1):
+        return st.slice_in_dim(x, start, limit, stride, axis)
+
     odd = _odd_even_scan(combine, combine([take(x, 0, n - 1, 2) for x in elems],
                                           [take(x, 1, n, 2) for x in elems]), axis)
     m = get_aval(odd[0]).shape[axis]
@@ -316,7 +331,7 @@ def _interleave(a, b, axis):
 
 
 def _canonical_scan_axis(axis, ndim):
-    axis = int(st.operator_index(axis))
+    axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"associative_scan: axis {axis} is out of bounds for array of "
                          f"dimension {ndim}")

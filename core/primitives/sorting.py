@@ -1,4 +1,6 @@
 """The sort primitive (lexicographic over num_keys operands, NaNs last) with all its rules."""
+import operator
+
 from .. import dtypes
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -29,7 +31,7 @@ def _sort_abstract_eval(*avals, dimension, is_stable, num_keys):
 
 
 def _canonicalize_axis(axis, ndim):
-    axis = int(st.operator_index(axis))
+    axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"sort: axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
@@ -64,13 +66,14 @@ def _has_tangent(t):
     return type(t) is not Zero and get_aval(t).dtype != dtypes.float0
 
 
-def _sort_jvp(primals, tangents, *, num_keys, **params):
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     """Tangents are sorted as extra non-key operands behind the keys, so they get the primals'
     permutation. A separate sort for the primals keeps them off the linear (tangent) side."""
-    outs = sort_p.bind(*primals, num_keys=num_keys, **params)
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    outs = sort_p.bind(*primals, **params)
     live = [i for i, t in enumerate(tangents) if _has_tangent(t)]
     sorted_tangents = sort_p.bind(*primals[:num_keys], *[tangents[i] for i in live],
-                                  num_keys=num_keys, **params)[num_keys:]
+                                  **params)[num_keys:]
     tangents_out = [Zero(get_aval(o).to_tangent_aval()) for o in outs]
     for i, t in zip(live, sorted_tangents):
         tangents_out[i] = t

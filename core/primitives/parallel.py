@@ -1,0 +1,560 @@
+"""Collectives (psum, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index,
+pvary): their meaning is their batching rule on the named axis of an enclosing vmap, pmap or
+shard_map; outside any such axis they raise NameError."""
+import threading
+from contextlib import contextmanager
+
+from .. import dtypes, pytree
+from ..avals import ShapedArray
+from ..primitive import make_primitive
+from ..trace import EvalTrace, current_trace, get_aval
+from ..transforms.ad import Zero, deflinear, instantiate
+from ..transforms.batching import bdim_at_front, moveaxis
+from . import elementwise as ew
+from . import structural as st
+
+# ---------------------------------------------------------------- axis names in scope
+
+
+class _AxisEnv(threading.local):
+    frames = ()
+
+
+_axis_env = _AxisEnv()
+
+
+@contextmanager
+def extend_axis_env(sizes):
+    """Bind axis names (a {name: size} dict) while a body is traced (shard_map, pmap), so that
+    collectives staged inside know the axes' sizes. The frame also remembers the scope outside
+    it at the time, which lets an unbound name be reported when it is certainly unbound."""
+    outer, complete = axis_scope()
+    frame = (dict(sizes), outer, complete)
+    prev, _axis_env.frames = _axis_env.frames, _axis_env.frames + (frame,)
+    try:
+        yield
+    finally:
+        _axis_env.frames = prev
+
+
+def axis_scope():
+    """({name: size} of the named axes enclosing the current trace, complete): `complete` is
+    False when a staging trace hides what lies outside it (jit inside vmap), so a name missing
+    from the dict may still be bound there."""
+    sizes, trace = {}, current_trace()
+    while True:
+        data = getattr(trace, "axis_data", None)
+        if data is not None and data.name is not None:
+            sizes.setdefault(data.name, data.size)
+        if isinstance(trace, EvalTrace):
+            return sizes, True
+        parent = getattr(trace, "parent", None)
+        if parent is None:
+            return _with_env_frames(sizes)
+        trace = parent
+
+
+def _with_env_frames(sizes):
+    if not _axis_env.frames:
+        return sizes, False
+    frame_sizes, outer, complete = _axis_env.frames[-1]
+    for name, size in {**outer, **frame_sizes}.items():
+        sizes.setdefault(name, size)
+    return sizes, complete
+
+
+def _unbound_error(api, name, sizes):
+    in_scope = ", ".join(repr(n) for n in sizes) or "none"
+    return NameError(
+        f"{api}: unbound axis name {name!r}. Axis names in scope: {in_scope}. Collectives act "
+        "on axes named by an enclosing jax.vmap(..., axis_name=...), jax.pmap(..., axis_name=...) "
+        "or shard_map mesh axis.")
+
+
+def check_axis_names(names, api):
+    """Raise NameError when one of `names` is certainly not bound by an enclosing axis."""
+    sizes, complete = axis_scope()
+    for name in names:
+        if complete and name not in sizes:
+            raise _unbound_error(api, name, sizes)
+
+
+def axis_size(name, api):
+    """The size of the named axis, from the enclosing traces or the axis env."""
+    sizes, complete = axis_scope()
+    if name not in sizes:
+        err = _unbound_error(api, name, sizes)
+        if not complete:
+            err.args = (err.args[0] + " (Inside jit inside vmap the axis size is unknown; "
+                        "move the jit outside the vmap or call it through shard_map/pmap.)",)
+        raise err
+    return sizes[name]
+
+
+def _axis_names(axis_name):
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    for n in names:
+        if isinstance(n, int) and not isinstance(n, bool):
+            raise TypeError(f"refjax collectives take axis names, not positional axes; got "
+                            f"{axis_name!r}. Reduce positional axes with jnp.sum/jnp.max.")
+    return names
+
+
+def _single_name(axis_name, api):
+    names = _axis_names(axis_name)
+    if len(names) != 1:
+        raise NotImplementedError(f"{api} over several axes {names} is not supported; "
+                                  "apply it one axis at a time.")
+    return names[0]
+
+
+def _no_groups(axis_index_groups, api):
+    if axis_index_groups is not None:
+        raise NotImplementedError(f"{api}: axis_index_groups is not supported by refjax")
+
+
+def _as_array(x):
+    from ..transforms.jvp import _as_value
+    x = _as_value(x)
+    if get_aval(x).dtype == dtypes.bool_:
+        return ew.convert_element_type(x, dtypes.canonicalize_dtype(dtypes.int32))
+    return x
+
+
+def _collective(prim):
+    """A collective primitive: rules run even for unbatched operands (`uses_axis_env`), since
+    the named axis decides what they mean (psum of a constant multiplies by the axis size)."""
+    prim = make_primitive(prim)
+    prim.uses_axis_env = True
+    return prim
+
+
+def _same_aval(x, **_):
+    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+
+
+# ---------------------------------------------------------------- psum, pmax, pmin
+
+psum_p = _collective("psum")
+pmax_p = _collective("pmax")
+pmin_p = _collective("pmin")
+for _p in (psum_p, pmax_p, pmin_p):
+    _p.def_abstract_eval(_same_aval)
+
+
+def _times_axis_size(x, size):
+    return ew.mul(x, ew.full((), size, get_aval(x).dtype))
+
+
+def _allreduce_batcher(prim, reduce_mapped, reduce_unmapped):
+    """On its own axis: reduce over the batch dim (the result is the same on every lane, so it
+    is unbatched); the other names are reduced by the enclosing axes' rules."""
+    def rule(axis_data, vals, dims, *, axes):
+        (x,), (d,) = vals, dims
+        if axis_data.name not in axes:
+            return prim.bind(x, axes=axes), d
+        rest = tuple(a for a in axes if a != axis_data.name)
+        out = reduce_unmapped(x, axis_data.size) if d is None else reduce_mapped(x, (d,))
+        return (prim.bind(out, axes=rest) if rest else out), None
+    prim.def_batch(rule)
+
+
+def _reductions():
+    from . import reductions
+    return reductions
+
+
+_allreduce_batcher(psum_p, lambda x, a: _reductions().reduce_sum(x, a), _times_axis_size)
+_allreduce_batcher(pmax_p, lambda x, a: _reductions().reduce_max(x, a), lambda x, n: x)
+_allreduce_batcher(pmin_p, lambda x, a: _reductions().reduce_min(x, a), lambda x, n: x)
+
+# Every value is seen as one copy per lane: psum sums the copies and hands the sum to every
+# lane, so it is its own transpose (as JAX's psum outside check_vma; shard_map's transpose
+# divides replicated cotangents by the axis size to match).
+deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ct, axes=axes)])
+
+
+def _pminmax_jvp(prim):
+    """Ties share the tangent equally, like reduce_max's JVP."""
+    def jvp(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axes=axes)
+        if type(t) is Zero:
+            return out, Zero(get_aval(out).to_tangent_aval())
+        hit = ew.convert_element_type(ew.eq(x, out), get_aval(t).dtype)
+        num = psum_p.bind(ew.mul(instantiate(t), hit), axes=axes)
+        return out, ew.div(num, psum_p.bind(hit, axes=axes))
+    prim.def_jvp(jvp)
+
+
+_pminmax_jvp(pmax_p)
+_pminmax_jvp(pmin_p)
+
+
+def _reducer_api(prim, api, doc):
+    def fn(x, axis_name, *, axis_index_groups=None):
+        _no_groups(axis_index_groups, api)
+        axes = _axis_names(axis_name)
+        check_axis_names(axes, api)
+        return pytree.tree_map(lambda leaf: prim.bind(_as_array(leaf), axes=axes), x)
+    fn.__name__, fn.__doc__ = api, doc
+    return fn
+
+
+psum = _reducer_api(psum_p, "psum", "All-reduce sum of x (a pytree) over the named axis or "
+                    "axes: every lane receives the sum over the lanes.")
+pmax = _reducer_api(pmax_p, "pmax", "All-reduce maximum of x (a pytree) over the named axes.")
+pmin = _reducer_api(pmin_p, "pmin", "All-reduce minimum of x (a pytree) over the named axes.")
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """All-reduce mean of x (a pytree) over the named axis or axes."""
+    _no_groups(axis_index_groups, "pmean")
+    total = psum(x, axis_name)
+    n = _size_of(_axis_names(axis_name), "pmean")
+    return pytree.tree_map(lambda v: v / n, total)
+
+
+def _size_of(names, api):
+    """The product of the axes' sizes: static when known, else psum(1) (resolved later)."""
+    sizes, _ = axis_scope()
+    if all(n in sizes for n in names):
+        out = 1
+        for n in names:
+            out *= sizes[n]
+        return out
+    return psum_p.bind(1, axes=names)
+
+
+# ---------------------------------------------------------------- axis_index
+
+axis_index_p = _collective("axis_index")
+axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), dtypes.int32))
+
+
+def _axis_index_batch(axis_data, vals, dims, *, axis_name):
+    if axis_data.name != axis_name:
+        return axis_index_p.bind(axis_name=axis_name), None
+    return st.iota(dtypes.int32, axis_data.size), 0
+
+
+axis_index_p.def_batch(_axis_index_batch)
+
+
+def axis_index(axis_name):
+    """This lane's index along the named axis (several names: the row-major linear index)."""
+    names = _axis_names(axis_name)
+    check_axis_names(names, "axis_index")
+    index = axis_index_p.bind(axis_name=names[0])
+    for name in names[1:]:
+        size = _size_of((name,), "axis_index")
+        index = ew.add(ew.mul(index, size), axis_index_p.bind(axis_name=name))
+    return index
+
+
+# ---------------------------------------------------------------- pvary
+
+pvary_p = _collective("pvary")
+pvary_p.def_abstract_eval(_same_aval)
+
+
+def _pvary_batch(axis_data, vals, dims, *, axes):
+    """Values are unchanged; an unbatched operand is materialized as one copy per lane."""
+    (x,), (d,) = vals, dims
+    if d is None and axis_data.name in axes:
+        x, d = bdim_at_front(x, d, axis_data.size), 0
+    rest = tuple(a for a in axes if a != axis_data.name)
+    return (pvary_p.bind(x, axes=rest) if rest else x), d
+
+
+pvary_p.def_batch(_pvary_batch)
+deflinear(pvary_p, lambda ct, x, *, axes: [ct])
+
+
+def pvary(x, axis_name):
+    """x marked as varying over the named axes (the values are unchanged): shard_map's
+    replication check then treats it as device-varying."""
+    axes = _axis_names(axis_name)
+    check_axis_names(axes, "pvary")
+    return pytree.tree_map(lambda leaf: pvary_p.bind(_as_array(leaf), axes=axes), x)
+
+
+# ---------------------------------------------------------------- all_gather
+
+all_gather_p = _collective("all_gather")
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, axis_size):
+    shape = list(x.shape)
+    if tiled:
+        shape[axis] *= axis_size
+    else:
+        shape.insert(axis, axis_size)
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def _gather_lanes(x, axis, tiled, size):
+    """Lanes stacked at dim 0 of x become dim `axis` (merged into it when tiled)."""
+    y = moveaxis(x, 0, axis)
+    if not tiled:
+        return y
+    shape = list(get_aval(y).shape)
+    shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
+    return st.reshape(y, tuple(shape))
+
+
+def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, axis_size):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, tiled=tiled, axis_size=axis_size)
+    if axis_data.name != axis_name:
+        if d is None:
+            return all_gather_p.bind(x, axis=axis, **params), None
+        return all_gather_p.bind(moveaxis(x, d, 0), axis=axis + 1, **params), 0
+    return _gather_lanes(bdim_at_front(x, d, axis_data.size), axis, tiled, axis_data.size), None
+
+
+all_gather_p.def_batch(_all_gather_batch)
+deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
+    psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis, tiled=tiled,
+                        axis_size=axis_size)])
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every lane receives the lanes' values of x stacked along a new dimension `axis`
+    (concatenated along `axis` when tiled)."""
+    _no_groups(axis_index_groups, "all_gather")
+    name = _single_name(axis_name, "all_gather")
+    size = axis_size(name, "all_gather")
+
+    def one(leaf):
+        leaf = _as_array(leaf)
+        ndim = len(get_aval(leaf).shape)
+        ax = _check_axis("all_gather", axis, ndim if tiled else ndim + 1)
+        return all_gather_p.bind(leaf, axis_name=name, axis=ax, tiled=bool(tiled),
+                                 axis_size=size)
+    return pytree.tree_map(one, x)
+
+
+def _check_axis(api, axis, bound):
+    if not -bound <= axis < bound:
+        raise ValueError(f"{api}: axis {axis} is out of bounds for an operand allowing axes in "
+                         f"[{-bound}, {bound})")
+    return axis % bound
+
+
+# ---------------------------------------------------------------- psum_scatter
+
+psum_scatter_p = _collective("psum_scatter")
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_size):
+    shape, n = list(x.shape), x.shape[scatter_dimension]
+    if tiled and n % axis_size or not tiled and n != axis_size:
+        need = "divisible by" if tiled else "equal to"
+        raise ValueError(f"psum_scatter: dimension {scatter_dimension} of the operand "
+                         f"{x.str_short()} has size {n}, which must be {need} the size "
+                         f"{axis_size} of axis {axis_name!r}")
+    if tiled:
+        shape[scatter_dimension] = n // axis_size
+    else:
+        del shape[scatter_dimension]
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def _split_to_lanes(x, dim, tiled, size):
+    """The inverse of _gather_lanes: dim `dim` of x (split in `size` chunks when tiled)
+    becomes the lane dim 0."""
+    if tiled:
+        shape = list(get_aval(x).shape)
+        shape[dim:dim + 1] = [size, shape[dim] // size]
+        x = st.reshape(x, tuple(shape))
+    return moveaxis(x, dim, 0)
+
+
+def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, tiled,
+                        axis_size):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, tiled=tiled, axis_size=axis_size)
+    if axis_data.name != axis_name:
+        if d is None:
+            return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), None
+        return psum_scatter_p.bind(moveaxis(x, d, 0), scatter_dimension=scatter_dimension + 1,
+                                   **params), 0
+    total = _times_axis_size(x, axis_data.size) if d is None else \
+        _reductions().reduce_sum(x, (d,))
+    return _split_to_lanes(total, scatter_dimension, tiled, axis_data.size), 0
+
+
+psum_scatter_p.def_batch(_psum_scatter_batch)
+deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, axis_size: [
+    all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
+                      axis_size=axis_size)])
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """The psum of x over the named axis, of which each lane keeps only its own chunk along
+    `scatter_dimension` (untiled: that dimension must equal the axis size and is removed)."""
+    _no_groups(axis_index_groups, "psum_scatter")
+    name = _single_name(axis_name, "psum_scatter")
+    size = axis_size(name, "psum_scatter")
+
+    def one(leaf):
+        leaf = _as_array(leaf)
+        dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
+        return psum_scatter_p.bind(leaf, axis_name=name, scatter_dimension=dim,
+                                   tiled=bool(tiled), axis_size=size)
+    return pytree.tree_map(one, x)
+
+
+# ---------------------------------------------------------------- ppermute
+
+ppermute_p = _collective("ppermute")
+ppermute_p.def_abstract_eval(_same_aval)
+
+
+def _permute_lanes(x, perm, size):
+    """Lane dst of the result is lane src of x (lanes at dim 0); unreached lanes are zero."""
+    src_of = dict((dst, src) for src, dst in perm)
+    zero = None
+    pieces = []
+    for dst in range(size):
+        if dst in src_of:
+            pieces.append(st.slice_in_dim(x, src_of[dst], src_of[dst] + 1, axis=0))
+            continue
+        if zero is None:
+            zero = ew.full((1,) + tuple(get_aval(x).shape[1:]), 0, get_aval(x).dtype)
+        pieces.append(zero)
+    return st.concatenate(pieces, 0)
+
+
+def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    if axis_data.name != axis_name:
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    return _permute_lanes(bdim_at_front(x, d, axis_data.size), perm, axis_data.size), 0
+
+
+ppermute_p.def_batch(_ppermute_batch)
+deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
+    ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
+
+
+def _check_perm(perm, size):
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(f"ppermute: perm {perm} sends from or to some lane twice; sources and "
+                         "destinations must each be distinct")
+    bad = [i for i in srcs + dsts if not 0 <= i < size]
+    if bad:
+        raise ValueError(f"ppermute: perm {perm} names lane {bad[0]}, outside the axis of "
+                         f"size {size}")
+    return perm
+
+
+def ppermute(x, axis_name, perm):
+    """Lane dst receives x from lane src for each (src, dst) pair of perm; lanes receiving
+    nothing get zeros."""
+    name = _single_name(axis_name, "ppermute")
+    perm = _check_perm(perm, axis_size(name, "ppermute"))
+    return pytree.tree_map(
+        lambda leaf: ppermute_p.bind(_as_array(leaf), axis_name=name, perm=perm), x)
+
+
+# ---------------------------------------------------------------- all_to_all
+
+all_to_all_p = _collective("all_to_all")
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, tiled, axis_size):
+    shape = list(x.shape)
+    if tiled:
+        shape[split_axis] //= axis_size
+        shape[concat_axis] *= axis_size
+        return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+    del shape[split_axis]
+    shape.insert(concat_axis, axis_size)
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def _all_to_all_tiled(x, split_axis, concat_axis, size):
+    """x: lanes at dim 0. Lane j receives chunk j of every lane's split_axis, concatenated in
+    lane order along concat_axis."""
+    shape = list(get_aval(x).shape)
+    s, c = split_axis + 1, concat_axis + 1
+    shape[s:s + 1] = [size, shape[s] // size]
+    y = moveaxis(st.reshape(x, tuple(shape)), s, 0)   # (dst lane, src lane, ...)
+    y = moveaxis(y, 1, c)                              # src lanes just before concat dim
+    shape = list(get_aval(y).shape)
+    shape[c:c + 2] = [shape[c] * shape[c + 1]]
+    return st.reshape(y, tuple(shape))
+
+
+def _all_to_all_lanes(x, split_axis, concat_axis, tiled, size):
+    if tiled:
+        return _all_to_all_tiled(x, split_axis, concat_axis, size)
+    # Untiled, as JAX's lax.all_to_all: a new size-1 dim receives the chunks, and the split
+    # dim (down to size 1) is dropped.
+    if split_axis == concat_axis:
+        return _all_to_all_tiled(x, split_axis, concat_axis, size)
+    if split_axis < concat_axis:
+        concat_axis += 1
+    x = st.expand_dims(x, (concat_axis + 1,))
+    if concat_axis <= split_axis:
+        split_axis += 1
+    y = _all_to_all_tiled(x, split_axis, concat_axis, size)
+    return st.squeeze(y, (split_axis + 1,))
+
+
+def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_axis, tiled,
+                      axis_size):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, tiled=tiled, axis_size=axis_size)
+    if axis_data.name != axis_name:
+        if d is None:
+            return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                     **params), None
+        return all_to_all_p.bind(moveaxis(x, d, 0), split_axis=split_axis + 1,
+                                 concat_axis=concat_axis + 1, **params), 0
+    x = bdim_at_front(x, d, axis_data.size)
+    return _all_to_all_lanes(x, split_axis, concat_axis, tiled, axis_data.size), 0
+
+
+all_to_all_p.def_batch(_all_to_all_batch)
+deflinear(all_to_all_p, lambda ct, x, *, split_axis, concat_axis, **params: [
+    all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)])
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Lane j receives chunk j of every lane's x along split_axis, stacked (concatenated when
+    tiled) in lane order along concat_axis."""
+    _no_groups(axis_index_groups, "all_to_all")
+    name = _single_name(axis_name, "all_to_all")
+    size = axis_size(name, "all_to_all")
+
+    def one(leaf):
+        leaf = _as_array(leaf)
+        shape = get_aval(leaf).shape
+        sa = _check_axis("all_to_all", split_axis, len(shape))
+        ca = _check_axis("all_to_all", concat_axis, len(shape))
+        _check_split(shape, sa, size, tiled, name)
+        return all_to_all_p.bind(leaf, axis_name=name, split_axis=sa, concat_axis=ca,
+                                 tiled=bool(tiled), axis_size=size)
+    return pytree.tree_map(one, x)
+
+
+def _check_split(shape, split_axis, size, tiled, name):
+    n = shape[split_axis]
+    if tiled and n % size:
+        raise ValueError(f"all_to_all: the split_axis dimension of size {n} (operand shape "
+                         f"{tuple(shape)}) must be divisible by the size {size} of axis {name!r}")
+    if not tiled and n != size:
+        raise ValueError(f"all_to_all requires the size of the mapped axis {name!r} ({size}) to "
+                         f"equal x.shape[split_axis] ({n}); pass tiled=True to split it instead")
+
+
+COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p,
+               axis_index_p, pvary_p)

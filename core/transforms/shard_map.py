@@ -1,0 +1,820 @@
+"""shard_map (nested vmap over mesh axes, staged as the `shard_map` primitive), smap and pmap."""
+import functools
+import math
+
+from .. import dtypes, pytree
+from ..avals import ShapedArray
+from ..jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, literal_value
+from ..primitive import make_primitive
+from ..primitives import elementwise as ew
+from ..primitives import parallel as par
+from ..primitives import structural as st
+from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
+from ..trace import Tracer, current_trace, get_aval
+from . import staging
+from .ad import UndefinedPrimal, Zero, instantiate
+from .batching import AxisData, moveaxis
+from .jit import jit, jit_p
+from .jvp import _as_value, jvp_flat
+from .partial_eval import partial_eval_jaxpr, partial_eval_rules, stage
+from .transpose import backward_pass
+from .vmap import _flatten_axes, _flatten_axes_generic, vmap, vmap_flat, vmap_flat_dims
+
+__all__ = ["shard_map", "smap", "pmap"]
+
+shard_map_p = make_primitive("shard_map", multiple_results=True)
+
+
+# ---------------------------------------------------------------- specs
+
+def _entries(spec, ndim):
+    """One tuple of mesh axis names per dimension (major to minor)."""
+    parts = tuple(spec.partitions) + (None,) * (ndim - len(spec.partitions))
+    return tuple(() if p is None else p if isinstance(p, tuple) else (p,) for p in parts)
+
+
+def _spec_axes(spec):
+    return {a for p in spec.partitions if p is not None
+            for a in (p if isinstance(p, tuple) else (p,))}
+
+
+def _blocks(names, mesh):
+    return math.prod(mesh.shape[a] for a in names)
+
+
+def _omitted(spec, manual):
+    """The manual axes a spec does not name, in mesh order: the value is replicated over them."""
+    used = _spec_axes(spec)
+    return tuple(a for a in manual if a not in used)
+
+
+def _check_spec(spec, aval, mesh, manual, what):
+    if spec is None:
+        spec = P()
+    if not isinstance(spec, P):
+        raise TypeError(f"shard_map {what}: expected a PartitionSpec, got {spec!r}")
+    if spec.unreduced or spec.reduced:
+        raise NotImplementedError(f"shard_map {what}: unreduced/reduced specs are not supported")
+    if len(spec.partitions) > aval.ndim:
+        raise ValueError(f"shard_map {what}: spec {spec} has {len(spec.partitions)} entries but "
+                         f"the value {aval.str_short()} has only {aval.ndim} dimensions")
+    seen = []
+    for p in spec.partitions:
+        if p is UNCONSTRAINED:
+            raise ValueError(f"shard_map {what}: P.UNCONSTRAINED is not allowed in {spec}")
+        for a in () if p is None else p if isinstance(p, tuple) else (p,):
+            _check_name(a, spec, mesh, manual, what)
+            if a in seen:
+                raise ValueError(f"shard_map {what}: spec {spec} uses mesh axis {a!r} twice")
+            seen.append(a)
+    return spec
+
+
+def _check_name(a, spec, mesh, manual, what):
+    if a not in mesh.shape:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not an "
+                         f"axis of {mesh} (axes {tuple(mesh.axis_names)})")
+    if a not in manual:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not "
+                         f"one of the manual axes axis_names={manual}")
+
+
+def _local_aval(aval, spec, mesh, what):
+    shape = []
+    for d, (n, names) in enumerate(zip(aval.shape, _entries(spec, aval.ndim))):
+        k = _blocks(names, mesh)
+        if n % k:
+            raise ValueError(
+                f"shard_map: {what} of shape {aval.str_short()} has spec {spec}, which splits "
+                f"dimension {d} (of size {n}) over mesh axes {names} of total size {k}, but {k} "
+                f"does not divide {n}. Pad the array or choose other mesh axes for it.")
+        shape.append(n // k)
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def _global_aval(aval, spec, mesh):
+    shape = [n * _blocks(names, mesh) for n, names in zip(aval.shape, _entries(spec, aval.ndim))]
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def _manual_order(mesh, axis_names):
+    return tuple(a for a in mesh.axis_names if a in axis_names)
+
+
+def _axis_sizes(mesh, manual):
+    return {a: mesh.shape[a] for a in manual}
+
+
+@shard_map_p.def_abstract_eval
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, out_specs, **_):
+    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+# ---------------------------------------------------------------- varying manual axes (vma)
+
+def _spec_vma(spec, manual):
+    return frozenset(_spec_axes(spec) & set(manual))
+
+
+def _sub_jaxpr(eqn):
+    """The jaxpr a call-like equation applies to its operands (jit, custom_jvp/vjp calls)."""
+    for key in ("jaxpr", "call_jaxpr"):
+        sub = eqn.params.get(key)
+        if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(eqn.invars):
+            return sub
+    return None
+
+
+def _eqn_vma(eqn, ins):
+    """The mesh axes each output of an equation varies over, given its inputs'."""
+    prim, params = eqn.primitive, eqn.params
+    union = frozenset().union(*ins)
+    if prim in (par.psum_p, par.pmax_p, par.pmin_p):
+        return [union - set(params["axes"])]
+    if prim is par.all_gather_p:
+        return [union - {params["axis_name"]}]
+    if prim in (par.psum_scatter_p, par.ppermute_p, par.all_to_all_p):
+        return [union | {params["axis_name"]}]
+    if prim is par.axis_index_p:
+        return [frozenset({params["axis_name"]})]
+    if prim is par.pvary_p:
+        return [union | set(params["axes"])]
+    rule = _CONTROL_FLOW_VMA.get(prim.name)
+    if rule is not None:
+        return rule(params, ins)
+    sub = _sub_jaxpr(eqn)
+    if sub is not None and prim.name in ("jit", "custom_jvp_call", "custom_vjp_call"):
+        return jaxpr_vma(sub.jaxpr, ins)
+    return [union] * len(eqn.outvars)
+
+
+def _cond_vma(params, ins):
+    branches = [jaxpr_vma(b.jaxpr, ins[1:]) for b in params["branches"]]
+    return [ins[0].union(*outs) for outs in zip(*branches)]
+
+
+def _fixpoint(step, carry):
+    """Carries vary over the axes they vary over after any number of iterations."""
+    while True:
+        new = [c | o for c, o in zip(carry, step(carry))]
+        if new == carry:
+            return carry
+        carry = new
+
+
+def _while_vma(params, ins):
+    cn, bn = params["cond_nconsts"], params["body_nconsts"]
+    cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+
+    def step(carry):
+        pred = jaxpr_vma(params["cond_jaxpr"].jaxpr, cconsts + carry)[0]
+        return [o | pred for o in jaxpr_vma(params["body_jaxpr"].jaxpr, bconsts + carry)]
+    return _fixpoint(step, list(init))
+
+
+def _scan_vma(params, ins):
+    nc, nk = params["num_consts"], params["num_carry"]
+    consts, init, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+    body = params["jaxpr"].jaxpr
+    carry = _fixpoint(lambda c: jaxpr_vma(body, consts + c + xs)[:nk], list(init))
+    return carry + jaxpr_vma(body, consts + carry + xs)[nk:]
+
+
+_CONTROL_FLOW_VMA = {"cond": _cond_vma, "while": _while_vma, "scan": _scan_vma}
+
+
+def jaxpr_vma(jaxpr, in_vmas):
+    """Static replication analysis: for each output, the set of mesh axes it may vary over
+    (inputs vary over the axes their specs name; psum/pmax/pmin/all_gather make a value
+    invariant over their axes; axis_index, ppermute, all_to_all, psum_scatter, pvary make
+    it vary; anything else varies where one of its operands does)."""
+    env = dict(zip(jaxpr.invars, in_vmas))
+
+    def read(v):
+        return frozenset() if type(v) is Literal else env.get(v, frozenset())
+
+    for eqn in jaxpr.eqns:
+        env.update(zip(eqn.outvars, _eqn_vma(eqn, [read(v) for v in eqn.invars])))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _check_vma(closed, in_specs, out_specs, manual, out_paths):
+    vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs])
+    for vma, spec, path in zip(vmas, out_specs, out_paths):
+        bad = tuple(a for a in _omitted(spec, manual) if a in vma)
+        if bad:
+            raise ValueError(_vma_message(path, spec, bad))
+
+
+def _vma_message(path, spec, bad):
+    names = ", ".join(repr(a) for a in bad)
+    return (f"shard_map output {path} has out_specs {spec}, which says it is replicated over "
+            f"mesh axes {names}, but its value varies over them: it is computed from inputs "
+            f"split over {names} (or from axis_index/ppermute over them) without a psum, pmean, "
+            f"pmax, pmin or all_gather over those axes. Reduce it with one of those, name the "
+            f"axes in its out_specs, or pass check_vma=False to skip this static check.")
+
+
+# ---------------------------------------------------------------- evaluation: nested vmap
+
+def _split_input(x, spec, mesh, order):
+    """Global x -> one leading lane dim per mesh axis its spec names (in mesh order), then
+    the per-shard shape. Returns (value, the axes of the lane dims)."""
+    aval = get_aval(x)
+    shape, lane_pos, local_pos = [], {}, []
+    for n, names in zip(aval.shape, _entries(spec, aval.ndim)):
+        for a in names:
+            lane_pos[a] = len(shape)
+            shape.append(mesh.shape[a])
+        local_pos.append(len(shape))
+        shape.append(n // _blocks(names, mesh))
+    lanes = tuple(a for a in order if a in lane_pos)
+    x = st.reshape(x, tuple(shape))
+    return st.transpose(x, tuple(lane_pos[a] for a in lanes) + tuple(local_pos)), lanes
+
+
+def _run_lanes(fun, args, arg_lanes, axes, mesh):
+    """fun applied per lane of the mesh axes `axes` (outermost first). Returns (outs,
+    out_lanes): each output has one leading dim per axis it is batched over (mesh order)."""
+    if not axes:
+        outs = fun(*args)
+        return outs, [()] * len(outs)
+    name, rest = axes[0], axes[1:]
+    box = {}
+
+    def inner(*xs):
+        outs, box["lanes"] = _run_lanes(fun, xs, arg_lanes, rest, mesh)
+        return outs
+
+    dims = [0 if name in lanes else None for lanes in arg_lanes]
+    outs, out_dims = vmap_flat_dims(inner, list(args), dims, AxisData(name, mesh.shape[name]))
+    results = [o if d is None else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
+    lanes = [ls if d is None else (name,) + ls for d, ls in zip(out_dims, box["lanes"])]
+    return results, lanes
+
+
+def _drop_lanes(x, lanes, keep):
+    """Lane 0 of the lane dims whose axis is not in `keep` (replicated: any lane will do)."""
+    for pos in reversed([i for i, a in enumerate(lanes) if a not in keep]):
+        x = st.squeeze(st.slice_in_dim(x, 0, 1, axis=pos), (pos,))
+    return x, tuple(a for a in lanes if a in keep)
+
+
+def _assemble(x, lanes, spec, local_aval, mesh, order):
+    """Per-lane output (lane dims `lanes` first) -> the global value its out spec describes."""
+    entries = _entries(spec, local_aval.ndim)
+    used = {a for names in entries for a in names}
+    x, lanes = _drop_lanes(x, lanes, used)
+    target = tuple(a for a in order if a in used)
+    nl = len(target)
+    shape = tuple(mesh.shape[a] for a in target) + local_aval.shape
+    dims = tuple(target.index(a) for a in lanes) + tuple(range(nl, len(shape)))
+    x = st.broadcast_in_dim(x, shape, dims)
+    perm = [i for d, names in enumerate(entries) for i in
+            [target.index(a) for a in names] + [nl + d]]
+    x = st.transpose(x, tuple(perm))
+    return st.reshape(x, _global_aval(local_aval, spec, mesh).shape)
+
+
+def _as_traced_value(o, aval):
+    """Literal outputs of a body come back as Python scalars: make them arrays."""
+    if isinstance(o, Tracer) or hasattr(o, "aval"):
+        return o
+    return ew.convert_element_type(o, aval.dtype, weak_type=aval.weak_type)
+
+
+def _literal(v):
+    """A literal as an array (batching rules want shapes), weak type kept."""
+    value = literal_value(v)
+    return ew.weak_scalar(value, v.aval.dtype) if dtypes.is_python_scalar(value) else value
+
+
+def _sub_jaxprs(params):
+    for value in params.values():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def _uses_collectives(jaxpr):
+    return any(eqn.primitive in par.COLLECTIVES or any(map(_uses_collectives,
+                                                           _sub_jaxprs(eqn.params)))
+               for eqn in jaxpr.eqns)
+
+
+def _eval_inlined(jaxpr, consts, args, axes):
+    """Bind a jaxpr's equations, jit equations inlined, so that collectives inside them reach
+    the mesh axes' batching rules even when their operands are replicated; other equations
+    holding collectives (cond, scan, ...) get an operand made varying over every mesh axis
+    (pvary materializes it), so that every axis' batching rule sees them."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(v):
+        return _literal(v) if type(v) is Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if eqn.primitive is jit_p:
+            inner = eqn.params["jaxpr"]
+            outs = _eval_inlined(inner.jaxpr, inner.consts, ins, axes)
+        else:
+            if ins and any(map(_uses_collectives, _sub_jaxprs(eqn.params))):
+                ins = [par.pvary_p.bind(ins[0], axes=axes)] + ins[1:]
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_):
+    """Evaluate shard_map as nested vmap over its manual mesh axes on the current trace.
+    Returns (outs, checks): checks lists (output index, lane axes, replicated axes, stacked
+    per-lane value) for outputs that came out batched over an axis their out spec omits
+    (their lanes must then be equal; numpy_ref verifies it on the data)."""
+    order = _manual_order(mesh, axis_names)
+    split = [_split_input(x, s, mesh, order) for x, s in zip(args, in_specs)]
+    fun = lambda *xs: _eval_inlined(jaxpr.jaxpr, jaxpr.consts, xs, order)  # noqa: E731
+    outs, lanes = _run_lanes(fun, [x for x, _ in split], [ls for _, ls in split], order, mesh)
+    results, checks = [], []
+    for i, (o, ls, spec, aval) in enumerate(zip(outs, lanes, out_specs, jaxpr.out_avals)):
+        o = _as_traced_value(o, aval)
+        replicated = tuple(a for a in ls if a in _omitted(spec, order))
+        if replicated:
+            checks.append((i, ls, replicated, o))
+        results.append(_assemble(o, ls, spec, aval, mesh, order))
+    return results, checks
+
+
+_LANES_CACHE = {}
+
+
+def staged_lanes(params):
+    """(ClosedJaxpr of shard_map_lanes over global inputs returning outs + check stacks,
+    [(output index, lane axes, replicated axes)]), cached per equation parameters."""
+    key = tuple(params[k] for k in ("jaxpr", "mesh", "in_specs", "out_specs", "axis_names"))
+    hit = _LANES_CACHE.get(key)
+    if hit is not None:
+        return hit
+    mesh = params["mesh"]
+    in_avals = [_global_aval(a, s, mesh) for a, s in zip(params["jaxpr"].in_avals,
+                                                        params["in_specs"])]
+    box = {}
+
+    def fun(*args):
+        outs, checks = shard_map_lanes(args, **params)
+        box["checks"] = [c[:3] for c in checks]
+        return list(outs) + [c[3] for c in checks]
+
+    with par.extend_axis_env({}):
+        jaxpr, consts = staging.trace_to_jaxpr(fun, in_avals)
+    if len(_LANES_CACHE) > 256:
+        _LANES_CACHE.clear()
+    hit = _LANES_CACHE[key] = (ClosedJaxpr(jaxpr, consts), box["checks"])
+    return hit
+
+
+# ---------------------------------------------------------------- derived shard_maps
+
+def _stage_local(fun, local_avals, params):
+    """Stage a per-shard function (with the mesh axes bound); returns (closed, consts)."""
+    order = _manual_order(params["mesh"], params["axis_names"])
+    with par.extend_axis_env(_axis_sizes(params["mesh"], order)):
+        return stage(fun, list(local_avals))
+
+
+def _bind_derived(params, closed, consts, args, in_specs, out_specs):
+    """Bind a shard_map derived from `params` (by jvp, transpose, vmap, partial eval); captured
+    tracer consts come first, replicated."""
+    new = dict(params, jaxpr=closed, in_specs=(P(),) * len(consts) + tuple(in_specs),
+               out_specs=tuple(out_specs))
+    return shard_map_p.bind(*consts, *args, **new)
+
+
+def _derived_params(params, closed, consts, in_specs, out_specs):
+    """Params of a derived shard_map whose consts must already be among its inputs."""
+    if consts:
+        raise NotImplementedError("shard_map: a derived body captured traced values")
+    return dict(params, jaxpr=closed, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
+
+
+def _is_diff(aval):
+    return dtypes.is_inexact(aval.dtype)
+
+
+def _nonzero(t):
+    return type(t) is not Zero and get_aval(t).dtype != dtypes.float0
+
+
+def _jvp_body(params, nonzeros):
+    """A body (primals..., nonzero tangents...) -> (outs..., tangents of inexact outs...)."""
+    closed = params["jaxpr"]
+    n = len(closed.in_avals)
+    diff_out = [_is_diff(a) for a in closed.out_avals]
+    t_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+
+    def fun(*args):
+        nz = iter(args[n:])
+        tangents = [next(nz) if z else Zero(a.to_tangent_aval())
+                    for a, z in zip(closed.in_avals, nonzeros)]
+        outs, out_t = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
+        return list(outs) + [instantiate(t) for t, d in zip(out_t, diff_out) if d]
+
+    new, consts = _stage_local(fun, list(closed.in_avals) + t_avals, params)
+    return new, consts, diff_out
+
+
+def _jvp_specs(params, nonzeros, diff_out):
+    ins, outs = params["in_specs"], params["out_specs"]
+    return (tuple(ins) + tuple(s for s, nz in zip(ins, nonzeros) if nz),
+            tuple(outs) + tuple(s for s, d in zip(outs, diff_out) if d))
+
+
+def _split_tangents(outs, k, diff_out):
+    primal, tangents = outs[:k], iter(outs[k:])
+    return primal, [next(tangents) if d else Zero(get_aval(p).to_tangent_aval())
+                    for p, d in zip(primal, diff_out)]
+
+
+def _shard_map_jvp(primals, tangents, **params):
+    nonzeros = [_nonzero(t) for t in tangents]
+    new, consts, diff_out = _jvp_body(params, nonzeros)
+    in_specs, out_specs = _jvp_specs(params, nonzeros, diff_out)
+    outs = _bind_derived(params, new, consts, [*primals, *[t for t, nz in zip(tangents, nonzeros)
+                                                           if nz]], in_specs, out_specs)
+    return _split_tangents(outs, len(params["out_specs"]), diff_out)
+
+
+# ---------------------------------------------------------------- partial evaluation
+
+def _residual_spec(vma, order):
+    """Residuals get a new leading dim stacking the lanes of the axes they vary over."""
+    axes = tuple(a for a in order if a in vma)
+    return P(axes) if axes else P()
+
+
+def _map_outputs(closed, fn_of_outs, in_avals, params):
+    def fun(*args):
+        return fn_of_outs(jaxpr_as_fun(closed)(*args), args)
+    new, consts = _stage_local(fun, in_avals, params)
+    return new, consts
+
+
+def _wrap_known(known, n_out, params):
+    """Known body whose residual outputs get a leading dim of size 1."""
+    return _map_outputs(known, lambda outs, _: list(outs[:n_out]) + [
+        st.expand_dims(r, (0,)) for r in outs[n_out:]], known.in_avals, params)
+
+
+def _wrap_unknown(unknown, res_avals, params):
+    """Unknown body taking residuals with a leading dim of size 1."""
+    n = len(res_avals)
+    avals = [a.update(shape=(1,) + a.shape, vma=frozenset(), sharding=None) for a in res_avals]
+    avals += list(unknown.in_avals[n:])
+
+    def fun(*args):
+        res = [st.squeeze(r, (0,)) for r in args[:n]]
+        return jaxpr_as_fun(unknown)(*res, *args[n:])
+    return _stage_local(fun, avals, params)
+
+
+def _partial_eval_params(params, unknowns):
+    """Split a shard_map into a known one (known inputs -> known outputs + residuals) and an
+    unknown one (residuals + unknown inputs -> unknown outputs). Returns (known params,
+    unknown params, out_unknowns, global avals of the residuals)."""
+    mesh, closed = params["mesh"], params["jaxpr"]
+    order = _manual_order(mesh, params["axis_names"])
+    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(closed, unknowns)
+    k_in = [s for s, u in zip(params["in_specs"], unknowns) if not u]
+    u_in = [s for s, u in zip(params["in_specs"], unknowns) if u]
+    n_kout = len(known.out_avals) - n_res
+    vmas = jaxpr_vma(known.jaxpr, [_spec_vma(s, order) for s in k_in])
+    res_specs = [_residual_spec(v, order) for v in vmas[n_kout:]]
+    res_avals = known.out_avals[n_kout:]
+    known2, kc = _wrap_known(known, n_kout, params)
+    unknown2, uc = _wrap_unknown(unknown, res_avals, params)
+    k_out = [s for s, u in zip(params["out_specs"], out_unknowns) if not u]
+    u_out = [s for s, u in zip(params["out_specs"], out_unknowns) if u]
+    kp = _derived_params(params, known2, kc, k_in, k_out + res_specs)
+    up = _derived_params(params, unknown2, uc, res_specs + u_in, u_out)
+    global_res = [_global_aval(a, s, mesh) for a, s in
+                  zip(known2.out_avals[n_kout:], res_specs)]
+    return kp, up, out_unknowns, global_res
+
+
+def _merge(known, unknown, out_unknowns):
+    known, unknown = iter(known), iter(unknown)
+    return [next(unknown) if u else next(known) for u in out_unknowns]
+
+
+def _shard_map_linearize(primals, tangents, **params):
+    """The primal part runs as a shard_map on the parent trace; the tangent part is staged
+    as a shard_map into the linear jaxpr, fed by residuals."""
+    nonzeros = [_nonzero(t) for t in tangents]
+    new, consts, diff_out = _jvp_body(params, nonzeros)
+    in_specs, out_specs = _jvp_specs(params, nonzeros, diff_out)
+    full = dict(params, jaxpr=new, in_specs=(P(),) * len(consts) + in_specs,
+                out_specs=out_specs)
+    nz_t = [t for t, nz in zip(tangents, nonzeros) if nz]
+    unknowns = [False] * (len(consts) + len(primals)) + [True] * len(nz_t)
+    kp, up, out_unknowns, global_res = _partial_eval_params(full, unknowns)
+    known_outs = shard_map_p.bind(*consts, *primals, **kp)
+    n_res = len(global_res)
+    residuals = known_outs[len(known_outs) - n_res:]
+    unknown_outs = shard_map_p.bind(*residuals, *nz_t, **up)
+    outs = _merge(known_outs[:len(known_outs) - n_res], unknown_outs, out_unknowns)
+    return _split_tangents(outs, len(params["out_specs"]), diff_out)
+
+
+def _shard_map_partial_eval(eqn, unknowns_in):
+    kp, up, out_unknowns, global_res = _partial_eval_params(eqn.params, unknowns_in)
+    res_vars = [Var(a) for a in global_res]
+    k_in = [v for v, u in zip(eqn.invars, unknowns_in) if not u]
+    u_in = [v for v, u in zip(eqn.invars, unknowns_in) if u]
+    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
+    u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
+    return ([JaxprEqn(shard_map_p, k_in, k_out + res_vars, kp)],
+            [JaxprEqn(shard_map_p, res_vars + u_in, u_out, up)], out_unknowns)
+
+
+# ---------------------------------------------------------------- transpose
+
+def _scale_replicated_ct(ct, spec, params):
+    """An output replicated over axes is one value seen as a copy per lane: each copy gets an
+    equal share of its cotangent (psum's transpose sums the copies back)."""
+    n = _blocks(_omitted(spec, _manual_order(params["mesh"], params["axis_names"])),
+                params["mesh"])
+    return ct if n == 1 else ew.div(ct, ew.full((), n, get_aval(ct).dtype))
+
+
+def _sum_replicated_ct(ct, spec, params):
+    """An input replicated over axes was used by every lane: its cotangent is the lanes' sum."""
+    axes = _omitted(spec, _manual_order(params["mesh"], params["axis_names"]))
+    return par.psum_p.bind(ct, axes=axes) if axes else ct
+
+
+def _transpose_body(params, linear, nz_cts):
+    closed = params["jaxpr"]
+    known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
+    ct_avals = [closed.out_avals[i].to_tangent_aval() for i in nz_cts]
+    wanted = [lin and _is_diff(a) for a, lin in zip(closed.in_avals, linear)]
+
+    def fun(*args):
+        known, cts = iter(args[:len(known_avals)]), iter(args[len(known_avals):])
+        ct_out = [Zero(a.to_tangent_aval()) for a in closed.out_avals]
+        for i in nz_cts:
+            ct_out[i] = _scale_replicated_ct(next(cts), params["out_specs"][i], params)
+        lin_in = [True if lin else next(known) for lin in linear]
+        res = backward_pass(closed.jaxpr, closed.consts, lin_in, ct_out)
+        return [_sum_replicated_ct(instantiate(r), s, params)
+                for r, s, w in zip(res, params["in_specs"], wanted) if w]
+
+    new, consts = _stage_local(fun, known_avals + ct_avals, params)
+    return new, consts, wanted
+
+
+def _shard_map_transpose(cts, *args, **params):
+    linear = [type(a) is UndefinedPrimal for a in args]
+    nz_cts = [i for i, (ct, a) in enumerate(zip(cts, params["jaxpr"].out_avals))
+              if type(ct) is not Zero and _is_diff(a)]
+    new, consts, wanted = _transpose_body(params, linear, nz_cts)
+    known = [a for a, lin in zip(args, linear) if not lin]
+    in_specs = [s for s, lin in zip(params["in_specs"], linear) if not lin] + \
+        [params["out_specs"][i] for i in nz_cts]
+    out_specs = [s for s, w in zip(params["in_specs"], wanted) if w]
+    outs = iter(_bind_derived(params, new, consts, known + [cts[i] for i in nz_cts],
+                              in_specs, out_specs))
+    return [next(outs) if w else Zero(a.aval.to_tangent_aval()) if lin else None
+            for a, lin, w in zip(args, linear, wanted)]
+
+
+# ---------------------------------------------------------------- batching (vmap of shard_map)
+
+def _shard_map_batch(axis_data, vals, dims, **params):
+    """The vmapped axis becomes a new leading, unsplit dimension of every shard."""
+    closed = params["jaxpr"]
+    vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    in_dims = [None if d is None else 0 for d in dims]
+    avals = [a if d is None else a.update(shape=(axis_data.size,) + a.shape)
+             for a, d in zip(closed.in_avals, dims)]
+
+    def fun(*args):
+        return vmap_flat(jaxpr_as_fun(closed), list(args), in_dims, axis_data)
+
+    new, consts = _stage_local(fun, avals, params)
+    in_specs = [s if d is None else P(None, *s.partitions)
+                for s, d in zip(params["in_specs"], dims)]
+    out_specs = [P(None, *s.partitions) for s in params["out_specs"]]
+    outs = _bind_derived(params, new, consts, vals, in_specs, out_specs)
+    return outs, [0] * len(outs)
+
+
+def _register_rules():
+    shard_map_p.def_jvp(_shard_map_jvp)
+    shard_map_p.linearize = _shard_map_linearize
+    shard_map_p.def_transpose(_shard_map_transpose)
+    shard_map_p.def_batch(_shard_map_batch)
+    partial_eval_rules[shard_map_p] = _shard_map_partial_eval
+    _register_sharding_rule()
+
+
+def _register_sharding_rule():
+    """Outputs are laid out as their out specs say (when the operands are on a mesh)."""
+    from .. import sharding_propagation as sp
+
+    def entry(names):
+        return None if not names else names[0] if len(names) == 1 else names
+
+    def rule(specs, in_avals, out_avals, **params):
+        return [tuple(map(entry, _entries(s, a.ndim)))
+                for s, a in zip(params["out_specs"], out_avals)]
+    sp.sharding_rules[shard_map_p] = rule
+
+
+_register_rules()
+
+
+# ---------------------------------------------------------------- the user API
+
+def _flatten_specs(what, tree, specs):
+    return _flatten_axes_generic(what, tree, specs, lambda x: x is None or isinstance(x, P))
+
+
+def _paths(prefix, tree):
+    return [f"{prefix}{pytree.keystr(p)}" for p, _ in pytree.tree_flatten_with_path(tree)[0]]
+
+
+def _trace_body(f, in_tree, local_avals, mesh, order):
+    """Stage f on per-shard avals; returns (closed body, captured tracers, outputs box)."""
+    box = {}
+
+    def flat(*xs):
+        out = f(*pytree.tree_unflatten(in_tree, xs))
+        leaves, box["tree"] = pytree.tree_flatten(out)
+        box["out"] = out
+        return [_check_output(x) for x in leaves]
+
+    with par.extend_axis_env(_axis_sizes(mesh, order)):
+        jaxpr, consts = staging.trace_to_jaxpr(flat, local_avals)
+    closed, tracer_consts = staging.closure_convert(jaxpr, consts)
+    return closed, tracer_consts, box
+
+
+def _check_output(x):
+    if isinstance(x, Tracer) or hasattr(x, "aval"):
+        return x
+    try:
+        get_aval(x)
+    except TypeError:
+        raise TypeError(f"shard_map: the function returned a value of type "
+                        f"{type(x).__name__}, which is not a valid JAX type") from None
+    return x
+
+
+def _resolve_mesh(mesh):
+    mesh = mesh if mesh is not None else get_current_mesh()
+    if mesh is None or not isinstance(mesh, Mesh) or mesh.empty:
+        raise ValueError(f"shard_map needs a mesh: pass mesh=... or set one with "
+                         f"jax.set_mesh(mesh); got {mesh!r}")
+    return mesh
+
+
+def _resolve_axis_names(mesh, axis_names):
+    if not axis_names:
+        return tuple(mesh.axis_names)
+    unknown = [a for a in axis_names if a not in mesh.shape]
+    if unknown:
+        raise ValueError(f"shard_map: axis_names {tuple(axis_names)} name {unknown[0]!r}, which "
+                         f"is not an axis of {mesh}")
+    return _manual_order(mesh, set(axis_names))
+
+
+def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, kwargs):
+    if kwargs:
+        raise TypeError(f"shard_map'd functions take positional arguments only; got keyword "
+                        f"arguments {sorted(kwargs)}")
+    mesh = _resolve_mesh(mesh)
+    order = _resolve_axis_names(mesh, axis_names)
+    leaves, in_tree = pytree.tree_flatten(args)
+    leaves = [_as_value(x) for x in leaves]
+    paths = _paths("args", args)
+    specs = _flatten_specs("shard_map in_specs", args, in_specs)
+    specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
+             for s, x, p in zip(specs, leaves, paths)]
+    local = [_local_aval(get_aval(x), s, mesh, f"argument {p}")
+             for x, s, p in zip(leaves, specs, paths)]
+    closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order)
+    out_paths = _paths("out", box["out"])
+    outs_specs = _flatten_specs("shard_map out_specs", box["out"], out_specs)
+    outs_specs = [_check_spec(s, a, mesh, order, f"out_specs for {p}")
+                  for s, a, p in zip(outs_specs, closed.out_avals, out_paths)]
+    in_all = (P(),) * len(tracer_consts) + tuple(specs)
+    if check_vma:
+        _check_vma(closed, in_all, outs_specs, order, out_paths)
+    outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
+                            in_specs=in_all, jaxpr=closed, mesh=mesh,
+                            out_specs=tuple(outs_specs))
+    return pytree.tree_unflatten(box["tree"], outs)
+
+
+_NO_SPECS = object()
+
+
+def shard_map(f=None, mesh=None, in_specs=_NO_SPECS, out_specs=_NO_SPECS, *, check_vma=True,
+              check_rep=None, axis_names=None):
+    """Map f over shards of its arguments: each mesh axis named in an input's spec splits that
+    dimension in blocks, f runs on each device's block (collectives such as lax.psum talk across
+    the named axes) and the outputs are reassembled as out_specs say. An out spec omitting a
+    mesh axis asserts that the output is the same on every device along it (checked statically
+    with check_vma, and on the data by the numpy_ref backend). Usable as a decorator:
+    `@partial(shard_map, mesh=mesh, in_specs=P('x'), out_specs=P())`."""
+    if f is None:
+        return functools.partial(shard_map, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                                 check_vma=check_vma, check_rep=check_rep, axis_names=axis_names)
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable, got {f!r}")
+    if out_specs is _NO_SPECS:
+        raise TypeError("shard_map requires out_specs")
+    if in_specs is _NO_SPECS:
+        raise TypeError("shard_map requires in_specs (refjax does not infer them from the "
+                        "arguments' shardings)")
+    check = check_vma if check_rep is None else check_rep
+
+    @functools.wraps(f)
+    def mapped(*args, **kwargs):
+        return _shard_map_call(f, mesh, in_specs, out_specs, check, axis_names, args, kwargs)
+    return mapped
+
+
+def _axis_spec(axis, name, what):
+    if axis is None:
+        return P()
+    if not isinstance(axis, int) or axis < 0:
+        raise ValueError(f"smap {what} must be None or a non-negative int, got {axis!r}")
+    return P(*([None] * axis), name)
+
+
+def smap(f=None, *, in_axes=0, out_axes=0, axis_name):
+    """shard_map over the single mesh axis `axis_name` of the current mesh, with vmap-style
+    in_axes/out_axes saying which dimension of each argument/output is split over it."""
+    if f is None:
+        return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+
+    @functools.wraps(f)
+    def mapped(*args):
+        spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        flat = _flatten_axes("smap in_axes", args, spec)
+        leaves, tree = pytree.tree_flatten(args)
+        in_specs = pytree.tree_unflatten(tree, [_axis_spec(a, axis_name, "in_axes") for a in flat])
+        out_specs = pytree.tree_map(lambda a: _axis_spec(a, axis_name, "out_axes"), out_axes,
+                                    is_leaf=lambda x: x is None)
+        return shard_map(f, in_specs=in_specs, out_specs=out_specs,
+                         axis_names={axis_name})(*args)
+    return mapped
+
+
+# ---------------------------------------------------------------- pmap
+
+def _pmap_body(fun, axis_name, limit):
+    """fun, checking the mapped size against the device count and binding the axis name."""
+    def body(*args, **kwargs):
+        size = current_trace().axis_data.size
+        if size > limit:
+            raise ValueError(f"pmap: compiling computation that requires {size} logical devices, "
+                             f"but only {limit} devices are available (the mapped axis has "
+                             f"size {size})")
+        if axis_name is None:
+            return fun(*args, **kwargs)
+        with par.extend_axis_env({axis_name: size}):
+            return fun(*args, **kwargs)
+    return body
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=(), global_arg_shapes=None):
+    """Map fun over the leading (in_axes) dimension, one slice per device, with collectives over
+    axis_name: refjax runs it as jit(vmap(fun, axis_name=axis_name)); the mapped size must not
+    exceed the number of devices. Outputs are ordinary Arrays."""
+    if not callable(fun):
+        raise TypeError(f"pmap requires a callable, got {fun!r}")
+    from ...api.devices import device_count
+    limit = len(devices) if devices is not None else None
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
+        else tuple(static_broadcasted_argnums)
+
+    @functools.wraps(fun)
+    def run(*args):
+        n = limit if limit is not None else device_count()
+        body = _pmap_body(fun, axis_name, n)
+        if not static:
+            return vmap(body, in_axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*args)
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        axes = in_axes if not isinstance(in_axes, (tuple, list)) else \
+            tuple(a for i, a in enumerate(in_axes) if i not in static)
+
+        def dyn_body(*dyn_args):
+            it = iter(dyn_args)
+            return body(*[args[i] if i in static else next(it) for i in range(len(args))])
+        return vmap(dyn_body, axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*dyn)
+
+    return jit(run, static_argnums=static)

@@ -1,0 +1,131 @@
+"""Spec entries of the reduction primitives (reduce_*, argmax/argmin, cumulative reductions)."""
+import numpy as np
+from hypothesis import strategies as st
+
+from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature,
+                   all_args, floats, kind, np_dtype, scaled_tolerance, shapes, weak_flag)
+
+# Distinct values on a grid: ties are kinks of max/min, and the grid step keeps the finite
+# differences away from them.
+_GRID = st.integers(-300, 300).map(lambda k: k / 100)
+_NEAR_ONE = st.tuples(floats(0.5, 1.5, "float64"), st.booleans()).map(
+    lambda p: -p[0] if p[1] else p[0])
+
+
+def _or_smooth(diff_values):
+    return floats(-3.0, 3.0, "float64") if diff_values is None else diff_values
+
+
+def _operand(draw, dtype, shape, diff, diff_values, min_rank=0):
+    unique = diff and diff_values is _GRID
+    elems = diff_values if diff and kind(dtype) in "fc" else None
+    return Arg(shape, dtype, draw(weak_flag(dtype)), elems, unique)
+
+
+def _axes_signature(diff_values, with_sharding):
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            shape = draw(shapes())
+            perm = draw(st.permutations(range(len(shape))))
+            axes = tuple(sorted(perm[:draw(st.integers(0, len(shape)))]))
+            params = {"axes": axes, "out_sharding": None} if with_sharding else {"axes": axes}
+            return Signature((_operand(draw, dtype, shape, diff, diff_values),), params)
+        return sig()
+    return signature
+
+
+def _axes_invalid(ok_dtype, with_sharding):
+    extra = {"out_sharding": None} if with_sharding else {}
+    x = np.ones((2, 2), np_dtype(ok_dtype))
+    return (Invalid("a repeated axis", (x,), {"axes": (1, 1), **extra}, ValueError),
+            Invalid("an axis out of range", (x,), {"axes": (2,), **extra}, ValueError),
+            Invalid("a negative axis", (x,), {"axes": (-1,), **extra}, ValueError))
+
+
+def reducer(name, dtypes, *, diff_values=None, nondiff=None, linear=False, tol=None,
+            with_sharding=False, exact=False):
+    """The entry of a reduce_* primitive over `axes`."""
+    ok = "float32" if "float32" in dtypes else dtypes[-1]
+    return PrimitiveSpec(
+        name=name, dtypes=dtypes, family="reductions",
+        signature=_axes_signature(_or_smooth(diff_values), with_sharding),
+        reference=lambda jax, x, *, axes, **_: getattr(jax.lax, name)(x, axes),
+        tol=tol or {}, exact=exact, diff_args=(lambda sig: ()) if nondiff else all_args,
+        nondiff=nondiff, linear_args=all_args if linear else (lambda sig: ()),
+        invalid=_axes_invalid(ok, with_sharding))
+
+
+_SUM_TOL = scaled_tolerance(5)
+_REDUCERS = [
+    reducer("reduce_sum", NUM + COMPLEX, linear=True, tol=_SUM_TOL, with_sharding=True),
+    reducer("reduce_prod", NUM + COMPLEX, diff_values=_NEAR_ONE, tol=_SUM_TOL),
+    reducer("reduce_max", ALL + COMPLEX, diff_values=_GRID, exact=True),
+    reducer("reduce_min", ALL + COMPLEX, diff_values=_GRID, exact=True),
+    reducer("reduce_and", BOOL + INT, nondiff="zero", exact=True),
+    reducer("reduce_or", BOOL + INT, nondiff="zero", exact=True),
+]
+
+
+# ---------------------------------------------------------------- argmax / argmin
+
+def _argminmax_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        shape = draw(shapes(min_rank=1, min_side=1))
+        axis = draw(st.integers(0, len(shape) - 1))
+        index_dtype = np_dtype(draw(st.sampled_from(("int32", "int32", "int8", "uint8"))))
+        return Signature((_operand(draw, dtype, shape, diff, _GRID),),
+                         {"axes": (axis,), "index_dtype": index_dtype})
+    return sig()
+
+
+def argminmax(name):
+    """The entry of argmax or argmin (first index of the extremum; NaN counts as extreme)."""
+    x = np.ones((2, 0), np.float32)
+    return PrimitiveSpec(
+        name=name, dtypes=ALL, family="reductions", signature=_argminmax_signature,
+        reference=lambda jax, x, *, axes, index_dtype:
+            getattr(jax.lax, name)(x, axes[0], index_dtype),
+        exact=True, nondiff="zero",
+        invalid=(Invalid("an empty reduced dimension", (x,),
+                         {"axes": (1,), "index_dtype": np.dtype(np.int32)}, ValueError),
+                 Invalid("a float index dtype", (np.ones(2, np.float32),),
+                         {"axes": (0,), "index_dtype": np.dtype(np.float32)}, TypeError)))
+
+
+# ---------------------------------------------------------------- cumulative reductions
+
+def _cumulative_signature(diff_values):
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            shape = draw(shapes(min_rank=1))
+            axis = draw(st.integers(0, len(shape) - 1))
+            return Signature((_operand(draw, dtype, shape, diff, diff_values),),
+                             {"axis": axis, "reverse": draw(st.booleans())})
+        return sig()
+    return signature
+
+
+def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=False):
+    """The entry of cumsum/cumprod/cummax/cummin along `axis` (from the end when reverse)."""
+    x = np.ones((2, 2), np.float32)
+    return PrimitiveSpec(
+        name=name, dtypes=dtypes, family="reductions",
+        signature=_cumulative_signature(_or_smooth(diff_values)),
+        reference=lambda jax, x, *, axis, reverse: getattr(jax.lax, name)(x, axis, reverse),
+        tol=tol or {}, exact=exact, diff_args=all_args,
+        linear_args=all_args if linear else (lambda sig: ()),
+        invalid=(Invalid("an axis out of range", (x,), {"axis": 2, "reverse": False},
+                         ValueError),))
+
+
+_CUMULATIVE = [
+    cumulative("cumsum", NUM + COMPLEX, linear=True, tol=_SUM_TOL),
+    cumulative("cumprod", NUM + COMPLEX, diff_values=_NEAR_ONE, tol=_SUM_TOL),
+    cumulative("cummax", NUM, diff_values=_GRID, exact=True),
+    cumulative("cummin", NUM, diff_values=_GRID, exact=True),
+]
+
+SPECS = _REDUCERS + [argminmax("argmax"), argminmax("argmin")] + _CUMULATIVE

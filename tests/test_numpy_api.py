@@ -1,0 +1,848 @@
+"""Differential tests of refjax.numpy against real jax.numpy: values (with tolerances),
+dtypes and weak types exactly, eagerly and under refjax.jit; grad and vmap through the
+jnp layer; and the exception classes of bad input."""
+import warnings
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as hst
+
+import refjax
+import refjax.numpy as rnp
+from refjax.core import errors as rerrors
+
+F32, F16, BF16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
+I32, I8, U8, BOOL, C64 = (np.dtype(t) for t in (np.int32, np.int8, np.uint8, bool,
+                                                   np.complex64))
+NUMERIC = (F32, F16, I32, I8, U8, C64)
+REAL = (F32, F16, I32, I8, U8)
+ALL = NUMERIC + (BOOL, BF16)
+
+few = settings(max_examples=4, deadline=None, database=None)
+
+
+# ---------------------------------------------------------------- comparison helpers
+
+def _values(rng, shape, dtype, specials=False):
+    """Small quantised values (exact in every float type), optionally with NaN and inf."""
+    if dtype == BOOL:
+        return np.asarray(rng.rand(*shape) < 0.5)
+    if dtype.kind in "iu":
+        lo = 0 if dtype.kind == "u" else -5
+        return np.asarray(rng.randint(lo, 6, size=shape)).astype(dtype)
+    x = rng.randint(-8, 9, size=shape) / 4.0
+    if dtype == C64:
+        x = x + 1j * (rng.randint(-8, 9, size=shape) / 4.0)
+    if specials and x.size:
+        flat = x.reshape(-1)
+        for special in (np.nan, np.inf, -np.inf)[:flat.size]:
+            flat[rng.randint(flat.size)] = special
+    return np.asarray(x).astype(dtype)
+
+
+class Weak:
+    """A weakly typed 0-d argument (a Python scalar inside jitted code)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _to(lib, x):
+    """Convert a test argument (NumPy arrays, Weak, containers) for one library."""
+    if isinstance(x, np.ndarray):
+        return lib.asarray(x)
+    if isinstance(x, Weak):
+        return lib.asarray(x.value)
+    if isinstance(x, list):
+        return [_to(lib, v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_to(lib, v) for v in x)
+    return x
+
+
+def _tolerance(dtype):
+    if dtype in (F16, BF16):
+        return 2e-2
+    return 2e-5 if dtype.kind in "fc" else 0
+
+
+def assert_same(ours, theirs, tol=None):
+    """Same tree, shapes, dtypes, weak types, and values up to a dtype tolerance."""
+    if isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)), f"expected a sequence, got {type(ours)}"
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            assert_same(o, t, tol)
+        return
+    if isinstance(theirs, (bool, int, float)):
+        assert ours == theirs
+        return
+    assert ours.shape == theirs.shape, (ours.shape, theirs.shape)
+    assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    assert ours.weak_type == theirs.weak_type, ("weak_type", ours.weak_type, theirs.weak_type)
+    o = np.asarray(ours).astype(np.complex128 if ours.dtype.kind == "c" else np.float64)
+    t = np.asarray(theirs).astype(o.dtype)
+    rtol = _tolerance(np.dtype(ours.dtype)) if tol is None else tol
+    np.testing.assert_allclose(o, t, rtol=rtol, atol=rtol * 4, equal_nan=True)
+
+
+def compare(name, *args, tol=None, jit=False, **kwargs):
+    """Run jnp.<name> (or a callable taking the namespace) in both libraries and compare."""
+    def run(lib, jit_fn):
+        fn = getattr(lib, name) if isinstance(name, str) else (lambda *a, **k: name(lib, *a, **k))
+        call = (lambda *a: fn(*a, **kwargs))
+        a = _to(lib, args)
+        if jit:
+            arrays = [i for i, v in enumerate(a) if hasattr(v, "dtype") and hasattr(v, "shape")]
+            def staged(*xs):
+                full = list(a)
+                for i, x in zip(arrays, xs):
+                    full[i] = x
+                return call(*full)
+            return jit_fn(staged)(*[a[i] for i in arrays])
+        return call(*a)
+    theirs = run(jnp, jax.jit)
+    ours = run(rnp, refjax.jit)
+    assert_same(ours, theirs, tol)
+    return ours
+
+
+shapes = hst.lists(hst.integers(1, 4), min_size=0, max_size=3).map(tuple)
+nonempty = hst.lists(hst.integers(1, 4), min_size=1, max_size=3).map(tuple)
+seeds = hst.integers(0, 2 ** 16)
+
+
+# ---------------------------------------------------------------- scalar types and creation
+
+def test_scalar_types_are_dtypes_and_constructors():
+    for name in ("float32", "int32", "int8", "uint8", "bool_", "float16", "bfloat16",
+                 "complex64"):
+        ours, theirs = getattr(rnp, name), getattr(jnp, name)
+        assert np.dtype(ours) == np.dtype(theirs)
+        assert ours == np.dtype(theirs).type and hash(ours) == hash(np.dtype(theirs).type)
+        assert_same(ours(3), theirs(3))
+        assert_same(ours([1, 0]), theirs([1, 0]))
+        assert isinstance(np.dtype(theirs).type(1), ours)
+    assert rnp.zeros(2, rnp.int8).dtype == np.int8
+    assert rnp.issubdtype(rnp.float32, rnp.floating)
+    assert rnp.float32(2.5).astype(rnp.int32).dtype == np.int32
+    assert_same(rnp.int32(3.7), jnp.int32(3.7))
+
+
+CREATION = [
+    ("zeros", (3,), {}), ("zeros", (2, 3), {"dtype": np.int8}), ("ones", 4, {}),
+    ("ones", (2,), {"dtype": bool}), ("empty", (0, 2), {}), ("full", (2, 2), {"fill_value": 3}),
+    ("full", (2,), {"fill_value": 2.5}), ("full", (3,), {"fill_value": 1, "dtype": np.uint8}),
+    ("arange", 5, {}), ("arange", 5.0, {}), ("arange", 2, {"stop": 9, "step": 3}),
+    ("arange", 0.0, {"stop": 1.0, "step": 0.1}), ("arange", -3, {"stop": 4, "dtype": np.int8}),
+    ("arange", 1, {"stop": 2, "step": 0.25, "dtype": np.float16}),
+    ("arange", np.int8(5), {}), ("arange", 10, {"stop": 0, "step": -3}),
+    ("linspace", 0, {"stop": 1, "num": 5}), ("linspace", 2.0, {"stop": 3.0, "num": 4,
+                                                                "endpoint": False}),
+    ("linspace", 0, {"stop": 10, "num": 4, "dtype": np.int32}),
+    ("linspace", 0.0, {"stop": 1.0, "num": 1}), ("linspace", 0.0, {"stop": 1.0, "num": 0}),
+    ("linspace", 1.0, {"stop": 2.0, "num": 3, "retstep": True}),
+    ("logspace", 0.0, {"stop": 2.0, "num": 3}),
+    ("logspace", 0.0, {"stop": 3.0, "num": 4, "base": 2.0, "endpoint": False}),
+    ("geomspace", 1.0, {"stop": 1000.0, "num": 4}),
+    ("eye", 3, {}), ("eye", 2, {"M": 4, "k": 1, "dtype": np.int32}), ("eye", 3, {"k": -2}),
+    ("identity", 3, {"dtype": bool}), ("tri", 3, {}), ("tri", 3, {"M": 4, "k": -1}),
+    ("indices", (2, 3), {}), ("indices", (2, 3), {"sparse": True}),
+    ("tril_indices", 3, {}), ("triu_indices", 4, {"k": 1}),
+]
+
+
+@pytest.mark.parametrize("name,arg,kwargs", CREATION)
+def test_creation(name, arg, kwargs):
+    if name in ("linspace", "logspace", "geomspace"):
+        compare(name, arg, kwargs.pop("stop"), **kwargs)
+    else:
+        compare(name, arg, **kwargs)
+
+
+@given(shape=shapes, dtype=hst.sampled_from(ALL), seed=seeds)
+@few
+def test_like_constructors(shape, dtype, seed):
+    x = _values(np.random.RandomState(seed), shape, dtype)
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        compare(name, x)
+        compare(name, x, dtype=np.float32)
+    compare("full_like", x, 3)
+    compare("full_like", x, 2, shape=(2,) + shape)
+    compare("full_like", Weak(2.0), 7)
+    compare("zeros_like", Weak(3))
+    compare("copy", x)
+
+
+def test_full_weak_types_and_array_fills():
+    compare("full", (2, 3), np.arange(3, dtype=np.float32))
+    compare("full", (2,), Weak(1.5))
+    compare("full", (), 1j)
+
+
+@given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, k=hst.integers(-2, 2))
+@few
+def test_triangles_and_diagonals(shape, dtype, seed, k):
+    x = _values(np.random.RandomState(seed), shape + (3,), dtype)
+    compare("tril", x, k=k)
+    compare("triu", x, k=k)
+    compare("diagonal", x, offset=k, axis1=0, axis2=-1)
+    compare("diagonal", x, k, -1, -2, jit=True)
+    if x.ndim == 2:
+        compare("diag", x, k=k)
+        compare("trace", x, k, dtype=None if dtype != BF16 else np.float32)
+    compare("diag", _values(np.random.RandomState(seed), shape[:1], dtype), k=k)
+    if dtype != BOOL:
+        compare("trace", x, offset=k, axis1=-1, axis2=0)
+
+
+def test_meshgrid():
+    x, y, z = np.arange(3.0), np.arange(2, dtype=np.int32), np.arange(4.0)
+    for indexing in ("xy", "ij"):
+        for sparse in (False, True):
+            compare("meshgrid", x, y, z, indexing=indexing, sparse=sparse)
+            compare("meshgrid", x, indexing=indexing, sparse=sparse)
+
+
+# ---------------------------------------------------------------- reductions
+
+axes_strategy = hst.one_of(hst.none(), hst.integers(-3, 2),
+                           hst.lists(hst.integers(-3, 2), max_size=3, unique=True).map(tuple))
+
+
+def _valid_axis(axis, ndim):
+    if axis is None:
+        return True
+    items = axis if isinstance(axis, tuple) else (axis,)
+    canon = [a % ndim if ndim else a for a in items if -ndim <= a < ndim]
+    return len(canon) == len(items) and len(set(canon)) == len(canon)
+
+
+@given(shape=shapes, dtype=hst.sampled_from(ALL), seed=seeds, axis=axes_strategy,
+       keepdims=hst.booleans(), specials=hst.booleans())
+@settings(max_examples=8, deadline=None, database=None)
+def test_reductions(shape, dtype, seed, axis, keepdims, specials):
+    if not _valid_axis(axis, len(shape)):
+        axis = None
+    x = _values(np.random.RandomState(seed), shape, dtype, specials)
+    for name in ("sum", "prod", "all", "any", "count_nonzero"):
+        compare(name, x, axis=axis, keepdims=keepdims)
+    if dtype != C64:
+        compare("max", x, axis=axis, keepdims=keepdims)
+        compare("min", x, axis=axis, keepdims=keepdims, jit=True)
+    if dtype != BOOL:
+        compare("mean", x, axis=axis, keepdims=keepdims)
+        compare("var", x, axis=axis, keepdims=keepdims, tol=1e-4)
+        compare("std", x, axis=axis, ddof=1, keepdims=keepdims, tol=1e-4)
+        compare("sum", x, axis=axis, dtype=np.float32, keepdims=keepdims)
+    if dtype.kind in "fc":
+        compare("nansum", x, axis=axis, keepdims=keepdims)
+        compare("nanmean", x, axis=axis, keepdims=keepdims, tol=1e-4)
+        if dtype != C64:
+            compare("nanmax", x, axis=axis, keepdims=keepdims)
+            compare("nanmin", x, axis=axis, keepdims=keepdims)
+
+
+@given(shape=nonempty, dtype=hst.sampled_from(REAL + (BOOL,)), seed=seeds,
+       keepdims=hst.booleans(), data=hst.data())
+@few
+def test_arg_reductions_and_cumulative(shape, dtype, seed, keepdims, data):
+    x = _values(np.random.RandomState(seed), shape, dtype, specials=True)
+    axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
+    compare("argmax", x, axis=axis, keepdims=keepdims)
+    compare("argmin", x, axis, None, keepdims, jit=True)
+    compare("cumsum", x, axis=axis)
+    compare("cumprod", x, axis=axis, dtype=None if dtype != I8 else np.int32)
+    compare("ptp", x if dtype != BOOL else x.astype(I8), axis=axis, keepdims=keepdims)
+    if dtype.kind == "f":
+        compare("nanargmax", x, axis=axis)
+        compare("nancumsum", x, axis=axis)
+        compare("nancumprod", x, axis=axis)
+    compare("cumsum", x, axis=axis, dtype=bool)
+
+
+def test_reduction_options():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    mask = (x % 3) != 0
+    compare("sum", x, axis=1, where=mask, initial=10.0)
+    compare("prod", x, axis=0, where=mask)
+    compare("max", x, axis=1, where=mask, initial=-100.0)
+    compare("min", x, axis=(0, 1), initial=-7.0, keepdims=True)
+    compare("mean", x, axis=0, where=mask)
+    compare("var", x, axis=1, where=mask, correction=1)
+    compare("sum", x.astype(np.int8), promote_integers=False)
+    compare("sum", x.astype(np.uint8), axis=0)
+    compare("prod", x.astype(np.float16), axis=1)
+    compare("mean", x.astype(np.float16), axis=1)
+    compare("all", x, where=mask)
+    compare("max", np.zeros((0, 3), np.float32), axis=1)
+    compare("sum", np.zeros((0, 3), np.int8))
+    compare("mean", Weak(3))
+    compare("sum", Weak(2.0))
+    compare("var", x.astype(np.complex64), axis=0)
+    compare("cumulative_sum", x, axis=1, include_initial=True)
+    compare("cumulative_prod", x[0])
+    compare("argmax", x, axis=1, keepdims=True)
+    compare("argmin", x, keepdims=True)
+
+
+@given(shape=nonempty, seed=seeds, data=hst.data())
+@few
+def test_average_and_order_statistics(shape, seed, data):
+    rng = np.random.RandomState(seed)
+    x = _values(rng, shape, F32)
+    axis = data.draw(hst.integers(-len(shape), len(shape) - 1))
+    w = _values(rng, (shape[axis],), F32) + 4
+    compare("average", x, axis=axis, weights=w, returned=True)
+    compare("average", x.astype(np.int32), axis=None)
+    compare("median", x, axis=axis, keepdims=data.draw(hst.booleans()))
+    compare("median", x)
+    compare("quantile", x, np.array([0.0, 0.3, 1.0], np.float32), axis=axis)
+    for method in ("lower", "higher", "nearest", "midpoint"):
+        compare("percentile", x, 40.0, axis=axis, method=method)
+    x[tuple(0 for _ in shape)] = np.nan
+    compare("median", x, axis=axis)
+    compare("nanmedian", x, axis=axis)
+    compare("nanpercentile", x, 25.0)
+
+
+def test_order_statistics_under_jit():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)[::-1] * 1.5
+    compare("median", x, axis=1, jit=True)
+    compare("quantile", x, np.array([0.25, 0.75], np.float32), axis=0, jit=True)
+    compare(lambda np_, a, q: np_.quantile(a, q), x, np.float32(0.6), jit=True)
+
+
+# ---------------------------------------------------------------- shape manipulation
+
+@given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
+@few
+def test_axis_manipulation(shape, dtype, seed, data):
+    x = _values(np.random.RandomState(seed), shape, dtype)
+    nd = len(shape)
+    ax = hst.integers(-nd, nd - 1)
+    a1, a2 = data.draw(ax), data.draw(ax)
+    compare("swapaxes", x, a1, a2)
+    compare("moveaxis", x, a1, a2)
+    compare("expand_dims", x, data.draw(hst.integers(-nd - 1, nd)))
+    compare("expand_dims", x, (0, -1))
+    compare("squeeze", x)
+    compare("ravel", x)
+    compare("ravel", x, order="F")
+    compare("flip", x)
+    compare("flip", x, axis=a1)
+    compare("roll", x, data.draw(hst.integers(-5, 5)))
+    compare("roll", x, (1, -2), axis=(a1, a2) if a1 % nd != a2 % nd else (a1, a1))
+    compare("tile", x, data.draw(hst.one_of(hst.integers(0, 3),
+                                             hst.lists(hst.integers(0, 2), max_size=4))))
+    compare("repeat", x, data.draw(hst.integers(0, 3)), axis=a1)
+    compare("repeat", x, 2)
+    compare("repeat", x, np.arange(shape[0]) % 3, axis=0)
+    compare("atleast_1d", x)
+    compare("atleast_2d", x)
+    compare("atleast_3d", x)
+    compare("atleast_3d", x[(0,) * nd], x)
+    compare("transpose", x)
+    compare("append", x, x, axis=a1)
+    if nd >= 2:
+        compare("rot90", x, data.draw(hst.integers(-3, 5)), axes=(a1, a2) if
+                a1 % nd != a2 % nd else (0, 1))
+        compare("fliplr", x)
+        compare("flipud", x)
+
+
+@given(shape=nonempty, dtypes=hst.lists(hst.sampled_from(ALL), min_size=1, max_size=3),
+       seed=seeds, data=hst.data())
+@few
+def test_joining(shape, dtypes, seed, data):
+    rng = np.random.RandomState(seed)
+    xs = [_values(rng, shape, d) for d in dtypes]
+    axis = data.draw(hst.integers(-len(shape), len(shape) - 1))
+    compare("concatenate", xs, axis=axis)
+    compare("concatenate", xs, axis=None)
+    compare("stack", xs, axis=axis)
+    for name in ("hstack", "vstack", "dstack", "column_stack"):
+        compare(name, xs)
+    compare("concatenate", xs + [Weak(1.0)] * 0, axis=0, dtype=np.float32)
+    compare("broadcast_arrays", xs[0], xs[-1][..., :1], Weak(2))
+
+
+@given(n=hst.integers(1, 9), sections=hst.integers(1, 4), seed=seeds)
+@few
+def test_splitting(n, sections, seed):
+    x = _values(np.random.RandomState(seed), (n, 2, 4), F32)
+    compare("array_split", x, sections)
+    compare("array_split", x, [1, 3, -2], axis=0)
+    compare("split", x, 2, axis=-1)
+    compare("hsplit", x, [1])
+    compare("vsplit", x, 1)
+    compare("dsplit", x, [2, 3])
+    compare("unstack", x, axis=1)
+    if n % sections == 0:
+        compare("split", x, sections)
+
+
+@given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
+@few
+def test_pad(shape, dtype, seed, data):
+    x = _values(np.random.RandomState(seed), shape, dtype)
+    width = data.draw(hst.one_of(hst.integers(0, 4), hst.tuples(hst.integers(0, 4),
+                                                                 hst.integers(0, 4))))
+    for mode in ("constant", "edge", "wrap", "reflect", "symmetric", "empty"):
+        compare("pad", x, width, mode=mode)
+    compare("pad", x, width, constant_values=1)
+    if dtype not in (BOOL, C64):
+        for mode in ("maximum", "minimum", "mean", "median"):
+            compare("pad", x, width, mode=mode, tol=1e-2)
+    per_axis = [(i, 2 - i % 3) for i in range(len(shape))]
+    compare("pad", x, per_axis, constant_values=[(1, 2)] * len(shape) if dtype != BOOL else 0)
+
+
+def test_resize_and_misc_shapes():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    compare("resize", x, (4, 5))
+    compare("permute_dims", x, (1, 0))
+    compare("matrix_transpose", x[None])
+    compare("diagflat", x, 1)
+
+
+# ---------------------------------------------------------------- indexing-like functions
+
+@given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
+@few
+def test_take(shape, dtype, seed, data):
+    rng = np.random.RandomState(seed)
+    x = _values(rng, shape, dtype)
+    axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
+    n = x.size if axis is None else shape[axis]
+    idx = rng.randint(-n - 2, n + 2, size=data.draw(shapes)).astype(np.int32)
+    mode = data.draw(hst.sampled_from([None, "fill", "clip", "wrap"]))
+    compare("take", x, idx, axis=axis, mode=mode)
+    compare("take", x, idx, axis, None, mode, jit=True)
+    if axis is not None:
+        along = rng.randint(-n, n, size=shape[:axis % len(shape)] + (3,)
+                            + shape[axis % len(shape) + 1:]).astype(np.int32)
+        compare("take_along_axis", x, along, axis=axis)
+        compare("take_along_axis", x, along, axis, jit=True)
+        compare("take_along_axis", x, along * 2, axis=axis, mode="clip")
+
+
+@given(shape=shapes, dtypes=hst.tuples(hst.sampled_from(ALL), hst.sampled_from(ALL)),
+       seed=seeds)
+@few
+def test_where_select_clip(shape, dtypes, seed):
+    rng = np.random.RandomState(seed)
+    cond = _values(rng, shape, BOOL)
+    x, y = _values(rng, shape, dtypes[0]), _values(rng, shape[1:], dtypes[1])
+    compare("where", cond, x, y)
+    compare("where", cond, x, y, jit=True)
+    compare("where", cond, Weak(1.0), y)
+    compare("where", x, 1, 2.0)
+    compare("select", [cond, ~cond], [x, y], 0)
+    compare("select", [cond], [Weak(2)], Weak(1))
+    if dtypes[0] != C64:
+        compare("clip", x, -1, 2)
+        compare("clip", x, max=Weak(1.5))
+        compare("clip", x, y if dtypes[1] != C64 else None, jit=True)
+    compare("nonzero", x)
+    compare("flatnonzero", x)
+    compare("argwhere", x)
+    compare("nonzero", x, size=3, jit=True)
+    compare("nonzero", x, size=5, fill_value=-1)
+
+
+def test_clip_legacy_keywords_warn():
+    with pytest.warns(DeprecationWarning):
+        out = rnp.clip(rnp.arange(5), a_min=1, a_max=3)
+    np.testing.assert_array_equal(out, [1, 1, 2, 3, 3])
+
+
+def test_piecewise_extract_and_index_conversions():
+    x = np.linspace(-2, 2, 9).astype(np.float32)
+    compare(lambda np_, v: np_.piecewise(v, [v < 0, v > 1], [lambda t: -t, 5.0, 0.5]), x)
+    compare("extract", x > 0, x)
+    compare("compress", np.array([True, False, True]), x.reshape(3, 3), axis=0)
+    compare("unravel_index", np.array([0, 5, 11, -1], np.int32), (3, 4))
+    compare("ravel_multi_index", (np.array([0, 2], np.int32), np.array([1, 3], np.int32)),
+            (3, 4))
+
+
+# ---------------------------------------------------------------- products
+
+@given(dtypes=hst.tuples(hst.sampled_from(NUMERIC + (BOOL,)), hst.sampled_from(NUMERIC + (BOOL,))),
+       seed=seeds, n=hst.integers(1, 3), m=hst.integers(1, 3), k=hst.integers(1, 3))
+@few
+def test_dot_family(dtypes, seed, n, m, k):
+    rng = np.random.RandomState(seed)
+    a, b = _values(rng, (n, k), dtypes[0]), _values(rng, (k, m), dtypes[1])
+    v = _values(rng, (k,), dtypes[1])
+    compare("dot", a, b)
+    compare("dot", a, v, jit=True)
+    compare("dot", v, v)
+    compare("dot", a, Weak(2))
+    compare("matmul", a, b)
+    compare("vdot", a, a)
+    compare("inner", a, a)
+    compare("outer", a, v)
+    compare("tensordot", a, b, 1)
+    compare("tensordot", a, b, ((1, 0), (0, 1)) if n == m == k else ((1,), (0,)))
+    compare("tensordot", a[:, :, None], b[:, None], 0)
+    compare("kron", a, b)
+    compare("dot", a, b, preferred_element_type=np.float32)
+
+
+EINSUMS = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]), ("ij->", [(2, 3)]), ("ij->ji", [(2, 3)]), ("i,i", [(4,), (4,)]),
+    ("i,j->ij", [(2,), (3,)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]), ("...i,...i", [(2, 3), (1, 3)]),
+    ("ij...,jk...->ik...", [(2, 3, 5), (3, 4, 5)]), ("iij->j", [(2, 2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]), ("ab,cd,bc->ad", [(2, 3), (5, 2), (3, 5)]),
+    ("i,i,i->", [(3,), (3,), (3,)]), ("ijk,kj->i", [(2, 3, 4), (4, 3)]),
+    ("iji->j", [(2, 3, 2)]), ("ba,ab", [(3, 2), (2, 3)]), ("i->", [(0,)]),
+    ("...", [(2, 3)]), ("ij,kj->ik", [(2, 1), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("spec,shapes_", EINSUMS)
+@pytest.mark.parametrize("dtype", [F32, I8, BOOL])
+def test_einsum(spec, shapes_, dtype):
+    if spec == "ij,kj->ik":  # size-1 label broadcasting
+        shapes_ = [(2, 1), (3, 4)]
+    rng = np.random.RandomState(0)
+    ops = [_values(rng, s, dtype) for s in shapes_]
+    compare("einsum", spec, *ops)
+
+
+def test_einsum_under_jit_interleaved_and_promotion():
+    rng = np.random.RandomState(1)
+    a, b = _values(rng, (2, 3), F32), _values(rng, (3, 4), I8)
+    compare(lambda np_, x, y: np_.einsum("ij,jk->ik", x, y), a, b, jit=True)
+    compare("einsum", "ij,jk->ik", a, b, preferred_element_type=np.float32)
+    compare(lambda np_, x, y: np_.einsum(x, [0, 1], y, [1, 2], [0, 2]), a, b)
+    compare(lambda np_, x, y: np_.einsum(x, [Ellipsis, 1], y, [1, 2]), a, b)
+    compare("einsum", "i,i", Weak(2.0), Weak(3.0))
+
+
+# ---------------------------------------------------------------- sorting and searching
+
+@given(shape=nonempty, dtype=hst.sampled_from(REAL + (BOOL,)), seed=seeds, data=hst.data())
+@few
+def test_sorting(shape, dtype, seed, data):
+    x = _values(np.random.RandomState(seed), shape, dtype, specials=True)
+    axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
+    descending = data.draw(hst.booleans())
+    compare("sort", x, axis=axis, descending=descending)
+    compare("argsort", x, axis=axis, descending=descending)
+    compare("argsort", x, axis, jit=True)
+    compare("lexsort", [x, x[::-1] if x.ndim else x])
+    compare("unique", x)
+    compare("unique", x, return_index=True, return_inverse=True, return_counts=True)
+
+
+@given(n=hst.integers(0, 6), seed=seeds, side=hst.sampled_from(["left", "right"]))
+@few
+def test_searchsorted_and_friends(n, seed, side):
+    rng = np.random.RandomState(seed)
+    a = np.sort(_values(rng, (n,), F32, specials=True))
+    v = _values(rng, (2, 3), F32, specials=True)
+    compare("searchsorted", a, v, side=side)
+    compare("searchsorted", a, v, side, jit=True)
+    compare("isin", v, a)
+    compare("digitize", v, np.unique(a[np.isfinite(a)]))
+    ints = rng.randint(0, 5, size=7).astype(np.int32)
+    compare("bincount", ints)
+    compare("bincount", ints, length=6, jit=True)
+    compare("bincount", ints, weights=np.arange(7.0, dtype=np.float32), minlength=8)
+    if n > 1 and np.isfinite(a).all() and np.unique(a).size == n:
+        compare("interp", v, a, np.arange(n, dtype=np.float32))
+
+
+# ---------------------------------------------------------------- comparisons and maths
+
+@given(shape=shapes, dtypes=hst.tuples(hst.sampled_from(REAL + (BOOL,)),
+                                       hst.sampled_from(REAL + (BOOL,))),
+       seed=seeds)
+@few
+def test_binary_maths(shape, dtypes, seed):
+    rng = np.random.RandomState(seed)
+    x, y = _values(rng, shape, dtypes[0], True), _values(rng, shape, dtypes[1], True)
+    compare("isclose", x, y)
+    compare("isclose", x, y, equal_nan=True, rtol=0.1, atol=0.3)
+    compare("allclose", x, y)
+    compare("array_equal", x, y)
+    compare("array_equal", x, x, equal_nan=True)
+    compare("array_equiv", x, y[..., :1])
+    compare("heaviside", x, y)
+    compare("hypot", x, y)
+    compare("copysign", x, y)
+    compare("fmax", x, y)
+    compare("fmin", x, y, jit=True)
+    if dtypes[0].kind == "f" or dtypes[1].kind == "f":
+        compare("logaddexp", x, y, tol=1e-3)
+        compare("logaddexp2", x, y, tol=1e-3)
+
+
+@given(shape=shapes, dtype=hst.sampled_from(NUMERIC + (BOOL,)), seed=seeds)
+@few
+def test_unary_maths(shape, dtype, seed):
+    x = _values(np.random.RandomState(seed), shape, dtype, True)
+    compare("nan_to_num", x)
+    compare("nan_to_num", x, nan=1.0, posinf=2.0, neginf=-2.0)
+    if dtype != C64:
+        compare("sinc", x, tol=1e-3)
+    compare("angle", x)
+    compare("iscomplex", x)
+    compare("isreal", x)
+    if len(shape):
+        compare("diff", x)
+        compare("diff", x, n=2, axis=0, prepend=x[:1], append=Weak(0) if dtype != BOOL else x[:1])
+    assert rnp.iscomplexobj(rnp.asarray(x)) == jnp.iscomplexobj(jnp.asarray(x))
+    assert rnp.isscalar(rnp.asarray(x)) == jnp.isscalar(jnp.asarray(x))
+
+
+def test_scalar_weak_maths():
+    for name in ("sinc", "nan_to_num"):
+        compare(name, Weak(0.5))
+    for name in ("hypot", "logaddexp", "heaviside", "copysign"):
+        compare(name, Weak(3.0), Weak(-4.0))
+        compare(name, 3, 4)
+    compare("where", True, 1, 2.0)
+    compare("clip", np.arange(4, dtype=np.int8), 0.5, 2.0)
+
+
+def test_convolutions_polynomials_and_misc():
+    rng = np.random.RandomState(3)
+    a, v = _values(rng, (6,), F32), _values(rng, (3,), F32)
+    for mode in ("full", "same", "valid"):
+        compare("convolve", a, v, mode=mode)
+        compare("correlate", v, a, mode=mode)
+    compare("convolve", a.astype(np.int32), v.astype(np.int32))
+    compare("polyval", v, a)
+    compare("trapezoid", a)
+    compare("trapezoid", a.reshape(2, 3), np.array([0.0, 1.0, 3.0], np.float32))
+    compare("ediff1d", a, to_begin=np.float32(1))
+    compare("cross", _values(rng, (4, 3), F32), _values(rng, (4, 3), F32))
+    compare("modf", a)
+    compare("divmod", a, v[:1])
+    assert rnp.can_cast(rnp.int8, rnp.int32) and not rnp.can_cast(rnp.float32, rnp.int8)
+    assert rnp.isdtype(rnp.float32, "real floating") and rnp.isdtype(np.int8, "integral")
+    compare(lambda np_, x: np_.linalg.norm(x), a)
+    compare(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), ord=1), a)
+    compare(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), axis=1, ord=np.inf), a)
+    compare(lambda np_, x: np_.linalg.vector_norm(x, ord=3), a)
+
+
+# ---------------------------------------------------------------- transformations
+
+def _grads(lib, jit_lib_grad):
+    return jit_lib_grad
+
+
+GRAD_CASES = [
+    lambda np_, x: np_.sum(x ** 2),
+    lambda np_, x: np_.mean(np_.sin(x), axis=0).sum(),
+    lambda np_, x: np_.var(x, axis=1).sum(),
+    lambda np_, x: np_.max(x),
+    lambda np_, x: np_.einsum("ij,kj->", x, x),
+    lambda np_, x: np_.take(x, np_.array([2, 0, 1]), axis=1).sum() * 3,
+    lambda np_, x: (np_.take_along_axis(x, np_.argsort(x, axis=1), axis=1) * np_.arange(4.)).sum(),
+    lambda np_, x: np_.sort(x, axis=0)[0].sum(),
+    lambda np_, x: np_.where(x > 0, x, 0.5 * x).sum(),
+    lambda np_, x: np_.pad(x, 2, mode="reflect").sum(),
+    lambda np_, x: np_.roll(np_.cumsum(x, axis=1), 1, axis=0)[0, 1],
+    lambda np_, x: np_.trace(np_.dot(x, x.T)),
+    lambda np_, x: np_.linalg.norm(x),
+    lambda np_, x: np_.logaddexp(x, 1.0).sum(),
+    lambda np_, x: np_.median(x),
+    lambda np_, x: np_.prod(x, axis=0).sum(),
+    lambda np_, x: np_.sinc(x).sum(),
+    lambda np_, x: np_.clip(x, -0.5, 0.5).sum(),
+]
+
+
+@pytest.mark.parametrize("case", range(len(GRAD_CASES)))
+def test_grad_and_jit_of_grad(case):
+    f = GRAD_CASES[case]
+    x = np.random.RandomState(case).randn(3, 4).astype(np.float32)
+    theirs = jax.grad(lambda v: f(jnp, v))(jnp.asarray(x))
+    assert_same(refjax.grad(lambda v: f(rnp, v))(rnp.asarray(x)), theirs, tol=1e-4)
+    assert_same(refjax.jit(refjax.grad(lambda v: f(rnp, v)))(rnp.asarray(x)), theirs, tol=1e-4)
+
+
+VMAP_CASES = [
+    lambda np_, x: np_.sum(x, axis=0),
+    lambda np_, x: np_.argmax(x),
+    lambda np_, x: np_.take(x, np_.argmin(x)),
+    lambda np_, x: np_.einsum("i,j->ij", x, x),
+    lambda np_, x: np_.roll(x, 1),
+    lambda np_, x: np_.quantile(x, 0.3),
+    lambda np_, x: np_.searchsorted(np_.sort(x), x),
+    lambda np_, x: np_.diag(x),
+    lambda np_, x: np_.nonzero(x > 0, size=2)[0],
+    lambda np_, x: np_.convolve(x, x[:2]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(VMAP_CASES)))
+def test_vmap(case):
+    f = VMAP_CASES[case]
+    x = np.random.RandomState(case).randn(3, 5).astype(np.float32)
+    theirs = jax.vmap(lambda v: f(jnp, v))(jnp.asarray(x))
+    assert_same(refjax.vmap(lambda v: f(rnp, v))(rnp.asarray(x)), theirs, tol=1e-4)
+
+
+def test_traced_shift_and_indices():
+    x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
+    compare(lambda np_, a, s: np_.roll(a, s, axis=1), x, np.int32(7), jit=True)
+    compare(lambda np_, a, s: np_.roll(a, s), x, np.int32(-3), jit=True)
+    compare(lambda np_, a, i: np_.take(a, i, axis=1, mode="wrap"), x,
+            np.array([[9, -1], [2, 3]], np.int32), jit=True)
+
+
+def test_methods_route_through_numpy():
+    x = rnp.arange(12.0).reshape(3, 4)
+    y = jnp.arange(12.0).reshape(3, 4)
+    for name, args in (("sum", (1,)), ("mean", ()), ("prod", (0,)), ("max", ()), ("min", (1,)),
+                       ("all", ()), ("any", ()), ("std", ()), ("var", (0,)), ("argmax", ()),
+                       ("argmin", (1,)), ("cumsum", (0,)), ("cumprod", ()), ("ravel", ()),
+                       ("flatten", ()), ("squeeze", ()), ("swapaxes", (0, 1)), ("clip", (2, 5)),
+                       ("sort", ()), ("argsort", ()), ("round", ()), ("nonzero", ()),
+                       ("repeat", (2,)), ("take", (rnp.array([1, 2]),)), ("trace", ()),
+                       ("diagonal", ()), ("ptp", ())):
+        theirs = getattr(y, name)(*[jnp.asarray(a) if hasattr(a, "shape") else a for a in args])
+        assert_same(getattr(x, name)(*args), theirs)
+    assert_same(x.dot(x.T), y.dot(y.T))
+
+
+# ---------------------------------------------------------------- errors
+
+ERRORS = [
+    lambda np_, x: np_.zeros(-1),
+    lambda np_, x: np_.zeros((2.5,)),
+    lambda np_, x: np_.zeros(2, 3),
+    lambda np_, x: np_.arange(np_.ones(2)),
+    lambda np_, x: np_.eye(-1),
+    lambda np_, x: np_.sum(x, axis=5),
+    lambda np_, x: np_.sum(x, axis=(0, 0)),
+    lambda np_, x: np_.sum(x, where=np_.ones((2, 3), int)),
+    lambda np_, x: np_.sum([1, 2]),
+    lambda np_, x: np_.max(np_.ones((0,))),
+    lambda np_, x: np_.argmax(np_.ones((0,))),
+    lambda np_, x: np_.argmax(x, axis=(0,)),
+    lambda np_, x: np_.concatenate([]),
+    lambda np_, x: np_.concatenate([np_.ones(()), np_.ones(())]),
+    lambda np_, x: np_.concatenate([x, x.T]),
+    lambda np_, x: np_.concatenate([x, np_.ones(3)]),
+    lambda np_, x: np_.split(np_.ones(5), 2),
+    lambda np_, x: np_.squeeze(x, axis=0),
+    lambda np_, x: np_.expand_dims(x, 5),
+    lambda np_, x: np_.expand_dims(x, (0, 0)),
+    lambda np_, x: np_.moveaxis(x, (0, 1), (0,)),
+    lambda np_, x: np_.swapaxes(x, 0, 5),
+    lambda np_, x: np_.dot(x, x),
+    lambda np_, x: np_.matmul(x, x),
+    lambda np_, x: np_.einsum("ij,ij->", x, np_.ones((3, 2))),
+    lambda np_, x: np_.einsum("ij->k", x),
+    lambda np_, x: np_.einsum("ij,jk->ik", x),
+    lambda np_, x: np_.einsum("ijk->", x),
+    lambda np_, x: np_.tensordot(x, x, 1),
+    lambda np_, x: np_.tensordot(x, x, 3),
+    lambda np_, x: np_.take(x, np_.ones(2)),
+    lambda np_, x: np_.take(x, np_.ones(2, int), mode="foo"),
+    lambda np_, x: np_.take(x, np_.ones(2, int), mode="raise"),
+    lambda np_, x: np_.take_along_axis(x, np_.ones(2, int), 1),
+    lambda np_, x: np_.take_along_axis(x, np_.ones((2, 3)), 1),
+    lambda np_, x: np_.where(np_.ones(2) > 0, x, x),
+    lambda np_, x: np_.pad(x, -1),
+    lambda np_, x: np_.pad(x, 1, mode="foo"),
+    lambda np_, x: np_.pad(np_.ones((0,)), 1, mode="reflect"),
+    lambda np_, x: np_.linspace(0, 1, -1),
+    lambda np_, x: np_.broadcast_arrays(np_.ones(2), np_.ones(3)),
+    lambda np_, x: np_.broadcast_to(np_.ones(2), (3,)),
+    lambda np_, x: np_.sort(x, kind="stable"),
+    lambda np_, x: np_.sort(x, axis=3),
+    lambda np_, x: np_.argsort(x, order="a"),
+    lambda np_, x: np_.diagonal(np_.ones(3)),
+    lambda np_, x: np_.diag(np_.ones((2, 2, 2))),
+    lambda np_, x: np_.trace(x, axis1=0, axis2=0),
+    lambda np_, x: np_.tril(np_.ones(3)),
+    lambda np_, x: np_.var(x, ddof=1, correction=1),
+    lambda np_, x: np_.average(x, weights=np_.ones(2)),
+    lambda np_, x: np_.average(x, axis=1, weights=np_.ones(2)),
+    lambda np_, x: np_.rot90(np_.ones(3)),
+    lambda np_, x: np_.rot90(x, axes=(0, 0)),
+    lambda np_, x: np_.roll(x, np_.ones((2, 2), int), 0),
+    lambda np_, x: np_.select([x > 0], []),
+    lambda np_, x: np_.select([], []),
+    lambda np_, x: np_.cumsum(x, axis=2),
+    lambda np_, x: np_.quantile(np_.ones(3, complex), 0.5),
+    lambda np_, x: np_.quantile(x, 0.5, method="foo"),
+    lambda np_, x: np_.searchsorted(np_.ones(3), 1, side="foo"),
+    lambda np_, x: np_.float32("a"),
+    lambda np_, x: np_.lexsort([]),
+    lambda np_, x: np_.full((2,), np_.ones(3)),
+    lambda np_, x: np_.inner(x, np_.ones(2)),
+    lambda np_, x: np_.diff(x, n=-1),
+    lambda np_, x: np_.nan_to_num([1.0]),
+    lambda np_, x: np_.atleast_1d([1.0]),
+    lambda np_, x: np_.meshgrid(x, x),
+    lambda np_, x: np_.meshgrid(np_.ones(2), indexing="foo"),
+    lambda np_, x: np_.count_nonzero(x, axis=4),
+    lambda np_, x: np_.ptp(np_.ones(0)),
+    lambda np_, x: np_.identity(-1),
+    lambda np_, x: np_.indices((-1,)),
+    lambda np_, x: np_.vdot(x, np_.ones(5)),
+    lambda np_, x: np_.clip(x + 1j, 0, 1),
+    lambda np_, x: np_.clip(None),
+    lambda np_, x: np_.nonzero(np_.ones(())),
+    lambda np_, x: np_.hypot(x + 0j, x),
+    lambda np_, x: np_.convolve(x, x),
+    lambda np_, x: np_.convolve(np_.ones(3), np_.ones(3), mode="foo"),
+    lambda np_, x: np_.interp(np_.ones(3), np_.ones(2), np_.ones(3)),
+    lambda np_, x: np_.unstack(np_.ones(())),
+    lambda np_, x: np_.reshape(x, (4,)),
+    lambda np_, x: np_.repeat(x, [1, 2], axis=1),
+    lambda np_, x: np_.cross(x, x),
+    lambda np_, x: np_.mean(x, where=x),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ERRORS)))
+def test_error_classes_match_jax(case):
+    f = ERRORS[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as theirs:
+            f(jnp, jnp.ones((2, 3)))
+        with pytest.raises(Exception) as ours:
+            f(rnp, rnp.ones((2, 3)))
+    assert issubclass(ours.type, theirs.type) or ours.type.__name__ == theirs.type.__name__, \
+        (ours.value, theirs.value)
+    assert ours.type.__module__.split(".")[0] != "numpy" and ours.type is not AssertionError
+
+
+TRACED_ERRORS = [
+    lambda np_, x: np_.where(x > 0),
+    lambda np_, x: np_.nonzero(x),
+    lambda np_, x: np_.arange(x.sum().astype(int)),
+    lambda np_, x: np_.unique(x),
+    lambda np_, x: np_.zeros(x.shape[0] + x.sum().astype(int)),
+    lambda np_, x: np_.repeat(x, x.astype(int), axis=0),
+    lambda np_, x: np_.argwhere(x),
+]
+
+
+@pytest.mark.parametrize("case", range(len(TRACED_ERRORS)))
+def test_concretization_errors_under_jit(case):
+    f = TRACED_ERRORS[case]
+    with pytest.raises(TypeError) as theirs:
+        jax.jit(lambda v: f(jnp, v))(jnp.ones(3))
+    with pytest.raises(TypeError) as ours:
+        refjax.jit(lambda v: f(rnp, v))(rnp.ones(3))
+    assert issubclass(ours.type, rerrors.ConcretizationTypeError)
+    assert "ConcretizationTypeError" in type(theirs.value).__mro__[0].__name__ or \
+        "Concretization" in "".join(c.__name__ for c in type(theirs.value).__mro__)
