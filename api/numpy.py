@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.array import Array
 from ..core.avals import ShapedArray
+from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer, get_aval
 from ..core.primitives import elementwise as ew
 from ..core.primitives import structural as st
@@ -99,7 +100,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
         return ew.weak_scalar(a, target) if dtype is None else _concrete(np.asarray(a, target))
     if isinstance(a, (list, tuple)) and _contains_traced(a):
         return stack([asarray(x) for x in a]).astype(dtype) if dtype else stack([asarray(x) for x in a])
-    value = np.asarray(a)
+    value = np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
                         "to a JAX array")
@@ -167,13 +168,21 @@ def _promote_dtypes(*args):
 
 def _convert(a, dtype, weak):
     if _dt.is_python_scalar(a):
-        return ew.weak_scalar(a, dtype) if weak or _dt.kind(dtype) != "b" else \
-            ew.convert_element_type(a, dtype)
+        return ew.weak_scalar(_wrap_int(a, dtype), dtype) if weak or _dt.kind(dtype) != "b" \
+            else ew.convert_element_type(a, dtype)
     a = asarray(a)
     aval = get_aval(a)
     if aval.dtype == dtype and aval.weak_type == weak:
         return a
     return ew.convert_element_type(a, dtype, weak_type=weak)
+
+
+def _wrap_int(a, dtype):
+    """A Python int taken modulo the range of an integer dtype (C-style, as JAX does for
+    weakly typed operands: uint8 array + 300 adds 44)."""
+    if _dt.is_int(dtype) and type(a) is int:
+        return np.asarray(a).astype(dtype).item()
+    return a
 
 
 def _promote_to_inexact(*args):
@@ -701,7 +710,6 @@ def _static_int(x, context):
 
 
 def _concrete_array(x, context):
-    from ..core.errors import ConcretizationTypeError
     value = x.to_concrete_value() if isinstance(x, Tracer) else x
     if value is None:
         raise ConcretizationTypeError(x, context)
@@ -764,8 +772,11 @@ def _shape_arg(shape, name):
     else:
         dims = (shape,)
     try:
-        out = tuple(operator.index(d) for d in dims)
-    except TypeError:
+        out = tuple(_static_int(d, f"The shape argument of jnp.{name}") if _is_array(d)
+                    else operator.index(d) for d in dims)
+    except TypeError as err:
+        if isinstance(err, ConcretizationTypeError):
+            raise
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {tuple(dims)!r}.") from None
     if builtins.any(d < 0 for d in out):
@@ -2195,7 +2206,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def _pad_constant(array, widths, constant_values):
-    values = astype(asarray(_check_args("pad", constant_values)[0]), array.dtype)
+    values = astype(asarray(constant_values), array.dtype)
     if values.ndim == 0:
         return st.pad(array, values, [(lo, hi, 0) for lo, hi in widths])
     values = broadcast_to(values, (array.ndim, 2))
@@ -3201,16 +3212,16 @@ def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = _promote_to_inexact(*_check_args("heaviside", x1, x2))
     x1, x2 = _broadcast_all(asarray(x1), asarray(x2))
-    zero, one = _full(x1.shape, 0, x1.dtype), _full(x1.shape, 1, x1.dtype)
+    zero, one = _const_like(x1, 0), _const_like(x1, 1)
     inner = _select(isnan(x1), x1, x2)
     return _select(ew.lt(x1, zero), zero, _select(ew.gt(x1, zero), one, inner))
 
 
 def _logaddexp_impl(x1, x2, exp_fn, scale):
-    amax = ew.max(x1, x2)
     if _dt.kind(x1.dtype) != "f":
         raise ValueError(f"logaddexp requires real floating-point inputs in refjax; got "
                          f"{x1.dtype}")
+    amax = ew.max(x1, x2)
     delta = ew.sub(x1, x2)
     softplus = ew.log1p(exp_fn(ew.neg(ew.abs(delta))))
     if scale != 1:
@@ -3218,18 +3229,45 @@ def _logaddexp_impl(x1, x2, exp_fn, scale):
     return _select(isnan(delta), ew.add(x1, x2), ew.add(amax, softplus))
 
 
+def _replace_inf(x):
+    return _select(isposinf(x), zeros_like(x), x)
+
+
+def _logaddexp_rule(exp_fn, scale):
+    """JAX's JVP of logaddexp: t1 * exp(x1 - out) + t2 * exp(x2 - out) (in base 2 for
+    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN."""
+    from ..core.transforms.custom import custom_jvp
+
+    @custom_jvp
+    def fn(x1, x2):
+        return _logaddexp_impl(x1, x2, exp_fn, scale)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = fn(x1, x2)
+        w1 = exp_fn(ew.sub(_replace_inf(x1), _replace_inf(out)))
+        w2 = exp_fn(ew.sub(_replace_inf(x2), _replace_inf(out)))
+        return out, ew.add(ew.mul(t1, w1), ew.mul(t2, w2))
+    return fn
+
+
+_logaddexp_e = _logaddexp_rule(ew.exp, 1)
+_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2))
+
+
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
         *_check_args("logaddexp", x1, x2))))
-    return _logaddexp_impl(x1, x2, ew.exp, 1)
+    return _logaddexp_e(x1, x2)
 
 
 def logaddexp2(x1, x2, /):
     """log2(2**x1 + 2**x2) without overflow."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
         *_check_args("logaddexp2", x1, x2))))
-    return _logaddexp_impl(x1, x2, ew.exp2, 1 / np.log(2))
+    return _logaddexp_2(x1, x2)
 
 
 def hypot(x1, x2, /):

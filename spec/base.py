@@ -201,7 +201,7 @@ class Invalid(NamedTuple):
 
 # ---------------------------------------------------------------- the spec entry
 
-def _none(sig):
+def no_args(sig):
     return ()
 
 
@@ -223,9 +223,9 @@ class PrimitiveSpec:
     apply: Optional[Callable] = None
     tol: dict = field(default_factory=dict)
     exact: bool = False
-    diff_args: Callable = _none
+    diff_args: Callable = no_args
     nondiff: Optional[str] = None
-    linear_args: Callable = _none
+    linear_args: Callable = no_args
     invalid: tuple = ()
     signed_zeros: bool = True
     fd_tol: tuple = (1e-6, 1e-6)

@@ -3,7 +3,7 @@ convert_element_type)."""
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, SIGNED, Arg, Invalid, PrimitiveSpec,
+from .base import (no_args, ALL, BOOL, COMPLEX, FLOAT, INT, NUM, SIGNED, Arg, Invalid, PrimitiveSpec,
                    Signature, all_args, args_at, args_from, floats, kind, np_dtype,
                    scaled_tolerance, shapes, weak_flag)
 
@@ -113,8 +113,8 @@ def unary(name, dtypes, *, domain=SMOOTH, elements=None, nondiff=None, linear=Fa
         name=name, dtypes=dtypes, family="elementwise",
         signature=nary(1, (elements,), (domain,), params=params),
         reference=reference or lax_fn(name), tol=tol or {}, exact=exact,
-        diff_args=(lambda sig: ()) if nondiff else all_args, nondiff=nondiff,
-        linear_args=all_args if linear else (lambda sig: ()), fd_tol=fd_tol, notes=notes)
+        diff_args=no_args if nondiff else all_args, nondiff=nondiff,
+        linear_args=all_args if linear else no_args, fd_tol=fd_tol, notes=notes)
 
 
 _SPECIAL_TOL = scaled_tolerance(10)
@@ -195,13 +195,13 @@ _UNARY = [s if s.name != "integer_pow" else
 def binary(name, dtypes, *, elements=(), domain=(), nondiff=None, diff_args=None, linear=None,
            reference=None, tol=None, exact=False, n=2, fd_tol=(1e-6, 1e-6), notes=""):
     """The entry of an n-ary (default binary) elementwise primitive."""
-    diff = diff_args or ((lambda sig: ()) if nondiff else all_args)
+    diff = diff_args or (no_args if nondiff else all_args)
     invalid = (_mismatched_dtypes(n), _mismatched_shapes(n, _typical(dtypes)))
     return PrimitiveSpec(
         name=name, dtypes=dtypes, family="elementwise",
         signature=nary(n, elements, domain), reference=reference or lax_fn(name),
         tol=tol or {}, exact=exact, diff_args=diff, nondiff=nondiff,
-        linear_args=linear or (lambda sig: ()), invalid=invalid, fd_tol=fd_tol, notes=notes)
+        linear_args=linear or no_args, invalid=invalid, fd_tol=fd_tol, notes=notes)
 
 
 def _either_sign(lo, hi):

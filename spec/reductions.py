@@ -2,7 +2,7 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature,
+from .base import (no_args, ALL, BOOL, COMPLEX, FLOAT, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature,
                    all_args, floats, kind, np_dtype, scaled_tolerance, shapes, weak_flag)
 
 # Distinct values on a grid: ties are kinks of max/min, and the grid step keeps the finite
@@ -51,8 +51,8 @@ def reducer(name, dtypes, *, diff_values=None, nondiff=None, linear=False, tol=N
         name=name, dtypes=dtypes, family="reductions",
         signature=_axes_signature(_or_smooth(diff_values), with_sharding),
         reference=lambda jax, x, *, axes, **_: getattr(jax.lax, name)(x, axes),
-        tol=tol or {}, exact=exact, diff_args=(lambda sig: ()) if nondiff else all_args,
-        nondiff=nondiff, linear_args=all_args if linear else (lambda sig: ()),
+        tol=tol or {}, exact=exact, diff_args=no_args if nondiff else all_args,
+        nondiff=nondiff, linear_args=all_args if linear else no_args,
         invalid=_axes_invalid(ok, with_sharding))
 
 
@@ -116,7 +116,7 @@ def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=
         signature=_cumulative_signature(_or_smooth(diff_values)),
         reference=lambda jax, x, *, axis, reverse: getattr(jax.lax, name)(x, axis, reverse),
         tol=tol or {}, exact=exact, diff_args=all_args,
-        linear_args=all_args if linear else (lambda sig: ()),
+        linear_args=all_args if linear else no_args,
         invalid=(Invalid("an axis out of range", (x,), {"axis": 2, "reverse": False},
                          ValueError),))
 

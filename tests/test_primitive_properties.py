@@ -10,7 +10,7 @@ from refjax.core.jaxpr import typecheck_jaxpr
 from refjax.core.primitive import all_primitives
 from refjax.core.transforms.linearize import linearize_flat
 from refjax.spec import missing_specs, spec_for
-from refjax.spec.base import _none, arrays, refjax_array, jax_array
+from refjax.spec.base import no_args, arrays, refjax_array, jax_array
 from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, dtype_name,
                                 enable_x64, float0_zeros, is_float0, is_inexact, pairing,
                                 pairing_scale, tangents_like)
@@ -26,9 +26,9 @@ def test_every_registered_primitive_has_a_spec():
 @each_primitive
 def test_spec_is_consistent_with_the_rules(name):
     spec, prim = spec_for(name), all_primitives()[name]
-    assert (spec.linear_args is _none) == (prim.transpose is None), \
+    assert (spec.linear_args is no_args) == (prim.transpose is None), \
         f"{name}: spec linear_args and the presence of a transpose rule disagree"
-    assert (spec.nondiff is None) == (spec.diff_args is not _none), \
+    assert (spec.nondiff is None) == (spec.diff_args is not no_args), \
         f"{name}: the spec must declare either differentiable args or `nondiff`"
     assert spec.nondiff in (None, "zero", "raises")
 

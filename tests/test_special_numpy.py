@@ -3,7 +3,6 @@
 import importlib.util
 import math
 import pathlib
-import time
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ except Exception:  # the package's other modules may be mid-edit: load the file 
     _spec.loader.exec_module(special)
 
 RTOL = 1e-12
-HYP = settings(max_examples=40, deadline=None, database=None)
+HYP = settings(max_examples=30, deadline=None, database=None)
 
 INF, NAN = np.inf, np.nan
 # Inputs every function is checked on (no subnormals: XLA on CPU flushes them to zero).
@@ -46,7 +45,8 @@ def _close(actual, expected, rtol=RTOL, atol=1e-300, scale=None):
                                   np.where(np.isinf(expected), expected, 0))
     fin = np.isfinite(expected)
     bound = np.abs(expected) if scale is None else np.maximum(np.abs(expected), scale)
-    err = np.abs(actual - expected)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(actual - expected)
     bad = fin & ~(err <= rtol * bound + atol)
     assert not bad.any(), (f"x-index {np.flatnonzero(bad)[:5]}: got {actual[bad][:5]}, "
                            f"want {expected[bad][:5]}")
@@ -163,11 +163,11 @@ def test_polygamma_zero_is_digamma(x):
 def test_polygamma_large_order_and_broadcasting():
     x = np.array([0.5, 2.0, 50.0, 300.0, -3.25])
     m = np.array([[20.0], [100.0], [170.0]])
-    want = sc.polygamma(m[:2], x)
-    _close(special.polygamma(m[:2], x), want)
+    _close(special.polygamma(m[:2], x), sc.polygamma(m[:2], x))
     # scipy underflows zeta(171, 300) and loses this one; the value is -170! zeta(171, 300).
     got = special.polygamma(170.0, x)
-    _close(got[:3], sc.polygamma(170, x[:3]))
+    with np.errstate(over="ignore"):
+        _close(got[:3], sc.polygamma(170, x[:3]))
     _close(got[3], -4.335360007808032e-117, rtol=1e-13)
     assert special.polygamma(np.array([1, 2]), np.array([[1.0], [2.0]])).shape == (2, 2)
 
@@ -233,15 +233,13 @@ def test_conventions_match_jax_lax():
     _jax_conventions(special.lgamma(x), lax.lgamma(x), x)
     _jax_conventions(special.digamma(x), lax.digamma(x), x)
     _jax_conventions(special.digamma(x), jss.digamma(x), x)
-    for m in range(0, 6):
-        # XLA's polygamma is inaccurate for x < about -5 (its zeta sums past q < 0 then applies
-        # Euler-Maclaurin at a negative point), so only the nan/inf pattern is compared there.
-        got, want = special.polygamma(float(m), x), lax.polygamma(float(m), x)
-        _jax_conventions(got, want, x, check_finite=x > -5)
-        _jax_conventions(special.polygamma(m, x), jss.polygamma(m, x), x, check_finite=x > -5)
-    m = np.array([-1.0, 0.5, NAN, INF, 1.0, 2.0, 200.0])
-    x = np.array([2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.0])
-    _jax_conventions(special.polygamma(m, x), lax.polygamma(m, x), x)
+    # XLA's polygamma is inaccurate for x < about -5 (its zeta sums past q < 0, then applies
+    # Euler-Maclaurin at a negative point), so only the nan/inf pattern is compared there.
+    # (jax.scipy.special.polygamma is lax.polygamma behind an integer check on m.)
+    m, xb = np.broadcast_arrays(np.arange(6.0)[:, None], x)
+    m = np.concatenate([m.ravel(), [-1.0, 0.5, NAN, INF, 1.0, 2.0, 200.0]])
+    xb = np.concatenate([xb.ravel(), [2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.0]])
+    _jax_conventions(special.polygamma(m, xb), lax.polygamma(m, xb), xb, check_finite=xb > -5)
     y = np.array([-1.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, INF, -INF, NAN, 1 - 2 ** -53,
                   -1 + 2 ** -53, 1e-300, 0.999])
     got, want = special.erf_inv(y), np.asarray(lax.erf_inv(y))
@@ -251,7 +249,7 @@ def test_conventions_match_jax_lax():
 
 
 # ---------------------------------------------------------------------------
-# Dtypes, shapes, speed
+# Dtypes, shapes
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64])
@@ -267,13 +265,3 @@ def test_low_precision_inputs_are_computed_in_float64(dtype):
         assert got.dtype == np.float64 and got.shape == x.shape
         np.testing.assert_array_equal(got, fn(*args64))
     assert special.digamma(np.float32(0.5)).shape == ()
-
-
-def test_ten_thousand_elements_are_fast():
-    x = np.random.default_rng(0).uniform(-50, 50, 10_000)
-    for fn, args in [(special.erf, (x,)), (special.erf_inv, (x / 50,)), (special.lgamma, (x,)),
-                     (special.digamma, (x,)), (special.polygamma, (3.0, x))]:
-        fn(*args)
-        start = time.perf_counter()
-        fn(*args)
-        assert time.perf_counter() - start < 0.25, fn.__name__  # ~1-10 ms normally

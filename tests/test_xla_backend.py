@@ -27,7 +27,7 @@ NUM = INT + FLOAT + COMPLEX
 ALL = NUM + (BOOL,)
 TOL = {F32: 1e-4, F16: 4e-3, BF16: 3e-2, C64: 1e-4}
 SHAPES = ((), (2, 3))
-few = settings(max_examples=3, deadline=None, database=None)
+few = settings(max_examples=2, deadline=None, database=None)
 
 
 # ---------------------------------------------------------------- values
@@ -38,7 +38,7 @@ DOMAINS = {"real": (-3, 3), "pos": (0.25, 4), "unit": (-0.9, 0.9), "ge1": (1.05,
 
 def values(rng, shape, dtype, domain="real"):
     """Random values of dtype: floats in a domain ('any' adds NaN, inf, -0.0 and halves),
-    integers over their whole range ('any') or small, booleans."""
+    complex numbers in a small box, integers over their whole range ('any') or small."""
     if dtype == BOOL:
         return np.asarray(rng.rand(*shape) < 0.5)
     if dtype.kind in "iu":
@@ -109,6 +109,7 @@ def _exactly_wide(x):
 
 
 def check(prim, args, params, exact=False):
+    """prim on xla, eager and jitted, against numpy_ref eager."""
     want = run("numpy_ref", prim, args, params, jit=False)
     for jit in (False, True):
         got = run("xla", prim, args, params, jit)
@@ -292,13 +293,13 @@ def _structural_cases(rng, dtype):
     ]
 
 
-@pytest.mark.parametrize("dtype", (BOOL, I8, BF16, U32, F32, C64), ids=str)
+@pytest.mark.parametrize("dtype", (BOOL, BF16, U32, C64), ids=str)
 def test_structural(dtype):
     """Bit-exact on every width of dtype, NaN, infinities and signed zeros included."""
     check_many(_structural_cases(np.random.RandomState(0), dtype), "bits")
 
 
-@pytest.mark.parametrize("dtype", INT + FLOAT + COMPLEX, ids=str)
+@pytest.mark.parametrize("dtype", (I8, U32, BF16, F32, C64), ids=str)
 def test_iota(dtype):
     check(st.iota_p, [], dict(dtype=dtype, shape=(3, 4), dimension=1, sharding=None), True)
 
@@ -314,7 +315,7 @@ def _family(name):
 
 
 red, linalg, sorting = _family("reductions"), _family("linalg"), _family("sorting")
-control_flow = _family("control_flow")
+control_flow, parallel = _family("control_flow"), _family("parallel")
 needs = lambda mod: pytest.mark.skipif(mod is None, reason="module not written yet")  # noqa
 
 
@@ -434,13 +435,48 @@ def test_control_flow():
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
+def _shard_map_results(sharded):
+    from refjax.core.transforms.shard_map import shard_map
+    lax = refjax.lax
+    mesh = refjax.make_mesh((2, 4), ("x", "y"))
+
+    def body(a):
+        return (lax.psum(a, "x"), lax.pmax(a, "y"), lax.pmin(a, "y"),
+                lax.all_gather(a, "y", tiled=True), lax.ppermute(a, "x", [(0, 1), (1, 0)]),
+                a * lax.axis_index("y").astype(np.float32),
+                lax.psum_scatter(a, "y", scatter_dimension=1, tiled=True),
+                lax.all_to_all(a, "y", 1, 1, tiled=True))
+
+    xy, x_ = sh.P("x", "y"), sh.P("x", None)
+    f = shard_map(body, mesh=mesh, in_specs=xy, out_specs=(sh.P(None, "y"), x_, x_, x_) + (xy,) * 4)
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    x = refjax.device_put(x, sh.NamedSharding(mesh, xy)) if sharded else rnp.asarray(x)
+    outs = list(f(x)) + list(refjax.jit(f)(x)) + [refjax.grad(lambda v: f(v)[0].sum())(x)]
+    return [(np.asarray(o), o.sharding) for o in outs]
+
+
+@needs(parallel)
+@pytest.mark.parametrize("sharded", [False, True])
+def test_shard_map_collectives(sharded):
+    """Values and layouts of every collective inside shard_map, eager, jit and grad."""
+    with refjax.backend("numpy_ref"):
+        want = _shard_map_results(sharded)
+    with refjax.backend("xla"):
+        got = _shard_map_results(sharded)
+    for (g, gs), (w, ws) in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert gs == ws
+
+
 # ---------------------------------------------------------------- coverage
 
 DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "custom_lin",
              "sharding_constraint", "round", "integer_pow", "convert_element_type",
              "select_n", "clamp", "iota", "reduce_sum", "reduce_prod", "reduce_max",
              "reduce_min", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
-             "cummax", "cummin", "dot_general", "sort", "cond", "while", "scan"}
+             "cummax", "cummin", "dot_general", "sort", "cond", "while", "scan", "shard_map",
+             "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
+             "all_to_all", "pvary"}
 
 
 def test_every_primitive_has_a_rule():
@@ -463,6 +499,13 @@ def test_buffers_are_jax_arrays_and_convert_to_numpy():
     assert isinstance(y._buf, jax.Array)
     np.testing.assert_array_equal(np.asarray(y), np.arange(6).reshape(2, 3) * 2)
     assert y.devices() == {XLA.devices()[0]}
+
+
+def test_put_copies_host_memory():
+    host = np.ones(1024, np.float32)
+    x = make_array(host, ShapedArray(host.shape, host.dtype), XLA)
+    host[0] = 5.0
+    assert np.asarray(x)[0] == 1.0
 
 
 def test_devices_are_shared_with_numpy_ref():

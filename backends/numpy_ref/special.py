@@ -245,7 +245,8 @@ def _polygamma_int(m, x):
     psi^(m)(x) = (-1)^m psi^(m)(1 - x) - pi^(m+1) P_m(cot(pi x)).  m! is applied by its
     binary exponent so only the final value can over/underflow.  Poles and -inf: +inf for odd
     m, nan for even m; +inf: nan (both as XLA's polygamma); nan -> nan.  For m > 170, where
-    m! overflows a double, the result is +-inf * zeta(m+1, x) as in XLA and scipy.
+    m! overflows a double, x > 0 gives +-inf * zeta(m+1, x) as XLA and scipy do (nan where
+    zeta underflows) and negative x gives nan.
     """
     out = np.full_like(x, np.nan)
     out[_is_pole(x)] = np.inf if m % 2 else np.nan

@@ -1,7 +1,6 @@
 """jax.lax lowerings of refjax's primitives, one rule per primitive, matching numpy_ref's values."""
 import importlib
 
-import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
@@ -23,8 +22,8 @@ _LOW = (dtypes.float16, dtypes.bfloat16)
 
 def _broadcast(*xs):
     """lax wants equal shapes; refjax's n-ary elementwise ops let rank-0 operands broadcast."""
-    shape = max((jnp.shape(x) for x in xs), key=len)
-    return [x if jnp.shape(x) == shape else lax.broadcast_in_dim(x, shape, ()) for x in xs]
+    shape = max((np.shape(x) for x in xs), key=len)
+    return [x if np.shape(x) == shape else lax.broadcast_in_dim(x, shape, ()) for x in xs]
 
 
 def _nary(fn):
@@ -235,7 +234,9 @@ def _sharding_constraint(x, *, sharding):
     return x
 
 
-# ---------------------------------------------------------------- families still being written
+# ---------------------------------------------------------------- families in their own modules
+# Registered only if core/primitives/<family>.py imports: these modules were written
+# alongside this backend, and the backend must load while one is still missing.
 
 def _family(name):
     """core.primitives.<name>, or None while that module does not exist yet."""
@@ -273,7 +274,8 @@ def _cumulative(fn, wide):
 
 
 def _register_linalg(linalg):
-    """dot_general with numpy_ref's dtype semantics (see _dot_general)."""
+    """dot_general with numpy_ref's dtype semantics: operands converted to the compute dtype,
+    accumulated (see _dot_accumulation_dtype), converted to the output dtype."""
     def dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                     out_sharding=None):
         out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)

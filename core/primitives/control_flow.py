@@ -257,7 +257,8 @@ def _partial_eval(closed, unknowns, instantiate_out):
     moved = {i: atom for i, atom in zip(known_pos, kj.outvars[:n_known]) if force[i]}
     fresh = {i: jx.Var(atom.aval) for i, atom in moved.items()}
     still_known = [a for i, a in zip(known_pos, kj.outvars[:n_known]) if not force[i]]
-    known = _rebuild(known, outvars=still_known + list(kj.outvars[n_known:]) + list(moved.values()))
+    known = _rebuild(known, outvars=still_known + list(kj.outvars[n_known:])
+                     + list(moved.values()))
     uk_outs = iter(uj.outvars)
     new_out = [fresh[i] if force[i] else next(uk_outs) for i, uk in enumerate(out_uk)
                if uk or force[i]]
@@ -288,7 +289,7 @@ def _linearize_rule(prim):
         known_outs = _eval_jaxpr(known.jaxpr, known.consts, *primals)
         n_known = len(known_outs) - n_res
         unknown_outs = _eval_jaxpr(unknown.jaxpr, unknown.consts, *known_outs[n_known:],
-                                     *_pick(tangents, nz))
+                                   *_pick(tangents, nz))
         outs = _merge(out_uk, unknown_outs, known_outs[:n_known])
         n_out = len(box[0])
         return outs[:n_out], _tangents_out(outs[:n_out], box[0], outs[n_out:])
@@ -475,7 +476,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     if config.read("jax_disable_jit") and _is_concrete(pred):
         return true_fun(*operands) if bool(pred) else false_fun(*operands)
     index = ew.convert_element_type(pred, np.int32)
-    return _bind_cond(index, (false_fun, true_fun), operands, "cond", ("true_fun", "false_fun"))
+    return _bind_cond(index, (false_fun, true_fun), operands, "cond", ("false_fun", "true_fun"),
+                      compare=(1, 0))
 
 
 def switch(index, branches, *operands, operand=_NO_OPERAND):
@@ -498,19 +500,19 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     index = ew.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     if config.read("jax_disable_jit") and _is_concrete(index):
         return branches[int(index)](*operands)
-    return _bind_cond(index, branches, operands, "switch",
-                      tuple(f"branch {i}" for i in range(len(branches))))
+    names = tuple(f"branch {i}" for i in range(len(branches)))
+    return _bind_cond(index, branches, operands, "switch", names, range(len(branches)))
 
 
-def _bind_cond(index, funs, operands, api_name, names):
-    """Bind cond_p on funs traced at the operands. `names` label the branches in errors, in
-    the order JAX compares them (true_fun first for cond)."""
+def _bind_cond(index, funs, operands, api_name, names, compare):
+    """Bind cond_p on funs traced at the operands; branch compare[0] is checked against the
+    others, as JAX does (true_fun first for cond), and `names` label them in errors."""
     leaves, in_tree = pytree.tree_flatten(operands)
     in_avals = [get_aval(x) for x in leaves]
     traced = [_trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals) for f in funs]
-    in_order = traced[::-1] if api_name == "cond" else traced
-    for name, t in zip(names[1:], in_order[1:]):
-        _check_branch_outputs(api_name, names[0], in_order[0], name, t)
+    first, *rest = compare
+    for i in rest:
+        _check_branch_outputs(api_name, names[first], traced[first], names[i], traced[i])
     consts, const_avals, positions = _common_consts(traced)
     branches = tuple(_with_const_inputs(closed, pos, const_avals)
                      for (closed, _, _), pos in zip(traced, positions))
@@ -626,10 +628,10 @@ def _while_partial_eval(eqn, unknowns):
     cond_uk, body_uk, init_uk = _split(unknowns, [cn, bn])
     body = p["body_jaxpr"]
     carry_uk = _fixpoint(lambda uk: pe.partial_eval_jaxpr(body, body_uk + uk)[2], init_uk)
-    cond_known, _, pred_uk, n_cond_res = pe.partial_eval_jaxpr(p["cond_jaxpr"], cond_uk + carry_uk)
+    cond_known, _, pred_uk, _ = pe.partial_eval_jaxpr(p["cond_jaxpr"], cond_uk + carry_uk)
     if pred_uk[0] or all(carry_uk):
         return [], [eqn], [True] * len(eqn.outvars)
-    body_known, _, _, n_res = _partial_eval(body, body_uk + carry_uk, carry_uk)
+    body_known = _partial_eval(body, body_uk + carry_uk, carry_uk)[0]
     n_known = len(carry_uk) - sum(carry_uk)
     body_known = _rebuild(body_known, outvars=body_known.jaxpr.outvars[:n_known])
     cond_known = _rebuild(cond_known, outvars=cond_known.jaxpr.outvars[:1])

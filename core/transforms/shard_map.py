@@ -79,6 +79,10 @@ def _check_name(a, spec, mesh, manual, what):
                          f"one of the manual axes axis_names={manual}")
 
 
+def _names(axes):
+    return ", ".join(repr(a) for a in axes)
+
+
 def _local_aval(aval, spec, mesh, what):
     shape = []
     for d, (n, names) in enumerate(zip(aval.shape, _entries(spec, aval.ndim))):
@@ -86,8 +90,8 @@ def _local_aval(aval, spec, mesh, what):
         if n % k:
             raise ValueError(
                 f"shard_map: {what} of shape {aval.str_short()} has spec {spec}, which splits "
-                f"dimension {d} (of size {n}) over mesh axes {names} of total size {k}, but {k} "
-                f"does not divide {n}. Pad the array or choose other mesh axes for it.")
+                f"dimension {d} (of size {n}) over mesh axes {_names(names)} of total size {k}, "
+                f"but {k} does not divide {n}. Pad the array or choose other mesh axes for it.")
         shape.append(n // k)
     return ShapedArray(shape, aval.dtype, aval.weak_type)
 
@@ -207,7 +211,7 @@ def _check_vma(closed, in_specs, out_specs, manual, out_paths):
 
 
 def _vma_message(path, spec, bad):
-    names = ", ".join(repr(a) for a in bad)
+    names = _names(bad)
     return (f"shard_map output {path} has out_specs {spec}, which says it is replicated over "
             f"mesh axes {names}, but its value varies over them: it is computed from inputs "
             f"split over {names} (or from axis_index/ppermute over them) without a psum, pmean, "
@@ -303,10 +307,10 @@ def _uses_collectives(jaxpr):
 
 
 def _eval_inlined(jaxpr, consts, args, axes):
-    """Bind a jaxpr's equations, jit equations inlined, so that collectives inside them reach
-    the mesh axes' batching rules even when their operands are replicated; other equations
-    holding collectives (cond, scan, ...) get an operand made varying over every mesh axis
-    (pvary materializes it), so that every axis' batching rule sees them."""
+    """Bind a jaxpr's equations. With mesh `axes`, jit equations are inlined, so that
+    collectives inside them reach the mesh axes' batching rules even when their operands are
+    replicated, and other equations holding collectives (cond, scan, ...) get an operand made
+    varying over every mesh axis (pvary materializes it) for every axis' rule to see them."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
 
@@ -315,7 +319,7 @@ def _eval_inlined(jaxpr, consts, args, axes):
 
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
-        if eqn.primitive is jit_p:
+        if eqn.primitive is jit_p and axes:
             inner = eqn.params["jaxpr"]
             outs = _eval_inlined(inner.jaxpr, inner.consts, ins, axes)
         else:
@@ -325,6 +329,11 @@ def _eval_inlined(jaxpr, consts, args, axes):
             outs = outs if eqn.primitive.multiple_results else [outs]
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _body_fun(closed):
+    """closed as a function binding its equations (literals as arrays, as batching wants)."""
+    return lambda *args: _eval_inlined(closed.jaxpr, closed.consts, args, ())
 
 
 def shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_):
@@ -599,7 +608,7 @@ def _shard_map_batch(axis_data, vals, dims, **params):
              for a, d in zip(closed.in_avals, dims)]
 
     def fun(*args):
-        return vmap_flat(jaxpr_as_fun(closed), list(args), in_dims, axis_data)
+        return vmap_flat(_body_fun(closed), list(args), in_dims, axis_data)
 
     new, consts = _stage_local(fun, avals, params)
     in_specs = [s if d is None else P(None, *s.partitions)
