@@ -1927,7 +1927,7 @@ def _even_sections(name, size, sections):
     if sections <= 0:
         raise ValueError(f"jnp.{name}: number of sections must be larger than 0, got "
                          f"{sections}")
-    part, rest = divmod(size, sections)
+    part, rest = builtins.divmod(size, sections)
     if rest and name != "array_split":
         raise ValueError(f"array split does not result in an equal division: rest is {rest}")
     sizes = [part + 1] * rest + [part] * (sections - rest)
@@ -2619,8 +2619,9 @@ def extract(condition, arr, *, size=None, fill_value=0):
     if size is None:
         idx = flatnonzero(condition)
         return take(ravel(arr), idx)
-    idx = flatnonzero(condition, size=size, fill_value=-1)
-    return take(ravel(arr), idx, fill_value=fill_value)
+    flat = ravel(arr)
+    idx = flatnonzero(condition, size=size, fill_value=flat.shape[0])
+    return take(flat, idx, fill_value=fill_value)
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):

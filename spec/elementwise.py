@@ -204,8 +204,23 @@ def binary(name, dtypes, *, elements=(), domain=(), nondiff=None, diff_args=None
         linear_args=linear or no_args, invalid=invalid, fd_tol=fd_tol, notes=notes)
 
 
-def _either_sign(lo, hi):
-    return away(lo, hi)
+def _pow(spec):
+    """pow also takes an integer exponent; an integer base is invalid."""
+    base = spec.signature
+
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            s = draw(base(dtype, diff))
+            if diff or not draw(st.sampled_from((False, False, True))):
+                return s
+            y = Arg(s.args[1].shape, draw(st.sampled_from(("int32", "int8"))), False,
+                    st.integers(-3, 3))
+            return s._replace(args=(s.args[0], y))
+        return sig()
+    ints = np.ones((2,), np.int32)
+    return PrimitiveSpec(**{**spec.__dict__, "signature": signature, "invalid": (
+        Invalid("an integer base", (ints, ints), {}), spec.invalid[1])})
 
 
 def _maxmin_domain():
@@ -223,11 +238,12 @@ _BINARY = [
     binary("div", NUMC, domain=(SMOOTH, away(0.5, 3.0)), linear=args_at(0),
            tol=_TRANSCENDENTAL_TOL),
     binary("rem", NUM, domain=(away(1.6, 2.1), away(1.1, 1.4)), tol=_TRANSCENDENTAL_TOL),
-    binary("pow", FLOATC, domain=(interval(0.5, 3.0), interval(-2.0, 2.0)),
-           elements=(interval(0.0, 4.0), interval(-3.0, 3.0)), tol=scaled_tolerance(5)),
+    _pow(binary("pow", FLOATC, domain=(interval(0.5, 3.0), interval(-2.0, 2.0)),
+                elements=(interval(0.0, 4.0), interval(-3.0, 3.0)), tol=scaled_tolerance(5),
+                notes="the exponent may also be of an integer dtype (float ** int)")),
     binary("max", ALL + COMPLEX, domain=_maxmin_domain(), exact=True),
     binary("min", ALL + COMPLEX, domain=_maxmin_domain(), exact=True),
-    binary("atan2", FLOAT, domain=(away(0.5, 3.0), away(0.5, 3.0)), tol=_TRANSCENDENTAL_TOL),
+    binary("atan2", FLOATC, domain=(away(0.5, 3.0), away(0.5, 3.0)), tol=_TRANSCENDENTAL_TOL),
     binary("nextafter", FLOAT, nondiff="raises", exact=True),
     binary("and", BOOL + INT, nondiff="zero", exact=True, reference=lax_fn("bitwise_and")),
     binary("or", BOOL + INT, nondiff="zero", exact=True, reference=lax_fn("bitwise_or")),
@@ -295,7 +311,7 @@ def _clamp_signature(dtype, diff):
 
 
 _CLAMP = PrimitiveSpec(
-    name="clamp", dtypes=ALL, family="elementwise", signature=_clamp_signature,
+    name="clamp", dtypes=ALL + COMPLEX, family="elementwise", signature=_clamp_signature,
     reference=lambda jax, lo, x, hi: jax.lax.clamp(lo, x, hi), exact=True, diff_args=all_args,
     invalid=(Invalid("a bound of another shape", (np.zeros((3,), np.float32),
                                                    np.ones((2,), np.float32),

@@ -35,17 +35,20 @@ def _axes_signature(diff_values, with_sharding):
     return signature
 
 
-def _axes_invalid(ok_dtype, with_sharding):
+def _axes_invalid(ok_dtype, with_sharding, jax_range_error):
     extra = {"out_sharding": None} if with_sharding else {}
     x = np.ones((2, 2), np_dtype(ok_dtype))
     return (Invalid("a repeated axis", (x,), {"axes": (1, 1), **extra}, ValueError),
-            Invalid("an axis out of range", (x,), {"axes": (2,), **extra}, ValueError),
-            Invalid("a negative axis", (x,), {"axes": (-1,), **extra}, ValueError))
+            Invalid("an axis out of range", (x,), {"axes": (2,), **extra}, ValueError,
+                    jax_range_error),
+            Invalid("a negative axis", (x,), {"axes": (-1,), **extra}, ValueError,
+                    jax_range_error))
 
 
 def reducer(name, dtypes, *, diff_values=None, nondiff=None, linear=False, tol=None,
-            with_sharding=False, exact=False):
-    """The entry of a reduce_* primitive over `axes`."""
+            with_sharding=False, exact=False, jax_axis_error=ValueError):
+    """The entry of a reduce_* primitive over `axes` (`jax_axis_error`: what JAX raises for
+    an axis out of range)."""
     ok = "float32" if "float32" in dtypes else dtypes[-1]
     return PrimitiveSpec(
         name=name, dtypes=dtypes, family="reductions",
@@ -53,7 +56,7 @@ def reducer(name, dtypes, *, diff_values=None, nondiff=None, linear=False, tol=N
         reference=lambda jax, x, *, axes, **_: getattr(jax.lax, name)(x, axes),
         tol=tol or {}, exact=exact, diff_args=no_args if nondiff else all_args,
         nondiff=nondiff, linear_args=all_args if linear else no_args,
-        invalid=_axes_invalid(ok, with_sharding))
+        invalid=_axes_invalid(ok, with_sharding, jax_axis_error))
 
 
 _SUM_TOL = scaled_tolerance(5)
@@ -62,8 +65,8 @@ _REDUCERS = [
     reducer("reduce_prod", NUM + COMPLEX, diff_values=_NEAR_ONE, tol=_SUM_TOL),
     reducer("reduce_max", ALL + COMPLEX, diff_values=_GRID, exact=True),
     reducer("reduce_min", ALL + COMPLEX, diff_values=_GRID, exact=True),
-    reducer("reduce_and", BOOL + INT, nondiff="zero", exact=True),
-    reducer("reduce_or", BOOL + INT, nondiff="zero", exact=True),
+    reducer("reduce_and", BOOL + INT, nondiff="zero", exact=True, jax_axis_error=IndexError),
+    reducer("reduce_or", BOOL + INT, nondiff="zero", exact=True, jax_axis_error=IndexError),
 ]
 
 
@@ -124,8 +127,8 @@ def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=
 _CUMULATIVE = [
     cumulative("cumsum", NUM + COMPLEX, linear=True, tol=_SUM_TOL),
     cumulative("cumprod", NUM + COMPLEX, diff_values=_NEAR_ONE, tol=_SUM_TOL),
-    cumulative("cummax", NUM, diff_values=_GRID, exact=True),
-    cumulative("cummin", NUM, diff_values=_GRID, exact=True),
+    cumulative("cummax", NUM + COMPLEX, diff_values=_GRID, exact=True),
+    cumulative("cummin", NUM + COMPLEX, diff_values=_GRID, exact=True),
 ]
 
 SPECS = _REDUCERS + [argminmax("argmax"), argminmax("argmin")] + _CUMULATIVE

@@ -2,7 +2,7 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, Arg, Invalid, PrimitiveSpec, Signature, all_args, args_from, floats,
+from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, all_args, args_from, floats,
                    kind, shapes, weak_flag)
 
 _GRID = st.integers(-300, 300).map(lambda k: k / 100)
@@ -14,7 +14,7 @@ def _sort_signature(dtype, diff):
         shape = draw(shapes(min_rank=1))
         n = draw(st.integers(1, 3))
         num_keys = draw(st.integers(1, n))
-        others = [dtype if diff else draw(st.sampled_from(ALL)) for _ in range(n - 1)]
+        others = [dtype if diff else draw(st.sampled_from(ALL + COMPLEX)) for _ in range(n - 1)]
         args = [Arg(shape, dtype, draw(weak_flag(dtype)), _GRID if diff else None, diff)]
         for other in others:
             args.append(Arg(shape, other, draw(weak_flag(other)),
@@ -40,7 +40,7 @@ def _params(**changes):
 
 
 SPECS = [PrimitiveSpec(
-    name="sort", dtypes=ALL, family="sorting", signature=_sort_signature, reference=_reference,
+    name="sort", dtypes=ALL + COMPLEX, family="sorting", signature=_sort_signature, reference=_reference,
     exact=True, signed_zeros=False, diff_args=all_args, linear_args=_key_of_sort,
     invalid=(Invalid("operands of different shapes",
                      (np.ones(2, np.float32), np.ones(3, np.float32)), _params(), TypeError),

@@ -196,7 +196,8 @@ _DYNAMIC_SLICE = PrimitiveSpec(
     invalid=(Invalid("a slice larger than the operand", (_f32(2), np.int32(0)),
                      {"slice_sizes": (3,)}),
              Invalid("a float start index", (_f32(2), np.float32(0)), {"slice_sizes": (1,)}),
-             Invalid("too few start indices", (_f32(2, 2), np.int32(0)), {"slice_sizes": (1, 1)})),
+             Invalid("too few start indices", (_f32(2, 2), np.int32(0)), {"slice_sizes": (1, 1)},
+                     jax_error=ValueError)),
     notes="start indices are clamped so that the slice stays in bounds")
 
 
@@ -216,7 +217,9 @@ _DYNAMIC_UPDATE_SLICE = PrimitiveSpec(
     diff_args=args_at(0, 1), linear_args=args_at(0, 1),
     invalid=(Invalid("an update larger than the operand", (_f32(2), _f32(3), np.int32(0)), {}),
              Invalid("an update of another dtype",
-                     (_f32(2), np.ones((1,), np.int32), np.int32(0)), {})),
+                     (_f32(2), np.ones((1,), np.int32), np.int32(0)), {}),
+             Invalid("too few start indices", (_f32(2, 2), _f32(1, 1), np.int32(0)), {},
+                     jax_error=ValueError)),
     notes="start indices are clamped so that the update stays in bounds")
 
 

@@ -92,26 +92,94 @@ def assert_same(ours, theirs, tol=None):
     np.testing.assert_allclose(o, t, rtol=rtol, atol=rtol * 4, equal_nan=True)
 
 
-def compare(name, *args, tol=None, jit=False, **kwargs):
-    """Run jnp.<name> (or a callable taking the namespace) in both libraries and compare."""
-    def run(lib, jit_fn):
-        fn = getattr(lib, name) if isinstance(name, str) else (lambda *a, **k: name(lib, *a, **k))
-        kw = {k: _to(lib, v) for k, v in kwargs.items()}
-        call = (lambda *a: fn(*a, **kw))
-        a = _to(lib, args)
-        if jit:
-            arrays = [i for i, v in enumerate(a) if hasattr(v, "dtype") and hasattr(v, "shape")]
-            def staged(*xs):
-                full = list(a)
-                for i, x in zip(arrays, xs):
-                    full[i] = x
-                return call(*full)
-            return jit_fn(staged)(*[a[i] for i in arrays])
-        return call(*a)
-    theirs = run(jnp, jax.jit)
-    ours = run(rnp, refjax.jit)
-    assert_same(ours, theirs, tol)
-    return ours
+def _leaves(tree):
+    """The NumPy arrays and Weak scalars of an argument tree: the traced inputs."""
+    if isinstance(tree, (np.ndarray, Weak)):
+        return [tree]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
+    return []
+
+
+def _rebuild(tree, values):
+    """tree with its leaves replaced, in order, from the iterator `values`."""
+    if isinstance(tree, (np.ndarray, Weak)):
+        return next(values)
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_rebuild(item, values) for item in tree)
+    if isinstance(tree, dict):
+        return {key: _rebuild(tree[key], values) for key in sorted(tree)}
+    return tree
+
+
+class Case:
+    """One call, jnp.<name>(*args, **kwargs), or name(namespace, *args, **kwargs)."""
+
+    def __init__(self, name, args, kwargs, tol, eager):
+        self.name, self.args, self.kwargs, self.tol, self.eager = name, args, kwargs, tol, eager
+
+    def call(self, lib, args, kwargs):
+        if isinstance(self.name, str):
+            return getattr(lib, self.name)(*args, **kwargs)
+        return self.name(lib, *args, **kwargs)
+
+    def run(self, lib):
+        return self.call(lib, _to(lib, self.args), {k: _to(lib, v) for k, v in
+                                                   self.kwargs.items()})
+
+    def __repr__(self):
+        return f"{getattr(self.name, '__name__', self.name)}{self.args!r:.200} {self.kwargs}"
+
+
+def _staged(lib, jit, cases):
+    """All the cases as one jitted program of their array arguments."""
+    trees = [(c.args, c.kwargs) for c in cases]
+    leaves = [_to(lib, leaf) for leaf in _leaves(trees)]
+
+    def program(*xs):
+        values = iter(xs)
+        rebuilt = [_rebuild(tree, values) for tree in trees]
+        return [c.call(lib, list(a), k) for c, (a, k) in zip(cases, rebuilt)]
+    return jit(program)(*leaves)
+
+
+class Checks:
+    """A batch of comparisons with jax.numpy. The JAX references of the batch are computed by
+    one jax.jit (JAX compiles every new program, which dominates the time of these tests);
+    refjax runs each case eagerly and under refjax.jit. Cases marked `eager` (functions that
+    need concrete arguments) run eagerly only, in both libraries."""
+
+    def __init__(self):
+        self.cases = []
+
+    def __call__(self, name, *args, tol=None, eager=False, **kwargs):
+        self.cases.append(Case(name, args, kwargs, tol, eager))
+
+    def run(self):
+        staged = [c for c in self.cases if not c.eager]
+        theirs = dict(zip(map(id, staged), _staged(jnp, jax.jit, staged) if staged else []))
+        for case in self.cases:
+            expected = case.run(jnp) if case.eager else theirs[id(case)]
+            self._check(case, case.run(rnp), expected, "eager")
+            if not case.eager:
+                self._check(case, _staged(rnp, refjax.jit, [case])[0], expected, "jit")
+        self.cases = []
+
+    @staticmethod
+    def _check(case, ours, theirs, how):
+        try:
+            assert_same(ours, theirs, case.tol)
+        except AssertionError as err:
+            raise AssertionError(f"{case} ({how}): {err}") from None
+
+
+def compare(name, *args, tol=None, eager=False, **kwargs):
+    """A single comparison (see Checks)."""
+    checks = Checks()
+    checks(name, *args, tol=tol, eager=eager, **kwargs)
+    checks.run()
 
 
 shapes = hst.lists(hst.integers(1, 4), min_size=0, max_size=3).map(tuple)
@@ -159,56 +227,67 @@ CREATION = [
 ]
 
 
-@pytest.mark.parametrize("name,arg,kwargs", CREATION)
-def test_creation(name, arg, kwargs):
-    if name in ("linspace", "logspace", "geomspace"):
-        compare(name, arg, kwargs.pop("stop"), **kwargs)
-    else:
-        compare(name, arg, **kwargs)
+def test_creation():
+    c = Checks()
+    for name, arg, kwargs in CREATION:
+        if name in ("linspace", "logspace", "geomspace"):
+            kwargs = dict(kwargs)
+            c(name, arg, kwargs.pop("stop"), **kwargs)
+        else:
+            c(name, arg, **kwargs)
+    c.run()
 
 
 @given(shape=shapes, dtype=hst.sampled_from(ALL), seed=seeds)
 @few
 def test_like_constructors(shape, dtype, seed):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype)
     for name in ("zeros_like", "ones_like", "empty_like"):
-        compare(name, x)
-        compare(name, x, dtype=np.float32)
-    compare("full_like", x, 3)
-    compare("full_like", x, 2, shape=(2,) + shape)
-    compare("full_like", Weak(2.0), 7)
-    compare("zeros_like", Weak(3))
-    compare("copy", x)
+        c(name, x)
+        c(name, x, dtype=np.float32)
+    c("full_like", x, 3)
+    c("full_like", x, 2, shape=(2,) + shape)
+    c("full_like", Weak(2.0), 7)
+    c("zeros_like", Weak(3))
+    c("copy", x)
+    c.run()
 
 
 def test_full_weak_types_and_array_fills():
-    compare("full", (2, 3), np.arange(3, dtype=np.float32))
-    compare("full", (2,), Weak(1.5))
-    compare("full", (), 1j)
+    c = Checks()
+    c("full", (2, 3), np.arange(3, dtype=np.float32))
+    c("full", (2,), Weak(1.5))
+    c("full", (), 1j)
+    c.run()
 
 
 @given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, k=hst.integers(-2, 2))
 @few
 def test_triangles_and_diagonals(shape, dtype, seed, k):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape + (3,), dtype)
-    compare("tril", x, k=k)
-    compare("triu", x, k=k)
-    compare("diagonal", x, offset=k, axis1=0, axis2=-1)
-    compare("diagonal", x, k, -1, -2, jit=True)
+    c("tril", x, k=k)
+    c("triu", x, k=k)
+    c("diagonal", x, offset=k, axis1=0, axis2=-1)
+    c("diagonal", x, k, -1, -2)
     if x.ndim == 2:
-        compare("diag", x, k=k)
-        compare("trace", x, k, dtype=None if dtype != BF16 else np.float32)
-    compare("diag", _values(np.random.RandomState(seed), shape[:1], dtype), k=k)
+        c("diag", x, k=k)
+        c("trace", x, k, dtype=None if dtype != BF16 else np.float32)
+    c("diag", _values(np.random.RandomState(seed), shape[:1], dtype), k=k)
     if dtype != BOOL:
-        compare("trace", x, offset=k, axis1=-1, axis2=0)
+        c("trace", x, offset=k, axis1=-1, axis2=0)
+    c.run()
 
 
 def test_meshgrid():
-    x, y, z = np.arange(3.0), np.arange(2, dtype=np.int32), np.arange(4.0)
+    c = Checks()
+    x, y, z = np.arange(3.0, dtype=np.float32), np.arange(2, dtype=np.int32), np.arange(4.0, dtype=np.float32)
     for indexing in ("xy", "ij"):
         for sparse in (False, True):
-            compare("meshgrid", x, y, z, indexing=indexing, sparse=sparse)
-            compare("meshgrid", x, indexing=indexing, sparse=sparse)
+            c("meshgrid", x, y, z, indexing=indexing, sparse=sparse)
+            c("meshgrid", x, indexing=indexing, sparse=sparse)
+    c.run()
 
 
 # ---------------------------------------------------------------- reductions
@@ -229,95 +308,106 @@ def _valid_axis(axis, ndim):
        keepdims=hst.booleans(), specials=hst.booleans())
 @settings(max_examples=8, deadline=None, database=None, phases=_PHASES)
 def test_reductions(shape, dtype, seed, axis, keepdims, specials):
+    c = Checks()
     if not _valid_axis(axis, len(shape)):
         axis = None
     x = _values(np.random.RandomState(seed), shape, dtype, specials)
     for name in ("sum", "prod", "all", "any", "count_nonzero"):
-        compare(name, x, axis=axis, keepdims=keepdims)
+        c(name, x, axis=axis, keepdims=keepdims)
     if dtype != C64:
-        compare("max", x, axis=axis, keepdims=keepdims)
-        compare("min", x, axis=axis, keepdims=keepdims, jit=True)
+        c("max", x, axis=axis, keepdims=keepdims)
+        c("min", x, axis=axis, keepdims=keepdims)
     if dtype != BOOL:
-        compare("mean", x, axis=axis, keepdims=keepdims)
-        compare("var", x, axis=axis, keepdims=keepdims, tol=1e-4)
-        compare("std", x, axis=axis, ddof=1, keepdims=keepdims, tol=1e-4)
-        compare("sum", x, axis=axis, dtype=np.float32, keepdims=keepdims)
+        c("mean", x, axis=axis, keepdims=keepdims)
+        c("var", x, axis=axis, keepdims=keepdims, tol=1e-4)
+        c("std", x, axis=axis, ddof=1, keepdims=keepdims, tol=1e-4)
+        c("sum", x, axis=axis, dtype=np.float32, keepdims=keepdims)
     if dtype.kind in "fc":
-        compare("nansum", x, axis=axis, keepdims=keepdims)
-        compare("nanmean", x, axis=axis, keepdims=keepdims, tol=1e-4)
+        c("nansum", x, axis=axis, keepdims=keepdims)
+        c("nanmean", x, axis=axis, keepdims=keepdims, tol=1e-4)
         if dtype != C64:
-            compare("nanmax", x, axis=axis, keepdims=keepdims)
-            compare("nanmin", x, axis=axis, keepdims=keepdims)
+            c("nanmax", x, axis=axis, keepdims=keepdims)
+            c("nanmin", x, axis=axis, keepdims=keepdims)
+    c.run()
 
 
 @given(shape=nonempty, dtype=hst.sampled_from(REAL + (BOOL,)), seed=seeds,
        keepdims=hst.booleans(), data=hst.data())
 @few
 def test_arg_reductions_and_cumulative(shape, dtype, seed, keepdims, data):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype, specials=True)
     axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
-    compare("argmax", x, axis=axis, keepdims=keepdims)
-    compare("argmin", x, axis, None, keepdims, jit=True)
-    compare("cumsum", x, axis=axis)
-    compare("cumprod", x, axis=axis, dtype=None if dtype != I8 else np.int32)
-    compare("ptp", x if dtype != BOOL else x.astype(I8), axis=axis, keepdims=keepdims)
+    c("argmax", x, axis=axis, keepdims=keepdims)
+    c("argmin", x, axis, None, keepdims)
+    c("cumsum", x, axis=axis)
+    c("cumprod", x, axis=axis, dtype=None if dtype != I8 else np.int32)
+    c("ptp", x if dtype != BOOL else x.astype(I8), axis=axis, keepdims=keepdims)
     if dtype.kind == "f":
-        compare("nanargmax", x, axis=axis)
-        compare("nancumsum", x, axis=axis)
-        compare("nancumprod", x, axis=axis)
-    compare("cumsum", x, axis=axis, dtype=bool)
+        c("nanargmax", x, axis=axis)
+        c("nancumsum", x, axis=axis)
+        c("nancumprod", x, axis=axis)
+    c("cumsum", x, axis=axis, dtype=bool)
+    c.run()
 
 
 def test_reduction_options():
+    c = Checks()
     x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
     mask = (x % 3) != 0
-    compare("sum", x, axis=1, where=mask, initial=10.0)
-    compare("prod", x, axis=0, where=mask)
-    compare("max", x, axis=1, where=mask, initial=-100.0)
-    compare("min", x, axis=(0, 1), initial=-7.0, keepdims=True)
-    compare("mean", x, axis=0, where=mask)
-    compare("var", x, axis=1, where=mask, correction=1)
-    compare("sum", x.astype(np.int8), promote_integers=False)
-    compare("sum", x.astype(np.uint8), axis=0)
-    compare("prod", x.astype(np.float16), axis=1)
-    compare("mean", x.astype(np.float16), axis=1)
-    compare("all", x, where=mask)
-    compare("max", np.zeros((0, 3), np.float32), axis=1)
-    compare("sum", np.zeros((0, 3), np.int8))
-    compare("mean", Weak(3))
-    compare("sum", Weak(2.0))
-    compare("var", x.astype(np.complex64), axis=0)
-    compare("cumulative_sum", x, axis=1, include_initial=True)
-    compare("cumulative_prod", x[0])
-    compare("argmax", x, axis=1, keepdims=True)
-    compare("argmin", x, keepdims=True)
+    c("sum", x, axis=1, where=mask, initial=10.0)
+    c("prod", x, axis=0, where=mask)
+    c("max", x, axis=1, where=mask, initial=-100.0)
+    c("min", x, axis=(0, 1), initial=-7.0, keepdims=True)
+    c("mean", x, axis=0, where=mask)
+    c("var", x, axis=1, where=mask, correction=1)
+    c("sum", x.astype(np.int8), promote_integers=False)
+    c("sum", x.astype(np.uint8), axis=0)
+    c("prod", x.astype(np.float16), axis=1)
+    c("mean", x.astype(np.float16), axis=1)
+    c("all", x, where=mask)
+    c("max", np.zeros((0, 3), np.float32), axis=1)
+    c("sum", np.zeros((0, 3), np.int8))
+    c("mean", Weak(3))
+    c("sum", Weak(2.0))
+    c("var", x.astype(np.complex64), axis=0)
+    c("cumulative_sum", x, axis=1, include_initial=True)
+    c("cumulative_prod", x[0])
+    c("argmax", x, axis=1, keepdims=True)
+    c("argmin", x, keepdims=True)
+    c.run()
 
 
 @given(shape=nonempty, seed=seeds, data=hst.data())
 @few
 def test_average_and_order_statistics(shape, seed, data):
+    c = Checks()
     rng = np.random.RandomState(seed)
     x = _values(rng, shape, F32)
     axis = data.draw(hst.integers(-len(shape), len(shape) - 1))
     w = _values(rng, (shape[axis],), F32) + 4
-    compare("average", x, axis=axis, weights=w, returned=True)
-    compare("average", x.astype(np.int32), axis=None)
-    compare("median", x, axis=axis, keepdims=data.draw(hst.booleans()))
-    compare("median", x)
-    compare("quantile", x, np.array([0.0, 0.3, 1.0], np.float32), axis=axis)
+    c("average", x, axis=axis, weights=w, returned=True)
+    c("average", x.astype(np.int32), axis=None)
+    c("median", x, axis=axis, keepdims=data.draw(hst.booleans()))
+    c("median", x)
+    c("quantile", x, np.array([0.0, 0.3, 1.0], np.float32), axis=axis)
     for method in ("lower", "higher", "nearest", "midpoint"):
-        compare("percentile", x, 40.0, axis=axis, method=method)
+        c("percentile", x, 40.0, axis=axis, method=method)
+    x = x.copy()
     x[tuple(0 for _ in shape)] = np.nan
-    compare("median", x, axis=axis)
-    compare("nanmedian", x, axis=axis)
-    compare("nanpercentile", x, 25.0)
+    c("median", x, axis=axis)
+    c("nanmedian", x, axis=axis)
+    c("nanpercentile", x, 25.0)
+    c.run()
 
 
 def test_order_statistics_under_jit():
+    c = Checks()
     x = np.arange(12, dtype=np.float32).reshape(3, 4)[::-1] * 1.5
-    compare("median", x, axis=1, jit=True)
-    compare("quantile", x, np.array([0.25, 0.75], np.float32), axis=0, jit=True)
-    compare(lambda np_, a, q: np_.quantile(a, q), x, np.float32(0.6), jit=True)
+    c("median", x, axis=1)
+    c("quantile", x, np.array([0.25, 0.75], np.float32), axis=0)
+    c(lambda np_, a, q: np_.quantile(a, q), x, np.array(0.6, np.float32))
+    c.run()
 
 
 # ---------------------------------------------------------------- shape manipulation
@@ -325,92 +415,102 @@ def test_order_statistics_under_jit():
 @given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
 @few
 def test_axis_manipulation(shape, dtype, seed, data):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype)
     nd = len(shape)
     ax = hst.integers(-nd, nd - 1)
     a1, a2 = data.draw(ax), data.draw(ax)
-    compare("swapaxes", x, a1, a2)
-    compare("moveaxis", x, a1, a2)
-    compare("expand_dims", x, data.draw(hst.integers(-nd - 1, nd)))
-    compare("expand_dims", x, (0, -1))
-    compare("squeeze", x)
-    compare("ravel", x)
-    compare("ravel", x, order="F")
-    compare("flip", x)
-    compare("flip", x, axis=a1)
-    compare("roll", x, data.draw(hst.integers(-5, 5)))
-    compare("roll", x, (1, -2), axis=(a1, a2) if a1 % nd != a2 % nd else (a1, a1))
-    compare("tile", x, data.draw(hst.one_of(hst.integers(0, 3),
-                                             hst.lists(hst.integers(0, 2), max_size=4))))
-    compare("repeat", x, data.draw(hst.integers(0, 3)), axis=a1)
-    compare("repeat", x, 2)
-    compare("repeat", x, np.arange(shape[0]) % 3, axis=0)
-    compare("atleast_1d", x)
-    compare("atleast_2d", x)
-    compare("atleast_3d", x)
-    compare("atleast_3d", x[(0,) * nd], x)
-    compare("transpose", x)
-    compare("append", x, x, axis=a1)
+    c("swapaxes", x, a1, a2)
+    c("moveaxis", x, a1, a2)
+    c("expand_dims", x, data.draw(hst.integers(-nd - 1, nd)))
+    c("expand_dims", x, (0, -1))
+    c("squeeze", x)
+    c("ravel", x)
+    c("ravel", x, order="F")
+    c("flip", x)
+    c("flip", x, axis=a1)
+    c("roll", x, data.draw(hst.integers(-5, 5)))
+    c("roll", x, (1, -2), axis=(a1, a2) if a1 % nd != a2 % nd else (a1, a1))
+    c("tile", x, data.draw(hst.one_of(hst.integers(0, 3),
+                                      hst.lists(hst.integers(0, 2), max_size=4))))
+    c("repeat", x, data.draw(hst.integers(0, 3)), axis=a1)
+    c("repeat", x, 2)
+    c("repeat", x, np.arange(shape[0]) % 3, axis=0, eager=True)
+    c("atleast_1d", x)
+    c("atleast_2d", x)
+    c("atleast_3d", x)
+    c("atleast_3d", x[(0,) * nd], x)
+    c("transpose", x)
+    c("append", x, x, axis=a1)
     if nd >= 2:
-        compare("rot90", x, data.draw(hst.integers(-3, 5)), axes=(a1, a2) if
-                a1 % nd != a2 % nd else (0, 1))
-        compare("fliplr", x)
-        compare("flipud", x)
+        c("rot90", x, data.draw(hst.integers(-3, 5)),
+          axes=(a1, a2) if a1 % nd != a2 % nd else (0, 1))
+        c("fliplr", x)
+        c("flipud", x)
+    c.run()
 
 
 @given(shape=nonempty, dtypes=hst.lists(hst.sampled_from(ALL), min_size=1, max_size=3),
        seed=seeds, data=hst.data())
 @few
 def test_joining(shape, dtypes, seed, data):
+    c = Checks()
     rng = np.random.RandomState(seed)
     xs = [_values(rng, shape, d) for d in dtypes]
     axis = data.draw(hst.integers(-len(shape), len(shape) - 1))
-    compare("concatenate", xs, axis=axis)
-    compare("concatenate", xs, axis=None)
-    compare("stack", xs, axis=axis)
+    c("concatenate", xs, axis=axis)
+    c("concatenate", xs, axis=None)
+    c("stack", xs, axis=axis)
     for name in ("hstack", "vstack", "dstack", "column_stack"):
-        compare(name, xs)
-    compare("concatenate", xs + [Weak(1.0)] * 0, axis=0, dtype=np.float32)
-    compare("broadcast_arrays", xs[0], xs[-1][..., :1], Weak(2))
+        c(name, xs)
+    c("concatenate", xs, axis=0, dtype=np.float32)
+    c("broadcast_arrays", xs[0], xs[-1][..., :1], Weak(2))
+    c.run()
 
 
 @given(n=hst.integers(1, 9), sections=hst.integers(1, 4), seed=seeds)
 @few
 def test_splitting(n, sections, seed):
+    c = Checks()
     x = _values(np.random.RandomState(seed), (n, 2, 4), F32)
-    compare("array_split", x, sections)
-    compare("array_split", x, [n // 3, n // 2], axis=0)
-    compare("split", x, 2, axis=-1)
-    compare("hsplit", x, [1])
-    compare("vsplit", x, 1)
-    compare("dsplit", x, [2, 3])
-    compare("unstack", x, axis=1)
+    c("array_split", x, sections)
+    c("array_split", x, [n // 3, n // 2], axis=0)
+    c("split", x, 2, axis=-1)
+    c("hsplit", x, [1])
+    c("vsplit", x, 1)
+    c("dsplit", x, [2, 3])
+    c("unstack", x, axis=1)
     if n % sections == 0:
-        compare("split", x, sections)
+        c("split", x, sections)
+    c.run()
 
 
 @given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
 @few
 def test_pad(shape, dtype, seed, data):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype)
     width = data.draw(hst.one_of(hst.integers(0, 4), hst.tuples(hst.integers(0, 4),
                                                                  hst.integers(0, 4))))
     for mode in ("constant", "edge", "wrap", "reflect", "symmetric", "empty"):
-        compare("pad", x, width, mode=mode)
-    compare("pad", x, width, constant_values=1)
+        c("pad", x, width, mode=mode)
+    c("pad", x, width, constant_values=1)
     if dtype not in (BOOL, C64):
         for mode in ("maximum", "minimum", "mean", "median"):
-            compare("pad", x, width, mode=mode, tol=1e-2)
+            c("pad", x, width, mode=mode, tol=1e-2)
     per_axis = [(i, 2 - i % 3) for i in range(len(shape))]
-    compare("pad", x, per_axis, constant_values=[(1, 2)] * len(shape) if dtype != BOOL else 0)
+    c("pad", x, per_axis, constant_values=[(1, 2)] * len(shape) if dtype != BOOL else 0)
+    c.run()
 
 
 def test_resize_and_misc_shapes():
+    c = Checks()
     x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
-    compare("resize", x, (4, 5))
-    compare("permute_dims", x, (1, 0))
-    compare("matrix_transpose", x[None])
-    compare("diagflat", x, 1)
+    c("resize", x, (4, 5))
+    c("permute_dims", x, (1, 0))
+    c("matrix_transpose", x[None])
+    c("diagflat", x, 1)
+    c.run()
 
 
 # ---------------------------------------------------------------- indexing-like functions
@@ -418,45 +518,48 @@ def test_resize_and_misc_shapes():
 @given(shape=nonempty, dtype=hst.sampled_from(ALL), seed=seeds, data=hst.data())
 @few
 def test_take(shape, dtype, seed, data):
+    c = Checks()
     rng = np.random.RandomState(seed)
     x = _values(rng, shape, dtype)
     axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
     n = x.size if axis is None else shape[axis]
     idx = rng.randint(-n - 2, n + 2, size=data.draw(shapes)).astype(np.int32)
     mode = data.draw(hst.sampled_from([None, "fill", "clip", "wrap"]))
-    compare("take", x, idx, axis=axis, mode=mode)
-    compare("take", x, idx, axis, None, mode, jit=True)
+    c("take", x, idx, axis=axis, mode=mode)
+    c("take", x, idx, axis, None, mode)
     if axis is not None:
         along = rng.randint(-n, n, size=shape[:axis % len(shape)] + (3,)
                             + shape[axis % len(shape) + 1:]).astype(np.int32)
-        compare("take_along_axis", x, along, axis=axis)
-        compare("take_along_axis", x, along, axis, jit=True)
-        compare("take_along_axis", x, along * 2, axis=axis, mode="clip")
+        c("take_along_axis", x, along, axis=axis)
+        c("take_along_axis", x, along, axis)
+        c("take_along_axis", x, along * 2, axis=axis, mode="clip")
+    c.run()
 
 
 @given(shape=shapes, dtypes=hst.tuples(hst.sampled_from(ALL), hst.sampled_from(ALL)),
        seed=seeds)
 @few
 def test_where_select_clip(shape, dtypes, seed):
+    c = Checks()
     rng = np.random.RandomState(seed)
     cond = _values(rng, shape, BOOL)
     x, y = _values(rng, shape, dtypes[0]), _values(rng, shape[1:], dtypes[1])
-    compare("where", cond, x, y)
-    compare("where", cond, x, y, jit=True)
-    compare("where", cond, Weak(1.0), y)
-    compare("where", x, 1, 2.0)
-    compare("select", [cond, ~cond], [x, y], 0)
-    compare("select", [cond], [Weak(2)], Weak(1))
+    c("where", cond, x, y)
+    c("where", cond, Weak(1.0), y)
+    c("where", x, 1, 2.0)
+    c("select", [cond, ~cond], [x, y], 0)
+    c("select", [cond], [Weak(2)], Weak(1))
     if dtypes[0] != C64:
-        compare("clip", x, -1, 2)
-        compare("clip", x, max=Weak(1.5))
-        compare("clip", x, y if dtypes[1] != C64 else None, jit=True)
-    compare("flatnonzero", x)
-    compare("argwhere", x)
+        c("clip", x, -1, 2)
+        c("clip", x, max=Weak(1.5))
+        c("clip", x, y if dtypes[1] != C64 else None)
+    c("flatnonzero", x, eager=True)
+    c("argwhere", x, eager=True)
     if x.ndim:
-        compare("nonzero", x)
-        compare("nonzero", x, size=3, jit=True)
-        compare("nonzero", x, size=5, fill_value=-1)
+        c("nonzero", x, eager=True)
+        c("nonzero", x, size=3)
+        c("nonzero", x, size=5, fill_value=-1)
+    c.run()
 
 
 def test_clip_legacy_keywords_warn():
@@ -466,13 +569,18 @@ def test_clip_legacy_keywords_warn():
 
 
 def test_piecewise_extract_and_index_conversions():
+    c = Checks()
     x = np.linspace(-2, 2, 9).astype(np.float32)
-    compare(lambda np_, v: np_.piecewise(v, [v < 0, v > 1], [lambda t: -t, 5.0, 0.5]), x)
-    compare("extract", x > 0, x)
-    compare("compress", np.array([True, False, True]), x.reshape(3, 3), axis=0)
-    compare("unravel_index", np.array([0, 5, 11, -1], np.int32), (3, 4))
-    compare("ravel_multi_index", (np.array([0, 2], np.int32), np.array([1, 3], np.int32)),
-            (3, 4))
+    c(lambda np_, v: np_.piecewise(v, [v < 0, v > 1], [lambda t: -t, 5.0, 0.5]), x)
+    c("extract", x > 0, x, eager=True)
+    c("extract", x > 0, x, size=6, fill_value=-1.0)
+    c("compress", np.array([True, False, True]), x.reshape(3, 3), axis=0, eager=True)
+    c("unravel_index", np.array([0, 5, 11, -1], np.int32), (3, 4))
+    c("ravel_multi_index", (np.array([0, 2], np.int32), np.array([1, 3], np.int32)),
+      (3, 4), eager=True)
+    c("ravel_multi_index", (np.array([0, 2], np.int32), np.array([1, 7], np.int32)),
+      (3, 4), mode="clip")
+    c.run()
 
 
 # ---------------------------------------------------------------- products
@@ -481,22 +589,24 @@ def test_piecewise_extract_and_index_conversions():
        seed=seeds, n=hst.integers(1, 3), m=hst.integers(1, 3), k=hst.integers(1, 3))
 @few
 def test_dot_family(dtypes, seed, n, m, k):
+    c = Checks()
     rng = np.random.RandomState(seed)
     a, b = _values(rng, (n, k), dtypes[0]), _values(rng, (k, m), dtypes[1])
     v = _values(rng, (k,), dtypes[1])
-    compare("dot", a, b)
-    compare("dot", a, v, jit=True)
-    compare("dot", v, v)
-    compare("dot", a, Weak(2))
-    compare("matmul", a, b)
-    compare("vdot", a, a)
-    compare("inner", a, a)
-    compare("outer", a, v)
-    compare("tensordot", a, b, 1)
-    compare("tensordot", a, b, ((1, 0), (0, 1)) if n == m == k else ((1,), (0,)))
-    compare("tensordot", a[:, :, None], b[:, None], 0)
-    compare("kron", a, b)
-    compare("dot", a, b, preferred_element_type=np.float32)
+    c("dot", a, b)
+    c("dot", a, v)
+    c("dot", v, v)
+    c("dot", a, Weak(2))
+    c("matmul", a, b)
+    c("vdot", a, a)
+    c("inner", a, a)
+    c("outer", a, v)
+    c("tensordot", a, b, 1)
+    c("tensordot", a, b, ((1, 0), (0, 1)) if n == m == k else ((1,), (0,)))
+    c("tensordot", a[:, :, None], b[:, None], 0)
+    c("kron", a, b)
+    c("dot", a, b, preferred_element_type=np.float32)
+    c.run()
 
 
 EINSUMS = [
@@ -512,24 +622,25 @@ EINSUMS = [
 ]
 
 
-@pytest.mark.parametrize("spec,shapes_", EINSUMS)
-@pytest.mark.parametrize("dtype", [F32, I8, BOOL])
-def test_einsum(spec, shapes_, dtype):
-    if spec == "ij,kj->ik":  # size-1 label broadcasting
-        shapes_ = [(2, 1), (3, 4)]
+@pytest.mark.parametrize("dtype", [F32, I8, BOOL, C64])
+def test_einsum(dtype):
+    c = Checks()
     rng = np.random.RandomState(0)
-    ops = [_values(rng, s, dtype) for s in shapes_]
-    compare("einsum", spec, *ops)
+    for spec, operand_shapes in EINSUMS:
+        c("einsum", spec, *[_values(rng, s, dtype) for s in operand_shapes])
+    c.run()
 
 
 def test_einsum_under_jit_interleaved_and_promotion():
+    c = Checks()
     rng = np.random.RandomState(1)
     a, b = _values(rng, (2, 3), F32), _values(rng, (3, 4), I8)
-    compare(lambda np_, x, y: np_.einsum("ij,jk->ik", x, y), a, b, jit=True)
-    compare("einsum", "ij,jk->ik", a, b, preferred_element_type=np.float32)
-    compare(lambda np_, x, y: np_.einsum(x, [0, 1], y, [1, 2], [0, 2]), a, b)
-    compare(lambda np_, x, y: np_.einsum(x, [Ellipsis, 1], y, [1, 2]), a, b)
-    compare("einsum", ",", Weak(2.0), Weak(3.0))
+    c(lambda np_, x, y: np_.einsum("ij,jk->ik", x, y), a, b)
+    c("einsum", "ij,jk->ik", a, b, preferred_element_type=np.float32)
+    c(lambda np_, x, y: np_.einsum(x, [0, 1], y, [1, 2], [0, 2]), a, b)
+    c(lambda np_, x, y: np_.einsum(x, [Ellipsis, 1], y, [1, 2]), a, b)
+    c("einsum", ",", Weak(2.0), Weak(3.0))
+    c.run()
 
 
 # ---------------------------------------------------------------- sorting and searching
@@ -537,33 +648,37 @@ def test_einsum_under_jit_interleaved_and_promotion():
 @given(shape=nonempty, dtype=hst.sampled_from(REAL + (BOOL,)), seed=seeds, data=hst.data())
 @few
 def test_sorting(shape, dtype, seed, data):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype, specials=True)
     axis = data.draw(hst.one_of(hst.none(), hst.integers(-len(shape), len(shape) - 1)))
     descending = data.draw(hst.booleans())
-    compare("sort", x, axis=axis, descending=descending)
-    compare("argsort", x, axis=axis, descending=descending)
-    compare("argsort", x, axis, jit=True)
-    compare("lexsort", [x, x[::-1] if x.ndim else x])
-    compare("unique", x)
-    compare("unique", x, return_index=True, return_inverse=True, return_counts=True)
+    c("sort", x, axis=axis, descending=descending)
+    c("argsort", x, axis=axis, descending=descending)
+    c("argsort", x, axis)
+    c("lexsort", [x, x[::-1] if x.ndim else x])
+    c("unique", x, eager=True)
+    c("unique", x, return_index=True, return_inverse=True, return_counts=True, eager=True)
+    c.run()
 
 
 @given(n=hst.integers(0, 6), seed=seeds, side=hst.sampled_from(["left", "right"]))
 @few
 def test_searchsorted_and_friends(n, seed, side):
+    c = Checks()
     rng = np.random.RandomState(seed)
     a = np.sort(_values(rng, (n,), F32, specials=True))
     v = _values(rng, (2, 3), F32, specials=True)
-    compare("searchsorted", a, v, side=side)
-    compare("searchsorted", a, v, side, jit=True)
-    compare("isin", v, a)
-    compare("digitize", v, np.unique(a[np.isfinite(a)]))
+    c("searchsorted", a, v, side=side)
+    c("searchsorted", a, v, side)
+    c("isin", v, a)
+    c("digitize", v, np.unique(a[np.isfinite(a)]))
     ints = rng.randint(0, 5, size=7).astype(np.int32)
-    compare("bincount", ints)
-    compare("bincount", ints, length=6, jit=True)
-    compare("bincount", ints, weights=np.arange(7.0, dtype=np.float32), minlength=8)
+    c("bincount", ints, eager=True)
+    c("bincount", ints, length=6)
+    c("bincount", ints, weights=np.arange(7.0, dtype=np.float32), minlength=8, eager=True)
     if n > 1 and np.isfinite(a).all() and np.unique(a).size == n:
-        compare("interp", v, a, np.arange(n, dtype=np.float32))
+        c("interp", v, a, np.arange(n, dtype=np.float32))
+    c.run()
 
 
 # ---------------------------------------------------------------- comparisons and maths
@@ -573,72 +688,80 @@ def test_searchsorted_and_friends(n, seed, side):
        seed=seeds)
 @few
 def test_binary_maths(shape, dtypes, seed):
+    c = Checks()
     rng = np.random.RandomState(seed)
     x, y = _values(rng, shape, dtypes[0], True), _values(rng, shape, dtypes[1], True)
-    compare("isclose", x, y)
-    compare("isclose", x, y, equal_nan=True, rtol=0.1, atol=0.3)
-    compare("allclose", x, y)
-    compare("array_equal", x, y)
-    compare("array_equal", x, x, equal_nan=True)
-    compare("array_equiv", x, y[..., :1] if y.ndim else y)
-    compare("heaviside", x, y)
-    compare("hypot", x, y)
-    compare("copysign", x, y)
-    compare("fmax", x, y)
-    compare("fmin", x, y, jit=True)
+    c("isclose", x, y)
+    c("isclose", x, y, equal_nan=True, rtol=0.1, atol=0.3)
+    c("allclose", x, y)
+    c("array_equal", x, y)
+    c("array_equal", x, x, equal_nan=True)
+    c("array_equiv", x, y[..., :1] if y.ndim else y)
+    c("heaviside", x, y)
+    c("hypot", x, y)
+    c("copysign", x, y)
+    c("fmax", x, y)
+    c("fmin", x, y)
     if dtypes[0].kind == "f" or dtypes[1].kind == "f":
-        compare("logaddexp", x, y, tol=1e-3)
-        compare("logaddexp2", x, y, tol=1e-3)
+        c("logaddexp", x, y, tol=1e-3)
+        c("logaddexp2", x, y, tol=1e-3)
+    c.run()
 
 
 @given(shape=shapes, dtype=hst.sampled_from(NUMERIC + (BOOL,)), seed=seeds)
 @few
 def test_unary_maths(shape, dtype, seed):
+    c = Checks()
     x = _values(np.random.RandomState(seed), shape, dtype, True)
-    compare("nan_to_num", x)
-    compare("nan_to_num", x, nan=1.0, posinf=2.0, neginf=-2.0)
+    c("nan_to_num", x)
+    c("nan_to_num", x, nan=1.0, posinf=2.0, neginf=-2.0)
     if dtype != C64:
-        compare("sinc", x, tol=1e-3)
-    compare("angle", x)
-    compare("iscomplex", x)
-    compare("isreal", x)
+        c("sinc", x, tol=1e-3)
+    c("angle", x)
+    c("iscomplex", x)
+    c("isreal", x)
     if len(shape):
-        compare("diff", x)
-        compare("diff", x, n=2, axis=0, prepend=x[:1], append=Weak(0) if dtype != BOOL else x[:1])
+        c("diff", x)
+        c("diff", x, n=2, axis=0, prepend=x[:1], append=Weak(0) if dtype != BOOL else x[:1])
     assert rnp.iscomplexobj(rnp.asarray(x)) == jnp.iscomplexobj(jnp.asarray(x))
     assert rnp.isscalar(rnp.asarray(x)) == jnp.isscalar(jnp.asarray(x))
+    c.run()
 
 
 def test_scalar_weak_maths():
+    c = Checks()
     for name in ("sinc", "nan_to_num"):
-        compare(name, Weak(0.5))
+        c(name, Weak(0.5))
     for name in ("hypot", "logaddexp", "heaviside", "copysign"):
-        compare(name, Weak(3.0), Weak(-4.0))
-        compare(name, 3, 4)
-    compare("where", True, 1, 2.0)
-    compare("clip", np.arange(4, dtype=np.int8), 0.5, 2.0)
+        c(name, Weak(3.0), Weak(-4.0))
+        c(name, 3, 4)
+    c("where", True, 1, 2.0)
+    c("clip", np.arange(4, dtype=np.int8), 0.5, 2.0)
+    c.run()
 
 
 def test_convolutions_polynomials_and_misc():
+    c = Checks()
     rng = np.random.RandomState(3)
     a, v = _values(rng, (6,), F32), _values(rng, (3,), F32)
     for mode in ("full", "same", "valid"):
-        compare("convolve", a, v, mode=mode)
-        compare("correlate", v, a, mode=mode)
-    compare("convolve", a.astype(np.int32), v.astype(np.int32))
-    compare("polyval", v, a)
-    compare("trapezoid", a)
-    compare("trapezoid", a.reshape(2, 3), np.array([0.0, 1.0, 3.0], np.float32))
-    compare("ediff1d", a, to_begin=np.float32(1))
-    compare("cross", _values(rng, (4, 3), F32), _values(rng, (4, 3), F32))
-    compare("modf", a)
-    compare("divmod", a, v[:1])
+        c("convolve", a, v, mode=mode)
+        c("correlate", v, a, mode=mode)
+    c("convolve", a.astype(np.int32), v.astype(np.int32))
+    c("polyval", v, a)
+    c("trapezoid", a)
+    c("trapezoid", a.reshape(2, 3), np.array([0.0, 1.0, 3.0], np.float32))
+    c("ediff1d", a, to_begin=np.float32(1))
+    c("cross", _values(rng, (4, 3), F32), _values(rng, (4, 3), F32))
+    c("modf", a)
+    c("divmod", a, v[:1])
     assert rnp.can_cast(rnp.int8, rnp.int32) and not rnp.can_cast(rnp.float32, rnp.int8)
     assert rnp.isdtype(rnp.float32, "real floating") and rnp.isdtype(np.int8, "integral")
-    compare(lambda np_, x: np_.linalg.norm(x), a)
-    compare(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), ord=1), a)
-    compare(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), axis=1, ord=np.inf), a)
-    compare(lambda np_, x: np_.linalg.vector_norm(x, ord=3), a)
+    c(lambda np_, x: np_.linalg.norm(x), a)
+    c(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), ord=1), a)
+    c(lambda np_, x: np_.linalg.norm(x.reshape(2, 3), axis=1, ord=np.inf), a)
+    c(lambda np_, x: np_.linalg.vector_norm(x, ord=3), a)
+    c.run()
 
 
 # ---------------------------------------------------------------- transformations
@@ -655,7 +778,8 @@ GRAD_CASES = [
     lambda np_, x: np_.max(x),
     lambda np_, x: np_.einsum("ij,kj->", x, x),
     lambda np_, x: np_.take(x, np_.array([2, 0, 1]), axis=1).sum() * 3,
-    lambda np_, x: (np_.take_along_axis(x, np_.argsort(x, axis=1), axis=1) * np_.arange(4.)).sum(),
+    lambda np_, x: (np_.take_along_axis(x, np_.argsort(x, axis=1), axis=1)
+                    * np_.arange(4.0)).sum(),
     lambda np_, x: np_.sort(x, axis=0)[0].sum(),
     lambda np_, x: np_.where(x > 0, x, 0.5 * x).sum(),
     lambda np_, x: np_.pad(x, 2, mode="reflect").sum(),
@@ -666,16 +790,27 @@ GRAD_CASES = [
     lambda np_, x: np_.median(x),
     lambda np_, x: np_.prod(x, axis=0).sum(),
     lambda np_, x: np_.sinc(x).sum(),
-    pytest.param(lambda np_, x: np_.clip(x, -0.5, 0.5).sum(), marks=_MAX_JVP_BUG),
+    lambda np_, x: np_.quantile(x, 0.3, axis=1).sum(),
+    lambda np_, x: np_.tile(np_.diagonal(x), 2).sum(),
 ]
 
 
-@pytest.mark.parametrize("f", GRAD_CASES)
-def test_grad_and_jit_of_grad(f):
+def test_grad_and_jit_of_grad():
+    """The gradients of all cases in one JAX program; refjax eagerly and under jit."""
     x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
-    theirs = jax.grad(lambda v: f(jnp, v))(jnp.asarray(x))
-    assert_same(refjax.grad(lambda v: f(rnp, v))(rnp.asarray(x)), theirs, tol=1e-4)
-    assert_same(refjax.jit(refjax.grad(lambda v: f(rnp, v)))(rnp.asarray(x)), theirs, tol=1e-4)
+    theirs = jax.jit(lambda v: [jax.grad(lambda u: f(jnp, u))(v) for f in GRAD_CASES])(x)
+    for f, expected in zip(GRAD_CASES, theirs):
+        grad = refjax.grad(lambda u: f(rnp, u))
+        assert_same(grad(rnp.asarray(x)), expected, tol=1e-4)
+        assert_same(refjax.jit(grad)(rnp.asarray(x)), expected, tol=1e-4)
+
+
+@pytest.mark.xfail(reason="the max/min JVP in core/primitives/elementwise.py (_balanced_eq) "
+                          "builds scalar select_n cases for array operands", raises=TypeError)
+def test_grad_of_clip():
+    x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+    theirs = jax.grad(lambda v: jnp.clip(v, -0.5, 0.5).sum())(x)
+    assert_same(refjax.grad(lambda v: rnp.clip(v, -0.5, 0.5).sum())(rnp.asarray(x)), theirs)
 
 
 VMAP_CASES = [
@@ -689,38 +824,44 @@ VMAP_CASES = [
     lambda np_, x: np_.diag(x),
     lambda np_, x: np_.nonzero(x > 0, size=2)[0],
     lambda np_, x: np_.convolve(x, x[:2]),
+    lambda np_, x: np_.take_along_axis(x, np_.argsort(x), 0),
+    lambda np_, x: np_.pad(x, (1, 2), mode="wrap"),
 ]
 
 
-@pytest.mark.parametrize("case", range(len(VMAP_CASES)))
-def test_vmap(case):
-    f = VMAP_CASES[case]
-    x = np.random.RandomState(case).randn(3, 5).astype(np.float32)
-    theirs = jax.vmap(lambda v: f(jnp, v))(jnp.asarray(x))
-    assert_same(refjax.vmap(lambda v: f(rnp, v))(rnp.asarray(x)), theirs, tol=1e-4)
+def test_vmap():
+    x = np.random.RandomState(0).randn(3, 5).astype(np.float32)
+    theirs = jax.jit(lambda v: [jax.vmap(lambda u: f(jnp, u))(v) for f in VMAP_CASES])(x)
+    for f, expected in zip(VMAP_CASES, theirs):
+        assert_same(refjax.vmap(lambda u: f(rnp, u))(rnp.asarray(x)), expected, tol=1e-4)
 
 
 def test_traced_shift_and_indices():
+    c = Checks()
     x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
-    compare(lambda np_, a, s: np_.roll(a, s, axis=1), x, np.int32(7), jit=True)
-    compare(lambda np_, a, s: np_.roll(a, s), x, np.int32(-3), jit=True)
-    compare(lambda np_, a, i: np_.take(a, i, axis=1, mode="wrap"), x,
-            np.array([[9, -1], [2, 3]], np.int32), jit=True)
+    c(lambda np_, a, s: np_.roll(a, s, axis=1), x, np.array(7, np.int32))
+    c(lambda np_, a, s: np_.roll(a, s), x, np.array(-3, np.int32))
+    c(lambda np_, a, i: np_.take(a, i, axis=1, mode="wrap"), x,
+      np.array([[9, -1], [2, 3]], np.int32))
+    c.run()
+
+
+METHODS = (("sum", (1,)), ("mean", ()), ("prod", (0,)), ("max", ()), ("min", (1,)),
+           ("all", ()), ("any", ()), ("std", ()), ("var", (0,)), ("argmax", ()),
+           ("argmin", (1,)), ("cumsum", (0,)), ("cumprod", ()), ("ravel", ()), ("flatten", ()),
+           ("squeeze", ()), ("swapaxes", (0, 1)), ("clip", (2, 5)), ("sort", ()),
+           ("argsort", ()), ("round", ()), ("repeat", (2,)), ("take", (np.array([1, 2]),)),
+           ("trace", ()), ("diagonal", ()), ("ptp", ()))
 
 
 def test_methods_route_through_numpy():
-    x = rnp.arange(12.0).reshape(3, 4)
-    y = jnp.arange(12.0).reshape(3, 4)
-    for name, args in (("sum", (1,)), ("mean", ()), ("prod", (0,)), ("max", ()), ("min", (1,)),
-                       ("all", ()), ("any", ()), ("std", ()), ("var", (0,)), ("argmax", ()),
-                       ("argmin", (1,)), ("cumsum", (0,)), ("cumprod", ()), ("ravel", ()),
-                       ("flatten", ()), ("squeeze", ()), ("swapaxes", (0, 1)), ("clip", (2, 5)),
-                       ("sort", ()), ("argsort", ()), ("round", ()), ("nonzero", ()),
-                       ("repeat", (2,)), ("take", (rnp.array([1, 2]),)), ("trace", ()),
-                       ("diagonal", ()), ("ptp", ())):
-        theirs = getattr(y, name)(*[jnp.asarray(a) if hasattr(a, "shape") else a for a in args])
-        assert_same(getattr(x, name)(*args), theirs)
-    assert_same(x.dot(x.T), y.dot(y.T))
+    c = Checks()
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for name, args in METHODS:
+        c(lambda np_, a, *rest, name=name: getattr(a, name)(*rest), x, *args)
+    c(lambda np_, a: a.dot(a.T), x)
+    c(lambda np_, a: a.nonzero(), x, eager=True)
+    c.run()
 
 
 # ---------------------------------------------------------------- errors
@@ -843,11 +984,10 @@ TRACED_ERRORS = [
 
 @pytest.mark.parametrize("case", range(len(TRACED_ERRORS)))
 def test_concretization_errors_under_jit(case):
+    """JAX raises TypeErrors (mostly ConcretizationTypeError); refjax always raises its
+    ConcretizationTypeError (a TypeError) naming the argument."""
     f = TRACED_ERRORS[case]
-    with pytest.raises(TypeError) as theirs:
+    with pytest.raises(TypeError):
         jax.jit(lambda v: f(jnp, v))(jnp.ones(3))
-    with pytest.raises(TypeError) as ours:
+    with pytest.raises(rerrors.ConcretizationTypeError):
         refjax.jit(lambda v: f(rnp, v))(rnp.ones(3))
-    assert issubclass(ours.type, rerrors.ConcretizationTypeError)
-    assert "ConcretizationTypeError" in type(theirs.value).__mro__[0].__name__ or \
-        "Concretization" in "".join(c.__name__ for c in type(theirs.value).__mro__)

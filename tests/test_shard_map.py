@@ -1,6 +1,4 @@
-"""Collectives, shard_map and pmap: the seed notebook's examples, collectives under vmap against
-NumPy and JAX, autodiff/vmap/jit of shard_map, errors, and random shard_maps against a NumPy
-simulation of the devices."""
+"""Collectives, shard_map, pmap: notebook examples, NumPy/JAX references, transforms, errors."""
 import itertools
 import math
 from functools import partial
@@ -341,7 +339,7 @@ def test_varying_output_with_replicated_spec_is_rejected():
 
 
 def test_non_divisible_and_bad_specs():
-    with pytest.raises(ValueError, match="f32\\[3,8\\].*dimension 0 \\(of size 3\\) over mesh axes 'x'"):
+    with pytest.raises(ValueError, match=r"f32\[3,8\].*dimension 0 \(of size 3\) over mesh axes"):
         shard_map(lambda b: b, mesh=MESH24, in_specs=P("x", "y"), out_specs=P("x", "y"))(
             np.ones((3, 8), np.float32))
     with pytest.raises(ValueError, match="mesh axis 'q'"):

@@ -1,5 +1,4 @@
-"""numpy_ref rules of the collectives (NameError: no named axis is left at this level) and of
-shard_map (the nested vmap of its body, with the replication of outputs checked on the data)."""
+"""numpy_ref rules: collectives (NameError if reached) and shard_map (checked nested vmap)."""
 import numpy as np
 
 from ...core.primitives import parallel as par
@@ -60,7 +59,8 @@ def _replication_message(i, lanes, axis, where, stacked, params):
     elem = where[len(lanes):]
     got, ref = stacked[coords + elem].item(), stacked[base + elem].item()
     return (f"shard_map output {i} has out_specs {spec}, which says it is replicated over mesh "
-            f"axis {axis!r}, but its shards differ along that axis: index {coords[lanes.index(axis)]} "
-            f"of {axis!r} ({_device_of(coords, lanes, mesh)}) holds {got!r} at per-shard index "
+            f"axis {axis!r}, but its shards differ along that axis: index "
+            f"{coords[lanes.index(axis)]} of {axis!r} ({_device_of(coords, lanes, mesh)}) holds "
+            f"{got!r} at per-shard index "
             f"{elem} where index 0 ({_device_of(base, lanes, mesh)}) holds {ref!r}. Name "
             f"{axis!r} in its out_specs, or make it replicated with psum/pmean/all_gather.")

@@ -1,5 +1,4 @@
-"""jax.lax lowerings of the collectives, and of shard_map as jax.shard_map over the same mesh
-(the body interpreted with the xla lowerings, collectives as jax.lax collectives)."""
+"""jax.lax lowerings of the collectives, and of shard_map as jax.shard_map over the same mesh."""
 import jax
 import numpy as np
 from jax import lax

@@ -470,6 +470,10 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     boolean (or number, compared with 0) scalar. Under vmap with a batched pred both branches
     run and the results are selected."""
     if not (callable(true_fun) and callable(false_fun)):
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            # JAX's deprecated form cond(pred, true_operand, true_fun, false_operand, false_fun)
+            x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _operands(operands, operand)
     pred = _predicate(pred)

@@ -61,7 +61,7 @@ def _unop_abstract_eval(name, kinds, result_dtype=None):
     def abstract_eval(x, **params):
         _check_dtype(name, x.dtype, kinds)
         dtype = result_dtype(x.dtype) if result_dtype else x.dtype
-        return ShapedArray(x.shape, dtype, weak_type=x.weak_type and dtype == x.dtype)
+        return ShapedArray(x.shape, dtype, weak_type=x.weak_type)
     return abstract_eval
 
 
@@ -116,7 +116,7 @@ atanh_p = unop("atanh", _INEXACT)
 sqrt_p = unop("sqrt", _INEXACT)
 rsqrt_p = unop("rsqrt", _INEXACT)
 cbrt_p = unop("cbrt", _FLOAT)
-abs_p = unop("abs", _NUM, lambda d: {dtypes.complex64: dtypes.float32,
+abs_p = unop("abs", "ifc", lambda d: {dtypes.complex64: dtypes.float32,
                                      dtypes.complex128: dtypes.float64}.get(d, d))
 not_p = unop("not", _INTB)
 integer_pow_p = unop("integer_pow", _NUM)
@@ -236,7 +236,7 @@ def _binop_abstract_eval(name, kinds, result_dtype=None):
         dtype = avals[0].dtype
         _check_dtype(name, dtype, kinds)
         out_dtype = result_dtype or dtype
-        weak = all(a.weak_type for a in avals) and out_dtype == dtype
+        weak = all(a.weak_type for a in avals)
         return ShapedArray(shape, out_dtype, weak_type=weak)
     return abstract_eval
 
@@ -262,7 +262,7 @@ add_p = binop("add", _NUM)
 sub_p = binop("sub", _NUM)
 mul_p = binop("mul", _NUM + "b")
 div_p = binop("div", _NUM)
-rem_p = binop("rem", _NUM)
+rem_p = binop("rem", _INT + _FLOAT)
 pow_p = binop("pow", _INEXACT)
 max_p = binop("max", _NUM + "b")
 min_p = binop("min", _NUM + "b")
@@ -458,8 +458,8 @@ def _clamp_abstract_eval(lo, x, hi):
         if b.dtype != x.dtype:
             raise TypeError(f"clamp requires min, operand and max to have one dtype, got "
                             f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}")
-    _check_dtype("clamp", x.dtype, _NUM)
-    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+    _check_dtype("clamp", x.dtype, _NUM + "b")
+    return ShapedArray(x.shape, x.dtype, weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
 def clamp(min, x, max):

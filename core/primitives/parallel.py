@@ -1,6 +1,4 @@
-"""Collectives (psum, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index,
-pvary): their meaning is their batching rule on the named axis of an enclosing vmap, pmap or
-shard_map; outside any such axis they raise NameError."""
+"""Collectives (psum, all_gather, ppermute, ...): each is defined by its batching rule."""
 import threading
 from contextlib import contextmanager
 

@@ -149,7 +149,7 @@ def _canonical_axes(name, axes, ndim):
 def _squeeze_abstract_eval(x, *, dimensions):
     for d in dimensions:
         if x.shape[d] != 1:
-            raise TypeError(f"cannot select an axis to squeeze out which has size not equal to "
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
                             f"one, got shape={x.shape} and dimensions={dimensions}")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
@@ -429,7 +429,7 @@ def _dus_abstract_eval(x, update, *idx):
     if update.dtype != x.dtype:
         raise TypeError(f"dynamic_update_slice update must have the operand's dtype, got "
                         f"{update.dtype.name} and {x.dtype.name}")
-    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+    return ShapedArray(x.shape, x.dtype, weak_type=False)  # JAX: never weak
 
 
 def dynamic_update_slice(x, update, start_indices):
@@ -502,13 +502,13 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     shape = []
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
-            raise TypeError(f"pad: interior padding must be non-negative, got {padding_config}")
+            raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + d + max(d - 1, 0) * interior
         if size < 0:
             raise TypeError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
                             f"negative ({size})")
         shape.append(size)
-    return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type and padding_value.weak_type)
 
 
 def pad(x, padding_value, padding_config):
@@ -616,6 +616,9 @@ iota_p = make_primitive("iota")
 
 @iota_p.def_abstract_eval
 def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
+    if dtypes.kind(dtype) not in "iufc":
+        raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
+                        "are subtypes of integer, floating, complexfloating.")
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape) {len(shape)}, got "
                          f"dimension={dimension}")

@@ -1,0 +1,117 @@
+"""Layouts: device_put, propagation through jit (the seed notebook's examples), constraints,
+memory kinds, and layouts compared shard by shard with real JAX."""
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax as jax
+import refjax.numpy as jnp
+from refjax.sharding import NamedSharding, PartitionSpec as P
+
+ARR = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+
+
+@pytest.fixture
+def mesh():
+    return jax.make_mesh((2, 4), ("x", "y"))
+
+
+def layout(a):
+    """device id -> index slices as (start, stop) pairs, for comparing layouts."""
+    shape = a.shape
+    return {s.device.id: tuple(sl.indices(d)[:2] for sl, d in zip(s.index, shape))
+            for s in a.addressable_shards}
+
+
+def real_mesh_and_put(spec):
+    devs = np.array(real_jax.devices()[:8]).reshape(2, 4)
+    m = real_jax.sharding.Mesh(devs, ("x", "y"))
+    return real_jax.device_put(ARR, real_jax.sharding.NamedSharding(m, real_jax.sharding.PartitionSpec(*spec)))
+
+
+def test_device_put_layout_matches_devices_indices_map(mesh):
+    s = NamedSharding(mesh, P("x", "y"))
+    a = jax.device_put(jnp.asarray(ARR), s)
+    assert a.sharding == s
+    assert layout(a) == {d.id: tuple(sl.indices(n)[:2] for sl, n in zip(idx, ARR.shape))
+                         for d, idx in s.devices_indices_map(ARR.shape).items()}
+    for shard in a.addressable_shards:
+        np.testing.assert_array_equal(shard.data, ARR[shard.index])
+    np.testing.assert_array_equal(np.asarray(a), ARR)
+    assert layout(a) == layout(real_mesh_and_put(("x", "y")))
+
+
+def test_elementwise_keeps_sharding_and_contract_drops_axis(mesh):
+    a = jax.device_put(ARR, NamedSharding(mesh, P("x", "y")))
+    result = jax.jit(lambda x: 2 * jnp.sin(x) + 1)(a)
+    assert result.sharding == a.sharding
+    np.testing.assert_allclose(np.asarray(result), 2 * np.sin(ARR) + 1, rtol=1e-6)
+    contracted = jax.jit(lambda x: x.sum(axis=0))(a)
+    np.testing.assert_array_equal(np.asarray(contracted), ARR.sum(0))
+    assert contracted.sharding.spec == P("y")
+    real = real_jax.jit(lambda x: x.sum(axis=0))(real_mesh_and_put(("x", "y")))
+    assert layout(contracted) == layout(real)
+
+
+def test_with_sharding_constraint(mesh):
+    a = jax.device_put(ARR, NamedSharding(mesh, P("x", "y")))
+
+    def f(x):
+        return jax.lax.with_sharding_constraint(x.sum(axis=0), NamedSharding(mesh, P("x")))
+
+    out = jax.jit(f)(a)
+    assert out.sharding == NamedSharding(mesh, P("x"))
+    np.testing.assert_array_equal(np.asarray(out), ARR.sum(0))
+    assert np.asarray(out.addressable_shards[0].data).shape == (4,)
+
+
+def test_memory_kinds_through_jit(mesh):
+    s_host = NamedSharding(mesh, P("x", "y"), memory_kind="pinned_host")
+    s_dev = s_host.with_memory_kind("device")
+    arr_host = jax.device_put(ARR, s_host)
+    assert arr_host.sharding.memory_kind == "pinned_host"
+    out_dev = jax.jit(lambda x: x, out_shardings=s_dev)(arr_host)
+    assert out_dev.sharding.memory_kind == "device"
+    out_host = jax.jit(lambda x: x, out_shardings=s_host)(jax.device_put(ARR, s_dev))
+    assert out_host.sharding.memory_kind == "pinned_host"
+    np.testing.assert_array_equal(np.asarray(out_host), ARR)
+
+
+def test_visualize_array_sharding_table(mesh, capsys):
+    jax.debug.visualize_array_sharding(jax.device_put(ARR, NamedSharding(mesh, P("x", "y"))))
+    table = capsys.readouterr().out
+    rows = [line for line in table.splitlines() if line.startswith("│")]
+    assert rows == ["│ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │", "│ CPU 4 │ CPU 5 │ CPU 6 │ CPU 7 │"]
+    jax.debug.visualize_array_sharding(jax.device_put(ARR, NamedSharding(mesh, P(None, "y"))))
+    assert "CPU 0,4" in capsys.readouterr().out
+
+
+def test_invalid_specs_raise_value_error(mesh):
+    with pytest.raises(ValueError):
+        jax.device_put(ARR, NamedSharding(mesh, P("x", "x")))
+    with pytest.raises(ValueError):
+        jax.device_put(ARR, NamedSharding(mesh, P("z")))
+    with pytest.raises(ValueError):
+        jax.device_put(ARR, NamedSharding(mesh, P("x", "y", None)))
+    with pytest.raises(ValueError):
+        jax.device_put(np.ones((3, 8), np.float32), NamedSharding(mesh, P("x")))
+
+
+def test_layer_variants_agree():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.normal(size=(32,)), rng.normal(size=(32, 4)), rng.normal(size=(4,))
+    mesh1 = jax.make_mesh((8,), ("x",))
+    s = NamedSharding(mesh1, P("x"))
+    layer = jax.jit(lambda x, w, b: jax.nn.sigmoid(x @ w + b))
+    ref = 1 / (1 + np.exp(-(x.astype(np.float32) @ w.astype(np.float32) + b.astype(np.float32))))
+    np.testing.assert_allclose(np.asarray(layer(x, w, b)), ref, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(layer(jax.device_put(x, s), jax.device_put(w, s), b)),
+                               ref, rtol=1e-5)
+
+    @jax.jit
+    def layer_auto(x, w, b):
+        x = jax.lax.with_sharding_constraint(x, s)
+        w = jax.lax.with_sharding_constraint(w, s)
+        return layer(x, w, b)
+
+    np.testing.assert_allclose(np.asarray(layer_auto(x, w, b)), ref, rtol=1e-5)
