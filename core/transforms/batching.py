@@ -16,7 +16,7 @@ def moveaxis(x, src, dst):
     from ..primitives import structural as st
     if src == dst:
         return x
-    nd = len(x.shape)
+    nd = len(_shape(x))
     src, dst = src % nd, dst % nd
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
@@ -27,8 +27,14 @@ def bdim_at_front(x, bdim, size):
     """x with its batch dim at 0, broadcasting unbatched x to size."""
     from ..primitives import structural as st
     if bdim is not_mapped:
-        return st.broadcast_in_dim(x, (size,) + tuple(x.shape), tuple(range(1, len(x.shape) + 1)))
+        shape = _shape(x)
+        return st.broadcast_in_dim(x, (size,) + shape, tuple(range(1, len(shape) + 1)))
     return moveaxis(x, bdim, 0)
+
+
+def _shape(x):
+    from ..trace import get_aval
+    return tuple(get_aval(x).shape)
 
 
 def vectorized_batcher(prim):
@@ -39,16 +45,17 @@ def vectorized_batcher(prim):
         size = axis_data.size
         shape = ()
         for v, d in zip(vals, dims):
-            s = tuple(v.shape) if d is None else tuple(v.shape[:d] + v.shape[d + 1:])
+            vs = _shape(v)
+            s = vs if d is None else vs[:d] + vs[d + 1:]
             shape = s or shape
         full = (size,) + shape
         moved = []
         for v, d in zip(vals, dims):
             if d is None:
-                v = st.broadcast_in_dim(v, full, tuple(range(1, len(full)))) if v.shape else v
+                v = st.broadcast_in_dim(v, full, tuple(range(1, len(full)))) if _shape(v) else v
             else:
                 v = moveaxis(v, d, 0)
-                v = st.broadcast_in_dim(v, full, (0,)) if len(v.shape) == 1 and shape else v
+                v = st.broadcast_in_dim(v, full, (0,)) if len(_shape(v)) == 1 and shape else v
             moved.append(v)
         return prim.bind(*moved, **params), 0
     prim.def_batch(rule)
