@@ -103,7 +103,7 @@ def _integer_pow_positive(x, y):
 
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.add_any_p: np.add,
-    ew.max_p: np.maximum, ew.min_p: np.minimum, ew.atan2_p: np.arctan2,
+    ew.atan2_p: np.arctan2,
     ew.pow_p: np.power,
     ew.and_p: np.bitwise_and, ew.or_p: np.bitwise_or, ew.xor_p: np.bitwise_xor,
     ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less, ew.le_p: np.less_equal,
@@ -111,6 +111,28 @@ _BINARY = {
 }
 for _p, _f in _BINARY.items():
     rule(_p)(_upcast(_f))
+
+
+@rule(ew.max_p)
+@_upcast
+def _max(x, y):
+    """np.maximum, except that max(-0.0, 0.0) is +0.0 as in XLA."""
+    out = np.maximum(x, y)
+    if np.asarray(out).dtype.kind == "f":
+        both_zero = (x == 0) & (y == 0)
+        out = np.where(both_zero, np.asarray(x) + np.asarray(y), out)
+    return out
+
+
+@rule(ew.min_p)
+@_upcast
+def _min(x, y):
+    """np.minimum, except that min(-0.0, 0.0) is -0.0 as in XLA."""
+    out = np.minimum(x, y)
+    if np.asarray(out).dtype.kind == "f":
+        both_zero = (x == 0) & (y == 0)
+        out = np.where(both_zero, -(-np.asarray(x) + -np.asarray(y)), out)
+    return out
 
 
 @rule(ew.mul_p)
@@ -165,10 +187,9 @@ def _shift_right_logical(x, y):
 @rule(ew.shift_right_arithmetic_p)
 def _shift_right_arithmetic(x, y):
     bits, s = _shift_amount(x, y)
-    amount = np.minimum(s, bits - 1).astype(x.dtype)
-    if x.dtype.kind == "u":
-        return np.where(s < bits, np.right_shift(x, amount), 0).astype(x.dtype)
-    return np.right_shift(x, amount)
+    signed = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+    amount = np.minimum(s, bits - 1).astype(signed.dtype)
+    return np.right_shift(signed, amount).astype(signed.dtype).view(x.dtype)
 
 
 @rule(ew.nextafter_p)
@@ -203,7 +224,7 @@ def _clamp(lo, x, hi):
 def _convert(x, *, new_dtype, weak_type, sharding):
     new_dtype = np.dtype(new_dtype)
     if new_dtype == np.bool_:
-        return x != 0
+        return np.real(x) != 0
     if dtypes.is_int(new_dtype) and dtypes.is_inexact(x.dtype):
         return _float_to_int(np.real(x), new_dtype)
     if dtypes.is_float(new_dtype) and x.dtype.kind == "c":

@@ -59,12 +59,20 @@ def _highest(dtype):
 
 @rule(red.reduce_max_p)
 def _reduce_max(x, *, axes):
-    return np.max(_exact(x), axis=axes, initial=_lowest(x.dtype)).astype(x.dtype)
+    out = np.max(_exact(x), axis=axes, initial=_lowest(x.dtype))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        pos_zero = np.any((x == 0) & ~np.signbit(x), axis=axes)
+        out = np.where((out == 0) & pos_zero, np.abs(out), out)
+    return np.asarray(out).astype(x.dtype)
 
 
 @rule(red.reduce_min_p)
 def _reduce_min(x, *, axes):
-    return np.min(_exact(x), axis=axes, initial=_highest(x.dtype)).astype(x.dtype)
+    out = np.min(_exact(x), axis=axes, initial=_highest(x.dtype))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        neg_zero = np.any((x == 0) & np.signbit(x), axis=axes)
+        out = np.where((out == 0) & neg_zero, -np.abs(out), out)
+    return np.asarray(out).astype(x.dtype)
 
 
 @rule(red.reduce_and_p)

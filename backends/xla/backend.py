@@ -1,4 +1,4 @@
-"""The xla Backend: jax.Arrays on JAX's CPU devices, per-op cached jax.jit, one jax.jit per jaxpr."""
+"""The xla Backend: jax.Arrays on JAX's CPU devices, a cached jax.jit per op and per jaxpr."""
 import collections
 import contextlib
 
@@ -14,7 +14,6 @@ from ...core.avals import ShapedArray
 from ...core.config import config
 from ...core.jaxpr import Literal
 from ...core.sharding_propagation import propagate_eqn, propagate_jaxpr
-from ...core.transforms.jit import jit_p
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 
@@ -183,14 +182,14 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ buffers
 
     def put(self, value, aval, sharding=None):
-        value = np.asarray(value, dtype=aval.dtype)
+        # A private copy: JAX on CPU may alias NumPy memory (even with may_alias=False), and
+        # a later in-place write by the caller must not change an immutable Array.
+        value = np.array(value, dtype=aval.dtype)
         if value.dtype == _FLOAT0:
             return value
         target = self._default_target if sharding is None else self.jax_sharding(sharding)
         with _x64(value.dtype in _X64_DTYPES):
-            # JAX on CPU would alias the NumPy memory: a later in-place write by the caller
-            # must not change an immutable Array.
-            return jax.device_put(value, target, may_alias=False)
+            return jax.device_put(value, target)
 
     def to_numpy(self, buf, aval):
         return buf if isinstance(buf, np.ndarray) else np.asarray(buf)

@@ -132,12 +132,13 @@ def _convert(x, *, new_dtype, weak_type=False, sharding=None):
 
 
 def convert(x, new_dtype):
-    """numpy_ref's conversion: to bool is x != 0 (both parts of a complex); complex to real
+    """numpy_ref's conversion: to bool is real(x) != 0 (as JAX); complex to real
     keeps the real part; float to int truncates, saturates, NaN to 0 (as XLA does)."""
     new_dtype = np.dtype(new_dtype)
     if new_dtype == x.dtype:
         return x
     if new_dtype == np.bool_:
+        x = lax.real(x) if dtypes.kind(x.dtype) == "c" else x
         return lax.ne(x, lax.full_like(x, 0))
     if dtypes.kind(x.dtype) == "c" and dtypes.kind(new_dtype) != "c":
         x = lax.real(x)

@@ -120,6 +120,15 @@ abs_p = unop("abs", "ifc", lambda d: {dtypes.complex64: dtypes.float32,
                                      dtypes.complex128: dtypes.float64}.get(d, d))
 not_p = unop("not", _INTB)
 integer_pow_p = unop("integer_pow", _NUM)
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x, *, y):
+    _check_dtype("integer_pow", x.dtype, _NUM)
+    if y < 0 and dtypes.is_int(x.dtype):
+        raise TypeError(f"integer_pow of an integer array ({x.dtype.name}) to the negative power "
+                        f"{y} is not defined; convert to a floating dtype first")
+    return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
 square_p = unop("square", _NUM)
 erf_p = unop("erf", _FLOAT)
 erf_inv_p = unop("erf_inv", _FLOAT)
@@ -276,10 +285,10 @@ shift_right_logical_p = binop("shift_right_logical", _INT)
 shift_right_arithmetic_p = binop("shift_right_arithmetic", _INT)
 eq_p = binop("eq", _NUM + "b", dtypes.bool_)
 ne_p = binop("ne", _NUM + "b", dtypes.bool_)
-lt_p = binop("lt", _NUM + "b", dtypes.bool_)
-le_p = binop("le", _NUM + "b", dtypes.bool_)
-gt_p = binop("gt", _NUM + "b", dtypes.bool_)
-ge_p = binop("ge", _NUM + "b", dtypes.bool_)
+lt_p = binop("lt", _INT + _FLOAT + "b", dtypes.bool_)
+le_p = binop("le", _INT + _FLOAT + "b", dtypes.bool_)
+gt_p = binop("gt", _INT + _FLOAT + "b", dtypes.bool_)
+ge_p = binop("ge", _INT + _FLOAT + "b", dtypes.bool_)
 polygamma_p = binop("polygamma", _FLOAT)
 add_any_p = binop("add_any", _NUM)
 

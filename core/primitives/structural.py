@@ -341,9 +341,23 @@ def _dynamic_slice_abstract_eval(x, *idx, slice_sizes):
 
 
 def dynamic_slice(x, start_indices, slice_sizes):
-    """A slice of static size at traced start indices (clamped to stay in bounds, as in JAX)."""
-    idx = [_index_scalar(i) for i in start_indices]
+    """A slice of static size at traced start indices: negative indices count from the end,
+    then indices are clamped so the slice stays in bounds (as jax.lax.dynamic_slice)."""
+    idx = _wrapped_indices(start_indices, _shape(x))
     return dynamic_slice_p.bind(x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def _wrapped_indices(start_indices, shape):
+    from .elementwise import add, lt, select_n, weak_scalar
+    out = []
+    for i, d in zip(start_indices, shape):
+        if dtypes.is_python_scalar(i) or isinstance(i, (np.integer,)):
+            out.append(_index_scalar(int(i) + d if int(i) < 0 else int(i)))
+            continue
+        i = _index_scalar(i)
+        zero, size = weak_scalar(0, dtypes.int32), weak_scalar(d, dtypes.int32)
+        out.append(select_n(lt(i, zero), i, add(i, size)))
+    return out
 
 
 def _index_scalar(i):
@@ -433,8 +447,9 @@ def _dus_abstract_eval(x, update, *idx):
 
 
 def dynamic_update_slice(x, update, start_indices):
-    """x with `update` written at traced start indices (clamped to stay in bounds)."""
-    idx = [_index_scalar(i) for i in start_indices]
+    """x with `update` written at traced start indices (negative ones count from the end;
+    then clamped to stay in bounds, as jax.lax.dynamic_update_slice)."""
+    idx = _wrapped_indices(start_indices, _shape(x))
     return dynamic_update_slice_p.bind(x, update, *idx)
 
 

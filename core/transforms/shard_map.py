@@ -375,8 +375,7 @@ def staged_lanes(params):
         box["checks"] = [c[:3] for c in checks]
         return list(outs) + [c[3] for c in checks]
 
-    with par.extend_axis_env({}):
-        jaxpr, consts = staging.trace_to_jaxpr(fun, in_avals)
+    jaxpr, consts = staging.trace_to_jaxpr(fun, in_avals)
     if len(_LANES_CACHE) > 256:
         _LANES_CACHE.clear()
     hit = _LANES_CACHE[key] = (ClosedJaxpr(jaxpr, consts), box["checks"])
@@ -462,17 +461,12 @@ def _residual_spec(vma, order):
     return P(axes) if axes else P()
 
 
-def _map_outputs(closed, fn_of_outs, in_avals, params):
-    def fun(*args):
-        return fn_of_outs(jaxpr_as_fun(closed)(*args), args)
-    new, consts = _stage_local(fun, in_avals, params)
-    return new, consts
-
-
 def _wrap_known(known, n_out, params):
     """Known body whose residual outputs get a leading dim of size 1."""
-    return _map_outputs(known, lambda outs, _: list(outs[:n_out]) + [
-        st.expand_dims(r, (0,)) for r in outs[n_out:]], known.in_avals, params)
+    def fun(*args):
+        outs = jaxpr_as_fun(known)(*args)
+        return list(outs[:n_out]) + [st.expand_dims(r, (0,)) for r in outs[n_out:]]
+    return _stage_local(fun, known.in_avals, params)
 
 
 def _wrap_unknown(unknown, res_avals, params):
