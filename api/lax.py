@@ -36,7 +36,7 @@ def _reexport_optional():
             ("reductions", ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
                             "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax",
                             "cummin", "associative_scan")),
-            ("linalg", ("dot_general", "dot", "batch_matmul")),
+            ("linalg", ("dot_general", "dot", "batch_matmul", "Precision")),
             ("sorting", ("sort", "sort_key_val")),
             ("parallel", ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index", "pvary")),
             ("control_flow", ("cond", "switch", "while_loop", "fori_loop", "scan", "map"))):

@@ -128,19 +128,6 @@ def _cummin(x, *, axis, reverse):
 
 # ---------------------------------------------------------------- dot_general
 
-_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-
-
-def _compute_dtype(lhs_dtype, rhs_dtype, out_dtype):
-    """The dtype operands are converted to before the contraction, as XLA on CPU does:
-    mixed operands go to the output type; operands of one type stay in it when the output
-    is of a lower kind (complex -> real, float -> integer), the result converted after."""
-    order = lambda d: _KIND_ORDER[dtypes.kind(d)]  # noqa: E731
-    if lhs_dtype == rhs_dtype and order(out_dtype) < order(lhs_dtype):
-        return lhs_dtype
-    return out_dtype
-
-
 def _einsum_subscripts(lhs_ndim, rhs_ndim, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -157,7 +144,7 @@ def _einsum_subscripts(lhs_ndim, rhs_ndim, dimension_numbers):
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding=None):
     out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
-    compute = _compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    compute = linalg.dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     wide = _wide(compute)
     operands = [_convert(x, new_dtype=compute, weak_type=False, sharding=None).astype(wide)
                 for x in (lhs, rhs)]

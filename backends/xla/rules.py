@@ -280,22 +280,13 @@ def _register_linalg(linalg):
     def dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                     out_sharding=None):
         out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
-        compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+        compute = linalg.dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
         acc = _dot_accumulation_dtype(compute)
         lhs, rhs = (convert(convert(x, compute), acc) for x in (lhs, rhs))
         out = lax.dot_general(lhs, rhs, dimension_numbers, _jax_precision(precision),
                               preferred_element_type=acc)
         return convert(convert(out, compute), out_dtype)
     rule(linalg.dot_general_p)(dot_general)
-
-
-def _dot_compute_dtype(lhs_dtype, rhs_dtype, out_dtype):
-    """As numpy_ref: mixed operands are converted to the output type; float operands with a
-    non-float output stay float (the result is converted afterwards)."""
-    if lhs_dtype == rhs_dtype and dtypes.is_inexact(lhs_dtype) \
-            and not dtypes.is_inexact(out_dtype):
-        return lhs_dtype
-    return out_dtype
 
 
 def _dot_accumulation_dtype(compute):

@@ -382,7 +382,8 @@ defjvp(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 def _balanced_eq(x, z, y):
     """1 where x == z != y, 0.5 where x == z == y, else 0 (JAX's subgradient of max/min)."""
-    one, half, zero = _const(x, 1), _const(x, 0.5), _const(x, 0)
+    shape = get_aval(z).shape
+    one, half, zero = (full(shape, v, get_aval(x).dtype) for v in (1, 0.5, 0))
     xz, yz = eq(x, z), eq(y, z)
     return select_n(xz, zero, select_n(yz, one, half))
 

@@ -309,3 +309,16 @@ def _dot_general_batch(axis_data, vals, dims, *, dimension_numbers, **params):
 
 
 dot_general_p.def_batch(_dot_general_batch)
+
+
+_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def dot_compute_dtype(lhs_dtype, rhs_dtype, out_dtype):
+    """The dtype both backends convert operands to before contracting, as XLA on CPU does:
+    mixed operands go to the output type; operands of one type stay in it when the output
+    is of a lower kind (complex -> real, float -> integer), the result converted after."""
+    order = lambda d: _KIND_ORDER[dtypes.kind(d)]  # noqa: E731
+    if lhs_dtype == rhs_dtype and order(out_dtype) < order(lhs_dtype):
+        return lhs_dtype
+    return out_dtype

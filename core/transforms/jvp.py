@@ -111,6 +111,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         aux_box.insert(0, tree)
         return leaves
 
+    t_leaves = [Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0 else t for t in t_leaves]
     out_p, out_t = jvp_flat(flat_fun, p_leaves, t_leaves)
     out_tree = aux_box[0]
     out_t = [instantiate(t) for t in out_t]
