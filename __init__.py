@@ -23,4 +23,10 @@ from .api.devices import *  # noqa: E402,F401,F403
 from .core.sharding import NamedSharding, PartitionSpec  # noqa: E402,F401
 from .core.transforms.api import *  # noqa: E402,F401,F403
 
+from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402,F401
+from .api import experimental  # noqa: E402
+
+_sys.modules[f"{__name__}.experimental"] = experimental
+_sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
+
 __version__ = "0.1.0"

@@ -598,10 +598,18 @@ def stack(arrays, axis=0, out=None, dtype=None):
 # ---------------------------------------------------------------- indexing
 
 def _index(x, idx):
-    """x[idx] for ints, slices, None, Ellipsis and traced integer scalars."""
+    """x[idx]: basic indexing (ints, slices, None, Ellipsis, traced integer scalars) and
+    NumPy's advanced indexing with integer arrays and concrete boolean masks (a take on the
+    merged indexed axes; out-of-bounds indices are clamped, as in JAX)."""
     x = asarray(x)
     idx = idx if isinstance(idx, tuple) else (idx,)
-    idx = _expand_ellipsis(idx, x.ndim)
+    items = _expand_masks(idx)
+    if builtins.any(_is_index_array(i) for i in items):
+        return _advanced_index(x, _expand_ellipsis(items, x.ndim))
+    return _basic_index(x, _expand_ellipsis(items, x.ndim))
+
+
+def _basic_index(x, idx):
     out, dims_to_squeeze, new_axes, dim = x, [], [], 0
     out_dim = 0
     for item in idx:
@@ -619,11 +627,98 @@ def _index(x, idx):
             dim += 1
         else:
             raise TypeError(
-                f"refjax indexing supports ints, slices, None, Ellipsis and integer scalars; "
-                f"got {type(item).__name__} {item!r} for an array of shape {x.shape}. Use "
-                "jnp.take / lax.dynamic_slice for array indices.")
+                f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
+                f"concrete boolean masks; got {type(item).__name__} {item!r} for an array of "
+                f"shape {x.shape}.")
     out = st.squeeze(out, tuple(dims_to_squeeze)) if dims_to_squeeze else out
     return st.expand_dims(out, tuple(new_axes)) if new_axes else out
+
+
+def _expand_masks(idx):
+    """Index items with boolean masks replaced by their nonzero()
+    integer arrays (one per masked dimension; masks must be concrete)."""
+    out = []
+    for item in idx:
+        if isinstance(item, list):
+            raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                            "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+        if isinstance(item, (np.ndarray, Array, Tracer)) and get_aval(item).dtype == _dt.bool_ \
+                and get_aval(item).ndim > 0:
+            if _is_traced(item):
+                raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
+                                 "jnp.where(mask, x, other) or a static `size`.")
+            out.extend(_concrete(i.astype(np.int32)) for i in np.nonzero(np.asarray(item)))
+            continue
+        out.append(item)
+    return tuple(out)
+
+
+def _is_index_array(item):
+    if not isinstance(item, (np.ndarray, Array, Tracer)):
+        return False
+    aval = get_aval(item)
+    if aval.ndim and not _dt.is_int(aval.dtype):
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{aval.dtype}")
+    return aval.ndim > 0
+
+
+def _advanced_index(x, idx):
+    """Basic indexing with the advanced items replaced by full slices, then one take over
+    the advanced axes merged into one (integer scalars count as advanced, as in NumPy)."""
+    basic, advanced, dim, out_dim = [], [], 0, 0
+    for item in idx:
+        if item is None or isinstance(item, slice):
+            basic.append(item)
+            out_dim += 1
+            dim += item is not None
+            continue
+        if not (_is_index_array(item) or _is_int_index(item)):
+            _basic_index(x, (item,))  # raises the TypeError for unsupported items
+        advanced.append((out_dim, x.shape[dim], item))
+        basic.append(slice(None))
+        out_dim += 1
+        dim += 1
+    y = _basic_index(x, tuple(basic))
+    positions = [p for p, _, _ in advanced]
+    rest = [d for d in range(y.ndim) if d not in positions]
+    merged = st.reshape(st.transpose(y, positions + rest),
+                        (int(np.prod([y.shape[p] for p in positions], dtype=np.int64)),)
+                        + tuple(y.shape[d] for d in rest))
+    flat, in_bounds = _flat_advanced_index(advanced)
+    out = take(merged, flat, axis=0, mode="clip")
+    if in_bounds is not None:
+        # Out-of-bounds indices read the clamped element but, as in JAX, get no gradient.
+        mask = st.broadcast_in_dim(in_bounds, out.shape, tuple(range(in_bounds.ndim)))
+        out = _select(mask, out, lax.stop_gradient(out))
+    batch_shape = flat.shape
+    if positions == list(range(positions[0], positions[0] + len(positions))):
+        nb = len(batch_shape)
+        out = moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
+    return out
+
+
+def _flat_advanced_index(advanced):
+    """The flat index into the merged advanced axes (negative indices wrapped, others
+    clamped) and a mask of the in-bounds positions (None when all are), computed with NumPy
+    when every index is concrete."""
+    sizes = [n for _, n, _ in advanced]
+    items = [i for _, _, i in advanced]
+    if not builtins.any(_is_traced(i) for i in items):
+        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
+        flat, ok = np.zeros(arrays[0].shape, np.int64), np.ones(arrays[0].shape, bool)
+        for a, n in zip(arrays, sizes):
+            a = np.where(a < 0, a + n, a)
+            ok &= (a >= 0) & (a < n)
+            flat = flat * n + np.clip(a, 0, builtins.max(n - 1, 0))
+        return _concrete(flat.astype(np.int32)), None if ok.all() else _concrete(ok)
+    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
+    flat, ok = zeros(arrays[0].shape, _dt.int32), ones(arrays[0].shape, _dt.bool_)
+    for a, n in zip(arrays, sizes):
+        a = where(less(a, 0), add(a, n), a)
+        ok = logical_and(ok, logical_and(greater_equal(a, 0), less(a, n)))
+        flat = add(multiply(flat, n), clip(a, 0, builtins.max(n - 1, 0)))
+    return flat, ok
 
 
 def _expand_ellipsis(idx, ndim):
@@ -1233,7 +1328,7 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
     if where is not None:
         a = _select(broadcast_to(where, a.shape),
                     a, _const_like(a, _init_value(monoid.identity, comp)))
-    result = reduce(a, axes)
+    result = reduce(a, axes) if axes else a
     if initial is not None:
         result = op(broadcast_to(_initial(initial, comp), result.shape), result)
     if keepdims:

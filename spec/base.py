@@ -189,14 +189,21 @@ def scaled_tolerance(factor):
 
 # ---------------------------------------------------------------- invalid inputs
 
+UNCHECKED = False   # Invalid.jax_error when the reference does not reject the case itself
+
+
 class Invalid(NamedTuple):
     """Arguments (NumPy values) and params the primitive must reject with `error`; real JAX
-    raises `jax_error` (by default the same class) on them."""
+    raises `jax_error` (by default the same class; UNCHECKED: not compared) on them."""
     what: str
     args: tuple
     params: dict
     error: type = TypeError
     jax_error: Optional[type] = None
+
+    def jax_raises(self):
+        """Whether real JAX must reject the case too."""
+        return self.jax_error is not UNCHECKED
 
 
 # ---------------------------------------------------------------- the spec entry
@@ -215,7 +222,8 @@ class PrimitiveSpec:
     **params)` computes the expected result with real JAX. `diff_args(sig)` and
     `linear_args(sig)` name the arguments the primitive is differentiable, resp. has a
     transpose rule, in. Primitives without derivative declare `nondiff` = "zero" (zero or
-    float0 tangents) or "raises" (NotImplementedError naming the primitive)."""
+    float0 tangents) or "raises" (NotImplementedError naming the primitive); those with
+    forward- but no reverse-mode derivative declare reverse="raises" (ValueError)."""
     name: str
     dtypes: tuple
     signature: Callable
@@ -228,6 +236,7 @@ class PrimitiveSpec:
     linear_args: Callable = no_args
     invalid: tuple = ()
     signed_zeros: bool = True
+    reverse: str = "ok"
     fd_tol: tuple = (1e-6, 1e-6)
     x64_dtypes: bool = True
     family: str = ""
@@ -267,8 +276,9 @@ class PrimitiveSpec:
         x64)."""
         return _samples(self, (diff_dtype(self.dtypes),), True)
 
-    def is_differentiable(self, sig):
-        return bool(self.diff_args(sig))
+    def invalid_cases(self):
+        """The Invalid cases (`invalid` may be a function building them lazily)."""
+        return tuple(self.invalid() if callable(self.invalid) else self.invalid)
 
 
 @st.composite

@@ -1,12 +1,12 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
 import importlib
 
-from . import elementwise, linalg, reductions, sorting, structural, transforms
+from . import control_flow, elementwise, linalg, reductions, sorting, structural, transforms
 from .base import PrimitiveSpec
 
-_MODULES = [elementwise, structural, reductions, linalg, sorting, transforms]
+_MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, transforms]
 # Families written concurrently: their entries join when their module imports.
-_OPTIONAL = ("control_flow", "custom", "sharding_ops")
+_OPTIONAL = ("custom", "sharding_ops")
 
 
 def _optional_modules():

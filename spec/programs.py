@@ -141,6 +141,13 @@ def _ops(dtype, smooth):
     return tuple(n for n in names if n in SPECS and dtype in SPECS[n].dtypes)
 
 
+def unary_ops(dtype, smooth=False):
+    """Unary elementwise primitives applicable to `dtype` values (smooth ones only if asked)."""
+    from .primitives import SPECS
+    names = _UNARY_SMOOTH + (() if smooth else _UNARY_ROUGH)
+    return tuple(n for n in names if n in SPECS and dtype in SPECS[n].dtypes)
+
+
 def _step(draw, prim, values, a, dtype):
     if prim == "pad":
         return _pad(draw, prim, values, a, dtype)

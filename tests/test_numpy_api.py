@@ -324,11 +324,10 @@ def test_reductions(shape, dtype, seed, axis, keepdims, specials):
     if dtype != C64:
         c("max", x, axis=axis, keepdims=keepdims)
         c("min", x, axis=axis, keepdims=keepdims)
-    if dtype != BOOL:
-        c("mean", x, axis=axis, keepdims=keepdims)
-        c("var", x, axis=axis, keepdims=keepdims, tol=1e-4)
-        c("std", x, axis=axis, ddof=1, keepdims=keepdims, tol=1e-4)
-        c("sum", x, axis=axis, dtype=np.float32, keepdims=keepdims)
+    c("mean", x, axis=axis, keepdims=keepdims)
+    c("var", x, axis=axis, keepdims=keepdims, tol=1e-4)
+    c("std", x, axis=axis, ddof=1, keepdims=keepdims, tol=1e-4)
+    c("sum", x, axis=axis, dtype=np.float32, keepdims=keepdims)
     if dtype.kind in "fc":
         c("nansum", x, axis=axis, keepdims=keepdims)
         c("nanmean", x, axis=axis, keepdims=keepdims, tol=1e-4)
@@ -565,6 +564,29 @@ def test_where_select_clip(shape, dtypes, seed):
     c.run()
 
 
+INDEXERS = [
+    lambda a, i, j: a[i], lambda a, i, j: a[:, j], lambda a, i, j: a[i, :, j],
+    lambda a, i, j: a[1, :, j], lambda a, i, j: a[None, i, 1:, j], lambda a, i, j: a[..., j],
+    lambda a, i, j: a[0, j, j], lambda a, i, j: a[j, None, j], lambda a, i, j: a[-1, j],
+    lambda a, i, j: a[1:, j[:, None], ::-2], lambda a, i, j: a[i, j[0]],
+]
+
+
+@given(dtype=hst.sampled_from(ALL), seed=seeds)
+@few
+def test_advanced_indexing(dtype, seed):
+    rng = np.random.RandomState(seed)
+    x = _values(rng, (3, 4, 5), dtype)
+    i = rng.randint(-3, 3, size=(2, 2)).astype(np.int32)
+    j = rng.randint(-6, 6, size=(2,)).astype(np.int32)  # some out of bounds: clamped
+    c = Checks()
+    for f in INDEXERS:
+        c(lambda np_, a, i_, j_, f=f: f(a, i_, j_), x, i, j)
+    c(lambda np_, a: a[a[..., 0] != 0], x, eager=True)
+    c(lambda np_, a: a[..., None, np.array([True, False, True, True, False])], x, eager=True)
+    c.run()
+
+
 def test_functions_of_concrete_values():
     """Functions whose output shape depends on the values run eagerly only (their JAX
     versions compile op by op, so they get a few fixed inputs rather than hypothesis)."""
@@ -622,7 +644,8 @@ def test_dot_family(dtypes, seed, n, m, k):
     c("dot", a, b)
     c("dot", a, v)
     c("dot", v, v)
-    c("dot", a, Weak(2))
+    if dtypes[0].kind in "fc":  # JAX 0.10 rejects int8 . weak int (an int32 dot_general)
+        c("dot", a, Weak(2))
     c("matmul", a, b)
     c("vdot", a, a)
     c("inner", a, a)
@@ -630,7 +653,8 @@ def test_dot_family(dtypes, seed, n, m, k):
     c("tensordot", a, b, 1)
     c("tensordot", a, b, ((1, 0), (0, 1)) if n == m == k else ((1,), (0,)))
     c("tensordot", a[:, :, None], b[:, None], 0)
-    c("kron", a, b)
+    if BOOL not in dtypes:
+        c("kron", a, b)
     c("dot", a, b, preferred_element_type=np.float32)
     c.run()
 
@@ -788,11 +812,6 @@ def test_convolutions_polynomials_and_misc():
 
 # ---------------------------------------------------------------- transformations
 
-# jnp.maximum/minimum (so clip) cannot be differentiated until the max/min JVP in
-# core/primitives/elementwise.py (_balanced_eq) builds its select_n cases at full shape.
-_MAX_JVP_BUG = pytest.mark.xfail(reason="elementwise max/min JVP builds scalar select_n "
-                                        "cases for array operands", raises=TypeError)
-
 GRAD_CASES = [
     lambda np_, x: np_.sum(x ** 2),
     lambda np_, x: np_.mean(np_.sin(x), axis=0).sum(),
@@ -814,6 +833,10 @@ GRAD_CASES = [
     lambda np_, x: np_.sinc(x).sum(),
     lambda np_, x: np_.quantile(x, 0.3, axis=1).sum(),
     lambda np_, x: np_.tile(np_.diagonal(x), 2).sum(),
+    lambda np_, x: np_.clip(x, -0.5, 0.5).sum(),
+    lambda np_, x: np_.hypot(x, 2.0 * x).sum(),
+    lambda np_, x: (x[np_.array([2, 0, 5])] ** 2).sum(),
+    lambda np_, x: x[:, np_.argmax(x, axis=1)].sum(),
 ]
 
 
@@ -825,14 +848,6 @@ def test_grad_and_jit_of_grad():
         grad = refjax.grad(lambda u: f(rnp, u))
         assert_same(grad(rnp.asarray(x)), expected, tol=1e-4)
         assert_same(refjax.jit(grad)(rnp.asarray(x)), expected, tol=1e-4)
-
-
-@pytest.mark.xfail(reason="the max/min JVP in core/primitives/elementwise.py (_balanced_eq) "
-                          "builds scalar select_n cases for array operands", raises=TypeError)
-def test_grad_of_clip():
-    x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
-    theirs = jax.grad(lambda v: jnp.clip(v, -0.5, 0.5).sum())(x)
-    assert_same(refjax.grad(lambda v: rnp.clip(v, -0.5, 0.5).sum())(rnp.asarray(x)), theirs)
 
 
 VMAP_CASES = [

@@ -368,8 +368,8 @@ def _bcast_like(t, x, y):
 
 
 def _pow_jvp_lhs(t, x, y):
-    safe = select_n(eq(y, _const(y, 0)), mul(y, pow(x, sub(y, _const(y, 1)))), _zeros_like(x, y))
-    return mul(t, safe)
+    d = mul(y, pow(x, sub(y, _const(y, 1))))  # of the broadcast shape, unlike x or y alone
+    return mul(t, select_n(eq(y, _const(y, 0)), d, _zeros_like(d, d)))
 
 
 def _pow_jvp_rhs(t, x, y):

@@ -150,7 +150,7 @@ def _squeeze_abstract_eval(x, *, dimensions):
     for d in dimensions:
         if x.shape[d] != 1:
             raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
-                            f"one, got shape={x.shape} and dimensions={dimensions}")
+                             f"one, got shape={x.shape} and dimensions={dimensions}")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
 
@@ -443,7 +443,7 @@ def _dus_abstract_eval(x, update, *idx):
     if update.dtype != x.dtype:
         raise TypeError(f"dynamic_update_slice update must have the operand's dtype, got "
                         f"{update.dtype.name} and {x.dtype.name}")
-    return ShapedArray(x.shape, x.dtype, weak_type=False)  # JAX: never weak
+    return ShapedArray(x.shape, x.dtype, weak_type=all(a.weak_type for a in (x, update, *idx)))
 
 
 def dynamic_update_slice(x, update, start_indices):
@@ -512,8 +512,8 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
         raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
                         f"{x.dtype.name}, got {padding_value.str_short()}")
     if len(padding_config) != x.ndim:
-        raise TypeError(f"pad: padding_config must have one (lo, hi, interior) per dimension of "
-                        f"the operand of shape {x.shape}; got {padding_config}")
+        raise ValueError(f"pad: padding_config must have one (lo, hi, interior) per dimension "
+                         f"of the operand of shape {x.shape}; got {padding_config}")
     shape = []
     for d, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
