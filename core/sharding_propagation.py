@@ -15,8 +15,9 @@ def replicated(aval):
 
 
 def _elementwise(in_specs, in_avals, out_avals, **_):
-    """Consensus of the non-scalar operands; disagreement gives a replicated result."""
-    specs = {s for s, a in zip(in_specs, in_avals) if a.shape}
+    """Consensus of the sharded operands (replicated ones fit any layout); operands that
+    disagree give a replicated result."""
+    specs = {s for s, a in zip(in_specs, in_avals) if a.shape and any(e is not None for e in s)}
     if len(specs) == 1:
         return [specs.pop()] * len(out_avals)
     return [replicated(a) for a in out_avals]

@@ -1,0 +1,73 @@
+"""Spec entries of custom_jvp_call, custom_vjp_call and custom_lin: random programs wrapped
+in refjax.custom_jvp / refjax.custom_vjp with rules computing their true derivatives."""
+import functools
+
+from hypothesis import strategies as st
+
+from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args
+from .programs import program_fn, program_reference, programs, smooth_elements
+
+ANY = ALL + COMPLEX
+_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-4, 1e-5),
+        "complex64": (1e-4, 1e-5)}
+
+
+def _signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        program = draw(programs(dtype, smooth=diff, max_eqns=4))
+        elements = smooth_elements(dtype) if diff else None
+        return Signature(program.in_args(elements), {"program": program})
+    return sig()
+
+
+@functools.lru_cache(maxsize=256)
+def custom_jvp_function(program):
+    """The program as a refjax.custom_jvp function whose rule is refjax.jvp of the program."""
+    import refjax
+    f = program_fn(program)
+    wrapped = refjax.custom_jvp(lambda *xs: f(*xs))
+
+    @wrapped.defjvp
+    def rule(primals, tangents):
+        return refjax.jvp(f, list(primals), list(tangents))
+    return wrapped
+
+
+@functools.lru_cache(maxsize=256)
+def custom_vjp_function(program):
+    """The program as a refjax.custom_vjp function whose backward pass is refjax.vjp."""
+    import refjax
+    f = program_fn(program)
+    wrapped = refjax.custom_vjp(lambda *xs: f(*xs))
+
+    def fwd(*xs):
+        return f(*xs), xs
+
+    def bwd(xs, cts):
+        return tuple(refjax.vjp(f, *xs)[1](list(cts)))
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
+
+
+def _reference(jax, *args, program):
+    return program_reference(program, args)
+
+
+def _entry(name, make, linear, notes):
+    return PrimitiveSpec(
+        name=name, dtypes=ANY, family="custom", signature=_signature, reference=_reference,
+        apply=lambda *args, program: make(program)(*args), tol=_TOL, diff_args=float_args,
+        linear_args=float_args if linear else PrimitiveSpec.__dataclass_fields__[
+            "linear_args"].default, notes=notes)
+
+
+SPECS = [
+    _entry("custom_jvp_call", custom_jvp_function, False,
+           "bound by calling a refjax.custom_jvp function (samples: a random program)"),
+    _entry("custom_vjp_call", custom_vjp_function, False,
+           "bound by calling a refjax.custom_vjp function (samples: a random program)"),
+    _entry("custom_lin", custom_vjp_function, True,
+           "internal: the linear part of a custom_vjp function under linearize; exercised "
+           "through custom_vjp functions, its transpose runs the user's backward pass"),
+]
