@@ -1293,16 +1293,12 @@ class _Monoid:
         return self.reduce, self.op
 
 
-def _lax(name):
-    return lambda *args: getattr(lax, name)(*args)
-
-
-_SUM = _Monoid(_lax("reduce_sum"), ew.add, 0, _lax("reduce_or"), ew.bitwise_or)
-_PROD = _Monoid(_lax("reduce_prod"), ew.mul, 1, _lax("reduce_and"), ew.bitwise_and)
-_MAX = _Monoid(_lax("reduce_max"), ew.max, -np.inf, _lax("reduce_or"), ew.bitwise_or)
-_MIN = _Monoid(_lax("reduce_min"), ew.min, np.inf, _lax("reduce_and"), ew.bitwise_and)
-_ALL = _Monoid(_lax("reduce_and"), ew.bitwise_and, True)
-_ANY = _Monoid(_lax("reduce_or"), ew.bitwise_or, False)
+_SUM = _Monoid(lax.reduce_sum, ew.add, 0, lax.reduce_or, ew.bitwise_or)
+_PROD = _Monoid(lax.reduce_prod, ew.mul, 1, lax.reduce_and, ew.bitwise_and)
+_MAX = _Monoid(lax.reduce_max, ew.max, -np.inf, lax.reduce_or, ew.bitwise_or)
+_MIN = _Monoid(lax.reduce_min, ew.min, np.inf, lax.reduce_and, ew.bitwise_and)
+_ALL = _Monoid(lax.reduce_and, ew.bitwise_and, True)
+_ANY = _Monoid(lax.reduce_or, ew.bitwise_or, False)
 
 
 def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=False,
@@ -1317,12 +1313,7 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
     axes = _axes(axis, a.ndim)
     if initial is None and not has_identity:
         _check_nonempty(name, a, axes, where)
-    if dtype is not None:
-        result_dtype = _user_dtype(dtype, name)
-    else:
-        result_dtype = _promote_integer_dtype(a.dtype) if promote_integers else a.dtype
-    comp = _upcast_f16(result_dtype) if upcast_f16 and _dt.is_inexact(result_dtype) \
-        else result_dtype
+    result_dtype, comp = _reduction_dtypes(name, a.dtype, dtype, promote_integers, upcast_f16)
     a = ew.convert_element_type(a, comp) if a.dtype != comp or a.weak_type else a
     reduce, op = monoid.for_dtype(comp)
     if where is not None:
@@ -1333,7 +1324,16 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
         result = op(broadcast_to(_initial(initial, comp), result.shape), result)
     if keepdims:
         result = st.expand_dims(result, axes)
-    return astype(result, result_dtype if dtype is None else _user_dtype(dtype, name))
+    return astype(result, result_dtype)
+
+
+def _reduction_dtypes(name, a_dtype, dtype, promote_integers, upcast_f16):
+    """The result dtype and the (float16-upcast) computation dtype of a reduction."""
+    if dtype is not None:
+        result = _user_dtype(dtype, name)
+    else:
+        result = _promote_integer_dtype(a_dtype) if promote_integers else a_dtype
+    return result, _upcast_f16(result) if upcast_f16 and _dt.is_inexact(result) else result
 
 
 def _check_nonempty(name, a, axes, where):

@@ -223,7 +223,8 @@ class PrimitiveSpec:
     `linear_args(sig)` name the arguments the primitive is differentiable, resp. has a
     transpose rule, in. Primitives without derivative declare `nondiff` = "zero" (zero or
     float0 tangents) or "raises" (NotImplementedError naming the primitive); those with
-    forward- but no reverse-mode derivative declare reverse="raises" (ValueError)."""
+    forward- but no reverse-mode derivative declare reverse="raises" (ValueError), those with
+    reverse- but no forward-mode derivative (custom_vjp) forward="raises" (TypeError)."""
     name: str
     dtypes: tuple
     signature: Callable
@@ -237,6 +238,7 @@ class PrimitiveSpec:
     invalid: tuple = ()
     signed_zeros: bool = True
     reverse: str = "ok"
+    forward: str = "ok"
     fd_tol: tuple = (1e-6, 1e-6)
     x64_dtypes: bool = True
     family: str = ""

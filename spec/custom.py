@@ -1,10 +1,8 @@
 """Spec entries of custom_jvp_call, custom_vjp_call and custom_lin: random programs wrapped
 in refjax.custom_jvp / refjax.custom_vjp with rules computing their true derivatives."""
-import functools
-
 from hypothesis import strategies as st
 
-from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args
+from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args, no_args
 from .programs import program_fn, program_reference, programs, smooth_elements
 
 ANY = ALL + COMPLEX
@@ -21,7 +19,6 @@ def _signature(dtype, diff):
     return sig()
 
 
-@functools.lru_cache(maxsize=256)
 def custom_jvp_function(program):
     """The program as a refjax.custom_jvp function whose rule is refjax.jvp of the program."""
     import refjax
@@ -34,7 +31,6 @@ def custom_jvp_function(program):
     return wrapped
 
 
-@functools.lru_cache(maxsize=256)
 def custom_vjp_function(program):
     """The program as a refjax.custom_vjp function whose backward pass is refjax.vjp."""
     import refjax
@@ -54,20 +50,21 @@ def _reference(jax, *args, program):
     return program_reference(program, args)
 
 
-def _entry(name, make, linear, notes):
+def _entry(name, make, linear, notes, forward="ok"):
     return PrimitiveSpec(
         name=name, dtypes=ANY, family="custom", signature=_signature, reference=_reference,
         apply=lambda *args, program: make(program)(*args), tol=_TOL, diff_args=float_args,
-        linear_args=float_args if linear else PrimitiveSpec.__dataclass_fields__[
-            "linear_args"].default, notes=notes)
+        linear_args=float_args if linear else no_args, forward=forward, notes=notes)
 
 
 SPECS = [
     _entry("custom_jvp_call", custom_jvp_function, False,
            "bound by calling a refjax.custom_jvp function (samples: a random program)"),
     _entry("custom_vjp_call", custom_vjp_function, False,
-           "bound by calling a refjax.custom_vjp function (samples: a random program)"),
+           "bound by calling a refjax.custom_vjp function (samples: a random program); "
+           "forward mode raises TypeError, as in JAX", forward="raises"),
     _entry("custom_lin", custom_vjp_function, True,
            "internal: the linear part of a custom_vjp function under linearize; exercised "
-           "through custom_vjp functions, its transpose runs the user's backward pass"),
+           "through custom_vjp functions, its transpose runs the user's backward pass",
+           forward="raises"),
 ]

@@ -1,26 +1,15 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
-import importlib
-
-from . import control_flow, elementwise, linalg, reductions, sorting, structural, transforms
+from . import (control_flow, custom, elementwise, linalg, parallel, reductions, sharding_ops,
+               sorting, structural, transforms)
 from .base import PrimitiveSpec
 
-_MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, transforms]
-# Families written concurrently: their entries join when their module imports.
-_OPTIONAL = ("custom", "sharding_ops")
-
-
-def _optional_modules():
-    for name in _OPTIONAL:
-        try:
-            yield importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__package__}.{name}":
-                raise
+_MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, custom,
+            sharding_ops, parallel, transforms]
 
 
 def _collect():
     specs = {}
-    for module in _MODULES + list(_optional_modules()):
+    for module in _MODULES:
         for spec in module.SPECS:
             if spec.name in specs:
                 raise ValueError(f"primitive {spec.name!r} specified twice")

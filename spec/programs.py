@@ -165,7 +165,9 @@ def programs(draw, dtype="float32", smooth=False, max_inputs=3, max_eqns=6, max_
     values, eqns = [s for s, _ in inputs], []
     for _ in range(draw(st.integers(1, max_eqns)) if ops else 0):
         prim = draw(st.sampled_from(ops))
-        step = _step(draw, prim, values, draw(st.integers(0, len(values) - 1)), dtype)
+        # Counting back from the newest value: programs shrink towards chains.
+        a = len(values) - 1 - draw(st.integers(0, len(values) - 1))
+        step = _step(draw, prim, values, a, dtype)
         if step is not None:
             args, params, out = step
             eqns.append(Eqn(prim, args, params))

@@ -1,7 +1,6 @@
 """Differential tests of refjax.numpy against real jax.numpy: values (with tolerances),
 dtypes and weak types exactly, eagerly and under refjax.jit; grad and vmap through the
 jnp layer; and the exception classes of bad input."""
-import os
 import warnings
 
 import jax
@@ -22,12 +21,13 @@ NUMERIC = (F32, F16, I32, I8, U8, C64)
 REAL = (F32, F16, I32, I8, U8)
 ALL = NUMERIC + (BOOL, BF16)
 
-# JAX compiles every new (function, shape, dtype) it meets, so examples are few and shapes
-# small; no shrinking (a failing example is printed as drawn). REFJAX_NUMPY_EXAMPLES=<n>
-# multiplies the number of examples for a thorough run.
+# JAX compiles every new (function, shape, dtype) it meets, so examples are few (half the
+# profile's from tests/conftest.py: 4 with `ci`, 150 with `thorough`) and shapes small; no
+# shrinking (a failing example is printed as drawn).
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
-_SCALE = int(os.environ.get("REFJAX_NUMPY_EXAMPLES", "1"))
-few = settings(max_examples=4 * _SCALE, deadline=None, database=None, phases=_PHASES)
+few = settings(settings.default, max_examples=max(1, settings.default.max_examples // 2),
+               phases=_PHASES)
+more = settings(settings.default, phases=_PHASES)
 
 
 # ---------------------------------------------------------------- comparison helpers
@@ -42,7 +42,7 @@ def _values(rng, shape, dtype, specials=False):
     x = rng.randint(-8, 9, size=shape) / 4.0
     if dtype == C64:
         x = x + 1j * (rng.randint(-8, 9, size=shape) / 4.0)
-    if specials and x.size:
+    if specials and x.size and dtype != C64:  # complex inf/NaN arithmetic differs in XLA
         flat = x.reshape(-1)
         for special in (np.nan, np.inf, -np.inf)[:flat.size]:
             flat[rng.randint(flat.size)] = special
@@ -313,7 +313,7 @@ def _valid_axis(axis, ndim):
 
 @given(shape=shapes, dtype=hst.sampled_from(ALL), seed=seeds, axis=axes_strategy,
        keepdims=hst.booleans(), specials=hst.booleans())
-@settings(max_examples=8 * _SCALE, deadline=None, database=None, phases=_PHASES)
+@more
 def test_reductions(shape, dtype, seed, axis, keepdims, specials):
     c = Checks()
     if not _valid_axis(axis, len(shape)):

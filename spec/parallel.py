@@ -1,0 +1,165 @@
+"""Spec entries of the collectives and of shard_map. Each sample runs its collective inside
+refjax.shard_map over a one-axis mesh 'x' of n devices on an operand of shape (n, *block):
+every device sees one block, and the results are stacked again. The reference is jax.vmap
+with axis_name='x' over the leading axis, where JAX's collectives mean the same thing."""
+from hypothesis import strategies as st
+
+from .base import (ALL, COMPLEX, NUM, Arg, PrimitiveSpec, Signature, all_args, floats, kind,
+                   no_args, shapes, weak_flag)
+from .programs import program_fn, program_reference, programs, smooth_elements
+
+_SIZES = st.sampled_from((1, 2, 4))
+
+
+def _sharded(body, n):
+    """body applied per device to the blocks of each (n, *block) operand, results stacked."""
+    import refjax
+    from refjax.sharding import PartitionSpec as P
+    lax = refjax.lax
+    mesh = refjax.make_mesh((n,), ("x",))
+
+    def per_device(*blocks):
+        outs = body(*[lax.squeeze(b, (0,)) for b in blocks])
+        return [lax.expand_dims(o, (0,)) for o in outs]
+    return refjax.shard_map(per_device, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+
+
+def _vmapped(jax, body):
+    return jax.vmap(body, axis_name="x")
+
+
+def _operand(draw, dtype, shape, diff, unique):
+    if diff and kind(dtype) == "f":
+        return Arg(tuple(shape), dtype, False, _GRID if unique else floats(-3.0, 3.0, dtype),
+                   unique)
+    return Arg(tuple(shape), dtype, draw(weak_flag(dtype)))
+
+
+def collective(name, dtypes, block_params, refjax_fn, jax_fn, *, linear=True, nondiff=None,
+               exact=False, unique=False, notes=""):
+    """The entry of a collective: `block_params(n)` draws (block shape, params);
+    refjax_fn / jax_fn(lax, v, n, **params) apply it to one device's block."""
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            n = draw(_SIZES)
+            block, params = draw(block_params(n))
+            x = _operand(draw, dtype, (n,) + block, diff, unique)
+            return Signature((x,), {"n": n, **params})
+        return sig()
+
+    def apply(x, *, n, **params):
+        import refjax
+        return _sharded(lambda v: [refjax_fn(refjax.lax, v, n, **params)], n)(x)[0]
+
+    def reference(jax, x, *, n, **params):
+        return _vmapped(jax, lambda v: jax_fn(jax.lax, v, n, **params))(x)
+
+    return PrimitiveSpec(
+        name=name, dtypes=dtypes, family="parallel", signature=signature, reference=reference,
+        apply=apply, exact=exact, diff_args=no_args if nondiff else all_args, nondiff=nondiff,
+        linear_args=all_args if linear else no_args, notes=notes or
+        "run per device inside shard_map over mesh axis 'x'; reference: jax.vmap(axis_name='x')")
+
+
+def _plain(n):
+    return shapes().map(lambda s: (s, {}))
+
+
+@st.composite
+def _gather_params(draw, n):
+    block = draw(shapes())
+    tiled = draw(st.booleans()) and len(block) > 0
+    axis = draw(st.integers(0, len(block) - (1 if tiled else 0)))
+    return block, {"axis": axis, "tiled": tiled}
+
+
+@st.composite
+def _scatter_params(draw, n):
+    block = list(draw(shapes(min_rank=1)))
+    dim = draw(st.integers(0, len(block) - 1))
+    tiled = draw(st.booleans())
+    block[dim] = n * draw(st.integers(0, 2)) if tiled else n
+    return tuple(block), {"scatter_dimension": dim, "tiled": tiled}
+
+
+@st.composite
+def _permute_params(draw, n):
+    perm = draw(st.permutations(range(n)))
+    return draw(shapes()), {"perm": tuple((i, p) for i, p in enumerate(perm))}
+
+
+@st.composite
+def _all_to_all_params(draw, n):
+    block = list(draw(shapes(min_rank=1)))
+    split = draw(st.integers(0, len(block) - 1))
+    concat = draw(st.integers(0, len(block) - 1))
+    tiled = draw(st.booleans())
+    block[split] = n * draw(st.integers(0, 2)) if tiled else n
+    return tuple(block), {"split_axis": split, "concat_axis": concat, "tiled": tiled}
+
+
+# Distinct values on a grid: ties between devices are kinks of pmax/pmin.
+_GRID = st.integers(-300, 300).map(lambda k: k / 100)
+SPECS = [
+    collective("psum", ALL + COMPLEX, _plain, lambda lax, v, n: lax.psum(v, "x"),
+               lambda lax, v, n: lax.psum(v, "x")),
+    collective("pmax", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pmax(v, "x"),
+               lambda lax, v, n: lax.pmax(v, "x"), linear=False, exact=True, unique=True),
+    collective("pmin", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pmin(v, "x"),
+               lambda lax, v, n: lax.pmin(v, "x"), linear=False, exact=True, unique=True),
+    collective("axis_index", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.axis_index("x"), lambda lax, v, n: lax.axis_index("x"),
+               linear=False, nondiff="zero", exact=True,
+               notes="the operand only shapes the blocks; the result is the device's index"),
+    collective("pvary", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pvary(v, "x"),
+               lambda lax, v, n: v, exact=True,
+               notes="marks a value as varying over 'x'; the identity on values"),
+    collective("all_gather", ALL + COMPLEX, _gather_params,
+               lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
+               lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
+               exact=True),
+    collective("psum_scatter", NUM + COMPLEX, _scatter_params,
+               lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
+                   v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
+               lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
+                   v, "x", scatter_dimension=scatter_dimension, tiled=tiled)),
+    collective("ppermute", ALL + COMPLEX, _permute_params,
+               lambda lax, v, n, perm: lax.ppermute(v, "x", perm),
+               lambda lax, v, n, perm: lax.ppermute(v, "x", perm), exact=True),
+    collective("all_to_all", ALL + COMPLEX, _all_to_all_params,
+               lambda lax, v, n, split_axis, concat_axis, tiled: lax.all_to_all(
+                   v, "x", split_axis, concat_axis, tiled=tiled),
+               lambda lax, v, n, split_axis, concat_axis, tiled: lax.all_to_all(
+                   v, "x", split_axis, concat_axis, tiled=tiled), exact=True),
+]
+
+
+# ---------------------------------------------------------------- shard_map
+
+def _shard_map_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        n = draw(_SIZES)
+        program = draw(programs(dtype, smooth=diff, max_eqns=4))
+        elems = smooth_elements(dtype) if diff and kind(dtype) == "f" else None
+        args = tuple(Arg((n,) + s, d, False, elems) for s, d in program.inputs)
+        return Signature(args, {"n": n, "program": program})
+    return sig()
+
+
+def _shard_map_apply(*args, n, program):
+    return _sharded(program_fn(program), n)(*args)
+
+
+def _shard_map_reference(jax, *args, n, program):
+    return _vmapped(jax, lambda *blocks: program_reference(program, blocks))(*args)
+
+
+SPECS.append(PrimitiveSpec(
+    name="shard_map", dtypes=ALL + COMPLEX, family="parallel", signature=_shard_map_signature,
+    reference=_shard_map_reference, apply=_shard_map_apply,
+    tol={"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-4, 1e-5),
+         "complex64": (1e-4, 1e-5)},
+    diff_args=all_args, linear_args=all_args,
+    notes="a random program per block of (n, *block) operands over mesh axis 'x'"))

@@ -1,0 +1,40 @@
+"""Spec entry of sharding_constraint: the identity that lays its operand out as `sharding`."""
+import numpy as np
+from hypothesis import strategies as st
+
+from .base import ALL, COMPLEX, Arg, PrimitiveSpec, Signature, all_args, floats, shapes, weak_flag
+
+
+@st.composite
+def shardings(draw, shape):
+    """A sharding for `shape` over the current backend's devices: one device, replicated over
+    a mesh, or split along a dimension the mesh axis divides."""
+    import refjax
+    devices = refjax.devices()
+    kind = draw(st.sampled_from(("single", "replicated", "split")))
+    if kind == "single":
+        return refjax.sharding.SingleDeviceSharding(devices[draw(st.integers(0, 1))])
+    size = draw(st.sampled_from((1, 2, 4)))
+    mesh = refjax.sharding.Mesh(np.array(devices[:size]), ("x",))
+    split = [i for i, d in enumerate(shape) if d % size == 0]
+    spec = [None] * len(shape)
+    if kind == "split" and split:
+        spec[draw(st.sampled_from(split))] = "x"
+    return refjax.sharding.NamedSharding(mesh, refjax.sharding.PartitionSpec(*spec))
+
+
+def _signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        shape = draw(shapes())
+        x = Arg(shape, dtype, draw(weak_flag(dtype)), floats(-3.0, 3.0, dtype) if diff else None)
+        return Signature((x,), {"sharding": draw(shardings(shape))})
+    return sig()
+
+
+SPECS = [PrimitiveSpec(
+    name="sharding_constraint", dtypes=ALL + COMPLEX, family="sharding_ops",
+    signature=_signature, reference=lambda jax, x, *, sharding: x, exact=True,
+    diff_args=all_args, linear_args=all_args,
+    notes="the values are unchanged (the reference is the identity); the layout is the "
+          "sharding's")]
