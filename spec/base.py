@@ -208,6 +208,15 @@ class Invalid(NamedTuple):
 
 # ---------------------------------------------------------------- the spec entry
 
+def described(text):
+    """Label an args function (diff_args / linear_args) for PRIMITIVES.md."""
+    def label(fn):
+        fn.description = text
+        return fn
+    return label
+
+
+@described("-")
 def no_args(sig):
     return ()
 
@@ -290,6 +299,7 @@ def _samples(draw, spec, dtypes, diff):
     return Sample(sig, draw_values(draw, sig))
 
 
+@described("all")
 def all_args(sig):
     """Every argument (for diff_args / linear_args)."""
     return tuple(range(len(sig.args)))
@@ -297,14 +307,16 @@ def all_args(sig):
 
 def args_from(start):
     """Arguments start, start+1, ... (for diff_args / linear_args)."""
-    return lambda sig: tuple(range(start, len(sig.args)))
+    return described(f"#{start} on")(lambda sig: tuple(range(start, len(sig.args))))
 
 
 def args_at(*idx):
     """The given arguments (for diff_args / linear_args)."""
-    return lambda sig: tuple(i for i in idx if i < len(sig.args))
+    return described(", ".join(f"#{i}" for i in idx))(
+        lambda sig: tuple(i for i in idx if i < len(sig.args)))
 
 
+@described("inexact args")
 def float_args(sig):
     """The arguments of inexact dtype."""
     return tuple(i for i, a in enumerate(sig.args) if kind(a.dtype) in "fc")

@@ -54,7 +54,8 @@ def assert_outputs_match(actual, expected, spec=None, *, exact=None, weak=True, 
 def assert_array_matches(a, e, spec=None, *, exact=None, weak=True, what="result"):
     """One output: shape, dtype, weak type, values."""
     assert tuple(a.shape) == tuple(e.shape), f"{what}: shape {a.shape}, expected {e.shape}"
-    assert dtype_name(a) == dtype_name(e), f"{what}: dtype {dtype_name(a)}, expected {dtype_name(e)}"
+    assert dtype_name(a) == dtype_name(e), \
+        f"{what}: dtype {dtype_name(a)}, expected {dtype_name(e)}"
     if weak and hasattr(a, "weak_type") and hasattr(e, "weak_type"):
         assert a.weak_type == e.weak_type, \
             f"{what}: weak_type={a.weak_type}, expected weak_type={e.weak_type} ({dtype_name(e)})"

@@ -3,8 +3,8 @@ convert_element_type)."""
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (no_args, ALL, BOOL, COMPLEX, FLOAT, INT, NUM, SIGNED, Arg, Invalid, PrimitiveSpec,
-                   Signature, all_args, args_at, args_from, floats, kind, np_dtype,
+from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, SIGNED, Arg, Invalid, PrimitiveSpec,
+                   Signature, all_args, args_at, args_from, floats, kind, no_args, np_dtype,
                    scaled_tolerance, shapes, weak_flag)
 
 FLOATC = FLOAT + COMPLEX

@@ -4,7 +4,7 @@ from typing import NamedTuple
 import numpy as np
 from hypothesis import note, strategies as st
 
-from .base import Arg, arrays, floats, kind, np_dtype, shapes
+from .base import Arg, arrays, floats, np_dtype, shapes
 
 
 class Eqn(NamedTuple):

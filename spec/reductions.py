@@ -2,8 +2,8 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (no_args, ALL, BOOL, COMPLEX, FLOAT, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature,
-                   all_args, floats, kind, np_dtype, scaled_tolerance, shapes, weak_flag)
+from .base import (ALL, BOOL, COMPLEX, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature, all_args,
+                   floats, kind, no_args, np_dtype, scaled_tolerance, shapes, weak_flag)
 
 # Distinct values on a grid: ties are kinks of max/min, and the grid step keeps the finite
 # differences away from them.

@@ -2,8 +2,8 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, all_args, args_from, floats,
-                   kind, shapes, weak_flag)
+from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, all_args, args_from,
+                   described, floats, kind, shapes, weak_flag)
 
 _GRID = st.integers(-300, 300).map(lambda k: k / 100)
 
@@ -31,7 +31,8 @@ def _reference(jax, *operands, dimension, is_stable, num_keys):
     return jax.lax.sort(operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
 
 
-def _key_of_sort(sig):
+@described("non-key operands")
+def _non_keys(sig):
     return args_from(sig.params["num_keys"])(sig)
 
 
@@ -40,8 +41,9 @@ def _params(**changes):
 
 
 SPECS = [PrimitiveSpec(
-    name="sort", dtypes=ALL + COMPLEX, family="sorting", signature=_sort_signature, reference=_reference,
-    exact=True, signed_zeros=False, diff_args=all_args, linear_args=_key_of_sort,
+    name="sort", dtypes=ALL + COMPLEX, family="sorting", signature=_sort_signature,
+    reference=_reference,
+    exact=True, signed_zeros=False, diff_args=all_args, linear_args=_non_keys,
     invalid=(Invalid("operands of different shapes",
                      (np.ones(2, np.float32), np.ones(3, np.float32)), _params(), TypeError),
              Invalid("num_keys larger than the operands", (np.ones(2, np.float32),),

@@ -106,7 +106,8 @@ def _squeeze_signature(dtype, diff):
         for _ in range(ones):
             shape.insert(draw(st.integers(0, len(shape))), 1)
         candidates = [i for i, d in enumerate(shape) if d == 1]
-        dims = tuple(sorted(draw(st.permutations(candidates))[:draw(st.integers(0, len(candidates)))]))
+        chosen = draw(st.permutations(candidates))[:draw(st.integers(0, len(candidates)))]
+        dims = tuple(sorted(chosen))
         return Signature((_operand(dtype, shape, draw, diff),), {"dimensions": dims})
     return sig()
 
@@ -167,7 +168,7 @@ _SLICE = unary_structural(
                      {"start_indices": (2,), "limit_indices": (1,), "strides": None})))
 
 
-# ---------------------------------------------------------------- dynamic_slice, dynamic_update_slice
+# ---------------------------------------------------------------- dynamic_slice, dynamic_update
 
 _INDEX_DTYPES = st.sampled_from(("int32", "int32", "int8", "uint32"))
 

@@ -1,7 +1,7 @@
 """Spec entries of the primitives defined by transformations: jit and stop_gradient."""
 from hypothesis import strategies as st
 
-from .base import ALL, COMPLEX, PrimitiveSpec, Signature, all_args, arrays, shapes, weak_flag, Arg
+from .base import ALL, COMPLEX, Arg, PrimitiveSpec, Signature, all_args, shapes, weak_flag
 from .programs import program_jaxpr, programs, smooth_elements
 
 

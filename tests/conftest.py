@@ -14,3 +14,9 @@ settings.register_profile("ci", max_examples=8, deadline=None, derandomize=True,
 settings.register_profile("thorough", max_examples=300, deadline=None, database=None,
                           suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Real JAX (the reference several tests compare against) and refjax's xla backend both need
+# 8 CPU devices; JAX fixes its device count when its backend first starts, so set it first.
+import jax  # noqa: E402
+
+jax.config.update("jax_num_cpu_devices", 8)

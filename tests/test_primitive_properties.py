@@ -1,8 +1,7 @@
 """Generic property tests of every registered primitive, driven by its entry in refjax.spec."""
 import numpy as np
 import pytest
-from hypothesis import note, strategies as st
-from hypothesis import given
+from hypothesis import given, note, strategies as st
 
 import jax
 import refjax
@@ -10,7 +9,7 @@ from refjax.core.jaxpr import typecheck_jaxpr
 from refjax.core.primitive import all_primitives
 from refjax.core.transforms.linearize import linearize_flat
 from refjax.spec import missing_specs, spec_for
-from refjax.spec.base import no_args, arrays, refjax_array, jax_array
+from refjax.spec.base import arrays, jax_array, no_args, refjax_array
 from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, dtype_name,
                                 enable_x64, float0_zeros, is_float0, is_inexact, pairing,
                                 pairing_scale, tangents_like)
@@ -29,7 +28,7 @@ def test_spec_is_consistent_with_the_rules(name):
     transposable = spec.linear_args is not no_args or spec.reverse == "raises"
     assert transposable == (prim.transpose is not None), \
         f"{name}: spec linear_args / reverse and the presence of a transpose rule disagree"
-    assert spec.reverse in ("ok", "raises")
+    assert spec.reverse in ("ok", "raises") and spec.forward in ("ok", "raises")
     assert (spec.nondiff is None) == (spec.diff_args is not no_args), \
         f"{name}: the spec must declare either differentiable args or `nondiff`"
     assert spec.nondiff in (None, "zero", "raises")
@@ -38,9 +37,7 @@ def test_spec_is_consistent_with_the_rules(name):
 # ---------------------------------------------------------------- helpers
 
 def _draw_sample(data, spec, x64=False):
-    sample = data.draw(spec.samples(x64), label="sample")
-    note(f"params: {sample.params}")
-    return sample
+    return data.draw(spec.samples(x64), label="sample")
 
 
 def _bound(spec, params):
