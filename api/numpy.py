@@ -95,7 +95,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence."""
     if _is_array(a):
         return a if dtype is None else astype(a, dtype)
-    if _dt.is_python_scalar(a):
+    if _dt.is_python_scalar(a) and type(a) is not bool:
         target = _dt.canonicalize_dtype(dtype) if dtype is not None else _dt.python_scalar_dtype(a)
         return ew.weak_scalar(a, target) if dtype is None else _concrete(np.asarray(a, target))
     if isinstance(a, (list, tuple)) and _contains_traced(a):
@@ -168,8 +168,8 @@ def _promote_dtypes(*args):
 
 def _convert(a, dtype, weak):
     if _dt.is_python_scalar(a):
-        return ew.weak_scalar(_wrap_int(a, dtype), dtype) if weak or _dt.kind(dtype) != "b" \
-            else ew.convert_element_type(a, dtype)
+        value = _wrap_int(a, dtype)
+        return ew.weak_scalar(value, dtype) if weak else _concrete(np.asarray(value, dtype))
     a = asarray(a)
     aval = get_aval(a)
     if aval.dtype == dtype and aval.weak_type == weak:
@@ -253,41 +253,75 @@ def _check_args(name, *args):
 def _unary(lax_fn, name, promote=_promote_dtypes):
     def fn(x, /):
         x, = promote(*_check_args(name, x))
-        return lax_fn(x)
+        return lax_fn(asarray(x))
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name}."
     return fn
 
 
-add = _binary(ew.add, "add")
+def _promote_to_numeric(*args):
+    """Common dtype, with bool promoted to the default int (JAX's promote_args_numeric)."""
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
+    if dtype == _dt.bool_:
+        dtype = _dt.default_int()
+    return [_convert(a, dtype, weak) for a in args]
+
+
+def _lax_const(x, value):
+    """A constant of x's dtype, weakly typed only when x is a weakly typed scalar (as JAX's
+    lax._const: other weak operands come out strong after meeting it)."""
+    out = _full(x.shape, value, x.dtype)
+    return ew.convert_element_type(out, x.dtype, weak_type=True) if x.weak_type and x.ndim == 0 \
+        else out
+
+
+def _strong_const(x, value):
+    """A strongly typed constant of x's dtype (JAX's _constant_like)."""
+    return ew.convert_element_type(ew.weak_scalar(value, x.dtype), x.dtype)
+
+
+def _complex_from_parts(re, im, dtype):
+    """re + i*im as dtype (exact for finite im; refjax has no lax.complex)."""
+    i = ew.weak_scalar(1j, dtype)
+    return ew.add(ew.convert_element_type(re, dtype, weak_type=re.weak_type),
+                  ew.mul(ew.convert_element_type(im, dtype, weak_type=im.weak_type), i))
+
+
+def _complex_ordered(lax_op):
+    """lax_op, lexicographic (real part, then imaginary part) on complex operands, as jnp."""
+    def op(x, y):
+        if _dt.kind(get_aval(x).dtype) != "c":
+            return lax_op(x, y)
+        re_x, re_y = ew.real(x), ew.real(y)
+        return ew.select_n(ew.eq(re_x, re_y), lax_op(re_x, re_y),
+                           lax_op(ew.imag(x), ew.imag(y)))
+    return op
+
+
+def _add(x, y):
+    return ew.bitwise_or(x, y) if get_aval(x).dtype == _dt.bool_ else ew.add(x, y)
+
+
+def _mul(x, y):
+    return ew.bitwise_and(x, y) if get_aval(x).dtype == _dt.bool_ else ew.mul(x, y)
+
+
+add = _binary(_add, "add")
 subtract = _binary(ew.sub, "subtract")
+multiply = _binary(_mul, "multiply")
 maximum = _binary(ew.max, "maximum")
 minimum = _binary(ew.min, "minimum")
 equal = _binary(ew.eq, "equal")
 not_equal = _binary(ew.ne, "not_equal")
-less = _binary(ew.lt, "less")
-less_equal = _binary(ew.le, "less_equal")
-greater = _binary(ew.gt, "greater")
-greater_equal = _binary(ew.ge, "greater_equal")
+less = _binary(_complex_ordered(ew.lt), "less")
+less_equal = _binary(_complex_ordered(ew.le), "less_equal")
+greater = _binary(_complex_ordered(ew.gt), "greater")
+greater_equal = _binary(_complex_ordered(ew.ge), "greater_equal")
 arctan2 = _binary(ew.atan2, "arctan2", _promote_to_inexact)
 nextafter = _binary(ew.nextafter, "nextafter", _promote_to_inexact)
 true_divide = divide = _binary(ew.div, "true_divide", _promote_to_inexact)
-left_shift = _binary(ew.shift_left, "left_shift")
-
-
-def _mul(x, y):
-    if get_aval(x).dtype == _dt.bool_:
-        return ew.bitwise_and(x, y)
-    return ew.mul(x, y)
-
-
-multiply = _binary(_mul, "multiply")
-
-
-def _bool_or(lax_fn, name):
-    return _binary(lax_fn, name)
-
-
+float_power = _binary(ew.pow, "float_power", _promote_to_inexact)
+left_shift = _binary(ew.shift_left, "left_shift", _promote_to_numeric)
 bitwise_and = _binary(ew.bitwise_and, "bitwise_and")
 bitwise_or = _binary(ew.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(ew.bitwise_xor, "bitwise_xor")
@@ -299,13 +333,19 @@ def _right_shift(x, y):
     return ew.shift_right_arithmetic(x, y)
 
 
-right_shift = _binary(_right_shift, "right_shift")
+right_shift = _binary(_right_shift, "right_shift", _promote_to_numeric)
+
+
+def _to_bool(x):
+    return x if x.dtype == _dt.bool_ else ew.ne(x, _lax_const(x, 0))
 
 
 def _logical(lax_fn, name):
     def fn(x, y, /):
-        return lax_fn(*_broadcast_args(astype(asarray(x), bool), astype(asarray(y), bool)))
+        x, y = _broadcast_args(*_promote_dtypes(*_check_args(name, x, y)))
+        return lax_fn(_to_bool(asarray(x)), _to_bool(asarray(y)))
     fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} of the truth values."
     return fn
 
 
@@ -315,20 +355,34 @@ logical_xor = _logical(ew.bitwise_xor, "logical_xor")
 
 
 def logical_not(x, /):
-    return ew.bitwise_not(astype(asarray(x), bool))
+    """Elementwise logical negation of the truth values."""
+    x, = _promote_dtypes(*_check_args("logical_not", x))
+    return ew.bitwise_not(_to_bool(asarray(x)))
 
 
 def _floor_divide(x, y):
     dtype = get_aval(x).dtype
+    if _dt.kind(dtype) == "u":
+        return ew.div(x, y)
     if _dt.is_int(dtype):
         q = ew.div(x, y)
-        r = ew.rem(x, y)
-        zero = _zeros_of(r)
-        fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, _zeros_of(y))))
-        return ew.select_n(fix, q, ew.sub(q, _ones_of(q)))
-    if dtype == _dt.bool_:
-        return ew.bitwise_and(x, y)
-    return ew.floor(ew.div(x, y))
+        fix = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _zeros_of(q)))
+        return ew.select_n(fix, q, ew.sub(q, _const_like(q, 1)))
+    if _dt.kind(dtype) == "c":
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x, y):
+    """NumPy's floating divmod: the quotient from (x - fmod(x, y)) / y, then corrected."""
+    x, y = _broadcast_all(x, y)
+    mod = ew.rem(x, y)
+    corrected = _select(ew.eq(y, _zeros_of(y)), x, ew.sub(x, mod))
+    div = ew.div(corrected, y)
+    fix = ew.bitwise_and(ew.ne(mod, _zeros_of(mod)), ew.ne(ew.sign(y), ew.sign(mod)))
+    mod = _select(fix, ew.add(mod, y), mod)
+    div = _select(fix, ew.sub(div, _const_like(div, 1)), div)
+    return ew.round(div, ew.RoundingMethod.TO_NEAREST_EVEN), mod
 
 
 def _zeros_of(x):
@@ -339,57 +393,84 @@ def _ones_of(x):
     return ew.full(get_aval(x).shape, 1, get_aval(x).dtype)
 
 
-floor_divide = _binary(_floor_divide, "floor_divide")
+floor_divide = _binary(_floor_divide, "floor_divide", _promote_to_numeric)
+
+
+def _nonzero_divisor(y):
+    """Integer divisors with zeros replaced by ones (JAX's remainder and fmod never trap)."""
+    if not _dt.is_int(get_aval(y).dtype):
+        return y
+    return _select(ew.eq(y, _zeros_of(y)), _const_like(y, 1), y)
 
 
 def _remainder(x, y):
+    x, y = _broadcast_all(x, y)
+    y = _nonzero_divisor(y)
     r = ew.rem(x, y)
     zero = _zeros_of(r)
-    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, _zeros_of(y))))
-    return ew.select_n(fix, r, ew.add(r, y))
+    fix = ew.bitwise_and(ew.ne(ew.lt(r, zero), ew.lt(y, zero)), ew.ne(r, zero))
+    return _select(fix, ew.add(r, y), r)
 
 
-remainder = mod = _binary(_remainder, "remainder")
-fmod = _binary(ew.rem, "fmod")
+remainder = mod = _binary(_remainder, "remainder", _promote_to_numeric)
+fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
+               _promote_to_numeric)
+
+
+def _int_power(x, y):
+    """Integer power by squaring over the 6 bits that cannot overflow (as JAX)."""
+    x, y = _broadcast_all(x, y)
+    one = _ones_of(y)
+    zero_base = ew.bitwise_and(ew.eq(x, _zeros_of(x)), ew.ne(y, _zeros_of(y)))
+    acc = _select(zero_base, _zeros_of(x), _ones_of(x))
+    for _ in range(6):
+        acc = _select(ew.ne(ew.bitwise_and(y, one), _zeros_of(y)), ew.mul(acc, x), acc)
+        x = ew.mul(x, x)
+        y = ew.shift_right_logical(y, one)
+    return acc
 
 
 def _power(x, y):
-    dtype = get_aval(x).dtype
-    if _dt.is_int(dtype):
+    if _dt.is_int(get_aval(x).dtype):
         return _int_power(x, y)
     return ew.pow(x, y)
 
 
-def _int_power(x, y):
-    """Integer power by squaring, unrolled over the bits of the exponent's dtype."""
-    acc = _ones_of(x)
-    bits = get_aval(y).dtype.itemsize * 8
-    for _ in range(bits):
-        acc = ew.select_n(ew.eq(ew.bitwise_and(y, _ones_of(y)), _zeros_of(y)), ew.mul(acc, x), acc)
-        x = ew.mul(x, x)
-        y = ew.shift_right_logical(y, _ones_of(y))
-    return acc
-
-
 def power(x1, x2, /):
-    """x1 ** x2; a static integer exponent uses lax.integer_pow, as jnp does."""
-    if isinstance(x2, int) and not isinstance(x2, bool) and _is_array(x1) and (
-            _dt.is_inexact(x1.dtype) or x2 >= 0):
-        return ew.integer_pow(x1, x2)
-    return _binary(_power, "power")(x1, x2)
+    """x1 ** x2; a concrete integer exponent uses lax.integer_pow, as jnp does."""
+    x1, x2 = _check_args("power", x1, x2)
+    if not _is_traced(x2) and np.ndim(x2) == 0 and _is_integer_like(x2):
+        x1, = _promote_to_numeric(x1)
+        return ew.integer_pow(asarray(x1), int(x2))
+    return _binary(_power, "power", _promote_to_numeric)(x1, x2)
+
+
+def _is_integer_like(x):
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
 
 
 pow = power
 
 
-def float_power(x1, x2, /):
-    return power(*_promote_to_inexact(x1, x2))
+def _floor_or_ceil(name, lax_fn):
+    def fn(x, /):
+        x, = _arrays(name, x)
+        if _dt.kind(x.dtype) in "iub":
+            return x
+        return lax_fn(x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} (integers and booleans pass through)."
+    return fn
 
 
 negative = _unary(ew.neg, "negative")
 sign = _unary(ew.sign, "sign")
-floor = _unary(lambda x: x if _dt.is_int(x.dtype) or x.dtype == _dt.bool_ else ew.floor(x), "floor")
-ceil = _unary(lambda x: x if _dt.is_int(x.dtype) or x.dtype == _dt.bool_ else ew.ceil(x), "ceil")
+floor = _floor_or_ceil("floor", ew.floor)
+ceil = _floor_or_ceil("ceil", ew.ceil)
 exp = _unary(ew.exp, "exp", _promote_to_inexact)
 exp2 = _unary(ew.exp2, "exp2", _promote_to_inexact)
 log = _unary(ew.log, "log", _promote_to_inexact)
@@ -409,19 +490,52 @@ arccosh = _unary(ew.acosh, "arccosh", _promote_to_inexact)
 arctanh = _unary(ew.atanh, "arctanh", _promote_to_inexact)
 sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
-square = _unary(lambda x: ew.integer_pow(x, 2), "square")
-isfinite = _unary(lambda x: ew.is_finite(x) if _dt.is_inexact(x.dtype) else _full_bool(x, True),
-                  "isfinite")
+square = _unary(lambda x: ew.integer_pow(x, 2), "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
-conjugate = conj = _unary(lambda x: ew.conj(x) if x.dtype.kind == "c" else x, "conjugate")
-real = _unary(lambda x: ew.real(x) if x.dtype.kind == "c" else x, "real")
-imag = _unary(lambda x: ew.imag(x) if x.dtype.kind == "c" else _zeros_of(x), "imag")
-deg2rad = radians = _unary(lambda x: ew.mul(x, ew._const(x, np.pi / 180)), "deg2rad",
+deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
-rad2deg = degrees = _unary(lambda x: ew.mul(x, ew._const(x, 180 / np.pi)), "rad2deg",
+rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_const(x, 180 / np.pi)), "rad2deg",
                            _promote_to_inexact)
-log2 = _unary(lambda x: ew.div(ew.log(x), ew._const(x, np.log(2))), "log2", _promote_to_inexact)
-log10 = _unary(lambda x: ew.div(ew.log(x), ew._const(x, np.log(10))), "log10", _promote_to_inexact)
+
+
+def _log_base(name, base):
+    """log(x) / log(base), with a strongly typed constant (per part for complex x)."""
+    def fn(x, /):
+        x, = _promote_to_inexact(*_check_args(name, x))
+        r = ew.log(asarray(x))
+        if _dt.kind(r.dtype) != "c":
+            return ew.div(r, _strong_const(r, np.log(base)))
+        re, im = ew.real(r), ew.imag(r)
+        scale = _strong_const(re, np.log(base))
+        return _complex_from_parts(ew.div(re, scale), ew.div(im, scale), r.dtype)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise base-{base} logarithm."
+    return fn
+
+
+log2 = _log_base("log2", 2)
+log10 = _log_base("log10", 10)
+
+
+def conjugate(x, /):
+    """Complex conjugate (real inputs pass through)."""
+    x, = _arrays("conjugate", x)
+    return ew.conj(x) if _dt.kind(x.dtype) == "c" else x
+
+
+conj = conjugate
+
+
+def real(val, /):
+    """The real part (real inputs pass through)."""
+    val, = _arrays("real", val)
+    return ew.real(val) if _dt.kind(val.dtype) == "c" else val
+
+
+def imag(val, /):
+    """The imaginary part (zeros, with the input's weak type, for real inputs)."""
+    val, = _arrays("imag", val)
+    return ew.imag(val) if _dt.kind(val.dtype) == "c" else zeros_like(val)
 
 
 def _full_bool(x, value):
@@ -430,7 +544,7 @@ def _full_bool(x, value):
 
 def absolute(x, /):
     """|x| (unsigned and bool pass through)."""
-    x = asarray(x)
+    x, = _arrays("absolute", x)
     if _dt.kind(x.dtype) in "ub":
         return x
     return ew.abs(x)
@@ -440,79 +554,145 @@ abs = absolute
 
 
 def positive(x, /):
+    """x (after promotion)."""
+    x, = _promote_dtypes(*_check_args("positive", x))
     return asarray(x)
 
 
 def invert(x, /):
+    """Bitwise (logical, for bool) NOT."""
+    x, = _promote_dtypes(*_check_args("invert", x))
     return ew.bitwise_not(asarray(x))
 
 
 bitwise_not = bitwise_invert = invert
 
 
+def _round_parts(x, round_real):
+    """round_real applied to the real and imaginary parts of complex x: x plus the (finite)
+    corrections, which keeps infinite parts infinite."""
+    re, im = ew.real(x), ew.imag(x)
+    deltas = [_select(ew.is_finite(p), ew.sub(round_real(p), p), _zeros_of(p)) for p in (re, im)]
+    return ew.add(x, _complex_from_parts(deltas[0], deltas[1], x.dtype))
+
+
 def rint(x, /):
-    x, = _promote_to_inexact(asarray(x))
-    return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
+    """Round to the nearest integer, ties to even (integers become float32)."""
+    x, = _arrays("rint", x)
+    if _dt.kind(x.dtype) in "iub":
+        return astype(x, _dt.default_float())
+    to_even = lambda v: ew.round(v, ew.RoundingMethod.TO_NEAREST_EVEN)  # noqa: E731
+    return _round_parts(x, to_even) if _dt.kind(x.dtype) == "c" else to_even(x)
 
 
 def round(a, decimals=0, out=None):
     """Round half to even, at `decimals` digits (jnp.round)."""
-    a = asarray(a)
-    if _dt.is_int(a.dtype) or a.dtype == _dt.bool_:
+    _no_out("round", out)
+    a, = _arrays("round", a)
+    decimals = _static_int(decimals, "'decimals' argument of jnp.round")
+    if _dt.is_int(a.dtype):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
+    if a.dtype == _dt.bool_:
+        raise ValueError(f"jnp.round is not defined for dtype {a.dtype}")
+    if decimals > np.log10(float(_dt.finfo(a.dtype).max)):
+        return a
+    rounder = lambda v: _round_float(v, decimals)  # noqa: E731
+    return _round_parts(a, rounder) if _dt.kind(a.dtype) == "c" else rounder(a)
+
+
+def _round_float(x, decimals):
     if decimals == 0:
-        return ew.round(a, ew.RoundingMethod.TO_NEAREST_EVEN)
-    factor = ew._const(a, 10.0 ** decimals)
-    return ew.div(ew.round(ew.mul(a, factor), ew.RoundingMethod.TO_NEAREST_EVEN), factor)
+        return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
+    dtype = x.dtype
+    x = ew.convert_element_type(x, _dt.float32, weak_type=x.weak_type) if dtype == _dt.float16 \
+        else x
+    factor = _lax_const(x, 10.0 ** decimals)
+    out = ew.div(ew.round(ew.mul(x, factor), ew.RoundingMethod.TO_NEAREST_EVEN), factor)
+    return ew.convert_element_type(out, dtype, weak_type=out.weak_type) if dtype == _dt.float16 \
+        else out
 
 
 around = round
 
 
 def trunc(x, /):
-    x = asarray(x)
+    """Round towards zero (integers and booleans pass through)."""
+    x, = _arrays("trunc", x)
     if not _dt.is_inexact(x.dtype):
         return x
-    return ew.select_n(ew.lt(x, _zeros_of(x)), ew.floor(x), ew.ceil(x))
+    return ew.select_n(ew.lt(x, _lax_const(x, 0)), ew.floor(x), ew.ceil(x))
 
 
 fix = trunc
 
 
 def isnan(x, /):
-    x = asarray(x)
-    return ew.ne(x, x) if _dt.is_inexact(x.dtype) else _full_bool(x, False)
+    """Elementwise x != x."""
+    x, = _arrays("isnan", x)
+    return ew.ne(x, x)
+
+
+def isfinite(x, /):
+    """Elementwise: neither infinite nor NaN (always true for integers)."""
+    x, = _arrays("isfinite", x)
+    if _dt.kind(x.dtype) == "f":
+        return ew.is_finite(x)
+    if _dt.kind(x.dtype) == "c":
+        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+    return _full_bool(x, True)
 
 
 def isinf(x, /):
-    x = asarray(x)
-    if not _dt.is_inexact(x.dtype):
-        return _full_bool(x, False)
-    return ew.eq(ew.abs(x), ew._const(ew.abs(x), np.inf))
+    """Elementwise: +inf or -inf (in either part of complex x)."""
+    x, = _arrays("isinf", x)
+    if _dt.kind(x.dtype) == "f":
+        return ew.eq(ew.abs(x), _strong_const(x, np.inf))
+    if _dt.kind(x.dtype) == "c":
+        re, im = ew.real(x), ew.imag(x)
+        return ew.bitwise_or(ew.eq(ew.abs(re), _strong_const(re, np.inf)),
+                             ew.eq(ew.abs(im), _strong_const(im, np.inf)))
+    return _full_bool(x, False)
 
 
-def isposinf(x, /):
-    x = asarray(x)
-    return ew.eq(x, ew._const(x, np.inf)) if _dt.is_inexact(x.dtype) else _full_bool(x, False)
+def _isposneginf(name, infinity, x):
+    x, = _arrays(name, x)
+    if _dt.kind(x.dtype) == "c":
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    if _dt.kind(x.dtype) == "f":
+        return ew.eq(x, _strong_const(x, infinity))
+    return _full_bool(x, False)
 
 
-def isneginf(x, /):
-    x = asarray(x)
-    return ew.eq(x, ew._const(x, -np.inf)) if _dt.is_inexact(x.dtype) else _full_bool(x, False)
+def isposinf(x, /, out=None):
+    """Elementwise x == +inf."""
+    _no_out("isposinf", out)
+    return _isposneginf("isposinf", np.inf, x)
+
+
+def isneginf(x, /, out=None):
+    """Elementwise x == -inf."""
+    _no_out("isneginf", out)
+    return _isposneginf("isneginf", -np.inf, x)
 
 
 def signbit(x, /):
+    """Elementwise: the sign bit is set (true for -0.0 and negative NaNs)."""
+    x, = _promote_dtypes(*_check_args("signbit", x))
     x = asarray(x)
     if _dt.kind(x.dtype) in "ub":
         return _full_bool(x, False)
     if _dt.is_int(x.dtype):
-        return ew.lt(x, _zeros_of(x))
+        return ew.lt(x, _strong_const(x, 0))
+    if _dt.kind(x.dtype) != "f":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
     bits = lax.bitcast_convert_type(x, np.dtype(f"int{x.dtype.itemsize * 8}")) \
         if hasattr(lax, "bitcast_convert_type") else None
     if bits is None:
-        return ew.bitwise_or(ew.lt(x, _zeros_of(x)),
-                             ew.bitwise_and(ew.eq(x, _zeros_of(x)),
-                                            ew.lt(ew.div(_ones_of(x), x), _zeros_of(x))))
+        zero = _zeros_of(x)
+        negative_zero = ew.bitwise_and(ew.eq(x, zero), ew.lt(ew.div(_ones_of(x), x), zero))
+        return ew.bitwise_or(ew.lt(x, zero), negative_zero)
     return ew.lt(bits, _zeros_of(bits))
 
 
@@ -2254,6 +2434,100 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+def rollaxis(a, axis, start=0):
+    """a with `axis` moved to before position `start`."""
+    a, = _arrays("rollaxis", a)
+    axis = _axis(axis, a.ndim)
+    start = operator.index(start)
+    if not -a.ndim <= start <= a.ndim:
+        raise ValueError(f"start={start} must satisfy {-a.ndim} <= start <= {a.ndim}")
+    start = start + a.ndim if start < 0 else start
+    return moveaxis(a, axis, start - 1 if axis < start else start)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """arr without the entries obj (an int, slice or static integer array) along axis."""
+    a, = _arrays("delete", arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(obj, slice):
+        drop = np.arange(n)[obj]
+    else:
+        drop = _concrete_value(obj, "jnp.delete: obj must be static (refjax has no "
+                                    "assume_unique_indices path)").astype(np.int64).ravel()
+        if ((drop < -n) | (drop >= n)).any():
+            raise IndexError(f"jnp.delete: index out of bounds for axis {axis} with size {n}")
+    keep = np.setdiff1d(np.arange(n), np.mod(drop, builtins.max(n, 1)))
+    return take(a, _concrete(keep.astype(np.int32)), axis=axis)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """a with its main diagonal set to val (JAX arrays are immutable: pass inplace=False)."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, so fill_diagonal cannot operate "
+                                  "in place; use jnp.fill_diagonal(a, val, inplace=False).")
+    a, val = _arrays("fill_diagonal", a, val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if wrap and a.ndim == 2 and a.shape[0] > a.shape[1]:
+        raise NotImplementedError("refjax.numpy.fill_diagonal does not implement wrap=True")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    values = astype(resize(val, (builtins.min(a.shape),)), a.dtype)
+    return _select(_all_equal_iota(a.shape), _diag_values(values, a.shape), a)
+
+
+def _all_equal_iota(shape):
+    """True where every index is equal (the main diagonal of any rank)."""
+    first = st.broadcasted_iota(_dt.int32, shape, 0)
+    mask = _full(shape, True, _dt.bool_)
+    for d in range(1, len(shape)):
+        mask = ew.bitwise_and(mask, ew.eq(first, st.broadcasted_iota(_dt.int32, shape, d)))
+    return mask
+
+
+def _diag_values(values, shape):
+    """values[i] at every position whose first index is i (< len(values))."""
+    n = values.shape[0]
+    padded = st.pad(values, _zero_scalar(values), [(0, shape[0] - n, 0)]) if shape[0] > n \
+        else st.slice_in_dim(values, 0, shape[0], 1, 0)
+    return st.broadcast_in_dim(padded, shape, (0,))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows (columns when not rowvar) of m."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("refjax.numpy.cov does not implement fweights/aweights")
+    m, = _promote_to_inexact(*_arrays("cov", m))
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = atleast_2d(m)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if x.shape[0] == 0:
+        return reshape(asarray([], dtype=x.dtype), (0, 0))
+    if y is not None:
+        y2 = atleast_2d(_promote_to_inexact(*_arrays("cov", y))[0])
+        x = concatenate([x, y2.T if not rowvar and y2.shape[0] != 1 else y2], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = subtract(x, mean(x, axis=1, keepdims=True))
+    c = divide(dot(centered, conj(centered).T), x.shape[1] - ddof)
+    return squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients (cov normalised by the standard deviations)."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return divide(c, c)
+    d = diagonal(c)
+    stddev = sqrt(real(d))
+    c = divide(divide(c, stddev[:, None]), stddev[None, :])
+    return clip(c, -1, 1) if _dt.kind(c.dtype) != "c" else c
+
+
 def resize(a, new_shape):
     """a flattened, cycled and reshaped to new_shape."""
     a, = _arrays("resize", a)
@@ -3308,7 +3582,7 @@ def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = _promote_to_inexact(*_check_args("heaviside", x1, x2))
     x1, x2 = _broadcast_all(asarray(x1), asarray(x2))
-    zero, one = _const_like(x1, 0), _const_like(x1, 1)
+    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
     inner = _select(isnan(x1), x1, x2)
     return _select(ew.lt(x1, zero), zero, _select(ew.gt(x1, zero), one, inner))
 
@@ -3380,7 +3654,7 @@ def hypot(x1, x2, /):
     ratio = ew.div(small, _select(zero, _const_like(big, 1), big))
     r = _select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
                                                        ew.integer_pow(ratio, 2)))))
-    return _select(is_inf, _const_like(r, np.inf), r)
+    return _select(is_inf, _lax_const(r, np.inf), r)
 
 
 def copysign(x1, x2, /):
@@ -3396,24 +3670,24 @@ def sinc(x, /):
     """sin(pi x) / (pi x), 1 at 0."""
     x, = _promote_to_inexact(*_check_args("sinc", x))
     x = asarray(x)
-    is_zero = ew.eq(x, _const_like(x, 0))
-    pi_x = ew.mul(_const_like(x, np.pi), x)
-    safe = _select(is_zero, _const_like(x, 1), pi_x)
+    is_zero = ew.eq(x, _lax_const(x, 0))
+    pi_x = ew.mul(_lax_const(x, np.pi), x)
+    safe = _select(is_zero, _lax_const(x, 1), pi_x)
     # The zero branch is x * 0 + 1, so its derivative at 0 is the true one (0), not NaN.
-    at_zero = ew.add(ew.mul(pi_x, _const_like(x, 0)), _const_like(x, 1))
+    at_zero = ew.add(ew.mul(pi_x, _lax_const(x, 0)), _lax_const(x, 1))
     return _select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
 
 
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_dtypes(*_check_args("fmax", x1, x2))))
-    return where(logical_or(ew.gt(x1, x2), isnan(x2)), x1, x2)
+    return where(logical_or(_complex_ordered(ew.gt)(x1, x2), isnan(x2)), x1, x2)
 
 
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_dtypes(*_check_args("fmin", x1, x2))))
-    return where(logical_or(ew.lt(x1, x2), isnan(x2)), x1, x2)
+    return where(logical_or(_complex_ordered(ew.lt)(x1, x2), isnan(x2)), x1, x2)
 
 
 def divmod(x1, x2, /):
@@ -3429,10 +3703,12 @@ def modf(x, /, out=None):
 
 
 def angle(z, deg=False):
-    """The argument of complex z (in degrees when deg)."""
+    """The argument of complex z (in degrees when deg); float32 for integer z."""
     z, = _arrays("angle", z)
-    re, im = (ew.real(z), ew.imag(z)) if _dt.kind(z.dtype) == "c" else (z, zeros_like(z))
-    out = arctan2(im, re)
+    re, im = real(z), imag(z)
+    if not _dt.is_inexact(re.dtype) or (_dt.kind(z.dtype) == "f" and z.ndim == 0):
+        re, im = astype(re, _dt.default_float()), astype(im, _dt.default_float())
+    out = ew.atan2(im, re)
     return rad2deg(out) if deg else out
 
 

@@ -7,6 +7,13 @@ from hypothesis import strategies as st
 from .base import arrays, floats, kind, tolerance
 
 
+def budget(share):
+    """Hypothesis settings running `share` of the loaded profile's max_examples (at least 2):
+    for tests whose every example compiles with XLA."""
+    from hypothesis import settings
+    return settings(max_examples=max(2, round(settings.default.max_examples * share)))
+
+
 @contextlib.contextmanager
 def enable_x64(enabled=True):
     """64-bit types in refjax (config.update, restored on exit) and in real JAX, for a block."""

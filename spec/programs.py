@@ -132,20 +132,25 @@ for _name in _BINARY_SMOOTH + _BINARY_ROUGH:
     _BUILDERS[_name] = _binary
 
 
+def _accepts(name, dtype):
+    """Whether the primitive takes `dtype` values to `dtype` values (abs of complex does not)."""
+    from .primitives import SPECS
+    return name in SPECS and dtype in SPECS[name].dtypes and not (
+        name == "abs" and dtype.startswith("complex"))
+
+
 def _ops(dtype, smooth):
     """Primitives a program of `dtype` values may use: those whose spec accepts the dtype."""
-    from .primitives import SPECS
     names = _UNARY_SMOOTH + _BINARY_SMOOTH + _STRUCTURAL_SMOOTH
     if not smooth:
         names += _UNARY_ROUGH + _BINARY_ROUGH + _STRUCTURAL_ROUGH
-    return tuple(n for n in names if n in SPECS and dtype in SPECS[n].dtypes)
+    return tuple(n for n in names if _accepts(n, dtype))
 
 
 def unary_ops(dtype, smooth=False):
     """Unary elementwise primitives applicable to `dtype` values (smooth ones only if asked)."""
-    from .primitives import SPECS
     names = _UNARY_SMOOTH + (() if smooth else _UNARY_ROUGH)
-    return tuple(n for n in names if n in SPECS and dtype in SPECS[n].dtypes)
+    return tuple(n for n in names if _accepts(n, dtype))
 
 
 def _step(draw, prim, values, a, dtype):

@@ -8,7 +8,7 @@ import refjax
 from refjax.backends.base import get_backend
 from refjax.core.primitive import all_primitives
 from refjax.spec import spec_for
-from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, enable_x64,
+from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, budget, enable_x64,
                                 float0_zeros, is_inexact, tangents_like)
 from refjax.spec.base import refjax_array
 
@@ -34,6 +34,7 @@ def _layouts(outs):
 
 @each_primitive
 @given(data=st.data())
+@budget(0.4)
 def test_xla_matches_numpy_ref(name, data):
     spec = spec_for(name)
     x64 = data.draw(st.booleans(), label="x64")
@@ -48,6 +49,7 @@ def test_xla_matches_numpy_ref(name, data):
 
 
 def _vjp_on(backend, spec, sample, cotangents):
+    """The pullback of the cotangents, as one jitted computation (one XLA compilation)."""
     with refjax.backend(backend):
         args = sample.to_refjax()
         idx = spec.diff_args(sample.sig)
@@ -57,14 +59,18 @@ def _vjp_on(backend, spec, sample, cotangents):
             for i, v in zip(idx, vals):
                 full[i] = v
             return as_list(spec.bind(*full, **sample.params))
-        outs, pullback = refjax.vjp(f, *[args[i] for i in idx])
-        cts = [refjax_array(c) if c is not None else float0_zeros(o.shape)
-               for c, o in zip(cotangents, outs)]
-        return pullback(cts)
+
+        def pull(primals, cts):
+            outs, pullback = refjax.vjp(f, *primals)
+            return pullback([c if c is not None else float0_zeros(o.shape)
+                             for c, o in zip(cts, outs)])
+        cts = [refjax_array(c) if c is not None else None for c in cotangents]
+        return refjax.jit(pull)([args[i] for i in idx], cts)
 
 
 @each_primitive
 @given(data=st.data())
+@budget(0.25)
 def test_xla_derivatives_and_batching_match_numpy_ref(name, data):
     spec = spec_for(name)
     sample = data.draw(spec.samples(), label="sample")

@@ -515,6 +515,17 @@ def test_resize_and_misc_shapes():
     c("permute_dims", x, (1, 0))
     c("matrix_transpose", x[None])
     c("diagflat", x, 1)
+    c("rollaxis", x[None], 2)
+    c("rollaxis", x[None], 0, 3)
+    c(lambda np_, a: np_.delete(a, np.array([0, 2]), axis=1), x)
+    c("delete", x, slice(0, 1), axis=0)
+    c("fill_diagonal", x, 7.0, inplace=False)
+    c("fill_diagonal", np.zeros((3, 3, 3), np.float32), np.arange(2.0, dtype=np.float32),
+      inplace=False)
+    c("cov", x, tol=1e-4)
+    c("cov", x, rowvar=False, bias=True, tol=1e-4)
+    c("cov", x[0], x[1] ** 2, tol=1e-4)
+    c("corrcoef", x.T * np.array([1.0, -2.0], np.float32), tol=1e-4)
     c.run()
 
 

@@ -10,7 +10,7 @@ from refjax.core.primitive import all_primitives
 from refjax.core.transforms.linearize import linearize_flat
 from refjax.spec import missing_specs, spec_for
 from refjax.spec.base import arrays, jax_array, no_args, refjax_array
-from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, dtype_name,
+from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, budget, dtype_name,
                                 enable_x64, float0_zeros, is_float0, is_inexact, pairing,
                                 pairing_scale, tangents_like)
 
@@ -74,6 +74,7 @@ def _cotangents(data, outs):
 
 @each_primitive
 @given(data=st.data())
+@budget(0.5)
 def test_eager_matches_jax(name, data):
     spec = spec_for(name)
     x64 = data.draw(st.booleans(), label="x64")
@@ -86,6 +87,7 @@ def test_eager_matches_jax(name, data):
 
 @each_primitive
 @given(data=st.data())
+@budget(0.5)
 def test_rejects_the_dtypes_jax_rejects(name, data):
     spec = spec_for(name)
     rejected = spec.rejected_dtypes()
@@ -366,6 +368,7 @@ def _loss(spec, args, idx, params, weights):
 
 @each_primitive
 @given(data=st.data())
+@budget(0.5)
 def test_jit_commutes_with_grad_and_vmap(name, data):
     spec = spec_for(name)
     sample = _draw_sample(data, spec)
