@@ -114,3 +114,76 @@ def block_until_ready(x):
         if isinstance(leaf, Array):
             leaf.block_until_ready()
     return x
+
+
+def _assemble(shape, sharding, piece_of):
+    """The global NumPy array whose block at each device's index is piece_of(device, index)."""
+    blocks = [(idx, np.asarray(piece_of(d, idx))) for d, idx in
+              sharding.devices_indices_map(tuple(shape)).items()]
+    dtype = blocks[0][1].dtype if blocks else np.float32
+    out = np.empty(tuple(shape), dtype)
+    for idx, block in blocks:
+        if block.shape != out[idx].shape:
+            raise ValueError(f"the data for index {idx} has shape {block.shape}, expected "
+                             f"{out[idx].shape} for global shape {tuple(shape)}")
+        out[idx] = block
+    return out
+
+
+def _array_from_global(value, sharding):
+    from . import numpy as jnp
+    aval = jnp.asarray(value).aval
+    return make_array(value.astype(aval.dtype), ShapedArray(aval.shape, aval.dtype),
+                      current_backend(), sharding)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """An Array laid out by `sharding` whose shards are data_callback(index) per device."""
+    value = _assemble(shape, sharding, lambda d, idx: data_callback(idx))
+    return _array_from_global(value if dtype is None else value.astype(dtype), sharding)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """An Array from one array per device, in the order of sharding's devices_indices_map."""
+    arrays = list(arrays)
+    order = list(sharding.devices_indices_map(tuple(shape)))
+    if len(arrays) != len(order):
+        raise ValueError(f"make_array_from_single_device_arrays: {len(arrays)} arrays given for "
+                         f"a sharding over {len(order)} devices")
+    by_device = dict(zip(order, arrays))
+    return _array_from_global(_assemble(shape, sharding, lambda d, idx: by_device[d]), sharding)
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """With one process, the local data is the global array."""
+    local = np.asarray(local_data)
+    if global_shape is not None and tuple(global_shape) != local.shape:
+        raise ValueError(f"global_shape {tuple(global_shape)} differs from the local data's "
+                         f"shape {local.shape}, but there is a single process")
+    return _array_from_global(local, sharding)
+
+
+def _stacked_sharding(devices):
+    mesh = sh.Mesh(np.array(list(devices), dtype=object), ("_device",))
+    return sh.NamedSharding(mesh, sh.P("_device"))
+
+
+def device_put_sharded(shards, devices):
+    """Stack `shards` (one per device, pytrees allowed) along a new leading axis, shard i on
+    devices[i]."""
+    if len(shards) != len(devices):
+        raise ValueError(f"device_put_sharded: {len(shards)} shards for {len(devices)} devices")
+    sharding = _stacked_sharding(devices)
+    return pytree.tree_map(lambda *xs: _array_from_global(np.stack([np.asarray(x) for x in xs]),
+                                                          sharding), *shards)
+
+
+def device_put_replicated(x, devices):
+    """Copies of x (a pytree) stacked along a new leading axis, one copy per device."""
+    sharding = _stacked_sharding(devices)
+    return pytree.tree_map(lambda v: _array_from_global(
+        np.stack([np.asarray(v)] * len(devices)), sharding), x)
+
+
+__all__ += ["make_array_from_callback", "make_array_from_single_device_arrays",
+            "make_array_from_process_local_data", "device_put_sharded", "device_put_replicated"]
