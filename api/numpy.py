@@ -77,19 +77,22 @@ def _is_array(x):
 
 
 def ndim(x):
+    """The number of dimensions of x."""
     return len(np.shape(x)) if not _is_array(x) else x.ndim
 
 
 def shape(x):
+    """The shape of x."""
     return tuple(x.shape) if _is_array(x) else np.shape(x)
 
 
 def size(x, axis=None):
+    """The number of elements of x (along axis)."""
     s = shape(x)
     return int(np.prod(s)) if axis is None else s[axis]
 
 
-# ---------------------------------------------------------------- array creation
+# ---------------------------------------------------------------- asarray and astype
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence."""
@@ -99,7 +102,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
         target = _dt.canonicalize_dtype(dtype) if dtype is not None else _dt.python_scalar_dtype(a)
         return ew.weak_scalar(a, target) if dtype is None else _concrete(np.asarray(a, target))
     if isinstance(a, (list, tuple)) and _contains_traced(a):
-        return stack([asarray(x) for x in a]).astype(dtype) if dtype else stack([asarray(x) for x in a])
+        out = stack([asarray(x) for x in a])
+        return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
     value = np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
@@ -123,8 +127,6 @@ def _concrete(value):
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
     """Like asarray; `ndmin` prepends dimensions."""
     out = asarray(object, dtype=dtype)
-    if _dt.is_python_scalar(object) and dtype is None:
-        out = asarray(object)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out
@@ -442,6 +444,10 @@ def power(x1, x2, /):
     if not _is_traced(x2) and np.ndim(x2) == 0 and _is_integer_like(x2):
         x1, = _promote_to_numeric(x1)
         return ew.integer_pow(asarray(x1), int(x2))
+    a1, a2 = asarray(x1), asarray(x2)
+    if _dt.is_inexact(a1.dtype) and _dt.is_int(a2.dtype):
+        # As lax.pow(float, int) in JAX: the exponent does not promote the base.
+        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype)))
     return _binary(_power, "power", _promote_to_numeric)(x1, x2)
 
 
@@ -572,7 +578,7 @@ def _round_parts(x, round_real):
     """round_real applied to the real and imaginary parts of complex x: x plus the (finite)
     corrections, which keeps infinite parts infinite."""
     re, im = ew.real(x), ew.imag(x)
-    deltas = [_select(ew.is_finite(p), ew.sub(round_real(p), p), _zeros_of(p)) for p in (re, im)]
+    deltas = [_select(ew.is_finite(p), ew.sub(round_real(p), p), zeros_like(p)) for p in (re, im)]
     return ew.add(x, _complex_from_parts(deltas[0], deltas[1], x.dtype))
 
 
@@ -723,7 +729,7 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None):
     return out
 
 
-# ---------------------------------------------------------------- shape manipulation (used by methods)
+# ---------------------------------------------------------------- reshape, transpose, stack
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """a with a new shape; one dimension may be -1."""
@@ -783,10 +789,10 @@ def _index(x, idx):
     merged indexed axes; out-of-bounds indices are clamped, as in JAX)."""
     x = asarray(x)
     idx = idx if isinstance(idx, tuple) else (idx,)
-    items = _expand_masks(idx)
+    items = _expand_masks(_expand_ellipsis(idx, x.ndim), x.shape)
     if builtins.any(_is_index_array(i) for i in items):
-        return _advanced_index(x, _expand_ellipsis(items, x.ndim))
-    return _basic_index(x, _expand_ellipsis(items, x.ndim))
+        return _advanced_index(x, items)
+    return _basic_index(x, items)
 
 
 def _basic_index(x, idx):
@@ -806,30 +812,43 @@ def _basic_index(x, idx):
             dims_to_squeeze.append(dim)
             dim += 1
         else:
-            raise TypeError(
-                f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
-                f"concrete boolean masks; got {type(item).__name__} {item!r} for an array of "
-                f"shape {x.shape}.")
+            raise _unsupported_index(item, x.shape)
     out = st.squeeze(out, tuple(dims_to_squeeze)) if dims_to_squeeze else out
     return st.expand_dims(out, tuple(new_axes)) if new_axes else out
 
 
-def _expand_masks(idx):
-    """Index items with boolean masks replaced by their nonzero()
-    integer arrays (one per masked dimension; masks must be concrete)."""
-    out = []
+def _unsupported_index(item, shape):
+    return TypeError(f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
+                     f"concrete boolean masks; got {type(item).__name__} {item!r} for an array "
+                     f"of shape {shape}.")
+
+
+def _is_mask(item):
+    return isinstance(item, (np.ndarray, Array, Tracer)) and get_aval(item).dtype == _dt.bool_ \
+        and get_aval(item).ndim > 0
+
+
+def _expand_masks(idx, shape):
+    """Index items with boolean masks replaced by their nonzero() integer arrays (one per
+    masked dimension; masks must be concrete and match the shape they index)."""
+    out, dim = [], 0
     for item in idx:
         if isinstance(item, list):
             raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
                             "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
-        if isinstance(item, (np.ndarray, Array, Tracer)) and get_aval(item).dtype == _dt.bool_ \
-                and get_aval(item).ndim > 0:
-            if _is_traced(item):
-                raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
-                                 "jnp.where(mask, x, other) or a static `size`.")
-            out.extend(_concrete(i.astype(np.int32)) for i in np.nonzero(np.asarray(item)))
+        if not _is_mask(item):
+            out.append(item)
+            dim += item is not None
             continue
-        out.append(item)
+        if _is_traced(item):
+            raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
+                             "jnp.where(mask, x, other) or a static `size`.")
+        expected = tuple(shape[dim:dim + item.ndim])
+        if tuple(item.shape) != expected:
+            raise IndexError(f"boolean index did not match shape of indexed array in index "
+                             f"{len(out)}: got {tuple(item.shape)}, expected {expected}")
+        out.extend(_concrete(i.astype(np.int32)) for i in np.nonzero(np.asarray(item)))
+        dim += item.ndim
     return tuple(out)
 
 
@@ -846,20 +865,8 @@ def _is_index_array(item):
 def _advanced_index(x, idx):
     """Basic indexing with the advanced items replaced by full slices, then one take over
     the advanced axes merged into one (integer scalars count as advanced, as in NumPy)."""
-    basic, advanced, dim, out_dim = [], [], 0, 0
-    for item in idx:
-        if item is None or isinstance(item, slice):
-            basic.append(item)
-            out_dim += 1
-            dim += item is not None
-            continue
-        if not (_is_index_array(item) or _is_int_index(item)):
-            _basic_index(x, (item,))  # raises the TypeError for unsupported items
-        advanced.append((out_dim, x.shape[dim], item))
-        basic.append(slice(None))
-        out_dim += 1
-        dim += 1
-    y = _basic_index(x, tuple(basic))
+    basic, advanced = _split_advanced(x, idx)
+    y = _basic_index(x, basic)
     positions = [p for p, _, _ in advanced]
     rest = [d for d in range(y.ndim) if d not in positions]
     merged = st.reshape(st.transpose(y, positions + rest),
@@ -871,11 +878,25 @@ def _advanced_index(x, idx):
         # Out-of-bounds indices read the clamped element but, as in JAX, get no gradient.
         mask = st.broadcast_in_dim(in_bounds, out.shape, tuple(range(in_bounds.ndim)))
         out = _select(mask, out, lax.stop_gradient(out))
-    batch_shape = flat.shape
-    if positions == list(range(positions[0], positions[0] + len(positions))):
-        nb = len(batch_shape)
-        out = moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
-    return out
+    if positions != list(range(positions[0], positions[0] + len(positions))):
+        return out  # separated advanced indices: their dimensions lead, as in NumPy
+    nb = flat.ndim
+    return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
+
+
+def _split_advanced(x, idx):
+    """The basic index (advanced items made full slices) and, per advanced item, its axis
+    in the basic result, the indexed size and the item."""
+    basic, advanced, dim = [], [], 0
+    for item in idx:
+        if not (item is None or isinstance(item, slice)):
+            if not (_is_index_array(item) or _is_int_index(item)):
+                raise _unsupported_index(item, x.shape)
+            advanced.append((len(basic), x.shape[dim], item))
+            item = slice(None)
+        basic.append(item)
+        dim += item is not None
+    return tuple(basic), advanced
 
 
 def _flat_advanced_index(advanced):
@@ -905,13 +926,20 @@ def _expand_ellipsis(idx, ndim):
     n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    used = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
+    used = builtins.sum(_consumed_dims(i) for i in idx)
     if used > ndim:
         raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
     if n_ell == 0:
         return tuple(idx) + (slice(None),) * (ndim - used)
-    pos = idx.index(Ellipsis)
+    pos = next(k for k, item in enumerate(idx) if item is Ellipsis)
     return tuple(idx[:pos]) + (slice(None),) * (ndim - used) + tuple(idx[pos + 1:])
+
+
+def _consumed_dims(item):
+    """How many dimensions of the indexed array an index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    return get_aval(item).ndim if _is_mask(item) else 1
 
 
 def _is_int_index(item):
@@ -940,10 +968,10 @@ def _static_slice(x, dim, s):
 def _int_index(x, dim, i):
     size = x.shape[dim]
     if isinstance(i, (int, np.integer)):
-        i = int(i)
-        if not -size <= i < size:
-            raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
-        i = i % size
+        if size == 0:
+            raise IndexError(f"index {int(i)} is out of bounds for axis {dim} with size 0")
+        # Out-of-bounds indices are clamped, as in JAX's retrieval.
+        i = builtins.min(builtins.max(int(i) + size if i < 0 else int(i), 0), size - 1)
         return st.slice_in_dim(x, i, i + 1, 1, dim)
     i = asarray(i)
     i = ew.select_n(ew.lt(i, _zeros_of(i)), i, ew.add(i, ew._const(i, size)))
@@ -3580,11 +3608,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
-    x1, x2 = _promote_to_inexact(*_check_args("heaviside", x1, x2))
-    x1, x2 = _broadcast_all(asarray(x1), asarray(x2))
+    x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("heaviside", x1, x2)))
     zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
-    inner = _select(isnan(x1), x1, x2)
-    return _select(ew.lt(x1, zero), zero, _select(ew.gt(x1, zero), one, inner))
+    inner = where(isnan(x1), x1, x2)
+    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, inner))
 
 
 def _logaddexp_impl(x1, x2, exp_fn, scale):

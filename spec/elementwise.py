@@ -1,5 +1,7 @@
 """Spec entries of the elementwise primitives (unary, binary, comparisons, select_n, clamp,
 convert_element_type)."""
+import dataclasses
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -117,6 +119,18 @@ def unary(name, dtypes, *, domain=SMOOTH, elements=None, nondiff=None, linear=Fa
         linear_args=all_args if linear else no_args, fd_tol=fd_tol, notes=notes)
 
 
+def _integer_pow(spec):
+    """integer_pow of integers takes only y >= 0: restrict the exponent for integer dtypes."""
+    base = spec.signature
+
+    def signature(dtype, diff):
+        if kind(dtype) in "iu":
+            return base(dtype, diff).map(lambda s: s._replace(params={"y": abs(s.params["y"])}))
+        return base(dtype, diff)
+    negative = Invalid("an integer to a negative power", (np.ones((2,), np.int32),), {"y": -1})
+    return dataclasses.replace(spec, signature=signature, invalid=(negative,))
+
+
 _SPECIAL_TOL = scaled_tolerance(10)
 _TRANSCENDENTAL_TOL = {"float32": (2e-5, 2e-6), "complex64": (1e-4, 1e-5)}
 
@@ -153,10 +167,10 @@ _UNARY = [
     unary("cbrt", FLOAT, domain=away(0.1, 5.0), tol=_TRANSCENDENTAL_TOL),
     unary("abs", SIGNED + FLOATC, domain=away(0.1, 3.0)),
     unary("not", BOOL + INT, nondiff="zero", exact=True, reference=lax_fn("bitwise_not")),
-    unary("integer_pow", NUMC, domain=away(0.2, 2.0), tol=_TRANSCENDENTAL_TOL,
-          params=st.fixed_dictionaries({"y": st.integers(-3, 3)}),
-          reference=lax_fn("integer_pow", "y"),
-          notes="integer dtypes take only y >= 0 (JAX raises TypeError otherwise)"),
+    _integer_pow(unary("integer_pow", NUMC, domain=away(0.2, 2.0), tol=_TRANSCENDENTAL_TOL,
+                       params=st.fixed_dictionaries({"y": st.integers(-3, 3)}),
+                       reference=lax_fn("integer_pow", "y"),
+                       notes="integer dtypes take only y >= 0 (JAX raises TypeError otherwise)")),
     unary("square", NUMC, tol=_TRANSCENDENTAL_TOL),
     unary("erf", FLOAT, tol=_TRANSCENDENTAL_TOL),
     unary("erf_inv", FLOAT, domain=interval(-0.9, 0.9), elements=interval(-1.0, 1.0),
@@ -172,22 +186,6 @@ _UNARY = [
 ]
 
 
-def _integer_pow_nonnegative(spec):
-    """integer_pow of integers takes only y >= 0: restrict the exponent for integer dtypes."""
-    base = spec.signature
-
-    def signature(dtype, diff):
-        if kind(dtype) in "iu":
-            return base(dtype, diff).map(lambda s: s._replace(params={"y": abs(s.params["y"])}))
-        return base(dtype, diff)
-    return signature
-
-
-_UNARY = [s if s.name != "integer_pow" else
-          PrimitiveSpec(**{**s.__dict__, "signature": _integer_pow_nonnegative(s),
-                           "invalid": (Invalid("an integer to a negative power",
-                                               (np.ones((2,), np.int32),), {"y": -1}),)})
-          for s in _UNARY]
 
 
 # ---------------------------------------------------------------- binary
@@ -219,8 +217,8 @@ def _pow(spec):
             return s._replace(args=(s.args[0], y))
         return sig()
     ints = np.ones((2,), np.int32)
-    return PrimitiveSpec(**{**spec.__dict__, "signature": signature, "invalid": (
-        Invalid("an integer base", (ints, ints), {}), spec.invalid[1])})
+    return dataclasses.replace(spec, signature=signature, invalid=(
+        Invalid("an integer base", (ints, ints), {}), spec.invalid[1]))
 
 
 def _maxmin_domain():

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 import refjax
 from refjax.spec.base import refjax_array
-from refjax.spec.checks import as_list, assert_outputs_match, enable_x64, is_inexact
+from refjax.spec.checks import as_list, assert_outputs_match, budget, enable_x64, is_inexact
 from refjax.spec.programs import (note_program, program_fn, program_inputs, program_reference,
                                   programs, smooth_elements)
 
@@ -48,6 +48,7 @@ def _assert_near(actual, expected, what):
 
 
 @given(data=st.data())
+@budget(3)
 def test_jit_matches_eager(data):
     program, inputs = _draw(data)
     f, args = program_fn(program), [refjax_array(x) for x in inputs]
@@ -55,6 +56,7 @@ def test_jit_matches_eager(data):
 
 
 @given(data=st.data())
+@budget(2)
 def test_eager_matches_jax(data):
     dtype = data.draw(st.sampled_from(("float32", "int32", "bool")), label="dtype")
     program, inputs = _draw(data, dtype, elements=smooth_elements(dtype)
@@ -65,6 +67,7 @@ def test_eager_matches_jax(data):
 
 @pytest.mark.skipif(not _xla_available(), reason="the xla backend cannot be built here")
 @given(data=st.data())
+@budget(2)
 def test_xla_backend_matches_numpy_ref(data):
     program, inputs = _draw(data, elements=None)
     f = program_fn(program)
@@ -77,6 +80,7 @@ def test_xla_backend_matches_numpy_ref(data):
 
 
 @given(data=st.data())
+@budget(3)
 def test_grad_matches_finite_differences(data):
     with enable_x64(True):
         program, inputs = _draw(data, "float64", smooth=True, elements=smooth_elements())
@@ -111,6 +115,7 @@ def program_inputs_like(x):
 
 
 @given(data=st.data())
+@budget(3)
 def test_vmap_matches_loop(data):
     program, inputs = _draw(data)
     f = program_fn(program)
