@@ -1,6 +1,5 @@
 """refjax.numpy: jax.numpy's functions, built on the lax primitives with NumPy's promotion."""
 import builtins
-import math as _math
 import operator
 
 import numpy as np
@@ -199,14 +198,15 @@ def broadcast_shapes(*shapes):
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") \
-            from None
+        listed = [tuple(s) for s in shapes]
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={listed}") from None
 
 
 def broadcast_to(x, shape):
     """x broadcast to shape with NumPy's rules."""
     x = asarray(x)
-    shape = tuple(operator.index(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = tuple(operator.index(d) for d in
+                  (shape if isinstance(shape, (tuple, list)) else (shape,)))
     xs = x.shape
     if xs == shape:
         return x
@@ -1013,7 +1013,9 @@ def _static_int(x, context):
 
 
 def _concrete_array(x, context):
-    value = x.to_concrete_value() if isinstance(x, Tracer) else x
+    if not isinstance(x, Tracer):
+        return x
+    value = x.to_concrete_value()
     if value is None:
         raise ConcretizationTypeError(x, context)
     return value
@@ -1193,7 +1195,8 @@ def _arange_stepped(start, stop, step, dtype):
         raise ZeroDivisionError("jnp.arange: step must not be zero")
     size = builtins.max(0, int(np.ceil((stop - start) / step)))
     work = _dt.float32 if _dt.is_float(dtype) and _dt.finfo(dtype).bits < 32 else dtype
-    out = ew.add(_full((size,), start, work), ew.mul(_full((size,), step, work), st.iota(work, size)))
+    steps = ew.mul(_full((size,), step, work), st.iota(work, size))
+    out = ew.add(_full((size,), start, work), steps)
     return astype(out, dtype)
 
 
@@ -1426,6 +1429,37 @@ def indices(dimensions, dtype=None, sparse=False):
     if sparse:
         return tuple(grids)
     return stack(grids) if grids else zeros((0,), dtype)
+
+
+def _grid_from_slice(s, name):
+    """arange(start, stop, step), or linspace for a complex step (its magnitude the count)."""
+    context = f"slice bounds of jnp.{name}"
+    start = _concrete_array(s.start, context) or 0  # `or`: JAX turns a 0.0 start into 0
+    stop = _concrete_array(s.stop, context)
+    step = _concrete_array(s.step, context) or 1
+    if np.iscomplex(step):
+        return linspace(start, stop, int(builtins.abs(step)))
+    return arange(start, stop, step)
+
+
+class _Grid:
+    """jnp.mgrid (dense) and jnp.ogrid (sparse): grids from slices, as NumPy's."""
+
+    def __init__(self, name, sparse):
+        self.name, self.sparse = name, sparse
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return _grid_from_slice(key, self.name)
+        axes = _promote_dtypes(*(_grid_from_slice(k, self.name) for k in key))
+        grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+        if self.sparse:
+            return grids
+        return stack(grids, 0) if grids else arange(0)
+
+
+mgrid = _Grid("mgrid", sparse=False)
+ogrid = _Grid("ogrid", sparse=True)
 
 
 def copy(a, order=None):
@@ -2288,23 +2322,25 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
-    """Each element of a repeated (static) `repeats` times along axis (flattened when None)."""
+    """Each element of a repeated `repeats` times along axis (flattened when None). Traced
+    repeats need a static total_repeat_length (the output is cut, or padded with the last
+    element, to it)."""
     a, = _arrays("repeat", a)
-    if not (isinstance(repeats, (int, np.integer)) or _is_array(repeats)
-            or isinstance(repeats, np.ndarray)):
-        _check_args("repeat", a, repeats)
+    if not isinstance(repeats, (int, np.integer)):
+        repeats, = _arrays("repeat", repeats)
     if axis is None:
         a, axis = ravel(a), 0
     axis = _axis(axis, a.ndim)
-    reps = _concrete_value(repeats, "jnp.repeat: `repeats` must be static (refjax has no "
-                                    "gather to implement traced repeats)")
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, _static_int(
+            total_repeat_length, "total_repeat_length argument of jnp.repeat"))
+    reps = _concrete_value(repeats, "When jit-compiling jnp.repeat, the total number of "
+                                    "repeats must be static. To fix this, either specify a "
+                                    "static value for `repeats`, or pass a static value to "
+                                    "`total_repeat_length`.")
     if reps.ndim == 0 or reps.shape == (1,):
-        out = _repeat_scalar(a, int(reps.ravel()[0]), axis)
-    else:
-        out = _repeat_each(a, reps, axis)
-    if total_repeat_length is not None and out.shape[axis] != total_repeat_length:
-        out = _fit_length(out, total_repeat_length, axis)
-    return out
+        return _repeat_scalar(a, int(reps.ravel()[0]), axis)
+    return _repeat_each(a, reps, axis)
 
 
 def _repeat_scalar(a, r, axis):
@@ -2327,13 +2363,21 @@ def _repeat_each(a, reps, axis):
         zeros_like(a, shape=_with(a.shape, axis, 0))
 
 
-def _fit_length(x, length, axis):
-    """x cut or padded with its last element to `length` along axis (total_repeat_length)."""
-    n = x.shape[axis]
-    if length <= n:
-        return st.slice_in_dim(x, 0, length, 1, axis)
-    last = st.slice_in_dim(x, n - 1, n, 1, axis)
-    return st.concatenate([x, _repeat_scalar(last, length - n, axis)], axis)
+def _repeat_to_length(a, repeats, axis, total):
+    """Output position j takes the element whose block (the running sum of repeats) covers
+    it; positions past the sum take the last element, as in JAX."""
+    n = a.shape[axis]
+    if total == 0 or n == 0:
+        return zeros_like(a, shape=_with(a.shape, axis, total)) if total == 0 else a
+    if not _is_traced(repeats):
+        ends = np.cumsum(np.broadcast_to(np.ravel(_concrete_value(repeats, "")), (n,)))
+        idx = np.minimum(np.searchsorted(ends, np.arange(total), side="right"), n - 1)
+        return take(a, _concrete(idx.astype(np.int32)), axis=axis)
+    ends = lax.cumsum(broadcast_to(astype(ravel(repeats), _dt.int32), (n,)), 0)
+    covered = ew.le(st.broadcast_in_dim(ends, (total, n), (1,)),
+                    st.broadcasted_iota(_dt.int32, (total, n), 0))
+    idx = sum(covered, axis=1, dtype=_dt.int32)
+    return take(a, minimum(idx, n - 1), axis=axis)
 
 
 def flip(m, axis=None):
@@ -2743,7 +2787,9 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """Elements of a at `indices` along axis (flattened when None). Out-of-bounds indices
     give fill_value (NaN, the int minimum, True) in the default 'fill' mode.
-    Concrete indices become static slices; traced ones a one-hot select and sum."""
+    refjax has no gather primitive: concrete indices become static slices (one per run of
+    consecutive indices); traced ones a one-hot select-and-sum, or one dynamic_slice per
+    index when the one-hot intermediate would be large."""
     _no_out("take", out)
     a, indices = _arrays("take", a, indices)
     if not _dt.is_int(indices.dtype):
@@ -2767,7 +2813,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         picked = _take_static(a, idx.ravel(), None if ok is None else ok.ravel(), axis, fill)
     else:
         idx, ok = _normalize_indices(indices, n, mode, wrap_negative)
-        picked = _take_one_hot(a, ravel(idx), None if ok is None else ravel(ok), axis, fill)
+        picked = _take_traced(a, ravel(idx), None if ok is None else ravel(ok), axis, fill)
     return reshape(picked, out_shape)
 
 
@@ -2807,6 +2853,23 @@ def _one_hot_pick(values, mask):
     if values.dtype == _dt.bool_:
         return lax.reduce_or(kept, last)
     return lax.reduce_sum(kept, last)
+
+
+# Elements of the one-hot intermediate above which a traced take slices index by index.
+_ONE_HOT_LIMIT = 1 << 22
+
+
+def _take_traced(a, idx, ok, axis, fill):
+    """a[..., idx, ...] for a traced 1-d idx: a one-hot select-and-sum when its (m, n, rest)
+    intermediate is small, else one dynamic_slice per index (O(m) equations)."""
+    if idx.shape[0] * a.size <= _ONE_HOT_LIMIT:
+        return _take_one_hot(a, idx, ok, axis, fill)
+    pieces = [st.dynamic_slice_in_dim(a, idx[k], 1, axis) for k in range(idx.shape[0])]
+    picked = st.concatenate(pieces, axis)
+    if ok is None:
+        return picked
+    in_bounds = st.broadcast_in_dim(ok, picked.shape, (axis,))
+    return _select(in_bounds, picked, _const_like(picked, fill))
 
 
 def _take_one_hot(a, idx, ok, axis, fill):
@@ -3363,8 +3426,9 @@ def _contract_pair(a, b, rest, output, precision):
     shared = [c for c in a.labels if c in b.labels]
     batch = [c for c in shared if c in keep]
     contract = [c for c in shared if c not in keep]
-    dims = ((tuple(a.labels.index(c) for c in contract), tuple(b.labels.index(c) for c in contract)),
-            (tuple(a.labels.index(c) for c in batch), tuple(b.labels.index(c) for c in batch)))
+    positions = lambda op, labels: tuple(op.labels.index(c) for c in labels)  # noqa: E731
+    dims = ((positions(a, contract), positions(b, contract)),
+            (positions(a, batch), positions(b, batch)))
     out = lax.dot_general(a.array, b.array, dims, precision=precision)
     labels = batch + [c for c in a.labels if c not in shared] + \
         [c for c in b.labels if c not in shared]

@@ -4,9 +4,10 @@ Run it with `python -m refjax.spec.generate_docs` (after `pip install -e .`)."""
 import os
 
 from refjax.backends.base import get_backend
+from refjax.core.dtypes import short_name
 from refjax.core.primitive import all_primitives
 
-from .base import CANDIDATES, with_x64
+from .base import CANDIDATES, np_dtype
 from .primitives import SPECS, defining_module, missing_specs
 
 _HEADER = """# refjax primitives
@@ -17,17 +18,22 @@ property tests in `tests/test_primitive_properties.py` run each entry's samples 
 evaluation (against `jax.lax`), jit, JVP (against finite differences), transposition (the
 dot-product test), vmap (against a loop) and the invalid inputs listed.
 
-Columns: *dtypes* accepted among the candidates
-{candidates}
-(their 64-bit counterparts join under x64); *linear args* the arguments with a transpose rule
-(#i: argument i); *differentiable* the arguments with a derivative, or how the primitive
-declares it has none; the rule columns say whether the primitive has a JVP, transpose and
-batching rule and an implementation on the numpy_ref and xla backends.
-
+Columns: *dtypes* accepted among the candidates {candidates}
+("all": every one; their 64-bit counterparts join under x64); *linear args* the arguments
+with a transpose rule (#i: argument i); *differentiable* the arguments with a derivative, or
+how the primitive declares it has none; the rule columns say whether the primitive has a
+JVP, transpose and batching rule and an implementation on the numpy_ref and xla backends.
 """
 
 _COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "jvp",
             "transpose", "batch", "numpy", "xla")
+
+
+def _dtypes(names):
+    """Short dtype names ('all' for every candidate)."""
+    if set(names) == set(CANDIDATES):
+        return "all"
+    return " ".join(short_name(np_dtype(n)) for n in names)
 
 
 def _mark(flag):
@@ -72,7 +78,7 @@ def _differentiable(spec):
 def row(name, numpy_ref, xla):
     """The table row of the primitive `name`."""
     prim, spec = all_primitives()[name], SPECS[name]
-    return (name, defining_module(name), ", ".join(with_x64(spec.dtypes, False)),
+    return (name, defining_module(name), _dtypes(spec.dtypes),
             _describe_args(spec.linear_args), _differentiable(spec),
             _mark(prim.jvp or prim.linearize), _mark(prim.transpose), _mark(prim.batch),
             _mark(_has_backend_rule(numpy_ref, prim)), _mark(_has_backend_rule(xla, prim)))
@@ -84,7 +90,8 @@ def render():
     if missing:
         raise SystemExit(f"primitives without a spec entry: {missing}")
     numpy_ref, xla = get_backend("numpy_ref"), _xla_backend()
-    lines = [_HEADER.format(candidates=", ".join(CANDIDATES)),
+    candidates = " ".join(short_name(np_dtype(n)) for n in CANDIDATES)
+    lines = [_HEADER.format(candidates=candidates),
              "| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     for name in sorted(all_primitives(), key=lambda n: (defining_module(n), n)):
         lines.append("| " + " | ".join(row(name, numpy_ref, xla)) + " |")

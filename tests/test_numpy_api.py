@@ -278,6 +278,10 @@ def test_creation():
     c("linspace", Weak(1.0), np.array([2, 4], np.int32), num=3, endpoint=False, retstep=True)
     c("logspace", np.array([0.0, 1.0], np.float32), 2.0, num=3, axis=-1)
     c("eye", 4, k=np.int32(1))
+    c(lambda np_: np_.mgrid[0:3, 1:5:2])
+    c(lambda np_: np_.mgrid[0.0:3, -1:1:5j])
+    c(lambda np_: np_.ogrid[0:3, 0:2.5:0.5])
+    c(lambda np_: np_.mgrid[-2:2])
     c("full", (2, 2), np.array(3.0, np.float32))
     c.run()
 
@@ -326,7 +330,8 @@ def test_triangles_and_diagonals(shape, dtype, seed, k):
 
 def test_meshgrid():
     c = Checks()
-    x, y, z = np.arange(3.0, dtype=np.float32), np.arange(2, dtype=np.int32), np.arange(4.0, dtype=np.float32)
+    x, y = np.arange(3.0, dtype=np.float32), np.arange(2, dtype=np.int32)
+    z = np.arange(4.0, dtype=np.float32)
     for indexing in ("xy", "ij"):
         for sparse in (False, True):
             c("meshgrid", x, y, z, indexing=indexing, sparse=sparse)
@@ -631,7 +636,14 @@ def test_advanced_indexing(dtype, seed):
     c = Checks()
     for f in INDEXERS:
         c(lambda np_, a, i_, j_, f=f: f(a, i_, j_), x, i, j)
-    c(lambda np_, a: a[a[..., 0] != 0], x, eager=True)
+    c.run()
+
+
+def test_boolean_mask_indexing():
+    """Masks must be concrete, so these run eagerly (and JAX compiles them op by op)."""
+    x = _values(np.random.RandomState(0), (3, 4, 5), F32)
+    c = Checks()
+    c(lambda np_, a: a[a[..., 0] > 0], x, eager=True)
     c(lambda np_, a: a[..., None, np.array([True, False, True, True, False])], x, eager=True)
     c(lambda np_, a: a[1, ..., np.array([True, False, True, True, False])], x, eager=True)
     c.run()
@@ -648,10 +660,13 @@ def test_functions_of_concrete_values():
         c(name, x, eager=True, jax_kwargs={"size": nnz})
     c("unique", x, return_index=True, return_inverse=True, return_counts=True, eager=True,
       jax_kwargs={"size": np.unique(x).size})
-    c("unique", x.astype(np.int8), eager=True,
-      jax_kwargs={"size": np.unique(x.astype(np.int8)).size})
+    ints = _values(rng, (3, 4), I8)
+    c("unique", ints, eager=True, jax_kwargs={"size": np.unique(ints).size})
     c("repeat", x, np.array([0, 2, 1], np.int32), axis=0, eager=True,
       jax_kwargs={"total_repeat_length": 3})
+    for length in (2, 7):
+        c("repeat", x, np.array([0, 2, 1, 0], np.int32), axis=1, total_repeat_length=length)
+        c("repeat", x, 2, total_repeat_length=length)
     ints = rng.randint(0, 5, size=7).astype(np.int32)
     c("bincount", ints, eager=True, jax_kwargs={"length": int(ints.max()) + 1})
     c("bincount", ints, weights=np.arange(7.0, dtype=np.float32), minlength=8, eager=True,
@@ -984,6 +999,21 @@ def test_vmap():
     theirs = jax.jit(lambda v: [jax.vmap(lambda u: f(jnp, u))(v) for f in VMAP_CASES])(x)
     for f, expected in zip(VMAP_CASES, theirs):
         assert_same(refjax.vmap(lambda u: f(rnp, u))(rnp.asarray(x)), expected, tol=1e-4)
+
+
+def test_large_traced_take_slices_per_index(monkeypatch):
+    """Past _ONE_HOT_LIMIT a traced take is one dynamic_slice per index: same results."""
+    from refjax.api import numpy as impl
+    monkeypatch.setattr(impl, "_ONE_HOT_LIMIT", 0)
+    x = np.arange(24.0, dtype=np.float32).reshape(6, 4)
+    idx = np.array([[5, -1], [9, 0]], np.int32)
+    c = Checks()
+    c("take", x, idx, axis=0)
+    c("take", x, idx, axis=1, mode="clip")
+    c(lambda np_, a, i: a[i, 1:], x, idx)
+    c.run()
+    grad = jax.grad(lambda a, i: (a[i] ** 2).sum())(x, idx)
+    assert_same(refjax.jit(refjax.grad(lambda a, i: (a[i] ** 2).sum()))(x, idx), grad)
 
 
 def test_traced_shift_and_indices():

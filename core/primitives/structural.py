@@ -298,6 +298,12 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     return [pad(ct, _zero_scalar(ct), config)]
 
 
+def _weak_zero(dtype):
+    """A weakly-typed 0: operands a batching rule adds must not make a weak result strong."""
+    from .elementwise import weak_scalar
+    return weak_scalar(0, dtype)
+
+
 def _zero_scalar(x):
     from .elementwise import convert_element_type
     return convert_element_type(0, get_aval(x).dtype)
@@ -492,7 +498,7 @@ def _dus_batch(axis_data, vals, dims):
     if all(d is not_mapped for d in dims[2:]):
         x = bdim_at_front(x, dims[0], axis_data.size)
         update = bdim_at_front(update, dims[1], axis_data.size)
-        return dynamic_update_slice_p.bind(x, update, _index_scalar(0), *idx), 0
+        return dynamic_update_slice_p.bind(x, update, _weak_zero(dtypes.int32), *idx), 0
     return _unrolled_batch(dynamic_update_slice_p, axis_data, vals, dims), 0
 
 
@@ -557,7 +563,7 @@ def _pad_batch(axis_data, vals, dims, *, padding_config):
     config = ((0, 0, 0),) + padding_config
     if dpv is not_mapped:
         return pad_p.bind(x, pv, padding_config=config), 0
-    zero = _zero_scalar(x)
+    zero = _weak_zero(get_aval(x).dtype)
     padded = pad_p.bind(x, zero, padding_config=config)
     mask = pad(full_like_shape(x, True, dtypes.bool_), False, config)
     pv_full = broadcast_in_dim(moveaxis(pv, dpv, 0), get_aval(padded).shape, (0,))
