@@ -106,6 +106,12 @@ def assert_close(actual, expected, tol, what="result"):
                                    err_msg=f"{what} {i}")
 
 
+def layouts(outs):
+    """Each output's sharding and, per shard, its device, index and replica id."""
+    return [(o.sharding, [(s.device, s.index, s.replica_id) for s in o.addressable_shards])
+            for o in as_list(outs)]
+
+
 # ---------------------------------------------------------------- tangents and pairings
 
 def tangents_like(name, shape):

@@ -26,7 +26,8 @@ def _axes_signature(diff_values, with_sharding):
     def signature(dtype, diff):
         @st.composite
         def sig(draw):
-            shape = draw(shapes())
+            # The max of nothing (-inf) has no derivative (JAX's JVP gives NaN there too).
+            shape = draw(shapes(min_side=1 if diff and diff_values is _GRID else 0))
             perm = draw(st.permutations(range(len(shape))))
             axes = tuple(sorted(perm[:draw(st.integers(0, len(shape)))]))
             params = {"axes": axes, "out_sharding": None} if with_sharding else {"axes": axes}

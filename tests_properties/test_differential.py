@@ -9,7 +9,7 @@ from refjax.backends.base import get_backend
 from refjax.core.primitive import all_primitives
 from refjax.spec import spec_for
 from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, budget, enable_x64,
-                                float0_zeros, is_inexact, tangents_like)
+                                float0_zeros, is_inexact, layouts, tangents_like)
 from refjax.spec.base import refjax_array
 
 # Built at collection, before any test starts JAX (it sets JAX's CPU device count). When the
@@ -27,11 +27,6 @@ def _on(backend, spec, sample, jit=False):
         return as_list((refjax.jit(f) if jit else f)(*sample.to_refjax()))
 
 
-def _layouts(outs):
-    return [(o.sharding, [(s.device, s.index, s.replica_id) for s in o.addressable_shards])
-            for o in outs]
-
-
 @each_primitive
 @given(data=st.data())
 @budget(0.4)
@@ -45,7 +40,7 @@ def test_xla_matches_numpy_ref(name, data):
             actual = _on("xla", spec, sample, jit)
             what = f"{name} on xla{' under jit' if jit else ''}"
             assert_outputs_match(actual, expected, spec, what=what)
-            assert _layouts(actual) == _layouts(expected), f"{what}: layouts differ"
+            assert layouts(actual) == layouts(expected), f"{what}: layouts differ"
 
 
 def _vjp_on(backend, spec, sample, cotangents):

@@ -11,8 +11,8 @@ from refjax.core.transforms.linearize import linearize_flat
 from refjax.spec import missing_specs, spec_for
 from refjax.spec.base import arrays, jax_array, no_args, refjax_array
 from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, budget, dtype_name,
-                                enable_x64, float0_zeros, is_float0, is_inexact, pairing,
-                                pairing_scale, tangents_like)
+                                enable_x64, float0_zeros, is_float0, is_inexact, layouts,
+                                pairing, pairing_scale, tangents_like)
 
 NAMES = sorted(all_primitives())
 each_primitive = pytest.mark.parametrize("name", NAMES)
@@ -128,7 +128,9 @@ def test_jit_matches_eager(name, data):
     closed = refjax.make_jaxpr(f)(*args)
     note(f"jaxpr:\n{closed}")
     typecheck_jaxpr(closed.jaxpr)
-    assert_outputs_match(refjax.jit(f)(*args), f(*args), spec, exact=True, what=f"jit({name})")
+    jitted, eager = refjax.jit(f)(*args), f(*args)
+    assert_outputs_match(jitted, eager, spec, exact=True, what=f"jit({name})")
+    assert layouts(jitted) == layouts(eager), f"jit({name}): the layouts differ from eager"
 
 
 # ---------------------------------------------------------------- derivatives
@@ -201,14 +203,14 @@ def _dot_product_test(spec, sample, idx, data, require_primitive):
     w = _cotangents(data, outs)
     jtw = f_vjp(w)
     if spec.forward == "raises":  # no forward mode (custom_vjp): J v by finite differences
-        jv, tol = [d if d is not None else np.zeros(0) for d in
-                   _finite_difference(f, args, idx, raw)], 1e-6
+        jv, (rtol, atol) = [d if d is not None else np.zeros(0) for d in
+                            _finite_difference(f, args, idx, raw)], spec.fd_tol
     else:
-        jv, tol = refjax.linearize(f, *primals)[1](*v), 1e-9
+        jv, (rtol, atol) = refjax.linearize(f, *primals)[1](*v), (1e-9, 1e-12)
     lhs = sum(pairing(a, b) for a, b in zip(jv, w))
     rhs = sum(pairing(a, b) for a, b in zip(v, jtw))
     scale = sum(map(pairing_scale, jv, w)) + sum(map(pairing_scale, v, jtw))
-    assert abs(lhs - rhs) <= tol * scale + 1e-12, f"<Jv, w> = {lhs} but <v, J^T w> = {rhs}"
+    assert abs(lhs - rhs) <= rtol * scale + atol, f"<Jv, w> = {lhs} but <v, J^T w> = {rhs}"
     if require_primitive:
         _, jaxpr, _ = linearize_flat(f, primals)
         note(f"linear jaxpr:\n{jaxpr}")
