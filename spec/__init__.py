@@ -1,4 +1,5 @@
-"""refjax.spec: the executable specification of every primitive (samples, references,
-tolerances, derivative domains, linear arguments, invalid inputs) and random programs."""
+"""refjax.spec: the executable specification of every primitive, and random programs."""
+# A new primitive needs a PrimitiveSpec (spec/base.py) in its family's module, listed in that
+# module's SPECS; tests_properties/ then covers it (and fails until it has one).
 from .base import Invalid, PrimitiveSpec, Sample, Signature  # noqa: F401
 from .primitives import SPECS, defining_module, missing_specs, spec_for  # noqa: F401

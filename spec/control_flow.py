@@ -1,5 +1,4 @@
-"""Spec entries of the control-flow primitives cond, while and scan: their bodies are random
-programs and elementwise updates, staged to ClosedJaxprs by refjax.make_jaxpr."""
+"""Spec entries of cond, while and scan, whose bodies are random programs staged to jaxprs."""
 import numpy as np
 from hypothesis import strategies as st
 

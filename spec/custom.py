@@ -1,5 +1,4 @@
-"""Spec entries of custom_jvp_call, custom_vjp_call and custom_lin: random programs wrapped
-in refjax.custom_jvp / refjax.custom_vjp with rules computing their true derivatives."""
+"""Spec entries of custom_jvp_call, custom_vjp_call and custom_lin (random programs wrapped)."""
 from hypothesis import strategies as st
 
 from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args, no_args

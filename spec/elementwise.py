@@ -1,5 +1,4 @@
-"""Spec entries of the elementwise primitives (unary, binary, comparisons, select_n, clamp,
-convert_element_type)."""
+"""Spec entries of the elementwise primitives, select_n, clamp and convert_element_type."""
 import dataclasses
 
 import numpy as np

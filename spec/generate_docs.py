@@ -1,6 +1,4 @@
-"""Write spec/PRIMITIVES.md, the table of every primitive's specification and rules.
-
-Run it with `python -m refjax.spec.generate_docs` (after `pip install -e .`)."""
+"""Write spec/PRIMITIVES.md (`python -m refjax.spec.generate_docs`) from the specification."""
 import os
 
 from refjax.backends.base import get_backend

@@ -2,12 +2,13 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, args_at, floats, kind,
+from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, args_at, floats,
                    np_dtype, scaled_tolerance, weak_flag)
 
 _SIDE = st.sampled_from((1, 2, 3, 0))
-_PREFERRED = {"b": ("int32",), "i": ("int32",), "u": ("uint32",), "f": ("float32",),
-              "c": ("complex64",)}
+# Wider accumulation types (JAX rejects a narrower preferred_element_type).
+_WIDER = {"bool": "int32", "int8": "int32", "uint8": "uint32", "float16": "float32",
+          "bfloat16": "float32"}
 
 
 @st.composite
@@ -42,7 +43,7 @@ def _dot_general_signature(dtype, diff):
     def sig(draw):
         lhs, rhs, dims = draw(_dimension_numbers())
         elems = floats(-3.0, 3.0, dtype) if diff else None
-        pet = None if diff else draw(st.sampled_from((None, None) + _PREFERRED[kind(dtype)]))
+        pet = None if diff else draw(st.sampled_from((None, None, dtype, _WIDER.get(dtype, dtype))))
         weak = draw(weak_flag(dtype))
         args = (Arg(lhs, dtype, weak, elems), Arg(rhs, dtype, draw(weak_flag(dtype)), elems))
         return Signature(args, {"dimension_numbers": dims, "precision": None,

@@ -1,13 +1,13 @@
-"""Spec entries of the collectives and of shard_map. Each sample runs its collective inside
-refjax.shard_map over a one-axis mesh 'x' of n devices on an operand of shape (n, *block):
-every device sees one block, and the results are stacked again. The reference is jax.vmap
-with axis_name='x' over the leading axis, where JAX's collectives mean the same thing."""
+"""Spec entries of the collectives and shard_map, run per device inside refjax.shard_map."""
 from hypothesis import strategies as st
 
 from .base import (ALL, COMPLEX, NUM, Arg, PrimitiveSpec, Signature, all_args, floats, kind,
                    no_args, shapes, weak_flag)
 from .programs import program_fn, program_reference, programs, smooth_elements
 
+# A sample is an operand of shape (n, *block) over a mesh axis 'x' of n devices: each device
+# sees one block. The reference is jax.vmap(axis_name='x') over the leading axis, where JAX's
+# collectives mean the same thing and need no multi-device JAX.
 _SIZES = st.sampled_from((1, 2, 4))
 
 

@@ -1,5 +1,4 @@
-"""Spec entries of the structural primitives (broadcast_in_dim, reshape, squeeze, transpose, rev,
-slice, dynamic_slice, dynamic_update_slice, pad, concatenate, iota, copy)."""
+"""Spec entries of the structural primitives (broadcast_in_dim, reshape, ..., iota, copy)."""
 import math
 
 import numpy as np

@@ -1,5 +1,4 @@
-"""Random programs (refjax.spec.programs): eager vs jit vs real JAX vs the xla backend (when it
-can be built), grad vs finite differences and vmap vs a Python loop."""
+"""Random programs: eager vs jit vs JAX vs xla, grad vs finite differences, vmap vs loops."""
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
