@@ -76,22 +76,30 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using "
                                  "defjvp.")
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        _check_nondiff(nondiff, "custom_jvp")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [_as_value(x) for x in leaves]
-        out_box = {}
-
-        def flat_fun(*flat):
-            out = self.fun(*_merge(self.nondiff_argnums, nondiff, pytree.tree_unflatten(in_tree, flat)))
-            out_leaves, out_box["tree"] = pytree.tree_flatten(out)
-            return out_leaves
-
-        closed, consts = stage(flat_fun, [get_aval(x) for x in leaves])
+        nondiff, leaves, in_tree, out_box, closed, consts = _stage_call(self, args, "custom_jvp")
         flat_jvp = _flat_jvp(self.jvp, self.nondiff_argnums, nondiff, in_tree, out_box)
         outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=flat_jvp,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
         return pytree.tree_unflatten(out_box["tree"], outs)
+
+
+def _stage_call(f, args, name):
+    """Split off nondiff args, flatten the rest and stage f.fun over the flat leaves.
+    Returns (nondiff, leaves, in_tree, out_box, closed jaxpr, tracer consts); out_box["tree"]
+    receives the output structure."""
+    nondiff, diff = _split_nondiff(args, f.nondiff_argnums)
+    _check_nondiff(nondiff, name)
+    leaves, in_tree = pytree.tree_flatten(diff)
+    leaves = [_as_value(x) for x in leaves]
+    out_box = {}
+
+    def flat_fun(*flat):
+        out = f.fun(*_merge(f.nondiff_argnums, nondiff, pytree.tree_unflatten(in_tree, flat)))
+        out_leaves, out_box["tree"] = pytree.tree_flatten(out)
+        return out_leaves
+
+    closed, consts = stage(flat_fun, [get_aval(x) for x in leaves])
+    return nondiff, leaves, in_tree, out_box, closed, consts
 
 
 def _resolve_kwargs(fun, args, kwargs):
@@ -207,18 +215,7 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using "
                                  "defvjp.")
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        _check_nondiff(nondiff, "custom_vjp")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [_as_value(x) for x in leaves]
-        out_box = {}
-
-        def flat_fun(*flat):
-            out = self.fun(*_merge(self.nondiff_argnums, nondiff, pytree.tree_unflatten(in_tree, flat)))
-            out_leaves, out_box["tree"] = pytree.tree_flatten(out)
-            return out_leaves
-
-        closed, consts = stage(flat_fun, [get_aval(x) for x in leaves])
+        nondiff, leaves, in_tree, out_box, closed, consts = _stage_call(self, args, "custom_vjp")
         rule = _VjpRule(self, nondiff, in_tree, out_box, [get_aval(x) for x in leaves])
         outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=closed, rule=rule,
                                       num_consts=len(consts))
