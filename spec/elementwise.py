@@ -54,6 +54,11 @@ def integers_as_float(lo, hi):
 SMOOTH = interval(-3.0, 3.0)
 
 
+def complex_only(elements):
+    """`elements` for complex dtypes, the default values for the others."""
+    return lambda name: elements(name) if kind(name) == "c" else None
+
+
 def _call(elements, name):
     return elements(name) if elements is not None else None
 
@@ -240,7 +245,10 @@ _BINARY = [
                 notes="the exponent may also be of an integer dtype (float ** int)")),
     binary("max", ALL + COMPLEX, domain=_maxmin_domain(), exact=True),
     binary("min", ALL + COMPLEX, domain=_maxmin_domain(), exact=True),
-    binary("atan2", FLOATC, domain=(away(0.5, 3.0), away(0.5, 3.0)), tol=_TRANSCENDENTAL_TOL),
+    binary("atan2", FLOATC, domain=(away(0.5, 3.0), away(0.5, 3.0)), tol=_TRANSCENDENTAL_TOL,
+           elements=(complex_only(interval(0.1, 8.0)),) * 2,
+           notes="complex operands: -i log((y + i x) / sqrt(x**2 + y**2)) as XLA; the samples "
+                 "keep off log's branch cut, where XLA's sign of pi depends on rounding"),
     binary("nextafter", FLOAT, nondiff="raises", exact=True),
     binary("and", BOOL + INT, nondiff="zero", exact=True, reference=lax_fn("bitwise_and")),
     binary("or", BOOL + INT, nondiff="zero", exact=True, reference=lax_fn("bitwise_or")),

@@ -42,10 +42,33 @@ _UNARY = {
     ew.sinh_p: np.sinh, ew.cosh_p: np.cosh, ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh,
     ew.atanh_p: np.arctanh, ew.sqrt_p: np.sqrt, ew.rsqrt_p: lambda x: 1 / np.sqrt(x),
     ew.cbrt_p: np.cbrt, ew.square_p: np.square, ew.real_p: np.real, ew.imag_p: np.imag,
-    ew.conj_p: np.conj,
 }
 for _p, _f in _UNARY.items():
     rule(_p)(_upcast(_f))
+
+
+def _complex_branch_cuts(prim, fn):
+    """Complex operands go through special.py's versions, which put the branch cuts' signed
+    zeros where XLA on CPU does (NumPy follows C99 there)."""
+    def wrapped(x):
+        from . import special
+        if x.dtype.kind != "c":
+            return fn(x)
+        with np.errstate(all="ignore"):
+            return getattr(special, f"complex_{prim.name}")(x)
+    rule(prim)(wrapped)
+
+
+for _p in (ew.asin_p, ew.acos_p, ew.atan_p, ew.asinh_p, ew.acosh_p, ew.atanh_p, ew.sqrt_p):
+    _complex_branch_cuts(_p, _upcast(_UNARY[_p]))
+
+
+@rule(ew.conj_p)
+def _conj(x):
+    """conj of a float32/float64 operand is x + 0j (complex, imaginary part +0.0), as in JAX."""
+    if x.dtype.kind != "c":
+        return x.astype(np.result_type(x.dtype, np.complex64))
+    return np.conj(x)
 
 
 def _special(name):
@@ -103,8 +126,6 @@ def _integer_pow_positive(x, y):
 
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.add_any_p: np.add,
-    ew.atan2_p: np.arctan2,
-    ew.pow_p: np.power,
     ew.and_p: np.bitwise_and, ew.or_p: np.bitwise_or, ew.xor_p: np.bitwise_xor,
     ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less, ew.le_p: np.less_equal,
     ew.gt_p: np.greater, ew.ge_p: np.greater_equal,
@@ -137,28 +158,45 @@ def _min(x, y):
 
 @rule(ew.mul_p)
 def _mul(x, y):
-    if x.dtype == np.bool_:
-        return np.logical_and(x, y)
     return _upcast(np.multiply)(x, y)
+
+
+@rule(ew.atan2_p)
+def _atan2(x, y):
+    if x.dtype.kind != "c":
+        return _upcast(np.arctan2)(x, y)
+    from . import special
+    with np.errstate(all="ignore"):
+        return special.complex_atan2(x, y)
+
+
+@rule(ew.pow_p)
+def _pow(x, y):
+    """An integer exponent is converted to the base's dtype first (as JAX lowers it)."""
+    return _upcast(np.power)(x, np.asarray(y).astype(x.dtype))
 
 
 @rule(ew.div_p)
 @_quiet
 def _div(x, y):
+    """Integers: truncated toward zero; x / 0 is -1 (all bits set) and INT_MIN / -1 wraps to
+    INT_MIN, as XLA on CPU computes them."""
     if not dtypes.is_int(x.dtype):
         return _upcast(np.divide)(x, y)
-    safe = np.where(y == 0, 1, y)
-    q = np.abs(x) // np.abs(safe) if x.dtype.kind == "i" else x // safe
-    q = np.where((x < 0) != (safe < 0), -q, q) if x.dtype.kind == "i" else q
+    safe = np.where(y == 0, np.ones_like(y), y)
+    q = x // safe  # floored; NumPy gives INT_MIN // -1 == INT_MIN
+    inexact = (np.fmod(x, safe) != 0) & ((x < 0) != (safe < 0))
+    q = np.where(inexact, q + np.ones_like(q), q)  # floored -> truncated
     return np.where(y == 0, np.array(-1).astype(x.dtype), q).astype(x.dtype)
 
 
 @rule(ew.rem_p)
 @_quiet
 def _rem(x, y):
+    """fmod; for integers x % 0 is x and INT_MIN % -1 is 0, as XLA on CPU computes them."""
     if not dtypes.is_int(x.dtype):
         return _upcast(np.fmod)(x, y)
-    safe = np.where(y == 0, 1, y)
+    safe = np.where(y == 0, np.ones_like(y), y)
     return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
 
 
@@ -193,6 +231,7 @@ def _shift_right_arithmetic(x, y):
 
 
 @rule(ew.nextafter_p)
+@np.errstate(invalid="ignore")  # NaN operands are handled at the end
 def _nextafter(x, y):
     x, y = np.broadcast_arrays(x, y)
     bits = np.dtype(f"u{x.dtype.itemsize}")
@@ -216,6 +255,7 @@ def _select_n(which, *cases):
 
 
 @rule(ew.clamp_p)
+@_quiet
 def _clamp(lo, x, hi):
     return np.minimum(np.maximum(x, lo), hi)
 

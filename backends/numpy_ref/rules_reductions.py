@@ -118,12 +118,25 @@ def _cumprod(x, *, axis, reverse):
 
 @rule(red.cummax_p)
 def _cummax(x, *, axis, reverse):
-    return _cumulative(np.maximum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    out = _cumulative(np.maximum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    return _signed_zeros(out, x, axis, reverse, positive=True)
 
 
 @rule(red.cummin_p)
 def _cummin(x, *, axis, reverse):
-    return _cumulative(np.minimum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    out = _cumulative(np.minimum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    return _signed_zeros(out, x, axis, reverse, positive=False)
+
+
+def _signed_zeros(out, x, axis, reverse, positive):
+    """XLA orders -0.0 below +0.0 in max/min (np.maximum keeps whichever zero came first): a
+    zero running max is +0.0 once any +0.0 was seen, a zero running min -0.0 once any -0.0."""
+    if dtypes.kind(x.dtype) != "f":
+        return out
+    sign_wanted = ~np.signbit(x) if positive else np.signbit(x)
+    seen = _cumulative(np.logical_or.accumulate, (x == 0) & sign_wanted, axis, reverse, bool)
+    zero = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
+    return np.where((out == 0) & seen, zero, out).astype(x.dtype)
 
 
 # ---------------------------------------------------------------- dot_general

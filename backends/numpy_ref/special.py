@@ -1,4 +1,5 @@
-"""Special functions for the NumPy oracle (erf, erf_inv, lgamma, digamma, polygamma) in float64."""
+"""Special functions for the NumPy oracle (erf, erf_inv, lgamma, digamma, polygamma) in float64,
+and the complex inverse functions with XLA's (not C99's) signed zeros on their branch cuts."""
 import math
 
 import numpy as np
@@ -280,3 +281,78 @@ def polygamma(m, x):
         sel = valid & (m == mv)
         out[sel] = digamma(x[sel]) if mv == 0 else _polygamma_int(int(mv), x[sel])
     return out
+
+
+# ---------------------------------------------------------------- complex branch cuts
+# NumPy's complex functions follow C99, where the sign of a zero real or imaginary part picks
+# the side of a branch cut (e.g. sqrt(-4 - 0j) = -2j).  XLA on CPU (JAX's chlo/hlo
+# expansions) ignores the sign there and takes the side of +0: of the imaginary part for
+# sqrt, asin, acos, acosh (cuts on the real axis), of the real part for asinh, atanh (cuts
+# on the imaginary axis; atanh's real-axis cut follows C99 except far out).  Changing the
+# zero's sign before calling NumPy reproduces XLA's results, signed zeros included (checked
+# against jax.lax on a grid of finite and infinite values; NaN inputs are not matched).
+
+def _with_parts(re, im, dtype):
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def _plus_zero(v):
+    """v with -0.0 replaced by +0.0."""
+    return np.where(v == 0, np.zeros_like(v), v)
+
+
+def _imag_plus_zero(z):
+    return _with_parts(z.real, _plus_zero(z.imag), z.dtype)
+
+
+def _real_plus_zero(z):
+    return _with_parts(_plus_zero(z.real), z.imag, z.dtype)
+
+
+def complex_sqrt(z):
+    return np.sqrt(_imag_plus_zero(z))
+
+
+def complex_asin(z):
+    return np.arcsin(_imag_plus_zero(z))
+
+
+def complex_acos(z):
+    return np.arccos(_imag_plus_zero(z))
+
+
+def complex_acosh(z):
+    return np.arccosh(_imag_plus_zero(z))
+
+
+def complex_asinh(z):
+    return np.arcsinh(_real_plus_zero(z))
+
+
+def _atanh_far(dtype):
+    """XLA's atanh(x +- 0j) switches to its large-argument branch, whose imaginary part is
+    +pi/2 whatever the zero's sign, once |x| >= (2**p + 2)**2 (p: the float's precision)."""
+    return dtype.type((2.0 ** (np.finfo(dtype).nmant + 1) + 2) ** 2)
+
+
+def complex_atanh(z):
+    out = np.arctanh(_real_plus_zero(z))
+    far = (z.imag == 0) & (np.abs(z.real) >= _atanh_far(z.real.dtype))
+    return _with_parts(out.real, np.where(far, np.pi / 2, out.imag), z.dtype)
+
+
+def complex_atan(z):
+    """atan(z) = -i atanh(i z), as XLA computes it (so with atanh's signed zeros)."""
+    w = complex_atanh(_with_parts(-z.imag, z.real, z.dtype))
+    return _with_parts(w.imag, -w.real, z.dtype)
+
+
+def complex_atan2(x, y):
+    """XLA's complex atan2(x, y) = -i log((y + i x) / sqrt(y**2 + x**2)), in the operands'
+    precision (NumPy has no complex arctan2).  Where the ratio is a negative real number (on
+    log's branch cut, e.g. x = 0 and Re(y) < 0) the result is +-pi depending on the sign of a
+    zero that XLA's rounding leaves: there refjax and XLA may differ."""
+    i = np.asarray(1j, x.dtype)
+    return np.asarray(-i * np.log((y + i * x) / np.sqrt(y * y + x * x)), x.dtype)

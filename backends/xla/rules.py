@@ -66,7 +66,7 @@ def _abs(x):
 
 @rule(ew.conj_p)
 def _conj(x):
-    return lax.conj(x) if dtypes.kind(x.dtype) == "c" else x  # lax.conj of a real is complex
+    return lax.conj(x)  # complex for a float32/float64 operand, as refjax's conj
 
 
 @rule(ew.round_p)
@@ -83,7 +83,8 @@ def _integer_pow(x, *, y):
 
 
 _BINARY = {
-    ew.add_p: lax.add, ew.sub_p: lax.sub, ew.add_any_p: lax.add, ew.div_p: lax.div,
+    ew.add_p: lax.add, ew.sub_p: lax.sub, ew.add_any_p: lax.add, ew.mul_p: lax.mul,
+    ew.div_p: lax.div,
     ew.rem_p: lax.rem, ew.pow_p: lax.pow, ew.max_p: lax.max, ew.min_p: lax.min,
     ew.atan2_p: lax.atan2, ew.nextafter_p: lax.nextafter, ew.and_p: lax.bitwise_and,
     ew.or_p: lax.bitwise_or, ew.xor_p: lax.bitwise_xor, ew.shift_left_p: lax.shift_left,
@@ -108,12 +109,6 @@ def _ordering(compare):
 
 for _p, _f in ((ew.lt_p, lax.lt), (ew.le_p, lax.le), (ew.gt_p, lax.gt), (ew.ge_p, lax.ge)):
     rule(_p)(_ordering(_f))
-
-
-@rule(ew.mul_p)
-@_nary
-def _mul(x, y):
-    return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
 
 
 @rule(ew.select_n_p)

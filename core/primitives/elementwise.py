@@ -136,7 +136,22 @@ lgamma_p = unop("lgamma", _FLOAT)
 digamma_p = unop("digamma", _FLOAT)
 real_p = unop("real", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
 imag_p = unop("imag", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
-conj_p = unop("conj", _NUM)
+conj_p = make_primitive("conj")
+defvectorized(conj_p)
+
+
+@conj_p.def_abstract_eval
+def _conj_abstract_eval(x):
+    """As in JAX: float32/float64 and complex operands only, and the result is complex."""
+    if dtypes.kind(x.dtype) != "c" and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"conj does not accept dtype {np.dtype(x.dtype).name}. Accepted dtypes "
+                        "are subtypes of float32, complexfloating, float64.")
+    return ShapedArray(x.shape, _complex_dtype(x.dtype), weak_type=x.weak_type)
+
+
+def _complex_dtype(dtype):
+    """The complex dtype holding values of a float32/float64 (or complex) dtype."""
+    return {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}.get(dtype, dtype)
 
 (neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos, tan,
  asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not, square,
@@ -196,7 +211,24 @@ defjvp_with_output(erf_inv_p, lambda t, out, x: mul(t, mul(_const(x, math.sqrt(m
 defjvp(lgamma_p, lambda t, x: mul(t, digamma(x)))
 defjvp(digamma_p, lambda t, x: mul(t, polygamma(_const(x, 1), x)))
 deflinear(real_p, lambda ct, x: [convert_element_type(ct, x.aval.dtype)])
-deflinear(conj_p, lambda ct, x: [conj(ct)])
+
+
+def _imag_transpose(ct, x):
+    """complex(0, -ct), JAX's cotangent of imag (adjoint under the pairing Re(sum(a * b))).
+    refjax has no `complex` primitive: -i * ct is the same for finite ct."""
+    dtype = x.aval.dtype
+    return [mul(convert_element_type(ct, dtype), weak_scalar(-1j, dtype))]
+
+
+deflinear(imag_p, _imag_transpose)
+
+
+def _conj_transpose(ct, x):
+    """conj of a real operand embeds it in the complex plane: its transpose is real(ct)."""
+    return [conj(ct) if dtypes.kind(x.aval.dtype) == "c" else real(ct)]
+
+
+deflinear(conj_p, _conj_transpose)
 
 
 def _abs_jvp(t, x):
@@ -215,13 +247,6 @@ def _integer_pow_jvp(t, x, *, y):
 
 
 defjvp(integer_pow_p, _integer_pow_jvp)
-
-
-def _imag_jvp(t, x):
-    return imag(t)
-
-
-defjvp(imag_p, _imag_jvp)
 
 
 # ---------------------------------------------------------------- binary
@@ -269,13 +294,14 @@ def _lax_binary(prim):
 
 add_p = binop("add", _NUM)
 sub_p = binop("sub", _NUM)
-mul_p = binop("mul", _NUM + "b")
+mul_p = binop("mul", _NUM)
 div_p = binop("div", _NUM)
 rem_p = binop("rem", _INT + _FLOAT)
 pow_p = binop("pow", _INEXACT)
+
 max_p = binop("max", _NUM + "b")
 min_p = binop("min", _NUM + "b")
-atan2_p = binop("atan2", _FLOAT)
+atan2_p = binop("atan2", _INEXACT)
 nextafter_p = binop("nextafter", _FLOAT)
 and_p = binop("and", _INTB)
 or_p = binop("or", _INTB)
@@ -298,6 +324,15 @@ add_any_p = binop("add_any", _NUM)
     add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p, or_p,
     xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p,
     gt_p, ge_p, polygamma_p, add_any_p))
+
+
+def pow(x, y):
+    """x ** y elementwise (binds `pow`): an inexact base, an exponent of its dtype or of an
+    integer dtype. Python scalars keep their own weak dtype, as in JAX (no lifting to the
+    other operand's: pow(x, 2) has an int32 exponent)."""
+    x, y = (weak_scalar(v, dtypes.python_scalar_dtype(v)) if dtypes.is_python_scalar(v) else v
+            for v in (x, y))
+    return pow_p.bind(x, y)
 
 
 def _unbroadcast(aval, ct):
@@ -367,9 +402,29 @@ def _bcast_like(t, x, y):
     return broadcast_in_dim(t, shape, ())
 
 
+@pow_p.def_abstract_eval
+def _pow_abstract_eval(x, y):
+    """As in JAX: an inexact base; an exponent of the base's dtype or of an integer dtype
+    (the result has the base's dtype)."""
+    shape = _broadcast_shapes("pow", [x.shape, y.shape])
+    _check_dtype("pow", x.dtype, _INEXACT)
+    if y.dtype != x.dtype and dtypes.kind(y.dtype) not in _INT:
+        raise TypeError("the first argument to pow must have an inexact dtype (float or complex), "
+                        "and the second argument must have an inexact or integer dtype, and two "
+                        f"inexact dtypes must match, but got {x.dtype.name} and {y.dtype.name} "
+                        "respectively.")
+    return ShapedArray(shape, x.dtype, weak_type=x.weak_type and y.weak_type)
+
+
 def _pow_jvp_lhs(t, x, y):
+    y = _as_dtype_of(y, x)  # an integer exponent counts as a value of the base's dtype
     d = mul(y, pow(x, sub(y, _const(y, 1))))  # of the broadcast shape, unlike x or y alone
     return mul(t, select_n(eq(y, _const(y, 0)), d, _zeros_like(d, d)))
+
+
+def _as_dtype_of(y, x):
+    dtype = get_aval(x).dtype
+    return y if get_aval(y).dtype == dtype else convert_element_type(y, dtype)
 
 
 def _pow_jvp_rhs(t, x, y):
@@ -454,7 +509,7 @@ def _select_n_transpose(ct, which, *cases):
 
 select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
-defvectorized(select_n_p)
+defvectorized(select_n_p, full_args=lambda i: i > 0)  # the cases
 
 clamp_p = make_primitive("clamp")
 
@@ -499,7 +554,7 @@ def _bcast_to(t, x):
 
 
 defjvp(clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
-defvectorized(clamp_p)
+defvectorized(clamp_p, full_args=lambda i: i == 1)  # the operand
 
 
 # ---------------------------------------------------------------- convert_element_type

@@ -37,29 +37,39 @@ def _shape(x):
     return tuple(get_aval(x).shape)
 
 
-def vectorized_batcher(prim):
+def vectorized_batcher(prim, full_args=lambda i: False):
     """Elementwise primitives (operands of one shape, or scalars): batch dims go to 0;
-    unbatched non-scalars and batched scalars are broadcast to the batched full shape."""
+    unbatched non-scalars and batched scalars are broadcast to the batched full shape.
+    Operands i with full_args(i) (select_n's cases, clamp's operand) are always broadcast to
+    it, as only the others (the predicate, the bounds) may stay rank-0 beside arrays."""
     def rule(axis_data, vals, dims, **params):
-        from ..primitives import structural as st
-        size = axis_data.size
-        shape = ()
-        for v, d in zip(vals, dims):
-            vs = _shape(v)
-            s = vs if d is None else vs[:d] + vs[d + 1:]
-            shape = s or shape
-        full = (size,) + shape
-        moved = []
-        for v, d in zip(vals, dims):
-            if d is None:
-                v = st.broadcast_in_dim(v, full, tuple(range(1, len(full)))) if _shape(v) else v
-            else:
-                v = moveaxis(v, d, 0)
-                v = st.broadcast_in_dim(v, full, (0,)) if len(_shape(v)) == 1 and shape else v
-            moved.append(v)
+        full = (axis_data.size,) + _unbatched_shape(vals, dims)
+        moved = [_to_full(v, d, full, full_args(i)) for i, (v, d) in enumerate(zip(vals, dims))]
         return prim.bind(*moved, **params), 0
     prim.def_batch(rule)
     return rule
+
+
+def _unbatched_shape(vals, dims):
+    """The per-example shape of the operation: that of its non-scalar operands."""
+    shape = ()
+    for v, d in zip(vals, dims):
+        vs = _shape(v)
+        shape = (vs if d is None else vs[:d] + vs[d + 1:]) or shape
+    return shape
+
+
+def _to_full(v, d, full, force):
+    """v with its batch dim at 0, broadcast to `full` unless it may stay a rank-0 operand."""
+    from ..primitives import structural as st
+    if d is None:
+        if _shape(v) or force:
+            return st.broadcast_in_dim(v, full, tuple(range(len(full) - len(_shape(v)), len(full))))
+        return v
+    v = moveaxis(v, d, 0)
+    if len(_shape(v)) == 1 and len(full) > 1:  # a batched scalar
+        return st.broadcast_in_dim(v, full, (0,))
+    return v
 
 
 defvectorized = vectorized_batcher
