@@ -153,6 +153,88 @@ def test_collective_under_vmap_matches_numpy(name):
     _close(_vmap_i(f, X4), ref(X4))
 
 
+@pytest.mark.parametrize("name", sorted(VMAP_CASES))
+def test_collective_in_jit_inside_vmap_and_pmap(name):
+    """The vmap/pmap body runs with its axis bound, so an inner jit stages collectives that
+    need the axis size (all_gather, ppermute, ...)."""
+    f, ref = VMAP_CASES[name]
+    _close(jax.vmap(jax.jit(f), axis_name="i")(X4), ref(X4))
+    _close(pmap(jax.jit(f), axis_name="i")(X4), ref(X4))
+
+
+def test_jit_cache_is_keyed_on_the_axis_sizes():
+    gather = jax.jit(lambda v: lax.all_gather(v, "i", tiled=True))
+    assert jax.vmap(gather, axis_name="i")(np.ones((4, 2), np.float32)).shape == (4, 8)
+    assert jax.vmap(gather, axis_name="i")(np.ones((2, 2), np.float32)).shape == (2, 4)
+    for n in (2, 4):
+        mesh = jax.make_mesh((n,), ("i",))
+        out = shard_map(gather, mesh=mesh, in_specs=P("i"), out_specs=P())(np.arange(2.0 * n))
+        _close(out, np.arange(2.0 * n))
+    with pytest.raises(NameError, match="all_gather: unbound axis name 'i'"):
+        gather(np.ones(2, np.float32))
+
+
+XB = np.array([[True, False], [False, False], [True, True], [False, True]])
+BOOL_KEEPERS = {
+    "all_gather": lambda v: lax.all_gather(v, "i"),
+    "all_to_all": lambda v: lax.all_to_all(v, "i", 0, 0, tiled=True),
+    "ppermute": lambda v: lax.ppermute(v, "i", [(0, 1), (1, 0)]),
+    "pvary": lambda v: lax.pvary(v, "i"),
+    "pmax": lambda v: lax.pmax(v, "i"),
+    "pmin": lambda v: lax.pmin(v, "i"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_KEEPERS))
+def test_collectives_keep_bool(name):
+    f = BOOL_KEEPERS[name]
+    by_vmap = jax.vmap(f, axis_name="i")(np.tile(XB, (1, 2)))
+    assert by_vmap.dtype == np.bool_
+    mesh = jax.make_mesh((2,), ("i",))
+    sharded = shard_map(f, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(XB)
+    assert sharded.dtype == np.bool_
+
+
+def test_psum_counts_bools_and_psum_scatter_rejects_them():
+    out = jax.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(XB)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, np.broadcast_to(XB.sum(0), XB.shape))
+    with pytest.raises(TypeError, match="psum_scatter over axis 'i' does not accept dtype bool"):
+        jax.vmap(lambda v: lax.psum_scatter(v, "i", tiled=True), axis_name="i")(XB)
+    mesh = jax.make_mesh((2,), ("i",))
+    with pytest.raises(TypeError, match="psum_scatter over axis 'i' does not accept dtype bool"):
+        shard_map(lambda v: lax.psum_scatter(v, "i", tiled=True), mesh=mesh, in_specs=P("i"),
+                  out_specs=P("i"))(XB)
+
+
+@needs_jax
+def test_xla_pmax_pmin_and_zero_size_blocks_match_numpy_ref():
+    """XLA's CPU all-reduce rejects complex max, drops NaNs and keeps the first of +0/-0;
+    zero-size all-gather / reduce-scatter fail its verifier."""
+    z = (np.arange(16) % 3 + 1j * np.arange(16)).astype(np.complex64).reshape(8, 2)
+    f = np.array([[np.nan, 1, 2, 3], [-0.0, 0, 0, -0.0], [0, -0.0, -0.0, -0.0],
+                  [np.nan] * 4], np.float32)
+    empty = np.zeros((8, 0), np.float32)
+    cases = [
+        (lambda b: lax.pmax(b, ("x", "y")), z, P(("x", "y"))),
+        (lambda b: lax.pmin(b, "y"), z, P(("x", "y"))),
+        (lambda b: lax.pmax(b, "y"), f, P(None, "y")),
+        (lambda b: lax.pmin(b, "y"), f, P(None, "y")),
+        (lambda b: lax.all_gather(b, "y", axis=1, tiled=True), empty, P("x")),
+        (lambda b: lax.psum_scatter(b, "y", scatter_dimension=1, tiled=True), empty, P("x")),
+        (lambda b: lax.ppermute(b, "x", [(0, 1), (1, 0)]), empty, P("x")),
+    ]
+    for body, x, spec in cases:
+        f = shard_map(body, mesh=MESH24, in_specs=spec, out_specs=spec, check_vma=False)
+        want = f(x)
+        with jax.backend("xla"):
+            got = f(x)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        np.testing.assert_array_equal(np.signbit(np.asarray(got).real),
+                                      np.signbit(np.asarray(want).real))
+
+
 def test_untiled_psum_scatter_and_all_to_all():
     y = RNG.normal(size=(4, 4, 3)).astype(np.float32)
     _close(_vmap_i(lambda v: lax.psum_scatter(v, "i"), y), y.sum(0))

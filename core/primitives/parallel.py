@@ -37,8 +37,8 @@ def extend_axis_env(sizes):
 
 def axis_scope():
     """({name: size} of the named axes enclosing the current trace, complete): `complete` is
-    False when a staging trace hides what lies outside it (jit inside vmap), so a name missing
-    from the dict may still be bound there."""
+    False when a staging trace hides what lies outside it and no axis env frame (vmap, pmap,
+    shard_map body) tells, so a name missing from the dict may still be bound there."""
     sizes, trace = {}, current_trace()
     while True:
         data = getattr(trace, "axis_data", None)
@@ -61,6 +61,13 @@ def _with_env_frames(sizes):
     return sizes, complete
 
 
+def axis_env_key():
+    """What a body staged now sees of the axis env (names, sizes, whether complete), hashable:
+    part of jit's cache key, since collectives bake the axis sizes into the staged jaxpr."""
+    sizes, complete = _with_env_frames({})
+    return frozenset(sizes.items()), complete
+
+
 def _unbound_error(api, name, sizes):
     in_scope = ", ".join(repr(n) for n in sizes) or "none"
     return NameError(
@@ -79,13 +86,9 @@ def check_axis_names(names, api):
 
 def axis_size(name, api):
     """The size of the named axis, from the enclosing traces or the axis env."""
-    sizes, complete = axis_scope()
+    sizes, _ = axis_scope()
     if name not in sizes:
-        err = _unbound_error(api, name, sizes)
-        if not complete:
-            err.args = (err.args[0] + " (Inside jit inside vmap the axis size is unknown; "
-                        "move the jit outside the vmap or call it through shard_map/pmap.)",)
-        raise err
+        raise _unbound_error(api, name, sizes)
     return sizes[name]
 
 
@@ -113,7 +116,12 @@ def _no_groups(axis_index_groups, api):
 
 def _as_array(x):
     from ..transforms.jvp import _as_value
-    x = _as_value(x)
+    return _as_value(x)
+
+
+def _bool_as_int(x):
+    """psum counts bools (as JAX's psum does): they are summed as int32. The other collectives
+    keep the operand's dtype, bool included."""
     if get_aval(x).dtype == dtypes.bool_:
         return ew.convert_element_type(x, dtypes.canonicalize_dtype(dtypes.int32))
     return x
@@ -189,18 +197,19 @@ _pminmax_jvp(pmax_p)
 _pminmax_jvp(pmin_p)
 
 
-def _reducer_api(prim, api, doc):
+def _reducer_api(prim, api, doc, prepare=lambda x: x):
     def fn(x, axis_name, *, axis_index_groups=None):
         _no_groups(axis_index_groups, api)
         axes = _axis_names(axis_name)
         check_axis_names(axes, api)
-        return pytree.tree_map(lambda leaf: prim.bind(_as_array(leaf), axes=axes), x)
+        return pytree.tree_map(lambda leaf: prim.bind(prepare(_as_array(leaf)), axes=axes), x)
     fn.__name__, fn.__doc__ = api, doc
     return fn
 
 
 psum = _reducer_api(psum_p, "psum", "All-reduce sum of x (a pytree) over the named axis or "
-                    "axes: every lane receives the sum over the lanes.")
+                    "axes: every lane receives the sum over the lanes (bools are counted, as "
+                    "int32).", _bool_as_int)
 pmax = _reducer_api(pmax_p, "pmax", "All-reduce maximum of x (a pytree) over the named axes.")
 pmin = _reducer_api(pmin_p, "pmin", "All-reduce minimum of x (a pytree) over the named axes.")
 
@@ -348,6 +357,7 @@ psum_scatter_p = _collective("psum_scatter")
 
 @psum_scatter_p.def_abstract_eval
 def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_size):
+    _check_scatter_dtype(x.dtype, axis_name)
     shape, n = list(x.shape), x.shape[scatter_dimension]
     if tiled and n % axis_size or not tiled and n != axis_size:
         need = "divisible by" if tiled else "equal to"
@@ -359,6 +369,13 @@ def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_
     else:
         del shape[scatter_dimension]
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+def _check_scatter_dtype(dtype, axis_name):
+    """JAX sums the lanes with `add`, which rejects bool (psum, unlike it, counts bools)."""
+    if dtype == dtypes.bool_:
+        raise TypeError(f"psum_scatter over axis {axis_name!r} does not accept dtype bool. "
+                        "Accepted dtypes are subtypes of integer, floating, complexfloating.")
 
 
 def _split_to_lanes(x, dim, tiled, size):
@@ -374,6 +391,7 @@ def _split_to_lanes(x, dim, tiled, size):
 def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, tiled,
                         axis_size):
     (x,), (d,) = vals, dims
+    _check_scatter_dtype(get_aval(x).dtype, axis_name)
     params = dict(axis_name=axis_name, tiled=tiled, axis_size=axis_size)
     if axis_data.name != axis_name:
         if d is None:

@@ -115,8 +115,10 @@ class JitWrapped:
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
         avals = _avals_of(leaves)
         from ...backends.base import current_backend_name
+        from ..primitives.parallel import axis_env_key
         key = (in_tree, avals, static, static_kw, current_backend_name(),
-               config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"))
+               config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
+               axis_env_key())
         staged = self._cache.get(key)
         if staged is None:
             staged = self._trace(static, static_kw, in_tree, avals)

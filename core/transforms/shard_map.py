@@ -778,18 +778,16 @@ def smap(f=None, *, in_axes=0, out_axes=0, axis_name):
 
 # ---------------------------------------------------------------- pmap
 
-def _pmap_body(fun, axis_name, limit):
-    """fun, checking the mapped size against the device count and binding the axis name."""
+def _pmap_body(fun, limit):
+    """fun, checking the mapped size against the device count (the vmap running it binds the
+    axis name)."""
     def body(*args, **kwargs):
         size = current_trace().axis_data.size
         if size > limit:
             raise ValueError(f"pmap: compiling computation that requires {size} logical devices, "
                              f"but only {limit} devices are available (the mapped axis has "
                              f"size {size})")
-        if axis_name is None:
-            return fun(*args, **kwargs)
-        with par.extend_axis_env({axis_name: size}):
-            return fun(*args, **kwargs)
+        return fun(*args, **kwargs)
     return body
 
 
@@ -808,7 +806,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     @functools.wraps(fun)
     def run(*args):
         n = limit if limit is not None else device_count()
-        body = _pmap_body(fun, axis_name, n)
+        body = _pmap_body(fun, n)
         if not static:
             return vmap(body, in_axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*args)
         dyn = [a for i, a in enumerate(args) if i not in static]

@@ -1,5 +1,6 @@
 """Batching: BatchTrace and BatchTracer (value, batch dim); vmap with in_axes/out_axes pytrees."""
 import collections
+import contextlib
 
 from .. import pytree
 from ..avals import ShapedArray
@@ -192,7 +193,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         parent = current_trace()
         trace = BatchTrace(parent, axis_data)
         tracers = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(leaves, dims)]
-        with set_current_trace(trace):
+        with set_current_trace(trace), _bind_axis_name(axis_name, size):
             outs = flat_fun(*tracers)
         out, out_tree = out_tree_box[0]
         out_specs = _flatten_axes("vmap out_axes", out, out_axes)
@@ -207,6 +208,16 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     except (AttributeError, TypeError):
         pass
     return batched
+
+
+def _bind_axis_name(axis_name, size):
+    """The body runs with its axis name bound in the axis env, as a shard_map body does (pmap
+    runs through here): a jit traced inside it stages with no BatchTrace above it, and its
+    collectives (all_gather, ppermute, ...) need the axis size when they are staged."""
+    if axis_name is None:
+        return contextlib.nullcontext()
+    from ..primitives.parallel import extend_axis_env
+    return extend_axis_env({axis_name: size})
 
 
 def _check_axes_spec(name, spec):
