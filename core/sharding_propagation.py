@@ -82,10 +82,6 @@ def _dedupe(entries):
     return tuple(out)
 
 
-def _constraint(in_specs, in_avals, out_avals, *, sharding):
-    return [spec_of(sharding, len(out_avals[0].shape))]
-
-
 def _register():
     for prim in _ELEMENTWISE_PRIMS():
         sharding_rules[prim] = _elementwise
@@ -94,8 +90,6 @@ def _register():
     sharding_rules[st.squeeze_p] = _squeeze
     sharding_rules[st.transpose_p] = _transpose
     sharding_rules[st.copy_p] = _elementwise
-    from .primitives.sharding_ops import sharding_constraint_p
-    sharding_rules[sharding_constraint_p] = _constraint
 
 
 def _ELEMENTWISE_PRIMS():
@@ -152,11 +146,12 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     """Output shardings of one primitive application (None: the default single device)."""
     if prim.name == "sharding_constraint":
         return [params["sharding"]]
-    if prim.name == "jit":
-        return propagate_jaxpr(params["jaxpr"], in_shardings)
-    mesh = _mesh_of(in_shardings) or _constraint_mesh(prim, params)
+    inner = call_jaxpr(prim, params)
+    if inner is not None:
+        return propagate_jaxpr(inner, in_shardings)
+    mesh = _param_mesh(prim, params) or _mesh_of(in_shardings)
     if mesh is None:
-        return [None] * len(out_avals)
+        return [single_device(in_shardings)] * len(out_avals)
     specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
              for s, a in zip(in_shardings, in_avals)]
     out_specs = _apply_rule(prim, specs, in_avals, out_avals, params)
@@ -164,9 +159,42 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     return [to_sharding(s, mesh, kind) for s in out_specs]
 
 
-def _constraint_mesh(prim, params):
-    s = params.get("sharding") if prim.name == "sharding_constraint" else None
-    return s.mesh if isinstance(s, NamedSharding) else None
+# Call-like primitives: their outputs are laid out as their inner jaxpr's are.
+_CALL_JAXPR_PARAM = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr",
+                     "custom_vjp_call": "call_jaxpr"}
+
+
+def call_jaxpr(prim, params):
+    """The ClosedJaxpr a call-like primitive runs (jit, custom_jvp/vjp calls), else None."""
+    name = _CALL_JAXPR_PARAM.get(prim.name)
+    return None if name is None else params[name]
+
+
+def _param_mesh(prim, params):
+    """The mesh a primitive's params name: a constraint's NamedSharding or shard_map's mesh
+    (whose outputs are laid out on it whatever the operands' layout)."""
+    if prim.name == "sharding_constraint":
+        s = params["sharding"]
+        return s.mesh if isinstance(s, NamedSharding) else None
+    return params.get("mesh") if prim.name == "shard_map" else None
+
+
+# The backends' default device: their device 0, as JAX's.
+DEFAULT_DEVICE_ID = 0
+
+
+def single_device(shardings):
+    """Where a computation on single-device values puts its results: the one device other
+    than the default among them (JAX's uncommitted arrays follow a committed one), with its
+    memory kind; None (the default device) if there is none, or several."""
+    others = {s for s in shardings if isinstance(s, SingleDeviceSharding)
+              and s._device.id != DEFAULT_DEVICE_ID}
+    devices = {s._device for s in others}
+    if len(devices) != 1:
+        return None
+    kinds = {s.memory_kind for s in others}
+    return SingleDeviceSharding(devices.pop(), memory_kind=kinds.pop() if len(kinds) == 1
+                                else None)
 
 
 def _on(sharding, mesh):
@@ -179,9 +207,6 @@ def _memory_kind(shardings):
 
 
 def _apply_rule(prim, specs, in_avals, out_avals, params):
-    if prim.name == "jit":
-        return [_strip(s, a) for s, a in zip(propagate_jaxpr_specs(
-            params["jaxpr"].jaxpr, specs), out_avals)]
     rule = sharding_rules.get(prim)
     if rule is None:
         return [replicated(a) for a in out_avals]
@@ -193,57 +218,89 @@ def _strip(spec, aval):
     return spec + (None,) * (len(aval.shape) - len(spec))
 
 
-def propagate_jaxpr_specs(jaxpr, in_specs):
-    """Specs of a jaxpr's outputs from its inputs' specs (constvars replicated)."""
-    env = {v: replicated(v.aval) for v in jaxpr.constvars}
-    env.update(zip(jaxpr.invars, in_specs))
+def propagate_jaxpr(closed, in_shardings):
+    """Output shardings of a closed jaxpr given its inputs' shardings: equation by equation,
+    as eager execution would lay them out (values may move between meshes at constraints
+    and shard_maps). The computation runs on one device assignment, as in JAX: the mesh of
+    its inputs or of the first constraint (or shard_map) in it, where outputs that no
+    sharded value reaches are replicated; without a mesh, the single device its inputs
+    and single-device constraints pick."""
+    jaxpr = closed.jaxpr
+    mesh = _mesh_of(in_shardings) or _first_param_mesh(jaxpr)
+    if mesh is None:
+        device = single_device(list(in_shardings) + list(_constraints(jaxpr)))
+        return [_single_device_constraint_of(jaxpr, v) or device for v in jaxpr.outvars]
+    env = dict.fromkeys(jaxpr.constvars)
+    env.update((v, s if isinstance(s, NamedSharding) else None)
+               for v, s in zip(jaxpr.invars, in_shardings))
 
     def read(v):
-        return replicated(v.aval) if type(v) is jx.Literal else env[v]
+        return None if type(v) is jx.Literal else env[v]
 
     for eqn in jaxpr.eqns:
-        outs = _apply_rule(eqn.primitive, [read(v) for v in eqn.invars],
-                           [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
-                           eqn.params)
-        env.update(zip(eqn.outvars, outs))
-    return [read(v) for v in jaxpr.outvars]
-
-
-def propagate_jaxpr(closed, in_shardings):
-    """Output shardings of a closed jaxpr given its inputs' shardings."""
-    mesh = _mesh_of(in_shardings) or _first_constraint_mesh(closed.jaxpr)
-    if mesh is None:
-        return [None] * len(closed.out_avals)
-    specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
-             for s, a in zip(in_shardings, closed.in_avals)]
+        outs = propagate_eqn(eqn.primitive, [read(v) for v in eqn.invars],
+                             [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
+                             eqn.params)
+        # single-device values inside a computation on a mesh count as unsharded
+        env.update((v, o if isinstance(o, NamedSharding) else None)
+                   for v, o in zip(eqn.outvars, outs))
     kind = _memory_kind(in_shardings)
-    out = [to_sharding(s, mesh, kind) for s in propagate_jaxpr_specs(closed.jaxpr, specs)]
-    return [_constraint_of(closed.jaxpr, v) or o for v, o in zip(closed.jaxpr.outvars, out)]
+    return [_single_device_constraint_of(jaxpr, v) or read(v)
+            or NamedSharding(mesh, P(), memory_kind=kind) for v in jaxpr.outvars]
 
 
-def _constraint_of(jaxpr, var):
-    """An output produced by a sharding constraint takes the constraint's sharding exactly
-    (memory kind included)."""
+def _single_device_constraint_of(jaxpr, var):
+    """The SingleDeviceSharding of the constraint producing an output directly, if any."""
     for eqn in jaxpr.eqns:
         if var in eqn.outvars:
             if eqn.primitive.name == "sharding_constraint":
-                return eqn.params["sharding"]
-            if eqn.primitive.name == "jit":
-                inner = eqn.params["jaxpr"].jaxpr
-                return _constraint_of(inner, inner.outvars[eqn.outvars.index(var)])
+                s = eqn.params["sharding"]
+                return s if isinstance(s, SingleDeviceSharding) else None
+            inner = call_jaxpr(eqn.primitive, eqn.params)
+            if inner is not None:
+                inner = inner.jaxpr
+                return _single_device_constraint_of(inner,
+                                                    inner.outvars[eqn.outvars.index(var)])
     return None
 
 
-def _first_constraint_mesh(jaxpr):
+def _nested(eqn):
+    inner = call_jaxpr(eqn.primitive, eqn.params)
+    return () if inner is None else (inner.jaxpr,)
+
+
+def _first_param_mesh(jaxpr):
     for eqn in jaxpr.eqns:
-        m = _constraint_mesh(eqn.primitive, eqn.params)
+        m = _param_mesh(eqn.primitive, eqn.params)
         if m is not None:
             return m
-        if eqn.primitive.name == "jit":
-            m = _first_constraint_mesh(eqn.params["jaxpr"].jaxpr)
+        for inner in _nested(eqn):
+            m = _first_param_mesh(inner)
             if m is not None:
                 return m
     return None
 
 
-__all__ = ["propagate_eqn", "propagate_jaxpr", "sharding_rules", "SingleDeviceSharding"]
+def param_meshes(jaxpr):
+    """The meshes the jaxpr's constraints and shard_maps name (call-like primitives'
+    included), in order, without repeats."""
+    seen = []
+    for eqn in jaxpr.eqns:
+        found = [_param_mesh(eqn.primitive, eqn.params)]
+        for inner in _nested(eqn):
+            found += param_meshes(inner)
+        seen += [m for m in found if m is not None and m not in seen]
+    return seen
+
+
+def _constraints(jaxpr):
+    """The shardings of every constraint in the jaxpr (call-like primitives' included)."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "sharding_constraint":
+            yield eqn.params["sharding"]
+        for inner in _nested(eqn):
+            yield from _constraints(inner)
+
+
+__all__ = ["propagate_eqn", "propagate_jaxpr", "sharding_rules", "single_device", "call_jaxpr",
+           "param_meshes", "DEFAULT_DEVICE_ID"]

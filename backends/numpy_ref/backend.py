@@ -94,9 +94,12 @@ class NumpyRefBackend(Backend):
         return [self.put(o, a, s) for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals):
-        """Layouts by the propagation rules; unsharded inputs keep the fast default path."""
-        if all(type(b.sharding) is sh.SingleDeviceSharding for b in bufs) and \
-                prim.name not in ("sharding_constraint", "jit"):
+        """Layouts by the propagation rules; inputs on the default device keep the fast path
+        (unless the primitive sets layouts itself)."""
+        default = self._devices[0]
+        if prim.name not in _LAYOUT_PRIMS and all(
+                type(b.sharding) is sh.SingleDeviceSharding and b.sharding._device is default
+                for b in bufs):
             return [None] * len(out_avals)
         in_avals = [ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
         return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
@@ -107,6 +110,12 @@ class NumpyRefBackend(Backend):
             shardings = propagate_jaxpr(closed_jaxpr, [b.sharding for b in bufs])
             return [self.put(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
+
+
+# Primitives whose outputs' layout may not follow their inputs': constraints, shard_map (its
+# mesh) and call-like primitives (constraints inside them).
+_LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map", "jit", "custom_jvp_call",
+                           "custom_vjp_call"})
 
 
 def _const_value(c):

@@ -13,7 +13,8 @@ from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
 from ...core.jaxpr import Literal
-from ...core.sharding_propagation import propagate_eqn, propagate_jaxpr
+from ...core.sharding_propagation import (propagate_eqn, propagate_jaxpr, param_meshes,
+                                          single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 
@@ -165,6 +166,7 @@ class XlaBackend(Backend):
         self._default_target = (None if jax.devices()[0] == self._jax_devices[0]
                                 else self._jax_default_sharding)
         self._eager = {}
+        self._strip_constraints = False
         self._compiled = collections.OrderedDict()
         self._programs = collections.OrderedDict()
 
@@ -192,7 +194,13 @@ class XlaBackend(Backend):
             return jax.device_put(value, target)
 
     def to_numpy(self, buf, aval):
-        return buf if isinstance(buf, np.ndarray) else np.asarray(buf)
+        if isinstance(buf, np.ndarray):
+            return buf
+        if buf.size == 0:
+            # XLA on CPU leaves every shard of a sharded zero-size jit output at the global
+            # shape, so np.asarray fails to assemble it; there are no values to fetch anyway.
+            return np.zeros(buf.shape, buf.dtype)
+        return np.asarray(buf)
 
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
@@ -225,11 +233,13 @@ class XlaBackend(Backend):
         call = _CALL_JAXPR.get(prim.name)
         if call is not None:
             return self.compile(params[call])(bufs)
+        if prim.name == "sharding_constraint":  # eagerly, a move (between any devices)
+            return self.place(bufs, (params["sharding"],))
         layout = None
         if prim.name in _LAYOUT_PRIMS or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs):
             layout = self._eager_layout(prim, bufs, params, out_avals)
-            bufs = self.relocate(bufs, layout)
+            bufs = self.relocate(bufs, self.computation_target(layout)[0])
         in_dtypes = tuple([b.dtype for b in bufs])
         try:  # out dtypes follow from the primitive, its params and the input dtypes
             key = (prim, tuple(params.items()), in_dtypes, layout)
@@ -262,25 +272,38 @@ class XlaBackend(Backend):
         target = self.jax_sharding(sharding)
         return buf if buf.sharding == target else jax.device_put(buf, target)
 
-    def relocate(self, bufs, layout):
-        """Inputs committed to a single device other than the default one are moved where the
-        outputs go (refjax, unlike JAX, lets such values mix with any layout)."""
-        mesh = next((s.mesh for s in layout if isinstance(s, sh.NamedSharding)), None)
-        target = self._default_sharding if mesh is None else sh.NamedSharding(mesh, sh.P())
-        return [self._moved(b, target) for b in bufs]
+    def computation_target(self, layout, shardings=()):
+        """Where a computation laid out as `layout` (whose jaxpr also uses `shardings`) runs:
+        (a replicated sharding on its mesh, or its single device; whether its meshes have
+        several device assignments, which one jax.jit cannot run)."""
+        named = [s for s in (*layout, *shardings) if isinstance(s, sh.NamedSharding)]
+        if named:
+            assignments = {s._device_assignment for s in named}
+            return sh.NamedSharding(named[0].mesh, sh.P()), len(assignments) > 1
+        return single_device(layout) or self._default_sharding, False
 
-    def _moved(self, buf, target):
-        if not _committed(buf) or buf.sharding == self._jax_default_sharding \
-                or not isinstance(buf.sharding, jsh.SingleDeviceSharding):
-            return buf
-        return jax.device_put(buf, self.jax_sharding(target))
+    def relocate(self, bufs, target):
+        """Inputs committed to other devices than the computation's (`target`), or to the
+        same ones in another order (which JAX rejects too), are moved there (refjax, unlike
+        JAX, lets values on any devices mix)."""
+        jax_target = self.jax_sharding(target)
+        return [b if isinstance(b, np.ndarray) or not _committed(b) or
+                self.sharding_of(b)._device_assignment == target._device_assignment
+                else jax.device_put(b, jax_target) for b in bufs]
+
+    @contextlib.contextmanager
+    def constraints_stripped(self, strip):
+        """While tracing a computation spanning several device sets: constraints lower to
+        nothing (the outputs are placed afterwards)."""
+        saved, self._strip_constraints = self._strip_constraints, strip
+        try:
+            yield
+        finally:
+            self._strip_constraints = saved
 
     def _eager_layout(self, prim, bufs, params, out_avals):
         """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
         in_shardings = [self.sharding_of(b) for b in bufs]
-        if prim.name not in _LAYOUT_PRIMS and \
-                all(type(s) is sh.SingleDeviceSharding for s in in_shardings):
-            return (self._default_sharding,) * len(out_avals)
         in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
         out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
         return tuple(s or self._default_sharding for s in out)
@@ -364,6 +387,8 @@ class XlaBackend(Backend):
         weak or wider types). float0 values never reach a rule: they carry no data."""
         if all(a.dtype == _FLOAT0 for a in out_avals):
             return [float0_zeros(a.shape) for a in out_avals]
+        if self._strip_constraints and prim.name == "sharding_constraint":
+            return [vals[0]]
         vals = [np.zeros(v.shape, np.bool_) if _is_float0(v) else v for v in vals]
         out = self.rule(prim)(*vals, **params)
         outs = out if prim.multiple_results else (out,)
@@ -386,15 +411,20 @@ class _Program:
         self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
         self.in_shardings = _per_input(backend, in_shardings, self.live_in)
         self.constrained = _has_constraint(closed.jaxpr)
+        self.meshes = tuple(sh.NamedSharding(m, sh.P()) for m in param_meshes(closed.jaxpr))
         self.x64 = _uses_x64(closed.jaxpr)
         self._layouts, self._variants = {}, {}
 
     def __call__(self, consts, bufs, layout):
+        mixed = False
+        if layout is not None:
+            target, mixed = self.backend.computation_target(layout, self.meshes)
+            target = self.backend._default_sharding if mixed else target
+            bufs = self.backend.relocate(bufs, target)
+            consts = self.backend.relocate(consts, target)
         jitted = self._variants.get(layout)
         if jitted is None:
-            jitted = self._variants[layout] = self._jit(layout)
-        if layout is not None:
-            bufs = self.backend.relocate(bufs, layout)
+            jitted = self._variants[layout] = self._jit(layout, mixed)
         with _x64(self.x64):
             outs = iter(jitted(consts, *[bufs[i] for i in self.live_in]))
         outs = [next(outs) if live else float0_zeros(a.shape)
@@ -414,7 +444,9 @@ class _Program:
                 s or self.backend._default_sharding for s in out)
         return layout
 
-    def _jit(self, layout):
+    def _jit(self, layout, mixed):
+        """The jax.jit for one output layout; `mixed` (meshes over several device sets): run
+        unannotated on the default device, the outputs placed afterwards."""
         closed, live_in, live_out = self.closed, self.live_in, self.live_out
         backend = self.backend
 
@@ -422,13 +454,14 @@ class _Program:
             args = [float0_zeros(a.shape) for a in closed.in_avals]
             for i, x in zip(live_in, live_args):
                 args[i] = x
-            outs = backend.interpret(closed, args, consts)
+            with backend.constraints_stripped(mixed):
+                outs = backend.interpret(closed, args, consts)
             return [o for o, live in zip(outs, live_out) if live]
 
         kwargs = {}
         if self.in_shardings is not None:
             kwargs["in_shardings"] = ((None,) * len(closed.consts), *self.in_shardings)
-        if layout is not None:
+        if layout is not None and not mixed:
             kwargs.update(backend.out_shardings_kwargs(
                 [s for s, live in zip(layout, live_out) if live]))
         return jax.jit(traced, **kwargs)
