@@ -9,6 +9,8 @@ import pytest
 import refjax as jax
 import refjax.numpy as jnp
 
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(3,)).astype(np.float32)
 M = RNG.normal(size=(3, 3)).astype(np.float32)

@@ -15,6 +15,9 @@ import refjax.numpy as rnp
 from refjax import lax
 from refjax.core.primitives import control_flow as cf
 
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+own_backend = pytest.mark.backends()  # tests that compare or pick the backends themselves
+
 few = settings(max_examples=10, deadline=None, database=None)
 fewer = settings(max_examples=6, deadline=None, database=None)
 WHILE_GRAD_ERROR = ("Reverse-mode differentiation does not work for lax.while_loop or "
@@ -91,6 +94,7 @@ def scan_args(case):
     return (init, np.int32(0)), f32(seed + 7, case["length"], *shape)
 
 
+@own_backend
 @few
 @given(scan_cases())
 def test_random_scans_agree_on_both_backends_and_with_jax(case):
@@ -105,6 +109,7 @@ def test_random_scans_agree_on_both_backends_and_with_jax(case):
     close(ref, run(jnp, jlax)(init, xs))
 
 
+@own_backend
 @fewer
 @given(hst.lists(op_index, min_size=2, max_size=4), hst.integers(-1, 5),
        hst.sampled_from([(), (3,)]), hst.integers(0, 2 ** 16))
@@ -120,6 +125,7 @@ def test_random_switches_agree_on_both_backends_and_with_jax(ops, index, shape, 
     close(ref, run(jnp, jlax)(np.int32(index), a, b))
 
 
+@own_backend
 @few
 @given(hst.integers(0, 6), op_index, hst.sampled_from([(), (2,)]), hst.integers(0, 2 ** 16))
 def test_random_while_loops_agree_on_both_backends_and_with_python(n, op, shape, seed):
@@ -134,6 +140,7 @@ def test_random_while_loops_agree_on_both_backends_and_with_python(n, op, shape,
     close(ref[1], x)
 
 
+@own_backend
 @fewer
 @given(scan_cases())
 def test_random_scan_gradients_agree_on_both_backends_and_with_jax(case):
@@ -478,6 +485,7 @@ def test_jit_of_each_matches_eager():
         close(refjax.jit(f)(x), f(x))
 
 
+@own_backend
 def test_a_10000_step_scan_traces_once_and_interprets_without_recursion():
     calls = []
 

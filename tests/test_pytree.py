@@ -12,8 +12,9 @@ from hypothesis import given, settings, strategies as st
 import jax.tree_util as jtu
 from refjax.core import pytree as pt
 
-settings.register_profile("refjax_pytree", max_examples=80, deadline=None, database=None)
-settings.load_profile("refjax_pytree")
+# Pytree cases are cheap: ten times the loaded profile's budget (a per-test setting, so the
+# profile other modules see is left alone).
+cheap = settings(max_examples=10 * settings.default.max_examples)
 
 Pair = collections.namedtuple("Pair", "a b")
 Single = collections.namedtuple("Single", "x")
@@ -189,11 +190,13 @@ plain_trees = st.recursive(  # builtin containers only
 # Property tests against JAX
 # ---------------------------------------------------------------------------
 
+@cheap
 @given(trees)
 def test_flatten_matches_jax(tree):
     assert_same_flatten(tree)
 
 
+@cheap
 @given(trees)
 def test_is_leaf_matches_jax(tree):
     assert_same_flatten(tree, is_leaf=lambda x: x is None)
@@ -202,6 +205,7 @@ def test_is_leaf_matches_jax(tree):
     assert pt.all_leaves([tree]) == jtu.all_leaves([tree])
 
 
+@cheap
 @given(trees)
 def test_tree_map_matches_jax(tree):
     inc = lambda x: x + 1
@@ -213,6 +217,7 @@ def test_tree_map_matches_jax(tree):
     assert pt.tree_all(tree) == jtu.tree_all(tree)
 
 
+@cheap
 @given(plain_trees, plain_trees)
 def test_multi_tree_map_and_equality_match_jax(a, b):
     f = lambda x, y: (x, y)
@@ -229,6 +234,7 @@ def test_multi_tree_map_and_equality_match_jax(a, b):
         assert hash(pt.tree_structure(a)) == hash(pt.tree_structure(b))
 
 
+@cheap
 @given(trees)
 def test_prefix_map_matches_jax(tree):
     """A leaf of the first tree pairs with a whole subtree of the second."""

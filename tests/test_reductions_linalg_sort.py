@@ -16,6 +16,10 @@ from refjax.backends.base import make_array
 from refjax.core.avals import ShapedArray
 from refjax.core.primitives.linalg import Precision
 
+# The transformation tests (JVP, VJP, vmap, grad, make_jaxpr) run on both backends; the eager
+# primitive tests are numpy_ref's (test_xla_backend compares every primitive across backends).
+both_backends = pytest.mark.backends("numpy_ref", "xla")
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32, F16, C64 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.complex64)
 I32, I8, U8, BOOL = np.dtype(np.int32), np.dtype(np.int8), np.dtype(np.uint8), np.dtype(bool)
@@ -350,6 +354,7 @@ def _close(ours, theirs):
         np.testing.assert_allclose(np.asarray(o), np.asarray(t), rtol=1e-5, atol=1e-5)
 
 
+@both_backends
 @settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), seeds)
 def test_jvp_matches_jax(case, seed):
@@ -358,6 +363,7 @@ def test_jvp_matches_jax(case, seed):
     _close(refjax.jvp(f_rj, args, tangents), jax.jvp(f_jx, args, tangents))
 
 
+@both_backends
 @settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), seeds)
 def test_vjp_matches_jax(case, seed):
@@ -369,6 +375,7 @@ def test_vjp_matches_jax(case, seed):
     _close(ours_pullback(cts), pullback(cts))
 
 
+@both_backends
 @settings(max_examples=20, deadline=None, database=None)
 @given(differentiable_cases(), hst.data())
 def test_vmap_matches_jax(case, data):
@@ -385,6 +392,7 @@ def test_vmap_matches_jax(case, data):
     _close(refjax.vmap(f_rj, in_axes)(*batched), jax.vmap(f_jx, in_axes)(*batched))
 
 
+@both_backends
 @few
 @given(hst.data())
 def test_vmap_of_nondifferentiable_reductions_matches_jax(data):
@@ -403,6 +411,7 @@ def test_vmap_of_nondifferentiable_reductions_matches_jax(data):
     assert_matches(refjax.vmap(f_rj, in_axis)(x), jax.vmap(f_jx, in_axis)(x))
 
 
+@both_backends
 def test_reduce_prod_derivative_with_zeros_has_no_nans():
     x = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 4.0]], np.float32)
     ours = refjax.grad(lambda v: lax.reduce_prod(v, (0, 1)))(x)
@@ -411,6 +420,7 @@ def test_reduce_prod_derivative_with_zeros_has_no_nans():
     np.testing.assert_array_equal(ours, jax.grad(lambda v: jlax.reduce_prod(v, (1,)).sum())(x))
 
 
+@both_backends
 def test_integer_and_boolean_outputs_have_zero_tangents():
     x = _values(0, (3, 4), F32)
     for f in (lambda v: lax.argmax(v, 1, np.int32), lambda v: lax.reduce_or(lax.gt(v, 0.0), (0,))):
@@ -418,6 +428,7 @@ def test_integer_and_boolean_outputs_have_zero_tangents():
         assert np.asarray(t).dtype == jax.dtypes.float0
 
 
+@both_backends
 def test_jaxprs_print_like_jax():
     x = np.ones((2, 3), np.float32)
     cases = [("reduce_sum", ((0, 1),)), ("reduce_max", ((1,),)), ("argmax", (1, np.int32)),
