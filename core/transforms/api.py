@@ -1,6 +1,7 @@
 """The transformation API users call: grad, value_and_grad, vjp, jvp, linearize, jacfwd,
-jacrev, jacobian, hessian, vmap, stop_gradient."""
+jacrev, jacobian, hessian, vmap, stop_gradient, linear_transpose, checkpoint (remat)."""
 import functools
+import types
 
 import numpy as np
 
@@ -12,9 +13,12 @@ from .linearize import linearize_flat
 from .transpose import backward_pass
 from .vmap import vmap  # noqa: F401
 from .custom import custom_jvp, custom_vjp  # noqa: F401
+from .jit import JitWrapped, jit_p
+from .staging import trace_to_jaxpr
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian",
-           "hessian", "vmap", "stop_gradient", "custom_jvp", "custom_vjp"]
+           "hessian", "vmap", "stop_gradient", "custom_jvp", "custom_vjp", "linear_transpose",
+           "checkpoint", "remat", "checkpoint_policies"]
 
 
 def _flatten_fun(fun, in_tree, has_aux=False):
@@ -173,9 +177,16 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _ones_like(x):
+    """The seed cotangent, placed like the output when it is a concrete array (as JAX's
+    ones_like is), so gradients of values living on some device come back there."""
+    from ..array import Array
     from ..primitives.elementwise import full
     aval = get_aval(x)
-    return full(aval.shape, 1, aval.dtype)
+    one = full(aval.shape, 1, aval.dtype)
+    if isinstance(x, Array):
+        from ...api.devices import device_put
+        one = device_put(one, x.sharding)
+    return one
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -315,3 +326,187 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Matrix of second derivatives: jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
+
+
+# ---------------------------------------------------------------- linear_transpose
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of `fun`, a linear function, at the shapes and dtypes of `primals`
+    (arrays or ShapeDtypeStructs; only their avals are used). Returns a function taking the
+    output cotangent (a pytree like fun's output) to the tuple of input cotangents, as a
+    `tree_util.Partial` (a pytree, so it can be passed through jit).
+
+    fun is traced once to a jaxpr; the transposed function runs that jaxpr's equations
+    backwards with the primitives' transpose rules (vjp's backward_pass). Equations that do
+    not depend on the inputs are evaluated, so affine constants are ignored. Functions must map
+    float/complex to float/complex or integers to integers (TypeError otherwise, as in JAX);
+    a non-linear fun fails when the transpose is called, naming the offending operation."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    leaves, in_tree = pytree.tree_flatten(primals)
+    in_avals = [_primal_aval(x) for x in leaves]
+    flat, box = _flatten_fun(fun, in_tree)
+    jaxpr, consts = trace_to_jaxpr(flat, in_avals)
+    out_avals = [v.aval for v in jaxpr.outvars]
+    _check_linear_dtypes(in_avals, out_avals)
+    out_tree = box["tree"]
+
+    def transposed(consts, out_cotangent):
+        ct_leaves, ct_tree = pytree.tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{out_tree} but got {ct_tree}")
+        cts = [_as_value(c) for c in ct_leaves]
+        if not all(_same_type(a, c) for a, c in zip(out_avals, cts)):
+            raise TypeError("cotangent type does not match function output, expected "
+                            f"{[a.str_short() for a in out_avals]} but got "
+                            f"{[get_aval(c).str_short() for c in cts]}")
+        _check_linear(jaxpr)
+        in_cts = backward_pass(jaxpr, consts, [True] * len(in_avals), cts)
+        return pytree.tree_unflatten(in_tree, [_zeros_if_zero(c, a)
+                                               for c, a in zip(in_cts, in_avals)])
+
+    return pytree.Partial(transposed, consts)
+
+
+def _primal_aval(x):
+    from ..avals import ShapeDtypeStruct
+    from .jit import _arg_aval
+    return _arg_aval(x) if isinstance(x, ShapeDtypeStruct) else get_aval(_as_value(x))
+
+
+def _check_linear_dtypes(in_avals, out_avals):
+    all_dtypes = [a.dtype for a in list(in_avals) + list(out_avals)]
+    if all(dtypes.is_inexact(d) for d in all_dtypes) or all(dtypes.is_int(d) for d in all_dtypes):
+        return
+    raise TypeError("linear_transpose only supports [float or complex] -> [float or complex], "
+                    "and integer -> integer functions, but got "
+                    f"{[a.dtype for a in in_avals]} -> {[a.dtype for a in out_avals]}.")
+
+
+def _same_type(aval, value):
+    got = get_aval(value)
+    return tuple(got.shape) == tuple(aval.shape) and got.dtype == aval.dtype
+
+
+def _check_linear(jaxpr):
+    """Name the first equation that makes the jaxpr non-linear in its inputs: one with no
+    transpose rule, or a multiplication of two input-dependent values (JAX fails there with
+    a bare AssertionError)."""
+    from .. import jaxpr as jx
+    linear = set(jaxpr.invars)
+    for eqn in jaxpr.eqns:
+        lin_in = [type(v) is not jx.Literal and v in linear for v in eqn.invars]
+        if not any(lin_in):
+            continue
+        name = eqn.primitive.name
+        if eqn.primitive.transpose is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{name}' not "
+                f"implemented: linear_transpose needs a function linear in its inputs, and "
+                f"`{name}` is applied to a value that depends on them.")
+        if name == "mul" and all(lin_in):
+            raise ValueError("linear_transpose: the function is not linear in its inputs: "
+                             "`mul` multiplies two values that both depend on them.")
+        linear.update(eqn.outvars)
+
+
+def _zeros_if_zero(ct, aval):
+    """A symbolic zero cotangent as zeros of the input's own dtype and weak type."""
+    if type(ct) is not Zero and ct is not None:
+        return ct
+    zeros = zeros_like_aval(aval.update(weak_type=False))
+    if aval.weak_type:
+        from ..primitives.elementwise import convert_element_type
+        zeros = convert_element_type(zeros, aval.dtype, weak_type=True)
+    return zeros
+
+
+# ---------------------------------------------------------------- checkpoint / remat
+
+class _Checkpointed(JitWrapped):
+    """checkpoint(fun): fun staged to a jaxpr per argument signature (so, as in JAX, Python
+    control flow on traced arguments fails unless they are static) and run as the `jit`
+    call primitive named "checkpoint"; the call primitive's rules give jit, grad, vmap and
+    higher-order derivatives."""
+
+    def __init__(self, fun, prevent_cse, policy, static_argnums, static_argnames):
+        super().__init__(fun, static_argnums, static_argnames, None, None, None)
+        self.prevent_cse, self.policy = prevent_cse, policy
+
+    def __call__(self, *args, **kwargs):
+        staged, leaves = self._stage(args, kwargs)
+        outs = jit_p.bind(*staged.tracer_consts, *leaves, name="checkpoint",
+                          jaxpr=staged.closed)
+        return pytree.tree_unflatten(staged.out_tree, outs)
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):
+    """jax.checkpoint (alias remat): fun with the same values and derivatives.
+
+    In JAX, checkpointing changes only what the backward pass stores: residuals of `fun` are
+    recomputed rather than saved, except those `policy` (see `checkpoint_policies`) allows
+    saving. refjax has no memory model, so `policy` and `prevent_cse` are accepted and
+    recorded (as `.policy`, `.prevent_cse`) but change nothing: the computed values are
+    those of fun. Like JAX, fun is traced to a jaxpr (make_jaxpr shows a call named
+    `checkpoint`), so arguments that steer Python control flow must be in `static_argnums`
+    (or `static_argnames`), and must be hashable."""
+    return _Checkpointed(fun, prevent_cse, policy, static_argnums, static_argnames)
+
+
+remat = checkpoint
+
+
+def _everything_saveable(*_, **__):
+    return True
+
+
+def _nothing_saveable(*_, **__):
+    return False
+
+
+class _DotsSaveable:
+    """Saves the outputs of dot_general (without batch dimensions when only_if_no_batch_dims)."""
+
+    def __init__(self, only_if_no_batch_dims):
+        self.only_if_no_batch_dims = only_if_no_batch_dims
+
+    def __call__(self, prim, *_, **params):
+        if getattr(prim, "name", None) != "dot_general":
+            return False
+        if not self.only_if_no_batch_dims:
+            return True
+        (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+        return not lhs_batch and not rhs_batch
+
+    def __repr__(self):
+        return f"DotsSaveable(only_if_no_batch_dims={self.only_if_no_batch_dims})"
+
+
+def _save_only_these_names(*names):
+    # refjax has no checkpoint_name primitive, so no value carries a name.
+    return lambda prim, *_, **params: getattr(prim, "name", None) == "name" and \
+        params.get("name") in names
+
+
+def _save_anything_except_these_names(*names):
+    return lambda prim, *_, **params: not (getattr(prim, "name", None) == "name" and
+                                           params.get("name") in names)
+
+
+def _save_from_both_policies(policy_1, policy_2):
+    return lambda *args, **params: policy_1(*args, **params) or policy_2(*args, **params)
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=_everything_saveable, nothing_saveable=_nothing_saveable,
+    dots_saveable=_DotsSaveable(False), checkpoint_dots=_DotsSaveable(False),
+    dots_with_no_batch_dims_saveable=_DotsSaveable(True),
+    checkpoint_dots_with_no_batch_dims=_DotsSaveable(True),
+    save_only_these_names=_save_only_these_names,
+    save_anything_except_these_names=_save_anything_except_these_names,
+    save_any_names_but_these=_save_anything_except_these_names,
+    save_from_both_policies=_save_from_both_policies)
+checkpoint_policies.__doc__ = ("Residual-saving policies for checkpoint, with JAX's names and "
+                               "signature policy(prim, *avals, **params) -> bool. refjax has no "
+                               "memory model: they are accepted and change no value.")
