@@ -1,5 +1,25 @@
-"""Operators and methods of Array and Tracer (installed onto both, as JAX does)."""
+"""Operators and methods of Array and Tracer (installed onto both, as JAX does), among them
+`x.at[idx]`, JAX's functional indexed update (`.get`, `.set`, `.add`, `.multiply`, ...).
+
+refjax has no gather or scatter primitive, so `x.at[idx]` is built from existing ones, and
+jit, grad, vmap and every backend work through those primitives' rules. The flat position
+in x of every indexed element comes from indexing an iota of x's shape with idx (padded by
+one slot per dimension, holding -1, where out-of-bounds indices are sent, so that they are
+dropped). Then:
+- ints, slices and None select each element once: the updates are placed in x's shape by
+  the transpose of the indexing (pads, revs, dynamic_update_slice), O(x.size);
+- integer arrays and boolean masks may repeat positions: the update is a one-hot comparison
+  of x's flat positions with the targets, an (x.size, n_updates) mask, followed by a masked
+  select and a reduction over the updates (a sum for add, a product for multiply, min/max
+  for min/max, the last update for set). That is O(x.size * n_updates) time and memory
+  where XLA's scatter is O(n_updates): a scatter primitive with its own JVP, transpose and
+  batching rules is the efficient design.
+"""
 import builtins
+import operator
+import warnings
+
+import numpy as np
 
 from ..core.array import Array
 from ..core.trace import Tracer
@@ -78,6 +98,7 @@ def _methods():
                  "trace", "diagonal", "ptp", "flatten"):
         m[name] = _method(name)
     m["flatten"] = lambda self, order="C": _np().ravel(self, order)
+    m["at"] = property(_IndexUpdateHelper, doc=_IndexUpdateHelper.__doc__)
     return m
 
 
@@ -100,3 +121,439 @@ def install():
             setattr(cls, name, value)
     # Python truthiness of comparisons of concrete arrays goes through Array.__bool__.
     builtins  # keep the import used for readers: builtins are never shadowed here
+
+
+# ---------------------------------------------------------------- x.at[idx]
+
+_MODES = {None: "promise_in_bounds", "promise_in_bounds": "promise_in_bounds",
+          "one_hot": "promise_in_bounds", "clip": "clip", "fill": "fill", "drop": "fill"}
+
+
+class _IndexUpdateHelper:
+    """`x.at[idx]`: functionally pure indexed updates (see `_IndexUpdateRef`).
+
+    `x.at[idx].set(y)` is `x[idx] = y` on a copy; likewise `.add`, `.subtract`, `.multiply`
+    (`.mul`), `.divide`, `.power`, `.min`, `.max`, `.apply(ufunc)`, and `.get()` is `x[idx]`.
+    Repeated indices accumulate (for `.set`, the last update wins). Out-of-bound indices are
+    clamped by `.get()` and dropped by the updates; `mode="clip"` clamps in both, and
+    `mode="fill"` (alias `"drop"`) makes `.get()` return `fill_value` (NaN, the integer
+    minimum for signed, maximum for unsigned types, True for bool)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def _update_method(name, op, doc):
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
+        # indices_are_sorted and unique_indices are performance hints in JAX; the updates
+        # here give the same result without them.
+        out = _scatter(self.array, self.index, values, op, _mode(mode), wrap_negative_indices)
+        return _constrain(out, out_sharding)
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
+class _IndexUpdateRef:
+    """`x.at[idx]`: each method returns an updated copy of x, never modifying x. The keyword
+    arguments are JAX's: `mode` ('promise_in_bounds' (default), 'clip', 'fill'/'drop'),
+    `wrap_negative_indices`, `indices_are_sorted` and `unique_indices` (hints), and
+    `fill_value` for get()."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, out_sharding=None, wrap_negative_indices=True):
+        """x[idx], with out-of-bound indices clamped (or filled with `fill_value` when
+        mode='fill')."""
+        out = _gather(self.array, self.index, _mode(mode), fill_value, wrap_negative_indices)
+        return _constrain(out, out_sharding)
+
+    set = _update_method("set", "set", "Pure equivalent of x[idx] = y (for a repeated "
+                                       "index, the last update wins).")
+    add = _update_method("add", "add", "Pure equivalent of x[idx] += y (repeated indices "
+                                       "accumulate).")
+    subtract = _update_method("subtract", "sub", "Pure equivalent of x[idx] -= y.")
+    multiply = _update_method("multiply", "mul", "Pure equivalent of x[idx] *= y.")
+    mul = multiply
+    min = _update_method("min", "min", "Pure equivalent of x[idx] = minimum(x[idx], y).")
+    max = _update_method("max", "max", "Pure equivalent of x[idx] = maximum(x[idx], y).")
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
+        """Pure equivalent of x[idx] /= y: as in JAX, x / ones_like(x).at[idx].multiply(y),
+        so integer x gives a float result."""
+        jnp = _np()
+        factors = jnp.ones_like(self.array).at[self.index].multiply(
+            values, mode=mode, out_sharding=out_sharding,
+            wrap_negative_indices=wrap_negative_indices)
+        return jnp.true_divide(self.array, factors)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              out_sharding=None, wrap_negative_indices=True):
+        """Pure equivalent of x[idx] **= y: as in JAX, x ** ones_like(x).at[idx].multiply(y)."""
+        jnp = _np()
+        exponents = jnp.ones_like(self.array).at[self.index].multiply(
+            values, mode=mode, out_sharding=out_sharding,
+            wrap_negative_indices=wrap_negative_indices)
+        return jnp.power(self.array, exponents)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """Pure equivalent of ufunc.at(x, idx): func (a scalar function) applied to the
+        indexed elements, once per occurrence of a repeated index."""
+        x = _np().asarray(self.array)
+        zero = _np()._full((), 0, x.dtype)
+        return _scatter(x, self.index, zero, func, _mode(mode), wrap_negative_indices)
+
+
+def _mode(mode):
+    """The out-of-bounds mode by JAX's GatherScatterMode.from_any (an enum member of real
+    JAX is accepted by name)."""
+    if mode is not None and not isinstance(mode, str) and hasattr(mode, "name"):
+        mode = {"FILL_OR_DROP": "fill"}.get(mode.name, mode.name.lower())
+    if mode not in _MODES:
+        raise ValueError(f'Unknown gather mode "{mode}"')
+    return _MODES[mode]
+
+
+def _constrain(x, sharding):
+    if sharding is None:
+        return x
+    from . import lax
+    return lax.with_sharding_constraint(x, sharding)
+
+
+# ------------------------------------------------ the index: items, normalisation, targets
+
+def _index_items(shape, index):
+    """idx as a tuple with one item per dimension of x (and None for new axes): Ellipsis
+    expanded, boolean masks replaced by integer arrays; JAX's errors for invalid indices."""
+    jnp = _np()
+    if isinstance(index, list):
+        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                        "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+    items = tuple(np.asarray(i) if isinstance(i, list) else i
+                  for i in (index if isinstance(index, tuple) else (index,)))
+    for item in items:
+        _check_item(item)
+    return jnp._expand_masks(jnp._expand_ellipsis(items, len(shape)), shape)
+
+
+def _check_item(item):
+    from ..core import dtypes
+    from ..core.trace import get_aval
+    if item is None or item is Ellipsis:
+        return
+    if isinstance(item, slice):
+        return _check_slice(item)
+    if isinstance(item, str):
+        raise TypeError(f"JAX does not support string indexing; got idx={item!r}")
+    if isinstance(item, (Array, Tracer, np.ndarray, int, float, complex, np.generic)):
+        dtype = get_aval(item).dtype if isinstance(item, (Array, Tracer)) else \
+            np.asarray(item).dtype
+        if dtype == dtypes.bool_ and np.ndim(item) == 0:
+            raise TypeError("refjax does not support scalar boolean indices (x.at[True]); "
+                            "use x.at[None] or jnp.where")
+        if not (dtypes.is_int(dtype) or dtype == dtypes.bool_):
+            raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                            f"{dtype}")
+        return
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and "
+                     f"integer or boolean arrays are valid indices. Got {item!r}")
+
+
+def _check_slice(s):
+    for part in (s.start, s.stop, s.step):
+        if _np()._is_traced(part):
+            raise IndexError(f"Slice entries must be static integers. Got {s}")
+        if part is not None:
+            operator.index(part)  # TypeError for floats, as in JAX
+
+
+def _normalized(items, shape, wrap):
+    """Two versions of the items: `clamped`, with integer indices wrapped (negative ones count
+    from the end when `wrap`) and clipped into range, and `padded`, with out-of-bounds ones
+    sent to the padding slot n of their dimension. Slices become explicit in-range slices,
+    which select the same elements of the padded iota as of x."""
+    clamped, padded, dim = [], [], 0
+    for item in items:
+        if item is None:
+            clamped.append(None)
+            padded.append(None)
+            continue
+        n = shape[dim]
+        dim += 1
+        if isinstance(item, slice):
+            s = _explicit_slice(item, n)
+            clamped.append(s)
+            padded.append(s)
+        elif _np()._is_traced(item):
+            clamped.append(_traced_normalize(item, n, wrap, clip=True))
+            padded.append(_traced_normalize(item, n, wrap, clip=False))
+        else:
+            a = np.asarray(_np()._concrete_value(item, "")).astype(np.int64)
+            a = np.where(a < 0, a + n, a) if wrap else a
+            ok = (a >= 0) & (a < n)
+            clamped.append(_static(np.clip(a, 0, n - 1) if n else a))
+            padded.append(_static(np.where(ok, a, n)))
+    return tuple(clamped), tuple(padded)
+
+
+def _explicit_slice(s, n):
+    """s as a slice with non-negative bounds (None for a reversed slice through index 0):
+    it selects the same elements of an axis of size n and of that axis padded at the end."""
+    r = range(*s.indices(n))
+    if not r:
+        return slice(0, 0, 1)
+    return slice(r.start, r.stop if r.stop >= 0 else None, r.step)
+
+
+def _static(a):
+    """A 0-d index as a Python int (then indexing slices statically)."""
+    return int(a) if a.ndim == 0 else a
+
+
+def _traced_normalize(i, n, wrap, clip):
+    jnp = _np()
+    i = jnp.astype(i, np.int32)
+    if wrap:
+        i = jnp.where(jnp.less(i, 0), jnp.add(i, n), i)
+    if clip:
+        return jnp.clip(i, 0, builtins.max(n - 1, 0))
+    return jnp.where(jnp.logical_and(jnp.greater_equal(i, 0), jnp.less(i, n)), i, n)
+
+
+def _targets(shape, items):
+    """The flat position in x of each element x[items] selects (shape: x[items].shape), -1
+    where an index is out of bounds; NumPy computes it when every index is concrete."""
+    size = int(np.prod(shape, dtype=np.int64))
+    iota = np.arange(size, dtype=np.int32).reshape(shape)
+    if shape:
+        iota = np.pad(iota, [(0, 1)] * len(shape), constant_values=-1)
+    jnp = _np()
+    if not builtins.any(jnp._is_traced(i) for i in items):
+        return jnp._concrete(np.array(iota[items]))
+    return jnp._index(jnp._concrete(iota), items)
+
+
+def _gather(x, index, mode, fill_value, wrap):
+    jnp = _np()
+    x = jnp.asarray(x)
+    clamped, padded = _normalized(_index_items(x.shape, index), x.shape, wrap)
+    if mode == "clip":
+        return jnp._index(x, clamped)
+    if mode == "fill":
+        fill = jnp._fill_value(x.dtype, fill_value)
+        return jnp._index(jnp.pad(x, [(0, 1)] * x.ndim, constant_values=fill), padded)
+    # promise_in_bounds: out-of-bounds reads are clamped and, as with XLA's gather, get no
+    # gradient (the transposed scatter drops them).
+    out = jnp._index(x, clamped)
+    in_bounds = jnp.greater_equal(_targets(x.shape, padded), 0)
+    if not jnp._is_traced(in_bounds) and np.all(np.asarray(in_bounds)):
+        return out
+    from . import lax
+    return jnp.where(in_bounds, out, lax.stop_gradient(out))
+
+
+# ------------------------------------------------ the update: dtypes, then combine
+
+def _scatter(x, index, values, op, mode, wrap):
+    """x updated at x[idx] by `op` ("set", "add", "sub", "mul", "min", "max", or a function
+    for apply): the values are broadcast to x[idx]'s shape and combined in the promoted
+    dtype of x and values, and the result converted back to x's dtype and weak type (JAX's
+    _scatter_update). Out-of-bound updates are dropped (clamped with mode="clip")."""
+    jnp = _np()
+    x = jnp.asarray(x)
+    y = _updates_array(x, values)
+    _warn_unsafe_cast(y, x)
+    clamped, padded = _normalized(_index_items(x.shape, index), x.shape, wrap)
+    targets = _targets(x.shape, clamped if mode == "clip" else padded)
+    if targets.size == 0:
+        return x
+    xp, yp = jnp._promote_dtypes(x, y)
+    _check_numeric(op, xp.dtype)
+    updates = jnp.broadcast_to(yp, targets.shape)
+    if builtins.all(i is None or isinstance(i, slice) or np.ndim(i) == 0 for i in clamped):
+        out = _scatter_basic(xp, clamped, targets, updates, op)
+    else:
+        out = jnp.reshape(_scatter_one_hot(jnp.ravel(xp), jnp.ravel(targets),
+                                           jnp.ravel(updates), op), x.shape)
+    if out.dtype == x.dtype and out.weak_type == x.weak_type:
+        return out
+    from ..core.primitives import elementwise as ew
+    return ew.convert_element_type(out, x.dtype, weak_type=x.weak_type)
+
+
+def _check_numeric(op, dtype):
+    if op in ("add", "sub", "mul") and dtype == np.bool_:
+        raise TypeError(f"{op} does not accept dtype bool at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, floating, complexfloating.")
+
+
+def _combine(op, x, s):
+    """The result at an updated position, from x and the update s that reaches it."""
+    from ..core.primitives import elementwise as ew
+    if callable(op):
+        from ..core.transforms.vmap import vmap
+        scalar_op = vmap(lambda v: _np().astype(op(v), x.dtype))  # as on scalars, like JAX
+        return _np().reshape(scalar_op(_np().ravel(x)), x.shape)
+    return {"set": lambda: s, "add": lambda: ew.add(x, s), "sub": lambda: ew.sub(x, s),
+            "mul": lambda: ew.mul(x, s), "min": lambda: ew.min(x, s),
+            "max": lambda: ew.max(x, s)}[op]()
+
+
+def _where(pred, on_true, on_false):
+    return _np()._select(_np().asarray(pred), on_true, on_false)
+
+
+def _updates_array(x, values):
+    """JAX's rule: a Python int that fits x's integer dtype takes that dtype."""
+    from ..core import dtypes
+    jnp = _np()
+    if type(values) is int and dtypes.is_int(x.dtype):
+        info = dtypes.iinfo(x.dtype)
+        if info.min <= values <= info.max:
+            return jnp.asarray(values, dtype=x.dtype)
+    return jnp.asarray(values)
+
+
+def _warn_unsafe_cast(y, x):
+    jnp = _np()
+    if jnp.result_type(y, x.dtype) != x.dtype:
+        warnings.warn(f"scatter inputs have incompatible types: cannot safely cast value from "
+                      f"dtype={y.dtype} to dtype={x.dtype}. In future JAX releases this will "
+                      "result in an error.", FutureWarning, stacklevel=4)
+
+
+# ------------------------------------------------ basic indices: the transpose of x[idx]
+
+def _scatter_basic(x, items, targets, updates, op):
+    """Ints, slices and None select each element once: the updates are placed in x's shape
+    by the transpose of the indexing itself (pads, revs, reshapes; dynamic_update_slice for
+    a traced int), O(x.size), and the positions they reach come from the targets."""
+    placed = _place(x.shape, x.dtype, items, updates)
+    return _where(_reached(x.shape, items, targets), _combine(op, x, placed), x)
+
+
+def _place(shape, dtype, items, updates):
+    """updates (of x[items]'s shape) at x[items] in zeros of x's shape."""
+    from ..core.avals import ShapeDtypeStruct
+    from ..core.transforms.api import linear_transpose
+    jnp = _np()
+    stand_in = np.dtype(np.uint8) if dtype == np.bool_ else dtype  # bools do not transpose
+    transpose = linear_transpose(lambda z: jnp._index(z, items), ShapeDtypeStruct(shape, stand_in))
+    placed, = transpose(jnp.astype(updates, stand_in))
+    return jnp.astype(placed, dtype)
+
+
+def _reached(shape, items, targets):
+    """The mask, in x's shape, of the positions an in-bounds target reaches: NumPy for
+    concrete targets, else the in-bounds flags placed like the updates."""
+    jnp = _np()
+    if jnp._is_traced(targets):
+        in_bounds = jnp.astype(jnp.greater_equal(targets, 0), np.uint8)
+        return jnp.not_equal(_place(shape, np.uint8, items, in_bounds), 0)
+    t = np.ravel(np.asarray(jnp._concrete_value(targets, "")))
+    mask = np.zeros(int(np.prod(shape, dtype=np.int64)), bool)
+    mask[t[t >= 0]] = True
+    return mask.reshape(shape)
+
+
+# ------------------------------------------------ integer-array indices: one-hot updates
+
+def _index_math(targets):
+    """The module that computes masks from the targets: NumPy when they are concrete (then
+    only the update values go through primitives), refjax.numpy when they are traced. The
+    two share the NumPy API used below."""
+    jnp = _np()
+    if jnp._is_traced(targets):
+        return jnp, targets
+    return np, np.asarray(jnp._concrete_value(targets, ""))
+
+
+def _one_hot(x, targets):
+    """(xp, hot) with hot[i, j] true when update j goes to position i of flat x: the
+    (x.size, n_updates) mask every update is computed from."""
+    xp, t = _index_math(targets)
+    return xp, xp.arange(x.shape[0], dtype=np.int32)[:, None] == t[None, :]
+
+
+def _last_wins(xp, hot):
+    """hot keeping, on each row, only the last update: set()'s choice among repeated
+    indices (XLA:CPU's, though JAX leaves it unspecified)."""
+    order = xp.arange(hot.shape[1], dtype=np.int32)
+    last = xp.max(xp.where(hot, order, -1), axis=1)
+    return hot & (order == last[:, None])
+
+
+def _spread(updates, mask, fill):
+    """The updates laid out on the one-hot mask: updates[j] at mask[i, j], fill elsewhere."""
+    jnp = _np()
+    row = jnp.broadcast_to(updates, mask.shape)
+    return jnp._select(jnp.asarray(mask), row,
+                       jnp._full(mask.shape, np.asarray(fill, row.dtype)[()], row.dtype))
+
+
+def _scatter_one_hot(x, targets, updates, op):
+    """Flat x updated at the flat targets: each position combines x with the updates the
+    one-hot mask sends there, reduced (a sum for add/sub, a product for mul, the last one
+    for set, a min/max together with x for min/max; apply repeats func per occurrence)."""
+    from ..core.primitives.reductions import reduce_and, reduce_prod, reduce_sum
+    xp, hot = _one_hot(x, targets)
+    reached = xp.any(hot, axis=1)
+    if callable(op):
+        return _apply_repeated(x, xp, hot, op)
+    if op in ("min", "max"):
+        return _where(reached, _extremum(x, hot, updates, op), x)
+    if op == "set":
+        # A product with ones elsewhere picks the winner exactly (-0.0 included, which a
+        # sum starting from +0.0 would lose) and differentiably.
+        pick = reduce_and if updates.dtype == np.bool_ else reduce_prod
+        return _where(reached, pick(_spread(updates, _last_wins(xp, hot), True), (1,)), x)
+    reduce, identity = (reduce_prod, 1) if op == "mul" else (reduce_sum, 0)
+    return _where(reached, _combine(op, x, reduce(_spread(updates, hot, identity), (1,))), x)
+
+
+def _extremum(x, hot, updates, which):
+    """min/max over x and the updates hitting each position, reduced together so that tied
+    values share the gradient equally, as in JAX's scatter_min/max JVP."""
+    from ..core.primitives import structural as st
+    from ..core.primitives.reductions import reduce_max, reduce_min
+    spread = _spread(updates, hot, _identity(which, x.dtype))
+    stacked = st.concatenate([st.reshape(x, (x.shape[0], 1)), spread], 1)
+    return (reduce_min if which == "min" else reduce_max)(stacked, (1,))
+
+
+def _identity(which, dtype):
+    from ..core import dtypes
+    if dtype == np.bool_:
+        return which == "min"
+    if dtypes.is_int(dtype):
+        info = dtypes.iinfo(dtype)
+        return int(info.max if which == "min" else info.min)
+    return np.inf if which == "min" else -np.inf
+
+
+def _apply_repeated(x, xp, hot, func):
+    """func applied k times at a position hit k times (with traced targets, up to
+    n_updates masked rounds)."""
+    counts = xp.sum(hot, axis=1, dtype=np.int32)
+    rounds = hot.shape[1] if xp is not np else int(counts.max(initial=0))
+    for k in range(rounds if x.shape[0] else 0):
+        x = _where(counts > k, _combine(func, x, None), x)
+    return x

@@ -630,3 +630,13 @@ def test_compile_is_cached_per_jaxpr():
         assert XLA.compile(closed) is XLA.compile(closed)
         x = rnp.asarray(np.float32(1))
         assert float(np.asarray(XLA.compile(closed)([x._buf])[0])) == 2.0
+
+
+def test_compile_cache_tells_constants_from_arguments():
+    """Two jaxprs equal but for one binder being a constant in the first and an argument in
+    the second must not share a compiled program."""
+    with refjax.backend("xla"):
+        first = refjax.jit(lambda: refjax.numpy.asarray(np.ones(3, np.float32)) * 2.0)()
+        second = refjax.jit(lambda c: c * 2.0)(refjax.numpy.full((3,), 5.0))
+    np.testing.assert_array_equal(np.asarray(first), np.full(3, 2.0, np.float32))
+    np.testing.assert_array_equal(np.asarray(second), np.full(3, 10.0, np.float32))

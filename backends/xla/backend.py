@@ -507,7 +507,9 @@ def jaxpr_key(jaxpr):
                   tuple((var(v), v.aval.shape, v.aval.dtype) for v in eqn.outvars),
                   tuple((k, _param_key(p)) for k, p in eqn.params.items()))
                  for eqn in jaxpr.eqns)
-    return binders, eqns, tuple(map(var, jaxpr.outvars))
+    # A constant and an argument bind alike: the split keeps `c * 2` with c a constant
+    # apart from the same jaxpr taking c as its argument.
+    return len(jaxpr.constvars), binders, eqns, tuple(map(var, jaxpr.outvars))
 
 
 def _param_key(p):
