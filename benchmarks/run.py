@@ -8,6 +8,10 @@ import numpy as np
 import jax as real_jax
 import jax.numpy as real_jnp
 
+# refjax's xla backend runs on as many JAX CPU devices as refjax has virtual devices (8);
+# JAX fixes the count when it starts, so set it before the first JAX computation.
+real_jax.config.update("jax_num_cpu_devices", 8)
+
 import refjax as jax
 import refjax.numpy as jnp
 

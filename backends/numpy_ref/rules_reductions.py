@@ -153,17 +153,40 @@ def _einsum_subscripts(lhs_ndim, rhs_ndim, dimension_numbers):
     return f"{''.join(lhs)},{''.join(rhs)}->{''.join(out)}"
 
 
+def _contract(operands, dimension_numbers, blas):
+    """The contraction; without batch dimensions dot_general's output order (lhs free dims,
+    then rhs free dims) is tensordot's."""
+    (lc, rc), (lb, _) = dimension_numbers
+    lhs, rhs = operands
+    if blas and not lb and len(lc) == 1 and lhs.ndim <= 2 and rhs.ndim <= 2:
+        # matmul reads transposed views through BLAS flags, with no copies
+        return np.matmul(np.moveaxis(lhs, lc[0], -1), np.moveaxis(rhs, rc[0], 0))
+    if blas and not lb:
+        return np.tensordot(*operands, axes=(tuple(lc), tuple(rc)))
+    return np.einsum(_einsum_subscripts(lhs.ndim, rhs.ndim, dimension_numbers), *operands,
+                     optimize=blas)
+
+
+_BLAS_TYPES = tuple(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
+
+
 @rule(linalg.dot_general_p)
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding=None):
     out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     compute = linalg.dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
-    wide = _wide(compute)
-    operands = [_convert(x, new_dtype=compute, weak_type=False, sharding=None).astype(wide)
+    # float32/64 and complex accumulate in their own type, as XLA on CPU does, which lets
+    # einsum hand the contraction to BLAS; narrower floats and integers accumulate widened.
+    blas = np.dtype(compute) in _BLAS_TYPES
+    wide = compute if blas else _wide(compute)
+    operands = [x if x.dtype == wide else
+                _convert(x, new_dtype=compute, weak_type=False, sharding=None).astype(wide)
                 for x in (lhs, rhs)]
     with np.errstate(all="ignore"):
-        out = np.einsum(_einsum_subscripts(lhs.ndim, rhs.ndim, dimension_numbers), *operands)
-    out = np.asarray(out).astype(compute)
+        out = _contract(operands, dimension_numbers, blas)
+    out = np.asarray(out).astype(compute, copy=False)
+    if out.dtype == out_dtype:
+        return out
     return _convert(out, new_dtype=out_dtype, weak_type=False, sharding=None)
 
 

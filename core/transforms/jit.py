@@ -9,6 +9,9 @@ from ..avals import ShapedArray, ShapeDtypeStruct
 from ..primitive import make_primitive
 from ..trace import Tracer, get_aval, current_trace
 from . import staging
+from ..array import Array
+from ..primitives.parallel import axis_env_key
+from ...backends.base import current_backend_name
 
 jit_p = make_primitive("jit", multiple_results=True)
 
@@ -27,6 +30,12 @@ def clear_caches():
         wrapped._cache.clear()
     from ...backends import base
     base.clear_backend_caches()
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_tree(n):
+    """The treedef of (args, kwargs) for n array arguments and no keywords."""
+    return pytree.tree_flatten(((None,) * n, {}), is_leaf=lambda x: x is None)[1]
 
 
 def _avals_of(leaves):
@@ -76,6 +85,7 @@ class JitWrapped:
         self._signature = _signature(fun)
         self._resolve_static_names()
         self._cache = {}
+        self._name = _fun_name(fun)
         _all_caches.add(self)
 
     def _resolve_static_names(self):
@@ -95,6 +105,8 @@ class JitWrapped:
         self._static_argnums, self._static_argnames = tuple(sorted(nums)), tuple(sorted(names))
 
     def _split(self, args, kwargs):
+        if not kwargs and not self._static_argnums:  # the common call, kept cheap
+            return (), (), args, {}
         nargs = len(args)
         static_nums = {i if i >= 0 else i + nargs for i in self._static_argnums}
         static = tuple((i, _check_hashable(args[i], i)) for i in sorted(static_nums) if i < nargs)
@@ -111,11 +123,15 @@ class JitWrapped:
         return self._fun(*args, **dict(static_kw), **dyn_kwargs)
 
     def _stage(self, args, kwargs):
-        static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
-        leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
-        avals = _avals_of(leaves)
-        from ...backends.base import current_backend_name
-        from ..primitives.parallel import axis_env_key
+        if not kwargs and not self._static_argnums and all([type(a) is Array for a in args]):
+            # the steady-state call with array arguments: no pytree walk
+            static = static_kw = ()
+            leaves, in_tree = args, _flat_tree(len(args))
+            avals = tuple([a.aval for a in args])
+        else:
+            static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
+            leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
+            avals = _avals_of(leaves)
         key = (in_tree, avals, static, static_kw, current_backend_name(),
                config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
                axis_env_key())
@@ -148,7 +164,7 @@ class JitWrapped:
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         staged, leaves = self._stage(args, kwargs)
-        outs = jit_p.bind(*staged.tracer_consts, *leaves, name=_fun_name(self._fun),
+        outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                           jaxpr=staged.closed)
         return pytree.tree_unflatten(staged.out_tree, outs)
 
