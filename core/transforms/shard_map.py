@@ -135,9 +135,9 @@ def _eqn_vma(eqn, ins):
     union = frozenset().union(*ins)
     if prim in (par.psum_p, par.pmax_p, par.pmin_p):
         return [union - set(params["axes"])]
-    if prim is par.all_gather_p:
-        return [union - {params["axis_name"]}]
-    if prim in (par.psum_scatter_p, par.ppermute_p, par.all_to_all_p):
+    if prim in (par.all_gather_p, par.psum_scatter_p, par.ppermute_p, par.all_to_all_p):
+        # all_gather's result is equal on every lane, but JAX's type system counts it as
+        # varying (all_gather_invariant is the invariant one); refjax rejects what JAX does.
         return [union | {params["axis_name"]}]
     if prim is par.axis_index_p:
         return [frozenset({params["axis_name"]})]
@@ -189,9 +189,9 @@ _CONTROL_FLOW_VMA = {"cond": _cond_vma, "while": _while_vma, "scan": _scan_vma}
 
 def jaxpr_vma(jaxpr, in_vmas):
     """Static replication analysis: for each output, the set of mesh axes it may vary over
-    (inputs vary over the axes their specs name; psum/pmax/pmin/all_gather make a value
-    invariant over their axes; axis_index, ppermute, all_to_all, psum_scatter, pvary make
-    it vary; anything else varies where one of its operands does)."""
+    (inputs vary over the axes their specs name; psum/pmax/pmin make a value invariant
+    over their axes; axis_index, ppermute, all_to_all, psum_scatter, all_gather, pvary make
+    it vary, as in JAX; anything else varies where one of its operands does)."""
     env = dict(zip(jaxpr.invars, in_vmas))
 
     def read(v):
@@ -215,7 +215,7 @@ def _vma_message(path, spec, bad):
     return (f"shard_map output {path} has out_specs {spec}, which says it is replicated over "
             f"mesh axes {names}, but its value varies over them: it is computed from inputs "
             f"split over {names} (or from axis_index/ppermute over them) without a psum, pmean, "
-            f"pmax, pmin or all_gather over those axes. Reduce it with one of those, name the "
+            f"pmax or pmin over those axes. Reduce it with one of those, name the "
             f"axes in its out_specs, or pass check_vma=False to skip this static check.")
 
 
