@@ -113,6 +113,8 @@ def _integer_pow(x, *, y):
 
 def _integer_pow_positive(x, y):
     """Exponentiation by squaring in x's dtype (XLA's expansion)."""
+    if y == 1:
+        return x
     acc = np.ones_like(x)
     base = x
     while y:
@@ -290,7 +292,8 @@ def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
-    return np.broadcast_to(np.reshape(x, expanded), shape).copy()
+    # a read-only view: buffers are never written after creation
+    return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
 @rule(st.reshape_p)
