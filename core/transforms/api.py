@@ -13,7 +13,8 @@ from .linearize import linearize_flat
 from .transpose import backward_pass
 from .vmap import vmap  # noqa: F401
 from .custom import custom_jvp, custom_vjp  # noqa: F401
-from .jit import JitWrapped, jit_p
+from . import jit as jit_mod
+from .jit import JitWrapped
 from .staging import trace_to_jaxpr
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian",
@@ -436,7 +437,7 @@ class _Checkpointed(JitWrapped):
 
     def __call__(self, *args, **kwargs):
         staged, leaves = self._stage(args, kwargs)
-        outs = jit_p.bind(*staged.tracer_consts, *leaves, name="checkpoint",
+        outs = jit_mod.jit_p.bind(*staged.tracer_consts, *leaves, name="checkpoint",
                           jaxpr=staged.closed)
         return pytree.tree_unflatten(staged.out_tree, outs)
 
