@@ -30,3 +30,10 @@ def test_readme_examples_run(refjax_backend, capsys):
     assert "lambda" in capsys.readouterr().out  # the printed make_jaxpr
     assert namespace["x_on_xla"]._backend is refjax.get_backend("xla")  # as the README says
     assert namespace["per_example"].shape == (8, 3) and namespace["H"].shape == (3, 3)
+    # the sharding example's values and layouts, as its comments say
+    import numpy as np
+    P = refjax.sharding.PartitionSpec
+    assert namespace["b"].sharding.spec == P("x", "y")
+    np.testing.assert_array_equal(np.asarray(namespace["blocks"]),
+                                  [[18, 26, 34, 42], [82, 90, 98, 106]])
+    assert float(namespace["total"]) == 496.0 and namespace["total"].sharding.spec == P()
