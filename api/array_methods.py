@@ -197,20 +197,22 @@ class _IndexUpdateRef:
                out_sharding=None, wrap_negative_indices=True):
         """Pure equivalent of x[idx] /= y: as in JAX, x / ones_like(x).at[idx].multiply(y),
         so integer x gives a float result."""
-        jnp = _np()
-        factors = jnp.ones_like(self.array).at[self.index].multiply(
-            values, mode=mode, out_sharding=out_sharding,
-            wrap_negative_indices=wrap_negative_indices)
-        return jnp.true_divide(self.array, factors)
+        return self._combine_with_ones(_np().true_divide, values, mode, out_sharding,
+                                       wrap_negative_indices)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         """Pure equivalent of x[idx] **= y: as in JAX, x ** ones_like(x).at[idx].multiply(y)."""
-        jnp = _np()
-        exponents = jnp.ones_like(self.array).at[self.index].multiply(
+        return self._combine_with_ones(_np().power, values, mode, out_sharding,
+                                       wrap_negative_indices)
+
+    def _combine_with_ones(self, combine, values, mode, out_sharding, wrap_negative_indices):
+        """combine(x, ones_like(x).at[idx].multiply(values)): the indexed elements meet the
+        values (repeated indices multiply), the others meet 1."""
+        ones = _np().ones_like(self.array).at[self.index].multiply(
             values, mode=mode, out_sharding=out_sharding,
             wrap_negative_indices=wrap_negative_indices)
-        return jnp.power(self.array, exponents)
+        return combine(self.array, ones)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):

@@ -2569,9 +2569,8 @@ def _diag_values(values, shape):
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
-    """The covariance matrix of the variables in the rows (columns when not rowvar) of m."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("refjax.numpy.cov does not implement fweights/aweights")
+    """The covariance matrix of the variables in the rows (columns when not rowvar) of m,
+    with optional integer frequency weights and observation weights (NumPy's formula)."""
     m, = _promote_to_inexact(*_arrays("cov", m))
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -2584,9 +2583,35 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         y2 = atleast_2d(_promote_to_inexact(*_arrays("cov", y))[0])
         x = concatenate([x, y2.T if not rowvar and y2.shape[0] != 1 else y2], axis=0)
     ddof = (0 if bias else 1) if ddof is None else ddof
-    centered = subtract(x, mean(x, axis=1, keepdims=True))
-    c = divide(dot(centered, conj(centered).T), x.shape[1] - ddof)
-    return squeeze(c)
+    w = _cov_weights(fweights, aweights, x.shape[1])
+    if w is None:
+        avg, fact = mean(x, axis=1, keepdims=True), x.shape[1] - ddof
+    else:
+        v1 = sum(w)
+        avg = divide(sum(multiply(x, w), axis=1, keepdims=True), v1)
+        fact = subtract(v1, ddof if aweights is None
+                        else divide(multiply(ddof, sum(multiply(w, aweights))), v1))
+    centered = subtract(x, avg)
+    weighted = centered if w is None else multiply(centered, w)
+    return squeeze(divide(dot(weighted, conj(centered).T), fact))
+
+
+def _cov_weights(fweights, aweights, n):
+    """The product of the frequency and observation weights (None without either), checked
+    as JAX checks them."""
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        weights = asarray(weights)
+        if name == "fweights" and not _dt.is_int(weights.dtype):
+            raise TypeError("fweights must be integer.")
+        if weights.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if weights.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        w = weights if w is None else multiply(w, weights)
+    return w
 
 
 def corrcoef(x, y=None, rowvar=True):

@@ -555,6 +555,18 @@ def test_pad(shape, dtype, seed, data):
     c.run()
 
 
+def test_cov_rejects_bad_weights_as_jax_does():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    for kwargs, error in ((dict(fweights=np.array([1.0, 2.0, 1.0])), TypeError),
+                          (dict(fweights=np.array([1, 2])), RuntimeError),
+                          (dict(aweights=np.ones((1, 3))), RuntimeError)):
+        with pytest.raises(error) as ours:
+            rnp.cov(x, **kwargs)
+        with pytest.raises(error) as theirs:
+            jnp.cov(x, **kwargs)
+        assert str(ours.value) == str(theirs.value)
+
+
 def test_resize_and_misc_shapes():
     c = Checks()
     x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
@@ -572,6 +584,10 @@ def test_resize_and_misc_shapes():
     c("cov", x, tol=1e-4)
     c("cov", x, rowvar=False, bias=True, tol=1e-4)
     c("cov", x[0], x[1] ** 2, tol=1e-4)
+    freq, obs = np.array([1, 3, 2]), np.array([0.5, 1.0, 2.0], np.float32)
+    c("cov", x, fweights=freq, tol=1e-4)
+    c("cov", x, aweights=obs, ddof=0, tol=1e-4)
+    c("cov", x.T, rowvar=False, fweights=freq, aweights=obs, tol=1e-4)
     c("corrcoef", x.T * np.array([1.0, -2.0], np.float32), tol=1e-4)
     c.run()
 

@@ -1,6 +1,5 @@
 """Random programs: eager vs jit vs JAX vs xla, grad vs finite differences, vmap vs loops."""
 import numpy as np
-import pytest
 from hypothesis import given, strategies as st
 
 import refjax
@@ -10,14 +9,6 @@ from refjax.spec.programs import (note_program, program_fn, program_inputs, prog
                                   programs, smooth_elements)
 
 DTYPES = ("float32", "int32", "uint8", "bool", "float16")
-
-
-def _xla_available():
-    try:
-        refjax.get_backend("xla")
-    except (ImportError, RuntimeError):
-        return False
-    return True
 
 
 def _draw(data, dtype=None, smooth=False, elements=None):
@@ -64,7 +55,6 @@ def test_eager_matches_jax(data):
                  program_reference(program, inputs), "program vs JAX")
 
 
-@pytest.mark.skipif(not _xla_available(), reason="the xla backend cannot be built here")
 @given(data=st.data())
 @budget(2)
 def test_xla_backend_matches_numpy_ref(data):

@@ -8,6 +8,7 @@ from ...core.primitives import sharding_ops
 from ...core.transforms import custom, jit as jit_mod
 from ...core.transforms import jvp as jvp_mod
 from ..base import register_rule
+from . import special
 from .backend import NumpyRefBackend, interpret_jaxpr
 
 rule = lambda *prims: register_rule(NumpyRefBackend, *prims)  # noqa: E731
@@ -51,7 +52,6 @@ def _complex_branch_cuts(prim, fn):
     """Complex operands go through special.py's versions, which put the branch cuts' signed
     zeros where XLA on CPU does (NumPy follows C99 there)."""
     def wrapped(x):
-        from . import special
         if x.dtype.kind != "c":
             return fn(x)
         with np.errstate(all="ignore"):
@@ -73,9 +73,9 @@ def _conj(x):
 
 def _special(name):
     """Special functions (backends/numpy_ref/special.py), computed in float64."""
+    fn = getattr(special, name)
+
     def wrapped(*args):
-        from . import special
-        fn = getattr(special, name)
         return np.asarray(fn(*(np.asarray(a, np.float64) for a in args))).astype(args[-1].dtype)
     return _quiet(wrapped)
 
@@ -136,26 +136,21 @@ for _p, _f in _BINARY.items():
     rule(_p)(_upcast(_f))
 
 
-@rule(ew.max_p)
-@_upcast
-def _max(x, y):
-    """np.maximum, except that max(-0.0, 0.0) is +0.0 as in XLA."""
-    out = np.maximum(x, y)
-    if np.asarray(out).dtype.kind == "f":
-        both_zero = (x == 0) & (y == 0)
-        out = np.where(both_zero, np.asarray(x) + np.asarray(y), out)
-    return out
+def _ordered_zeros(np_fn, zero_of):
+    """np.maximum/np.minimum, except that between two zeros XLA orders -0.0 below +0.0:
+    zero_of(x, y) picks the zero (x + y is +0.0 unless both are -0.0; -(-x + -y) the
+    reverse)."""
+    @_upcast
+    def extremum(x, y):
+        out = np_fn(x, y)
+        if np.asarray(out).dtype.kind == "f":
+            out = np.where((x == 0) & (y == 0), zero_of(np.asarray(x), np.asarray(y)), out)
+        return out
+    return extremum
 
 
-@rule(ew.min_p)
-@_upcast
-def _min(x, y):
-    """np.minimum, except that min(-0.0, 0.0) is -0.0 as in XLA."""
-    out = np.minimum(x, y)
-    if np.asarray(out).dtype.kind == "f":
-        both_zero = (x == 0) & (y == 0)
-        out = np.where(both_zero, -(-np.asarray(x) + -np.asarray(y)), out)
-    return out
+rule(ew.max_p)(_ordered_zeros(np.maximum, lambda x, y: x + y))
+rule(ew.min_p)(_ordered_zeros(np.minimum, lambda x, y: -(-x + -y)))
 
 
 @rule(ew.mul_p)
@@ -167,7 +162,6 @@ def _mul(x, y):
 def _atan2(x, y):
     if x.dtype.kind != "c":
         return _upcast(np.arctan2)(x, y)
-    from . import special
     with np.errstate(all="ignore"):
         return special.complex_atan2(x, y)
 
@@ -175,7 +169,7 @@ def _atan2(x, y):
 @rule(ew.pow_p)
 def _pow(x, y):
     """An integer exponent is converted to the base's dtype first (as JAX lowers it)."""
-    return _upcast(np.power)(x, np.asarray(y).astype(x.dtype))
+    return _upcast(np.power)(x, np.asarray(y).astype(x.dtype, copy=False))
 
 
 @rule(ew.div_p)

@@ -13,8 +13,8 @@ from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
 from ...core.jaxpr import Literal
-from ...core.sharding_propagation import (propagate_eqn, propagate_jaxpr, param_meshes,
-                                          single_device)
+from ...core.sharding_propagation import (call_jaxpr, propagate_eqn, propagate_jaxpr,
+                                          param_meshes, single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 
@@ -230,9 +230,9 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
-        call = _CALL_JAXPR.get(prim.name)
-        if call is not None:
-            return self.compile(params[call])(bufs)
+        inner = call_jaxpr(prim, params)
+        if inner is not None:  # call-like primitives run through `compile` even when eager
+            return self.compile(inner)(bufs)
         if prim.name == "sharding_constraint":  # eagerly, a move (between any devices)
             return self.place(bufs, (params["sharding"],))
         layout = None
@@ -397,8 +397,6 @@ class XlaBackend(Backend):
 
 # Primitives whose outputs' layout is set by their params, not by their inputs.
 _LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map"})
-# Call-like primitives run through `compile` (cached per jaxpr) even when eager.
-_CALL_JAXPR = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
 
 
 class _Program:

@@ -13,7 +13,6 @@ from .linearize import linearize_flat
 from .transpose import backward_pass
 from .vmap import vmap  # noqa: F401
 from .custom import custom_jvp, custom_vjp  # noqa: F401
-from . import jit as jit_mod
 from .jit import JitWrapped
 from .staging import trace_to_jaxpr
 
@@ -433,13 +432,12 @@ class _Checkpointed(JitWrapped):
 
     def __init__(self, fun, prevent_cse, policy, static_argnums, static_argnames):
         super().__init__(fun, static_argnums, static_argnames, None, None, None)
+        self._name = "checkpoint"  # the name the staged call carries in jaxprs
         self.prevent_cse, self.policy = prevent_cse, policy
 
     def __call__(self, *args, **kwargs):
-        staged, leaves = self._stage(args, kwargs)
-        outs = jit_mod.jit_p.bind(*staged.tracer_consts, *leaves, name="checkpoint",
-                          jaxpr=staged.closed)
-        return pytree.tree_unflatten(staged.out_tree, outs)
+        # unlike jit, checkpoint stages its function even under jax.disable_jit, as in JAX
+        return self._call_staged(args, kwargs)
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):

@@ -163,6 +163,10 @@ class JitWrapped:
     def __call__(self, *args, **kwargs):
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
+        return self._call_staged(args, kwargs)
+
+    def _call_staged(self, args, kwargs):
+        """Stage (or reuse) the jaxpr for these arguments and bind the call primitive."""
         staged, leaves = self._stage(args, kwargs)
         outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                           jaxpr=staged.closed)
