@@ -2,7 +2,7 @@
 NumPy oracle backend (default) or on XLA (`refjax.set_backend("xla")`)."""
 import sys as _sys
 
-from .core.config import config
+from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
 from .core.array import Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
@@ -11,12 +11,13 @@ from .backends.base import (set_backend, get_backend, default_backend, backend,
                             current_backend_name)
 from .backends import numpy_ref as _numpy_ref  # noqa: F401  (registers the oracle)
 from .api import array_methods as _array_methods
-from .api import numpy, lax, tree_util, tree, nn, sharding, debug, random
+from .api import numpy, lax, tree_util, tree, nn, sharding, debug, random, dtypes
 
 _array_methods.install()
 
 for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("tree", tree),
-                   ("nn", nn), ("sharding", sharding), ("debug", debug), ("random", random)):
+                   ("nn", nn), ("sharding", sharding), ("debug", debug), ("random", random),
+                   ("dtypes", dtypes)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
 
 from .api.devices import *  # noqa: E402,F401,F403

@@ -47,6 +47,12 @@ class Backend:
         """A callable from input buffers to output buffers evaluating the jaxpr."""
         raise NotImplementedError(f"backend {self.name} has no compile()")
 
+    def fast_runner(self, closed_jaxpr):
+        """None, or `run(args) -> [Array]` evaluating the jaxpr on argument Arrays exactly as
+        binding jit_p would, returning None for arguments it declines (jit's steady-state
+        path; a backend without one always takes the full path)."""
+        return None
+
     def block_until_ready(self, buf):
         pass
 

@@ -16,9 +16,14 @@ import refjax as jax
 import refjax.numpy as jnp
 
 
-def best_time(fn, number, repeat=5):
-    """Best per-call time over `repeat` runs of `number` calls (seconds)."""
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def best_times(ours, theirs, number, repeat=15):
+    """best_time of both, their runs interleaved so that a slow spell of the machine
+    weighs on both sides alike."""
+    t_ours, t_theirs = [], []
+    for _ in range(repeat):
+        t_ours.append(timeit.timeit(ours, number=number))
+        t_theirs.append(timeit.timeit(theirs, number=number))
+    return min(t_ours) / number, min(t_theirs) / number
 
 
 def row(name, ours, theirs, against, goal):
@@ -33,8 +38,8 @@ def bench_eager_dispatch(n):
     x, y = jnp.ones((4,)), jnp.ones((4,))
     rx, ry = real_jnp.ones((4,)), real_jnp.ones((4,))
     (rx + ry).block_until_ready()
-    ours = best_time(lambda: jax.lax.add(x, y), n)
-    theirs = best_time(lambda: real_jax.lax.add(rx, ry).block_until_ready(), n)
+    ours, theirs = best_times(lambda: jax.lax.add(x, y),
+                              lambda: real_jax.lax.add(rx, ry).block_until_ready(), n)
     return row("eager lax.add dispatch (numpy_ref vs jax)", ours, theirs, "jax eager", 1.0)
 
 
@@ -46,8 +51,9 @@ def chain(np_mod, x, n):
 
 def bench_make_jaxpr(n_eqns):
     x = np.ones((3,), np.float32)
-    ours = best_time(lambda: jax.make_jaxpr(lambda v: chain(jnp, v, n_eqns))(x), 1, 3)
-    theirs = best_time(lambda: real_jax.make_jaxpr(lambda v: chain(real_jnp, v, n_eqns))(x), 1, 3)
+    ours, theirs = best_times(lambda: jax.make_jaxpr(lambda v: chain(jnp, v, n_eqns))(x),
+                              lambda: real_jax.make_jaxpr(lambda v: chain(real_jnp, v, n_eqns))(x),
+                              1, 3)
     assert len(jax.make_jaxpr(lambda v: chain(jnp, v, n_eqns))(x).eqns) >= n_eqns - 3
     return row(f"make_jaxpr of a {n_eqns}-equation function", ours, theirs, "jax.make_jaxpr", 1.0)
 
@@ -86,8 +92,8 @@ def bench_numpy_ref_step(n):
     step = jax.jit(jax.grad(lambda p, a, b: mlp_loss(jnp, p, a, b)))
     p, a, b = jax.device_put((params, x, y))
     step(p, a, b)
-    ours = best_time(lambda: [g.block_until_ready() for g in step(p, a, b)], n)
-    theirs = best_time(lambda: numpy_mlp_grad(params, x, y), n)
+    ours, theirs = best_times(lambda: [g.block_until_ready() for g in step(p, a, b)],
+                              lambda: numpy_mlp_grad(params, x, y), n)
     return row("numpy_ref jit(grad(mlp)) step vs hand NumPy", ours, theirs, "NumPy", 1.5)
 
 
@@ -102,8 +108,8 @@ def bench_xla(n):
         rv = real_jnp.ones(3)
         rf(rv).block_until_ready()
         rows.append(row("xla: jit call overhead (tiny function)",
-                        best_time(lambda: f(v).block_until_ready(), n),
-                        best_time(lambda: rf(rv).block_until_ready(), n), "jax.jit", 1.5))
+                        *best_times(lambda: f(v).block_until_ready(),
+                                    lambda: rf(rv).block_until_ready(), n), "jax.jit", 1.5))
         p, a, b = jax.device_put((params, x, y))
         rp, ra, rb = real_jax.device_put((params, x, y))
 
@@ -118,15 +124,14 @@ def bench_xla(n):
             [t.block_until_ready() for t in g(rp, ra, rb)]
 
         rows.append(row("xla: first call of jit(grad(mlp)) (trace+compile)",
-                        best_time(ours_first, 1, 3), best_time(theirs_first, 1, 3),
-                        "jax.jit", 1.5))
+                        *best_times(ours_first, theirs_first, 1, 3), "jax.jit", 1.5))
         g = jax.jit(jax.grad(lambda p, a, b: mlp_loss(jnp, p, a, b)))
         rg = real_jax.jit(real_jax.grad(lambda p, a, b: mlp_loss(real_jnp, p, a, b)))
         g(p, a, b)
         rg(rp, ra, rb)
         rows.append(row("xla: steady jit(grad(mlp)) step 256x512/512x10",
-                        best_time(lambda: [t.block_until_ready() for t in g(p, a, b)], n),
-                        best_time(lambda: [t.block_until_ready() for t in rg(rp, ra, rb)], n),
+                        *best_times(lambda: [t.block_until_ready() for t in g(p, a, b)],
+                                    lambda: [t.block_until_ready() for t in rg(rp, ra, rb)], n),
                         "jax.jit", 1.05))
     return rows
 

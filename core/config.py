@@ -14,6 +14,7 @@ _DEFAULTS = {
 }
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict")}
 _overrides = contextvars.ContextVar("refjax_config_overrides", default={})
+OVERRIDES = _overrides  # a non-empty dict while `config.override` is active
 
 
 class Config:
@@ -22,6 +23,7 @@ class Config:
     def __init__(self):
         self._values = dict(_DEFAULTS)
         self._listeners = []
+        self.version = 0  # changes with every update (part of jit's fast-path key)
 
     def _check(self, name, value):
         if name not in self._values:
@@ -36,6 +38,7 @@ class Config:
         """Set option `name` (a JAX option name such as 'jax_enable_x64') to `value`."""
         self._check(name, value)
         self._values[name] = value
+        self.version += 1
         for listener in self._listeners:
             listener(name, value)
 
@@ -82,6 +85,21 @@ def x64_enabled():
 
 @contextlib.contextmanager
 def enable_x64(enabled=True):
-    """Context manager enabling (or disabling) 64-bit types, like jax.experimental.enable_x64."""
-    with config.override(jax_enable_x64=enabled):
+    """Context manager enabling (or disabling) 64-bit types, like jax.enable_x64(True)."""
+    with config.override(jax_enable_x64=bool(enabled)):
+        yield
+
+
+@contextlib.contextmanager
+def disable_jit(disable=True):
+    """Context manager running jitted functions op by op (jax.disable_jit)."""
+    with config.override(jax_disable_jit=bool(disable)):
+        yield
+
+
+@contextlib.contextmanager
+def numpy_dtype_promotion(mode):
+    """Context manager setting the promotion mode, 'standard' or 'strict'
+    (jax.numpy_dtype_promotion)."""
+    with config.override(jax_numpy_dtype_promotion=mode):
         yield

@@ -238,6 +238,18 @@ def _default_of(val):
     return dtypes.python_scalar_dtype(val.item())
 
 
+def subjaxprs(params):
+    """The Jaxprs among an equation's param values (ClosedJaxprs unwrapped, sequences
+    searched)."""
+    for p in params:
+        if isinstance(p, Jaxpr):  # before tuple: a Jaxpr is a NamedTuple
+            yield p
+        elif isinstance(p, ClosedJaxpr):
+            yield p.jaxpr
+        elif isinstance(p, (list, tuple)):
+            yield from subjaxprs(p)
+
+
 def jaxpr_as_fun(closed):
     """A function evaluating the closed jaxpr on the current trace."""
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)

@@ -281,6 +281,18 @@ def _first_param_mesh(jaxpr):
     return None
 
 
+# Primitives whose outputs' layout is set by their params, not by their inputs.
+LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map"})
+
+
+def sets_layout(jaxpr):
+    """Whether a layout-setting primitive appears in the jaxpr or a jaxpr nested in it
+    (without one, values on the default device give outputs on the default device)."""
+    return any(eqn.primitive.name in LAYOUT_PRIMS
+               or any(map(sets_layout, jx.subjaxprs(eqn.params.values())))
+               for eqn in jaxpr.eqns)
+
+
 def param_meshes(jaxpr):
     """The meshes the jaxpr's constraints and shard_maps name (call-like primitives'
     included), in order, without repeats."""
@@ -303,4 +315,4 @@ def _constraints(jaxpr):
 
 
 __all__ = ["propagate_eqn", "propagate_jaxpr", "sharding_rules", "single_device", "call_jaxpr",
-           "param_meshes", "DEFAULT_DEVICE_ID"]
+           "param_meshes", "DEFAULT_DEVICE_ID", "LAYOUT_PRIMS", "sets_layout"]

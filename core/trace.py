@@ -41,6 +41,7 @@ class _State(threading.local):
 
 _state = _State()
 EVAL_TRACE = _State.trace
+TRACE_STATE = _state  # `.trace` is the current trace (jit's fast path reads it directly)
 
 
 def current_trace():

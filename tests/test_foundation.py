@@ -212,3 +212,32 @@ def test_failed_trace_leaves_no_state():
         jax.jit(lambda x: jnp.ones(3) + jnp.ones(4) + x)(1.0)
     assert trace.current_trace() is before
     assert float(jax.jit(lambda x: x + 1)(1.0)) == 2.0
+
+
+def test_config_context_managers_and_dtypes_namespace_match_jax():
+    x = np.ones(2, np.float32)
+    with jax.enable_x64(True), real_jax.enable_x64(True):
+        assert jnp.asarray(x, np.float64).dtype == real_jnp.asarray(x, np.float64).dtype
+    with jax.enable_x64(False):
+        assert jnp.asarray(x, np.float32).astype(np.float64).dtype == np.float32
+    with jax.numpy_dtype_promotion("strict"):
+        with pytest.raises(jax.dtypes.TypePromotionError):
+            jnp.ones(2, jnp.int32) + jnp.ones(2, jnp.float32)
+    assert (jnp.ones(2, jnp.int32) + jnp.ones(2, jnp.float32)).dtype == np.float32
+    seen = []
+    with jax.disable_jit():
+        jax.jit(lambda v: seen.append(type(v)) or v)(jnp.ones(2))
+    assert seen == [jax.Array]
+    with jax.disable_jit(False):
+        jax.jit(lambda v: seen.append(type(v)) or v)(jnp.ones(2))
+    assert seen[-1] is not jax.Array
+    for name in ("float0", "bfloat16"):
+        assert getattr(jax.dtypes, name) == getattr(real_jax.dtypes, name)
+    for dt in (np.float64, np.int64, np.bool_, np.uint8, jnp.bfloat16):
+        assert jax.dtypes.canonicalize_dtype(dt) == real_jax.dtypes.canonicalize_dtype(dt)
+        assert jax.dtypes.itemsize_bits(dt) == real_jax.dtypes.itemsize_bits(dt)
+        assert jax.dtypes.issubdtype(dt, np.floating) == real_jax.dtypes.issubdtype(dt, np.floating)
+    assert jax.dtypes.canonicalize_dtype(jax.dtypes.float0) == jax.dtypes.float0
+    assert jax.dtypes.result_type(np.int8, 1.0) == real_jax.dtypes.result_type(np.int8, 1.0)
+    assert jax.dtypes.finfo(jnp.bfloat16).eps == real_jax.dtypes.finfo(jnp.bfloat16).eps
+    assert jax.dtypes.iinfo(np.int8).min == -128

@@ -12,9 +12,10 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
-from ...core.jaxpr import Literal
-from ...core.sharding_propagation import (call_jaxpr, propagate_eqn, propagate_jaxpr,
-                                          param_meshes, single_device)
+from ...core.jaxpr import Literal, subjaxprs
+from ...core.sharding_propagation import (LAYOUT_PRIMS, call_jaxpr, propagate_eqn,
+                                          propagate_jaxpr, param_meshes, sets_layout,
+                                          single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 
@@ -215,8 +216,10 @@ class XlaBackend(Backend):
         return [_shard(d, by_id[d.id]) for d in order]
 
     def block_until_ready(self, buf):
-        if not isinstance(buf, np.ndarray):
+        try:
             buf.block_until_ready()
+        except AttributeError:  # a float0 buffer (NumPy): nothing runs asynchronously
+            pass
 
     def clear_caches(self):
         self._eager.clear()
@@ -236,7 +239,7 @@ class XlaBackend(Backend):
         if prim.name == "sharding_constraint":  # eagerly, a move (between any devices)
             return self.place(bufs, (params["sharding"],))
         layout = None
-        if prim.name in _LAYOUT_PRIMS or any([_committed(b) for b in bufs]) \
+        if prim.name in LAYOUT_PRIMS or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs):
             layout = self._eager_layout(prim, bufs, params, out_avals)
             bufs = self.relocate(bufs, self.computation_target(layout)[0])
@@ -349,6 +352,38 @@ class XlaBackend(Backend):
             self._compiled.move_to_end(key)
         return entry
 
+    def fast_runner(self, closed_jaxpr):
+        """The compiled program called directly, for arguments all uncommitted or on the
+        default device and a jaxpr that sets no layout and has no float0 values."""
+        entry = self.compile(closed_jaxpr)
+        program = entry.program
+        if program.constrained or len(program.live_in) < len(closed_jaxpr.in_avals) \
+                or not all(program.live_out):
+            return None
+        jitted, consts = program.variant(None, False), entry.consts
+        default, out_avals, x64 = self._jax_default_sharding, closed_jaxpr.out_avals, program.x64
+        single = len(out_avals) == 1
+
+        def run(args):
+            # loops, not comprehensions: this is the whole per-call cost on top of JAX's
+            bufs = []
+            for a in args:
+                if type(a) is not Array or a._backend is not self:
+                    return None
+                b = a._buf
+                if b.committed and b.sharding != default:
+                    return None
+                bufs.append(b)
+            if x64:
+                with _x64():
+                    outs = jitted(consts, *bufs)
+            else:
+                outs = jitted(consts, *bufs)
+            if single:
+                return [Array(out_avals[0], outs[0], self)]
+            return [Array(a, o, self) for a, o in zip(out_avals, outs)]
+        return run
+
     def _program(self, closed, in_shardings):
         key = (jaxpr_key(closed.jaxpr), _hashable(in_shardings))
         program = self._programs.get(key)
@@ -395,10 +430,6 @@ class XlaBackend(Backend):
         return [_with_dtype(o, a) for o, a in zip(outs, out_avals)]
 
 
-# Primitives whose outputs' layout is set by their params, not by their inputs.
-_LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map"})
-
-
 class _Program:
     """The jax.jit of a jaxpr's structure: one per output layout, constants as arguments,
     float0 values kept outside JAX."""
@@ -408,7 +439,7 @@ class _Program:
         self.live_in = [i for i, a in enumerate(closed.in_avals) if a.dtype != _FLOAT0]
         self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
         self.in_shardings = _per_input(backend, in_shardings, self.live_in)
-        self.constrained = _has_constraint(closed.jaxpr)
+        self.constrained = sets_layout(closed.jaxpr)
         self.meshes = tuple(sh.NamedSharding(m, sh.P()) for m in param_meshes(closed.jaxpr))
         self.x64 = _uses_x64(closed.jaxpr)
         self._layouts, self._variants = {}, {}
@@ -420,14 +451,19 @@ class _Program:
             target = self.backend._default_sharding if mixed else target
             bufs = self.backend.relocate(bufs, target)
             consts = self.backend.relocate(consts, target)
-        jitted = self._variants.get(layout)
-        if jitted is None:
-            jitted = self._variants[layout] = self._jit(layout, mixed)
+        jitted = self.variant(layout, mixed)
         with _x64(self.x64):
             outs = iter(jitted(consts, *[bufs[i] for i in self.live_in]))
         outs = [next(outs) if live else float0_zeros(a.shape)
                 for a, live in zip(self.closed.out_avals, self.live_out)]
         return outs if layout is None else self.backend.place(outs, layout)
+
+    def variant(self, layout, mixed):
+        """The jax.jit for one output layout, made on first use."""
+        jitted = self._variants.get(layout)
+        if jitted is None:
+            jitted = self._variants[layout] = self._jit(layout, mixed)
+        return jitted
 
     def layout(self, bufs):
         """Output shardings by the propagation rules (numpy_ref's layouts); None when every
@@ -545,30 +581,12 @@ def _per_output(shardings, n):
     return tuple(shardings)
 
 
-def _has_constraint(jaxpr):
-    """Whether a layout-setting primitive appears in the jaxpr or a jaxpr nested in it."""
-    return any(eqn.primitive.name in _LAYOUT_PRIMS
-               or any(map(_has_constraint, _nested_jaxprs(eqn.params.values())))
-               for eqn in jaxpr.eqns)
-
-
 def _uses_x64(jaxpr):
     """Whether a 64-bit value appears anywhere in the jaxpr (nested jaxprs included)."""
     binders = list(jaxpr.constvars) + list(jaxpr.invars) + [
         v for eqn in jaxpr.eqns for v in list(eqn.invars) + list(eqn.outvars)]
     return any(v.aval.dtype in _X64_DTYPES for v in binders) or any(
-        _uses_x64(inner) for eqn in jaxpr.eqns for inner in _nested_jaxprs(eqn.params.values()))
-
-
-def _nested_jaxprs(params):
-    """The Jaxprs among params (ClosedJaxprs unwrapped, sequences searched)."""
-    for p in params:
-        if isinstance(p, (list, tuple)):
-            yield from _nested_jaxprs(p)
-        elif hasattr(p, "eqns") and hasattr(p, "jaxpr"):
-            yield p.jaxpr
-        elif hasattr(p, "eqns") and hasattr(p, "outvars"):
-            yield p
+        _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
 
 
 def literal_value(lit):

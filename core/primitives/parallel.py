@@ -19,6 +19,7 @@ class _AxisEnv(threading.local):
 
 
 _axis_env = _AxisEnv()
+AXIS_ENV = _axis_env  # `.frames` is empty when no axis name is bound (read by jit's fast path)
 
 
 @contextmanager
