@@ -294,9 +294,9 @@ def _normalized(items, shape, wrap):
     which select the same elements of the padded iota as of x."""
     clamped, padded, dim = [], [], 0
     for item in items:
-        if item is None:
-            clamped.append(None)
-            padded.append(None)
+        if item is None or item is Ellipsis:
+            clamped.append(item)
+            padded.append(item)
             continue
         n = shape[dim]
         dim += 1

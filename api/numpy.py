@@ -799,6 +799,8 @@ def _basic_index(x, idx):
     out, dims_to_squeeze, new_axes, dim = x, [], [], 0
     out_dim = 0
     for item in idx:
+        if item is Ellipsis:  # standing for no dimension (see _expand_ellipsis)
+            continue
         if item is None:
             new_axes.append(out_dim)
             out_dim += 1
@@ -838,7 +840,7 @@ def _expand_masks(idx, shape):
                             "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
         if not _is_mask(item):
             out.append(item)
-            dim += item is not None
+            dim += item is not None and item is not Ellipsis
             continue
         if _is_traced(item):
             raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
@@ -865,7 +867,7 @@ def _is_index_array(item):
 def _advanced_index(x, idx):
     """Basic indexing with the advanced items replaced by full slices, then one take over
     the advanced axes merged into one (integer scalars count as advanced, as in NumPy)."""
-    basic, advanced = _split_advanced(x, idx)
+    basic, advanced, separated = _split_advanced(x, idx)
     y = _basic_index(x, basic)
     positions = [p for p, _, _ in advanced]
     rest = [d for d in range(y.ndim) if d not in positions]
@@ -878,25 +880,31 @@ def _advanced_index(x, idx):
         # Out-of-bounds indices read the clamped element but, as in JAX, get no gradient.
         mask = st.broadcast_in_dim(in_bounds, out.shape, tuple(range(in_bounds.ndim)))
         out = _select(mask, out, lax.stop_gradient(out))
-    if positions != list(range(positions[0], positions[0] + len(positions))):
+    if separated:
         return out  # separated advanced indices: their dimensions lead, as in NumPy
     nb = flat.ndim
     return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
 
 
 def _split_advanced(x, idx):
-    """The basic index (advanced items made full slices) and, per advanced item, its axis
-    in the basic result, the indexed size and the item."""
-    basic, advanced, dim = [], [], 0
+    """The basic index (advanced items made full slices); per advanced item, its axis in the
+    basic result, the indexed size and the item; and whether a slice, None or Ellipsis
+    separates advanced items."""
+    basic, advanced, dim, kinds = [], [], 0, []
     for item in idx:
-        if not (item is None or isinstance(item, slice)):
+        is_advanced = not (item is None or item is Ellipsis or isinstance(item, slice))
+        kinds.append(is_advanced)
+        if item is Ellipsis:
+            continue
+        if is_advanced:
             if not (_is_index_array(item) or _is_int_index(item)):
                 raise _unsupported_index(item, x.shape)
             advanced.append((len(basic), x.shape[dim], item))
             item = slice(None)
         basic.append(item)
         dim += item is not None
-    return tuple(basic), advanced
+    first, last = kinds.index(True), len(kinds) - 1 - kinds[::-1].index(True)
+    return tuple(basic), advanced, not builtins.all(kinds[first:last + 1])
 
 
 def _flat_advanced_index(advanced):
@@ -923,6 +931,9 @@ def _flat_advanced_index(advanced):
 
 
 def _expand_ellipsis(idx, ndim):
+    """idx with its Ellipsis replaced by the full slices it stands for. An Ellipsis standing
+    for no dimension stays when advanced indices lie on both sides: it still separates them
+    (NumPy then puts their dimensions first), and every consumer skips it otherwise."""
     n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -932,7 +943,24 @@ def _expand_ellipsis(idx, ndim):
     if n_ell == 0:
         return tuple(idx) + (slice(None),) * (ndim - used)
     pos = next(k for k, item in enumerate(idx) if item is Ellipsis)
-    return tuple(idx[:pos]) + (slice(None),) * (ndim - used) + tuple(idx[pos + 1:])
+    fill = (slice(None),) * (ndim - used)
+    before, after = idx[:pos], idx[pos + 1:]
+    if not fill and _has_array_index(before + after) and _has_advanced(before) \
+            and _has_advanced(after):
+        fill = (Ellipsis,)
+    return tuple(idx[:pos]) + fill + tuple(idx[pos + 1:])
+
+
+def _has_array_index(items):
+    """Whether an index array (integer or boolean, one dimension or more) is among items."""
+    return builtins.any(get_aval(i).ndim > 0 if isinstance(i, (Array, Tracer)) else
+                        isinstance(i, (np.ndarray, list)) and np.ndim(i) > 0 for i in items)
+
+
+def _has_advanced(items):
+    """Whether an item that is advanced next to an index array (an array or an integer) is
+    among items."""
+    return builtins.any(not (i is None or i is Ellipsis or isinstance(i, slice)) for i in items)
 
 
 def _consumed_dims(item):

@@ -237,6 +237,36 @@ def _out_sizes(jaxpr):
 
 # ---------------------------------------------------------------- transformations
 
+# An Ellipsis standing for no dimension still separates advanced indices (NumPy's rule):
+# their dimensions then lead. Ints count as advanced next to an index array.
+_I = np.array([[0, 1]])
+_SEPARATED = [(slice(None), _I, ..., _I, slice(None)), (slice(None), 0, ..., _I, slice(None)),
+              (slice(None), _I, ..., 0, slice(None)), (None, _I, ..., _I, 0, slice(None)),
+              (slice(None), np.array([True, False, True]), ..., _I, slice(None)),
+              (_I, _I, ..., 0, slice(None)), (..., _I, _I)]
+
+
+@pytest.mark.parametrize("idx", _SEPARATED, ids=range(len(_SEPARATED)))
+def test_ellipsis_of_no_dimension_separates_advanced_indices(idx):
+    x = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    want = x[idx]
+    got = jnp.asarray(x)[idx]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a[idx])(x)), want)
+    for ours, theirs in ((jnp.asarray(x).at[idx].add(1.0), real_jnp.asarray(x).at[idx].add(1.0)),
+                         (jnp.asarray(x).at[idx].get(), real_jnp.asarray(x).at[idx].get())):
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    arrays = [k for k in idx if isinstance(k, np.ndarray) and k.dtype != np.bool_]
+
+    def traced(a, *ints):  # the integer arrays traced
+        it = iter(ints)
+        return a[tuple(next(it) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
+                       for k in idx)]
+
+    np.testing.assert_array_equal(np.asarray(jax.jit(traced)(x, *arrays)), want)
+
+
 def test_at_under_jit_with_traced_indices():
     def f(j, n):
         g = j.jit(lambda x, i, v: (x.at[i].set(v), x.at[i].add(v), x.at[i].get(),
