@@ -203,3 +203,26 @@ def test_stop_gradient_and_custom_rules():
 
     app.defjvp(lambda f, p, t: (app(f, p[0]), 7.0 * t[0]))
     assert float(jax.grad(lambda x: app(jnp.sin, x))(1.0)) == 7.0
+
+
+_GRAD_PROGRAMS = {
+    "tanh_sub_square": lambda m, x, y: m.sum((m.tanh(x) - y) ** 2),
+    "cube_add_sub": lambda m, x, y: m.sum(x ** 3 + y - x),
+    "sub_of_product": lambda m, x, y: m.sum(y - m.tanh(x) * x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GRAD_PROGRAMS))
+def test_grad_stages_jaxs_equations_and_values(name):
+    """The JVP rules are JAX's (tanh's, integer_pow's, add/sub's handling of symbolic zeros):
+    grad stages the same equations, no dead zeros, and the same values (to float32 rounding:
+    numpy_ref's tanh is NumPy's and XLA fuses differently)."""
+    f = _GRAD_PROGRAMS[name]
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    y = np.cos(x)
+    ours = jax.grad(lambda a, b: f(jnp, a, b))
+    theirs = real_jax.grad(lambda a, b: f(real_jnp, a, b))
+    assert [e.primitive.name for e in jax.make_jaxpr(ours)(x, y).eqns] == \
+        [e.primitive.name for e in real_jax.make_jaxpr(theirs)(x, y).eqns]
+    np.testing.assert_allclose(np.asarray(jax.jit(ours)(x, y)), np.asarray(theirs(x, y)),
+                               rtol=1e-6, atol=1e-7)

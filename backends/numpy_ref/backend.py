@@ -148,14 +148,15 @@ def interpret_jaxpr(closed, args):
     env = dict(zip(jaxpr.constvars, map(_const_value, closed.consts)))
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
+        # literals as 0-d arrays, as values from any other source (rules may copy them)
+        ins = [np.asarray(v.val) if type(v) is Literal else env[v] for v in eqn.invars]
         out = backend.rule(eqn.primitive)(*ins, **eqn.params)
         if eqn.primitive.multiple_results:
             for v, o, in zip(eqn.outvars, out):
                 env[v] = np.asarray(o, v.aval.dtype)
         else:
             env[eqn.outvars[0]] = np.asarray(out, eqn.outvars[0].aval.dtype)
-    return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
+    return [np.asarray(v.val) if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
 
 def _the_backend():

@@ -188,7 +188,7 @@ defjvp_with_output(exp2_p, lambda t, out, x: mul(t, mul(out, _const(out, math.lo
 defjvp(log_p, lambda t, x: div(t, x))
 defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
 defjvp_with_output(expm1_p, lambda t, out, x: mul(t, add(out, _const(out, 1))))
-defjvp_with_output(tanh_p, lambda t, out, x: mul(t, sub(_const(out, 1), square(out))))
+defjvp_with_output(tanh_p, lambda t, out, x: mul(add(t, mul(t, out)), sub(_const(out, 1), out)))
 defjvp_with_output(logistic_p, lambda t, out, x: mul(t, mul(out, sub(_const(out, 1), out))))
 defjvp(sin_p, lambda t, x: mul(t, cos(x)))
 defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
@@ -241,9 +241,12 @@ defjvp(abs_p, _abs_jvp)
 
 
 def _integer_pow_jvp(t, x, *, y):
+    """JAX's: t itself for y=1, and x itself (not x**1) for y=2."""
     if y == 0:
         return mul(t, _const(x, 0))
-    return mul(t, mul(_const(x, y), integer_pow(x, y - 1) if y != 1 else _const(x, 1)))
+    if y == 1:
+        return t
+    return mul(t, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
 defjvp(integer_pow_p, _integer_pow_jvp)
@@ -358,6 +361,34 @@ def _sub_transpose(ct, x, y):
 deflinear(add_p, _add_transpose)
 deflinear(add_any_p, _add_transpose)
 deflinear(sub_p, _sub_transpose)
+
+
+def _add_sub_jvp(prim, negate_y):
+    """A symbolic-zero tangent adds nothing (a linear JVP would stage zeros for it)."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        (tx, ty), aval = tangents, get_aval(out).to_tangent_aval()
+        if type(tx) is Zero and type(ty) is Zero:
+            return out, Zero(aval)
+        if type(tx) is Zero:
+            return out, _to_shape(neg(ty) if negate_y else ty, aval.shape)
+        if type(ty) is Zero:
+            return out, _to_shape(tx, aval.shape)
+        return out, prim.bind(tx, ty, **params)
+    prim.def_jvp(jvp)
+
+
+def _to_shape(t, shape):
+    """A scalar operand's tangent broadcast to the output's shape."""
+    if get_aval(t).shape == shape:
+        return t
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(t, shape, ())
+
+
+_add_sub_jvp(add_p, False)
+_add_sub_jvp(add_any_p, False)
+_add_sub_jvp(sub_p, True)
 
 
 def _mul_transpose(ct, x, y):
@@ -622,9 +653,22 @@ def _zeros_like_value(x):
 def full(shape, value, dtype):
     """An array of `shape` filled with `value` (binds broadcast_in_dim of a scalar)."""
     from .structural import broadcast_in_dim
-    scalar = weak_scalar(value, dtypes.canonicalize_dtype(dtype))
-    scalar = convert_element_type(scalar, dtype, weak_type=False)
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if _exactly_representable(value, dtype):  # a constant of dtype, as JAX stages it
+        from ...backends.base import make_array
+        scalar = make_array(value, ShapedArray((), dtype))
+    else:
+        scalar = convert_element_type(weak_scalar(value, dtype), dtype, weak_type=False)
     return broadcast_in_dim(scalar, tuple(shape), ()) if shape else scalar
+
+
+def _exactly_representable(value, dtype):
+    """Whether the Python number `value` converts to `dtype` without a cast's rounding rules
+    (a bool, or an int to an int, float or complex type, a float to an inexact type)."""
+    kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}.get(type(value), "")
+    kind = np.dtype(dtype).kind
+    return kind in kinds and (type(value) is not int or kind not in "iu"
+                              or np.iinfo(dtype).min <= value <= np.iinfo(dtype).max)
 
 
 def float0_zeros(shape):
