@@ -29,7 +29,11 @@ def _exact(x):
 
 
 def _accumulate(fn, x, **kwargs):
+    """fn (a sum or product) of x: float32/64 and complex accumulate in their own type (NumPy's
+    pairwise sums; XLA on CPU does not widen them either), the others widened."""
     with np.errstate(all="ignore"):
+        if x.dtype in _BLAS_TYPES:
+            return np.asarray(fn(x, **kwargs))
         return np.asarray(fn(x.astype(_wide(x.dtype)), **kwargs)).astype(x.dtype)
 
 

@@ -361,10 +361,18 @@ class XlaBackend(Backend):
                 or not all(program.live_out):
             return None
         jitted, consts = program.variant(None, False), entry.consts
-        default, out_avals, x64 = self._jax_default_sharding, closed_jaxpr.out_avals, program.x64
-        single = len(out_avals) == 1
+        if program.x64:
+            plain = jitted
 
-        def run(args):
+            def jitted(*args):
+                with _x64():
+                    return plain(*args)
+        return self._runner(jitted, consts, closed_jaxpr.out_avals)
+
+    def _runner(self, jitted, consts, out_avals):
+        default = self._jax_default_sharding
+
+        def buffers(args):
             # loops, not comprehensions: this is the whole per-call cost on top of JAX's
             bufs = []
             for a in args:
@@ -374,14 +382,21 @@ class XlaBackend(Backend):
                 if b.committed and b.sharding != default:
                     return None
                 bufs.append(b)
-            if x64:
-                with _x64():
-                    outs = jitted(consts, *bufs)
-            else:
-                outs = jitted(consts, *bufs)
-            if single:
-                return [Array(out_avals[0], outs[0], self)]
-            return [Array(a, o, self) for a, o in zip(out_avals, outs)]
+            return bufs
+
+        if len(out_avals) == 1:
+            out_aval, = out_avals
+
+            def run_one(args):
+                bufs = buffers(args)
+                return None if bufs is None else [Array(out_aval, jitted(consts, *bufs)[0], self)]
+            return run_one
+
+        def run(args):
+            bufs = buffers(args)
+            if bufs is None:
+                return None
+            return [Array(a, o, self) for a, o in zip(out_avals, jitted(consts, *bufs))]
         return run
 
     def _program(self, closed, in_shardings):

@@ -63,14 +63,18 @@ def _fast_signature(x, leaves):
     raise _NotFast
 
 
-def _tree_key(state, args):
+def _tree_key(args):
     """(key, leaves) of arguments in tuples, lists, dicts and None for the fast path, or
-    (None, None)."""
+    (None, None). _TREE keeps these keys apart from those of flat Array arguments."""
     leaves = []
     try:
-        return (state, _fast_signature(args, leaves)), leaves
+        signature = _fast_signature(args, leaves)
     except _NotFast:
         return None, None
+    return (config.version, current_backend_name(), _TREE, signature), leaves
+
+
+_TREE = object()
 
 
 _aval_attr = operator.attrgetter("aval")
@@ -217,14 +221,14 @@ class JitWrapped:
         key = None
         if not kwargs and TRACE_STATE.trace is EVAL_TRACE and not AXIS_ENV.frames \
                 and not OVERRIDES.get():
-            state = config.version, current_backend_name()
             try:  # positional Arrays (or values the runner declines): no tree walk
-                # (one argument spelt out: tuple(map(...)) alone costs 0.25 us)
-                key = state, ((args[0].aval,) if len(args) == 1
-                              else tuple(map(_aval_attr, args)))
+                # (one flat tuple, one argument spelt out: each level of tuples costs here)
+                key = (config.version, current_backend_name(), args[0].aval) \
+                    if len(args) == 1 else \
+                    (config.version, current_backend_name(), *map(_aval_attr, args))
                 leaves = args
             except AttributeError:
-                key, leaves = _tree_key(state, args)
+                key, leaves = _tree_key(args)
             hit = self._fast.get(key)
             if hit is not None:
                 outs = hit[0](leaves)
@@ -248,7 +252,7 @@ class JitWrapped:
         """The steady-state path: the backend's runner for the staged jaxpr, called on the
         argument Arrays without binding jit_p (the runner declines what it cannot run
         exactly as the full path would, e.g. inputs on other devices)."""
-        runner = get_backend(key[0][1]).fast_runner(staged.closed)
+        runner = get_backend(key[1]).fast_runner(staged.closed)
         if runner is None:
             return
         if len(self._fast) >= _MAX_FAST:
