@@ -37,3 +37,4 @@ def test_readme_examples_run(refjax_backend, capsys):
     np.testing.assert_array_equal(np.asarray(namespace["blocks"]),
                                   [[18, 26, 34, 42], [82, 90, 98, 106]])
     assert float(namespace["total"]) == 496.0 and namespace["total"].sharding.spec == P()
+    assert namespace["wide"].dtype == np.int64  # made under jax.enable_x64(True)
