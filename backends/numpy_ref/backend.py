@@ -111,7 +111,6 @@ class NumpyRefBackend(Backend):
             return [self.put(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
 
-
     def fast_runner(self, closed_jaxpr):
         """The interpreter on arguments all on the default device, for a jaxpr that sets no
         layout (its outputs then stay on the default device)."""
