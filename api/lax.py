@@ -38,7 +38,8 @@ def _reexport_optional():
                             "cummin", "associative_scan")),
             ("linalg", ("dot_general", "dot", "batch_matmul", "Precision")),
             ("sorting", ("sort", "sort_key_val")),
-            ("parallel", ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index", "pvary")),
+            ("parallel", ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index", "pvary",
+                          "pcast")),
             ("control_flow", ("cond", "switch", "while_loop", "fori_loop", "scan", "map"))):
         try:
             m = importlib.import_module(f"..core.primitives.{mod}", __package__)

@@ -650,7 +650,7 @@ def smap_ops(draw, desc, local, vma):
             op = (kind, draw(st.integers(0, len(shape) - 1)))
         elif kind in ("psum", "pmean", "pmax"):
             # JAX reduces over axes the value varies over, or over axes it is invariant
-            # over (each lane counts once), never a mix (refjax accepts a mix)
+            # over (each lane counts once), never a mix (both reject a mix)
             group = draw(st.sampled_from([g for g in (
                 sorted(vma), sorted(set(desc.names) - vma)) if g]))
             op = (kind, tuple(draw(st.permutations(group))[:draw(st.integers(1, len(group)))]))

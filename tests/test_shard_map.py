@@ -415,6 +415,47 @@ def test_varying_output_with_replicated_spec_is_rejected():
                   out_specs=P())(A)
 
 
+_REDUCTIONS_OVER_A_MIX = {
+    # (body, out_spec, check_vma): a value split over 'x' only, reduced over ('x', 'y')
+    "psum_mix": (lambda b: lax.psum(b, ("x", "y")), P(), True),
+    "pmean_mix": (lambda b: lax.pmean(b, ("x", "y")), P(), True),
+    "pmax_mix": (lambda b: lax.pmax(b, ("x", "y")), P(), True),
+    "psum_invariant_only": (lambda b: lax.psum(b, "y"), P("x"), True),
+    "psum_mix_unchecked": (lambda b: lax.psum(b, ("x", "y")), P(), False),
+    "pcast_then_psum": (lambda b: lax.psum(lax.pcast(b, "y", to="varying"), ("x", "y")), P(),
+                        True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REDUCTIONS_OVER_A_MIX))
+def test_reductions_over_varying_and_invariant_axes_match_jax(name):
+    """JAX's check_vma rejects psum/pmean over a mix of axes the value varies and does not
+    vary over (pmax and unchecked bodies are fine); refjax now does too, naming the axes."""
+    body, spec, check = _REDUCTIONS_OVER_A_MIX[name]
+    x = np.arange(8.0, dtype=np.float32)
+    real_mesh = JAX.make_mesh((2, 4), ("x", "y"),
+                              axis_types=(JAX.sharding.AxisType.Auto,) * 2)
+    run = lambda lib, mesh, f: lib.shard_map(  # noqa: E731
+        f, mesh=mesh, in_specs=lib.sharding.PartitionSpec("x"),
+        out_specs=lib.sharding.PartitionSpec(*spec), check_vma=check)(x)
+    try:
+        want = run(JAX, real_mesh, _as_jax(body))
+    except ValueError:
+        with pytest.raises(ValueError, match=r"varies over \('x',\) but not over \('y',\)"):
+            run(jax, MESH24, body)
+        return
+    _close(run(jax, MESH24, body), want)
+
+
+def test_pcast_targets():
+    with pytest.raises(ValueError, match="Allowed `to` values"):
+        shard_map(lambda b: lax.pcast(b, "y", to="invariant"), mesh=MESH24, in_specs=P("x"),
+                  out_specs=P("x"))(A)
+    with pytest.raises(ValueError, match="reduced and unreduced"):
+        shard_map(lambda b: lax.pcast(b, "y", to="reduced"), mesh=MESH24, in_specs=P("x"),
+                  out_specs=P("x"))(A)
+
+
 def test_non_divisible_and_bad_specs():
     with pytest.raises(ValueError, match=r"f32\[3,8\].*dimension 0 \(of size 3\) over mesh axes"):
         shard_map(lambda b: b, mesh=MESH24, in_specs=P("x", "y"), out_specs=P("x", "y"))(

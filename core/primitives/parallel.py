@@ -287,6 +287,21 @@ def pvary(x, axis_name):
     return pytree.tree_map(lambda leaf: pvary_p.bind(_as_array(leaf), axes=axes), x)
 
 
+_PCAST_TARGETS = ("varying", "reduced", "unreduced")
+
+
+def pcast(x, axis_name, *, to):
+    """JAX 0.10's spelling of pvary: pcast(x, axes, to="varying"). The reduced and unreduced
+    types belong to Explicit mesh axes, which refjax does not model."""
+    if to not in _PCAST_TARGETS:
+        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
+                         f"{set(_PCAST_TARGETS)}")
+    if to != "varying":
+        raise ValueError(f"pcast(..., to={to!r}): refjax models device-varying values only; "
+                         "reduced and unreduced types (Explicit mesh axes) are not supported")
+    return pvary(x, axis_name)
+
+
 # ---------------------------------------------------------------- all_gather
 
 all_gather_p = _collective("all_gather")

@@ -129,10 +129,13 @@ def _sub_jaxpr(eqn):
     return None
 
 
-def _eqn_vma(eqn, ins):
-    """The mesh axes each output of an equation varies over, given its inputs'."""
+def _eqn_vma(eqn, ins, strict):
+    """The mesh axes each output of an equation varies over, given its inputs'; `strict`
+    (check_vma) rejects what JAX's type system rejects."""
     prim, params = eqn.primitive, eqn.params
     union = frozenset().union(*ins)
+    if prim is par.psum_p and strict:
+        _check_psum_axes(params["axes"], ins, eqn)
     if prim in (par.psum_p, par.pmax_p, par.pmin_p):
         return [union - set(params["axes"])]
     if prim in (par.all_gather_p, par.psum_scatter_p, par.ppermute_p, par.all_to_all_p):
@@ -145,15 +148,30 @@ def _eqn_vma(eqn, ins):
         return [union | set(params["axes"])]
     rule = _CONTROL_FLOW_VMA.get(prim.name)
     if rule is not None:
-        return rule(params, ins)
+        return rule(params, ins, strict)
     sub = _sub_jaxpr(eqn)
     if sub is not None and prim.name in ("jit", "custom_jvp_call", "custom_vjp_call"):
-        return jaxpr_vma(sub.jaxpr, ins)
+        return jaxpr_vma(sub.jaxpr, ins, strict)
     return [union] * len(eqn.outvars)
 
 
-def _cond_vma(params, ins):
-    branches = [jaxpr_vma(b.jaxpr, ins[1:]) for b in params["branches"]]
+def _check_psum_axes(axes, ins, eqn):
+    """JAX's rule: a psum (or pmean) reduces over axes its operand varies over, or over axes
+    it is invariant over (each lane then counts once per device), never over a mix."""
+    for vma, v in zip(ins, eqn.invars):
+        varying = tuple(a for a in axes if a in vma)
+        if varying and len(varying) < len(axes):
+            invariant = tuple(a for a in axes if a not in vma)
+            raise ValueError(
+                f"psum/pmean over mesh axes {tuple(axes)} of a {v.aval.str_short()} value that "
+                f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
+                f"mix. Reduce over {varying} only, make the value vary over all of them first "
+                f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
+                "shard_map.")
+
+
+def _cond_vma(params, ins, strict):
+    branches = [jaxpr_vma(b.jaxpr, ins[1:], strict) for b in params["branches"]]
     return [ins[0].union(*outs) for outs in zip(*branches)]
 
 
@@ -166,28 +184,32 @@ def _fixpoint(step, carry):
         carry = new
 
 
-def _while_vma(params, ins):
+def _while_vma(params, ins, strict):
     cn, bn = params["cond_nconsts"], params["body_nconsts"]
     cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
 
     def step(carry):
         pred = jaxpr_vma(params["cond_jaxpr"].jaxpr, cconsts + carry)[0]
         return [o | pred for o in jaxpr_vma(params["body_jaxpr"].jaxpr, bconsts + carry)]
-    return _fixpoint(step, list(init))
+    carry = _fixpoint(step, list(init))
+    if strict:  # the fixpoint's types, checked once
+        jaxpr_vma(params["cond_jaxpr"].jaxpr, cconsts + carry, strict)
+        jaxpr_vma(params["body_jaxpr"].jaxpr, bconsts + carry, strict)
+    return carry
 
 
-def _scan_vma(params, ins):
+def _scan_vma(params, ins, strict):
     nc, nk = params["num_consts"], params["num_carry"]
     consts, init, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
     body = params["jaxpr"].jaxpr
     carry = _fixpoint(lambda c: jaxpr_vma(body, consts + c + xs)[:nk], list(init))
-    return carry + jaxpr_vma(body, consts + carry + xs)[nk:]
+    return carry + jaxpr_vma(body, consts + carry + xs, strict)[nk:]
 
 
 _CONTROL_FLOW_VMA = {"cond": _cond_vma, "while": _while_vma, "scan": _scan_vma}
 
 
-def jaxpr_vma(jaxpr, in_vmas):
+def jaxpr_vma(jaxpr, in_vmas, strict=False):
     """Static replication analysis: for each output, the set of mesh axes it may vary over
     (inputs vary over the axes their specs name; psum/pmax/pmin make a value invariant
     over their axes; axis_index, ppermute, all_to_all, psum_scatter, all_gather, pvary make
@@ -198,12 +220,12 @@ def jaxpr_vma(jaxpr, in_vmas):
         return frozenset() if type(v) is Literal else env.get(v, frozenset())
 
     for eqn in jaxpr.eqns:
-        env.update(zip(eqn.outvars, _eqn_vma(eqn, [read(v) for v in eqn.invars])))
+        env.update(zip(eqn.outvars, _eqn_vma(eqn, [read(v) for v in eqn.invars], strict)))
     return [read(v) for v in jaxpr.outvars]
 
 
 def _check_vma(closed, in_specs, out_specs, manual, out_paths):
-    vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs])
+    vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs], strict=True)
     for vma, spec, path in zip(vmas, out_specs, out_paths):
         bad = tuple(a for a in _omitted(spec, manual) if a in vma)
         if bad:
