@@ -12,6 +12,9 @@ from ..core.primitives.structural import (  # noqa: F401
     dynamic_update_slice_in_dim, pad, concatenate, iota, broadcasted_iota, copy, index_in_dim)
 
 from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
+from ..core.primitives.gather import (  # noqa: F401,E402
+    gather, scatter_add, scatter, GatherDimensionNumbers, ScatterDimensionNumbers,
+    GatherScatterMode)
 
 bitwise_not = bitwise_not
 not_ = bitwise_not

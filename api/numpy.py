@@ -865,25 +865,57 @@ def _is_index_array(item):
 
 
 def _advanced_index(x, idx):
-    """Basic indexing with the advanced items replaced by full slices, then one take over
-    the advanced axes merged into one (integer scalars count as advanced, as in NumPy)."""
+    """Basic indexing with the advanced items replaced by full slices, then one `gather` of
+    the advanced axes (integer scalars count as advanced, as in NumPy), as in JAX: negative
+    indices wrap, out-of-bounds ones are clamped (PROMISE_IN_BOUNDS), and get no gradient."""
     basic, advanced, separated = _split_advanced(x, idx)
     y = _basic_index(x, basic)
     positions = [p for p, _, _ in advanced]
+    if builtins.any(y.shape[p] == 0 for p in positions):
+        return _advanced_index_of_empty(y, advanced, separated)
+    index = _advanced_index_vector(advanced)
+    nb = index.ndim - 1
     rest = [d for d in range(y.ndim) if d not in positions]
-    merged = st.reshape(st.transpose(y, positions + rest),
-                        (int(np.prod([y.shape[p] for p in positions], dtype=np.int64)),)
-                        + tuple(y.shape[d] for d in rest))
-    flat, in_bounds = _flat_advanced_index(advanced)
-    out = take(merged, flat, axis=0, mode="clip")
-    if in_bounds is not None:
-        # Out-of-bounds indices read the clamped element but, as in JAX, get no gradient.
-        mask = st.broadcast_in_dim(in_bounds, out.shape, tuple(range(in_bounds.ndim)))
-        out = _select(mask, out, lax.stop_gradient(out))
+    dn = lax.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
+                                    collapsed_slice_dims=tuple(positions),
+                                    start_index_map=tuple(positions))
+    sizes = tuple(1 if d in positions else y.shape[d] for d in range(y.ndim))
+    out = lax.gather(y, index, dn, sizes, mode="promise_in_bounds")
+    return _place_advanced_dims(out, nb, positions, separated)
+
+
+def _place_advanced_dims(out, nb, positions, separated):
+    """The advanced dims (leading in `out`) where NumPy puts them: first when separated by a
+    slice, None or Ellipsis, else where the first advanced item was."""
     if separated:
-        return out  # separated advanced indices: their dimensions lead, as in NumPy
-    nb = flat.ndim
+        return out
     return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
+
+
+def _advanced_index_vector(advanced):
+    """The advanced items broadcast together, negative entries wrapped, stacked along a new
+    last axis (the gather's index vector); computed with NumPy when every item is concrete."""
+    sizes = [n for _, n, _ in advanced]
+    items = [i for _, _, i in advanced]
+    if not builtins.any(_is_traced(i) for i in items):
+        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
+        wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, sizes)]
+        return _concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
+                         .astype(np.int32))
+    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
+    wrapped = [where(less(a, 0), add(a, n), a) for a, n in zip(arrays, sizes)]
+    return stack(wrapped, axis=-1)
+
+
+def _advanced_index_of_empty(y, advanced, separated):
+    """An advanced index into an empty axis: only empty index arrays are valid there."""
+    shape = np.broadcast_shapes(*(np.shape(i) for _, _, i in advanced))
+    if int(np.prod(shape, dtype=np.int64)):
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    positions = [p for p, _, _ in advanced]
+    rest = tuple(y.shape[d] for d in range(y.ndim) if d not in positions)
+    out = zeros(tuple(shape) + rest, y.dtype)
+    return _place_advanced_dims(out, len(shape), positions, separated)
 
 
 def _split_advanced(x, idx):
@@ -905,29 +937,6 @@ def _split_advanced(x, idx):
         dim += item is not None
     first, last = kinds.index(True), len(kinds) - 1 - kinds[::-1].index(True)
     return tuple(basic), advanced, not builtins.all(kinds[first:last + 1])
-
-
-def _flat_advanced_index(advanced):
-    """The flat index into the merged advanced axes (negative indices wrapped, others
-    clamped) and a mask of the in-bounds positions (None when all are), computed with NumPy
-    when every index is concrete."""
-    sizes = [n for _, n, _ in advanced]
-    items = [i for _, _, i in advanced]
-    if not builtins.any(_is_traced(i) for i in items):
-        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
-        flat, ok = np.zeros(arrays[0].shape, np.int64), np.ones(arrays[0].shape, bool)
-        for a, n in zip(arrays, sizes):
-            a = np.where(a < 0, a + n, a)
-            ok &= (a >= 0) & (a < n)
-            flat = flat * n + np.clip(a, 0, builtins.max(n - 1, 0))
-        return _concrete(flat.astype(np.int32)), None if ok.all() else _concrete(ok)
-    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
-    flat, ok = zeros(arrays[0].shape, _dt.int32), ones(arrays[0].shape, _dt.bool_)
-    for a, n in zip(arrays, sizes):
-        a = where(less(a, 0), add(a, n), a)
-        ok = logical_and(ok, logical_and(greater_equal(a, 0), less(a, n)))
-        flat = add(multiply(flat, n), clip(a, 0, builtins.max(n - 1, 0)))
-    return flat, ok
 
 
 def _expand_ellipsis(idx, ndim):
@@ -2815,34 +2824,12 @@ def _fill_value(dtype, fill_value):
     return int(info.min if _dt.kind(dtype) == "i" else info.max)
 
 
-def _normalize_indices(idx, n, mode, wrap_negative):
-    """Indices after the mode's normalisation, and a mask of the in-bounds ones (or None)."""
-    if mode == "wrap":
-        return remainder(idx, builtins.max(n, 1)), None
-    if wrap_negative:
-        idx = where(less(idx, 0), add(idx, n), idx)
-    if mode in ("clip", "promise_in_bounds"):
-        return clip(idx, 0, n - 1), None
-    return idx, logical_and(greater_equal(idx, 0), less(idx, n))
-
-
-def _static_normalize(idx, n, mode, wrap_negative):
-    if mode == "wrap":
-        return np.mod(idx, builtins.max(n, 1)), None
-    if wrap_negative:
-        idx = np.where(idx < 0, idx + n, idx)
-    if mode in ("clip", "promise_in_bounds"):
-        return np.clip(idx, 0, n - 1), None
-    return idx, (idx >= 0) & (idx < n)
-
-
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
-    """Elements of a at `indices` along axis (flattened when None). Out-of-bounds indices
-    give fill_value (NaN, the int minimum, True) in the default 'fill' mode.
-    refjax has no gather primitive: concrete indices become static slices (one per run of
-    consecutive indices); traced ones a one-hot select-and-sum, or one dynamic_slice per
-    index when the one-hot intermediate would be large."""
+    """Elements of a at `indices` along axis (flattened when None): one `gather`, with JAX's
+    dimension numbers. Out-of-bounds indices give fill_value (NaN, the int minimum, True) in
+    the default 'fill' mode (negative ones wrap once), are clamped in 'clip' mode, taken
+    modulo the axis size in 'wrap' mode."""
     _no_out("take", out)
     a, indices = _arrays("take", a, indices)
     if not _dt.is_int(indices.dtype):
@@ -2859,15 +2846,36 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         return a
     if indices.size == 0:
         return zeros_like(a, shape=out_shape)
-    fill = _fill_value(a.dtype, fill_value)
-    wrap_negative = mode in (None, "fill")
+    idx, gather_mode = _take_indices(indices, n, mode, wrap_negative=mode in (None, "fill"))
+    k = indices.ndim
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + k, a.ndim - 1 + k)),
+        collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    return lax.gather(a, st.expand_dims(idx, (k,)), dn, _with(a.shape, axis, 1),
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      mode=gather_mode, fill_value=_fill_value(a.dtype, fill_value)
+                      if gather_mode == "fill" else None)
+
+
+_GATHER_MODES = {None: "fill", "fill": "fill", "clip": "clip", "wrap": "promise_in_bounds",
+                 "promise_in_bounds": "promise_in_bounds"}
+
+
+def _take_indices(indices, n, mode, wrap_negative):
+    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, all of
+    them taken modulo n in 'wrap' mode; with NumPy when concrete) and the gather's mode."""
     if not _is_traced(indices):
-        idx, ok = _static_normalize(_concrete_value(indices, ""), n, mode, wrap_negative)
-        picked = _take_static(a, idx.ravel(), None if ok is None else ok.ravel(), axis, fill)
-    else:
-        idx, ok = _normalize_indices(indices, n, mode, wrap_negative)
-        picked = _take_traced(a, ravel(idx), None if ok is None else ravel(ok), axis, fill)
-    return reshape(picked, out_shape)
+        idx = _concrete_value(indices, "").astype(np.int64)
+        idx = np.mod(idx, n) if mode == "wrap" else np.where(idx < 0, idx + n, idx) \
+            if wrap_negative else idx
+        if indices.dtype != np.int64:   # beyond int32 is out of bounds either way
+            idx = np.clip(idx, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+        return _concrete(idx), _GATHER_MODES[mode]
+    if mode == "wrap":
+        return remainder(indices, n), _GATHER_MODES[mode]
+    if wrap_negative:
+        indices = where(less(indices, 0), add(indices, n), indices)
+    return indices, _GATHER_MODES[mode]
 
 
 def _check_take_mode(name, mode):
@@ -2877,73 +2885,11 @@ def _check_take_mode(name, mode):
         raise ValueError(f"Invalid mode '{mode}' for np.{name}")
 
 
-def _take_static(a, idx, ok, axis, fill):
-    """a[..., idx, ...] for a concrete 1-d idx: one slice per run of consecutive indices,
-    one fill block per run of out-of-bounds ones."""
-    pieces, start = [], 0
-    for stop in range(1, len(idx) + 1):
-        if stop < len(idx) and _same_run(idx, ok, stop):
-            continue
-        if ok is not None and not ok[start]:
-            pieces.append(_full(_with(a.shape, axis, stop - start), fill, a.dtype))
-        else:
-            pieces.append(st.slice_in_dim(a, int(idx[start]), int(idx[stop - 1]) + 1, 1, axis))
-        start = stop
-    return st.concatenate(pieces, axis)
-
-
-def _same_run(idx, ok, i):
-    prev_out, out = ok is not None and not ok[i - 1], ok is not None and not ok[i]
-    if prev_out or out:
-        return prev_out and out
-    return idx[i] == idx[i - 1] + 1
-
-
-def _one_hot_pick(values, mask):
-    """Sum over the last axis of values where mask (exactly one position, or none)."""
-    kept = _select(mask, values, zeros_like(values))
-    last = (values.ndim - 1,)
-    if values.dtype == _dt.bool_:
-        return lax.reduce_or(kept, last)
-    return lax.reduce_sum(kept, last)
-
-
-# Elements of the one-hot intermediate above which a traced take slices index by index.
-_ONE_HOT_LIMIT = 1 << 22
-
-
-def _take_traced(a, idx, ok, axis, fill):
-    """a[..., idx, ...] for a traced 1-d idx: a one-hot select-and-sum when its (m, n, rest)
-    intermediate is small, else one dynamic_slice per index (O(m) equations)."""
-    if idx.shape[0] * a.size <= _ONE_HOT_LIMIT:
-        return _take_one_hot(a, idx, ok, axis, fill)
-    pieces = [st.dynamic_slice_in_dim(a, idx[k], 1, axis) for k in range(idx.shape[0])]
-    picked = st.concatenate(pieces, axis)
-    if ok is None:
-        return picked
-    in_bounds = st.broadcast_in_dim(ok, picked.shape, (axis,))
-    return _select(in_bounds, picked, _const_like(picked, fill))
-
-
-def _take_one_hot(a, idx, ok, axis, fill):
-    """a[..., idx, ...] for a traced 1-d idx, as select-and-sum against a one-hot mask (refjax
-    has no gather primitive; exact, and differentiable in a)."""
-    moved = _move_to_end(a, axis)
-    rest, n, m = moved.shape[:-1], moved.shape[-1], idx.shape[0]
-    r = len(rest)
-    hot = ew.eq(st.broadcast_in_dim(astype(idx, _dt.int32), (m, n), (0,)),
-                st.broadcasted_iota(_dt.int32, (m, n), 1))
-    values = st.broadcast_in_dim(moved, rest + (m, n), tuple(range(r)) + (r + 1,))
-    picked = _one_hot_pick(values, st.broadcast_in_dim(hot, rest + (m, n), (r, r + 1)))
-    if ok is not None:
-        in_bounds = st.broadcast_in_dim(ok, rest + (m,), (r,))
-        picked = _select(in_bounds, picked, _const_like(picked, fill))
-    return moveaxis(picked, -1, axis)
-
-
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
-    """arr[..., indices[..., i, ...], ...] along axis, other dimensions broadcasting."""
+    """arr[..., indices[..., i, ...], ...] along axis, other dimensions broadcasting: one
+    `gather` (dimensions of size 1 in indices read whole windows of arr, equal ones are
+    batching dims)."""
     a, indices = _arrays("take_along_axis", arr, indices)
     if not _dt.is_int(indices.dtype):
         raise TypeError(f"take_along_axis indices must be of integer type, got "
@@ -2960,28 +2906,35 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     axis = _axis(axis, a.ndim)
     n = a.shape[axis]
     out_shape = broadcast_shapes(indices.shape, _with(a.shape, axis, 1))
-    if n == 0:
+    if n == 0 or 0 in out_shape:
         return zeros(out_shape, a.dtype)
     wrap = mode != "promise_in_bounds" if wrap_negative_indices is None \
         else wrap_negative_indices
-    idx, ok = _normalize_indices(indices, n, mode, wrap)
-    picked = _take_along_one_hot(a, idx, axis)
-    if ok is not None:
-        picked = _select(broadcast_to(ok, picked.shape), picked,
-                         _const_like(picked, _fill_value(a.dtype, fill_value)))
-    return picked
+    idx, gather_mode = _take_indices(indices, n, mode, wrap)
+    return _gather_along(a, idx, axis, gather_mode,
+                         _fill_value(a.dtype, fill_value) if gather_mode == "fill" else None)
 
 
-def _take_along_one_hot(a, idx, axis):
-    moved, idx = _move_to_end(a, axis), _move_to_end(idx, axis)
-    batch = broadcast_shapes(moved.shape[:-1], idx.shape[:-1])
-    n, k, b = moved.shape[-1], idx.shape[-1], len(batch)
-    idx = broadcast_to(astype(idx, _dt.int32), batch + (k,))
-    hot = ew.eq(st.broadcast_in_dim(idx, batch + (k, n), tuple(range(b + 1))),
-                st.broadcasted_iota(_dt.int32, batch + (k, n), b + 1))
-    values = broadcast_to(st.expand_dims(broadcast_to(moved, batch + (n,)), (b,)),
-                          batch + (k, n))
-    return moveaxis(_one_hot_pick(values, hot), -1, axis)
+def _gather_along(a, idx, axis, mode, fill):
+    """The gather of take_along_axis: a dim where idx has size 1 and a does not is a window
+    (offset) dim; a dim where a has size 1 and idx does not is collapsed; equal sizes are
+    batching dims."""
+    offset, collapsed, batching, kept = [], [axis], [], []
+    for d in range(a.ndim):
+        if d == axis:
+            kept.append(d)
+        elif idx.shape[d] == 1 and a.shape[d] != 1:
+            offset.append(d)
+        else:
+            (collapsed if a.shape[d] == 1 and idx.shape[d] != 1 else batching).append(d)
+            kept.append(d)
+    idx = reshape(idx, tuple(idx.shape[d] for d in kept) + (1,))
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset), collapsed_slice_dims=tuple(sorted(collapsed)),
+        start_index_map=(axis,), operand_batching_dims=tuple(batching),
+        start_indices_batching_dims=tuple(kept.index(d) for d in batching))
+    sizes = tuple(a.shape[d] if d in offset else 1 for d in range(a.ndim))
+    return lax.gather(a, idx, dn, sizes, mode=mode, fill_value=fill)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):

@@ -1026,10 +1026,8 @@ def test_vmap():
 
 
 @both_backends
-def test_large_traced_take_slices_per_index(monkeypatch):
-    """Past _ONE_HOT_LIMIT a traced take is one dynamic_slice per index: same results."""
-    from refjax.api import numpy as impl
-    monkeypatch.setattr(impl, "_ONE_HOT_LIMIT", 0)
+def test_traced_take_out_of_bounds_and_grads():
+    """take and x[i] with traced, out-of-bounds and negative indices (one gather each)."""
     x = np.arange(24.0, dtype=np.float32).reshape(6, 4)
     idx = np.array([[5, -1], [9, 0]], np.int32)
     c = Checks()
@@ -1198,3 +1196,84 @@ def test_concretization_errors_under_jit(case):
         jax.jit(lambda v: f(jnp, v))(jnp.ones(3))
     with pytest.raises(rerrors.ConcretizationTypeError):
         refjax.jit(lambda v: f(rnp, v))(rnp.ones(3))
+
+
+# ---------------------------------------------------------------- indexing reads bind gather
+
+def _primitive_names(jaxpr):
+    """The primitive names of a jaxpr's equations, inner jit bodies inlined."""
+    names = []
+    for eqn in jaxpr.eqns:
+        inner = eqn.params.get("jaxpr")
+        if inner is not None and eqn.primitive.name in ("jit", "pjit"):
+            names += _primitive_names(getattr(inner, "jaxpr", inner))
+        else:
+            names.append(eqn.primitive.name)
+    return names
+
+
+# Cases 1 and 2: JAX folds the slice into the gather's index vector; refjax slices first.
+GATHER_READS = [
+    lambda np_, x, i: x[i],
+    lambda np_, x, i: x[i, 1:],
+    lambda np_, x, i: x[1:, i],
+    lambda np_, x, i: np_.take(x, i, axis=1),
+    lambda np_, x, i: np_.take(x, i, axis=0, mode="clip"),
+    lambda np_, x, i: np_.take_along_axis(x, i[None, :], axis=1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(GATHER_READS)))
+def test_indexing_reads_stage_a_gather_like_jax(case):
+    f = GATHER_READS[case]
+    x, i = np.arange(12.0, dtype=np.float32).reshape(3, 4), np.array([0, 2, -1], np.int32)
+    ours = _primitive_names(refjax.make_jaxpr(lambda a, b: f(rnp, a, b))(x, i).jaxpr)
+    theirs = _primitive_names(jax.make_jaxpr(lambda a, b: f(jnp, a, b))(x, i).jaxpr)
+    assert ours.count("gather") == 1, ours
+    assert not {"dynamic_slice", "reduce_sum", "concatenate", "eq"} & set(ours), ours
+    if case not in (1, 2):
+        assert ours == theirs, (ours, theirs)
+
+
+@both_backends
+@pytest.mark.parametrize("mode", (None, "fill", "clip", "wrap"))
+def test_take_modes_values_and_grads(mode):
+    x = np.random.RandomState(1).randn(4, 5).astype(np.float32)
+    idx = np.array([[0, 4], [-1, 7]], np.int32)
+    for traced in (False, True):
+        for axis in (0, 1, None):
+            def f(np_, a, i):
+                return np_.take(a, i, axis=axis, mode=mode)
+            g = (lambda a, i: f(rnp, a, i)) if not traced else refjax.jit(
+                lambda a, i: f(rnp, a, i))
+            assert_same(g(rnp.asarray(x), rnp.asarray(idx)), f(jnp, jnp.asarray(x), idx))
+    w = np.random.RandomState(2).randn(2, 2, 5).astype(np.float32)
+    loss = lambda np_: lambda a, i: (np_.where(np_.isnan(t := np_.take(a, i, axis=0, mode=mode)),
+                                               0, t) * w).sum()  # noqa: E731
+    assert_same(refjax.grad(loss(rnp))(x, idx), jax.grad(loss(jnp))(x, idx))
+
+
+@both_backends
+def test_take_along_axis_broadcasting_and_grads():
+    x = np.random.RandomState(3).randn(3, 1, 5).astype(np.float32)
+    idx = np.array([[[0, 4]], [[-1, 2]], [[6, 1]]], np.int32)[:, :, :]   # (3, 1, 2)
+    idx = np.broadcast_to(idx, (3, 4, 2)).copy()
+    for mode in (None, "clip"):
+        for a, i, axis in ((x, idx, 2), (np.swapaxes(x, 0, 2), np.swapaxes(idx, 0, 2), 0),
+                           (x, idx[:1], 2)):
+            ours = rnp.take_along_axis(rnp.asarray(a), rnp.asarray(i), axis=axis, mode=mode)
+            assert_same(ours, jnp.take_along_axis(jnp.asarray(a), i, axis=axis, mode=mode))
+    loss = lambda np_: lambda a: np_.take_along_axis(a, idx, axis=2, mode="clip").sum()  # noqa
+    assert_same(refjax.grad(loss(rnp))(x), jax.grad(loss(jnp))(x))
+
+
+@both_backends
+def test_advanced_index_out_of_bounds_gets_no_gradient():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    idx = np.array([0, 5, -1, -7, 2], np.int32)
+    for f in (lambda a, i: a[i].sum(), lambda a, i: (a[i, 1:] * 2).sum(),
+              lambda a, i: a[i, i[:1] - 1].sum()):
+        assert_same(refjax.grad(f)(x, idx), jax.grad(f)(jnp.asarray(x), idx))
+        assert_same(refjax.jit(f)(x, idx), jax.jit(f)(jnp.asarray(x), idx))
+        assert_same(refjax.vmap(f, in_axes=(None, 0))(x, np.stack([idx, idx[::-1]])),
+                    jax.vmap(f, in_axes=(None, 0))(jnp.asarray(x), np.stack([idx, idx[::-1]])))

@@ -475,7 +475,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "reduce_min", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
              "cummax", "cummin", "dot_general", "sort", "cond", "while", "scan", "shard_map",
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
-             "all_to_all", "pvary"}
+             "all_to_all", "pvary",
+             # compared across backends by test_differential.py and test_gather.py
+             "gather", "scatter-add", "scatter"}
 
 
 def test_every_primitive_has_a_rule():

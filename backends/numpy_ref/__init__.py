@@ -4,3 +4,4 @@ from . import rules  # noqa: F401  (registers the rules)
 from . import rules_reductions  # noqa: F401
 from . import rules_control_flow  # noqa: F401
 from . import rules_parallel  # noqa: F401
+from . import rules_gather  # noqa: F401

@@ -1,0 +1,518 @@
+"""Gather and scatter primitives (gather, scatter-add, scatter) with all their rules.
+
+The dimension numbers, modes and params are those JAX's gather_p / scatter_add_p / scatter_p
+bind (XLA's Gather and Scatter, with the index vector always the last dimension of the
+indices). scatter-add and scatter carry no update_jaxpr: the combiner is the primitive."""
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..primitive import make_primitive
+from ..trace import get_aval
+from ..transforms import ad
+from ..transforms.ad import Zero
+from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How a gather reads windows of the operand (as jax.lax.GatherDimensionNumbers).
+
+    offset_dims: output dims holding the window (slice) dims; collapsed_slice_dims: operand
+    dims of slice size 1 left out of the output; start_index_map: the operand dim each
+    component of an index vector starts; operand_batching_dims / start_indices_batching_dims:
+    operand and indices dims indexed together (a batch of independent gathers)."""
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How a scatter writes windows of the updates (as jax.lax.ScatterDimensionNumbers)."""
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What out-of-bounds indices do. CLIP: clamped so the window is in bounds. FILL_OR_DROP:
+    a gathered window is filled with fill_value, a scattered window is dropped.
+    PROMISE_IN_BOUNDS: the caller promises in-bounds indices (gather clamps, scatter drops)."""
+    CLIP = 1
+    FILL_OR_DROP = 2
+    PROMISE_IN_BOUNDS = 3
+
+    @staticmethod
+    def from_any(mode):
+        """A mode from a GatherScatterMode (refjax's or JAX's), its name, or None
+        (FILL_OR_DROP, JAX's default for scatters)."""
+        if mode is None:
+            return GatherScatterMode.FILL_OR_DROP
+        if isinstance(mode, GatherScatterMode):
+            return mode
+        name = getattr(mode, "name", mode)
+        aliases = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
+                   "promise_in_bounds": "PROMISE_IN_BOUNDS"}
+        try:
+            return GatherScatterMode[aliases.get(name, name)]
+        except KeyError:
+            raise ValueError(f"Unknown gather mode {mode!r}: use 'clip', 'fill' or "
+                             f"'promise_in_bounds'") from None
+
+
+_FILL, _CLIP = GatherScatterMode.FILL_OR_DROP, GatherScatterMode.CLIP
+
+
+def _ints(dims):
+    return tuple(int(d) for d in dims)
+
+
+def gather_dnums(dn):
+    """refjax GatherDimensionNumbers from any object with JAX's fields (JAX's own included)."""
+    return GatherDimensionNumbers(*(_ints(getattr(dn, f, ()))
+                                    for f in GatherDimensionNumbers._fields))
+
+
+def scatter_dnums(dn):
+    """refjax ScatterDimensionNumbers from any object with JAX's fields."""
+    return ScatterDimensionNumbers(*(_ints(getattr(dn, f, ()))
+                                     for f in ScatterDimensionNumbers._fields))
+
+
+def default_fill_value(dtype):
+    """JAX's fill for FILL_OR_DROP gathers: NaN (inexact), the minimum (signed), the maximum
+    (unsigned), True (bool)."""
+    k = dtypes.kind(dtype)
+    if k in "fc":
+        return np.nan
+    if k == "i":
+        return int(np.iinfo(dtype).min)
+    if k == "u":
+        return int(np.iinfo(dtype).max)
+    return True
+
+
+# ---------------------------------------------------------------- shape checks
+
+def _sorted(name, dims, what):
+    if list(dims) != sorted(dims):
+        raise TypeError(f"{name}: {what} in gather/scatter op must be sorted; got {dims}")
+
+
+def _unique(name, dims, what):
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name}: {what} in gather/scatter op must not repeat; got {dims}")
+
+
+def _in_range(name, dims, rank, what):
+    for d in dims:
+        if not 0 <= d < rank:
+            raise TypeError(f"{name}: invalid {what} set in gather/scatter op; valid range is "
+                            f"[0, {rank}); got: {d}.")
+
+
+def _disjoint(name, a, b, what_a, what_b):
+    if set(a) & set(b):
+        raise TypeError(f"{name}: {what_a} and {what_b} in gather/scatter op must be disjoint; "
+                        f"got {what_a}={a}, {what_b}={b}")
+
+
+def _check_indices(name, indices):
+    if not dtypes.is_int(indices.dtype):
+        raise ValueError(f"{name}: indices must have an integer type, got {indices.str_short()}")
+    if indices.ndim < 1:
+        raise TypeError(f"{name}: indices must have rank >= 1 (their last dimension is the index "
+                        f"vector); got indices of shape {indices.shape}")
+
+
+def _check_batching(name, operand, indices, operand_bdims, indices_bdims, index_what):
+    _sorted(name, operand_bdims, "operand_batching_dims")
+    _unique(name, operand_bdims, "operand_batching_dims")
+    _in_range(name, operand_bdims, operand.ndim, "operand_batching_dims")
+    _unique(name, indices_bdims, index_what)
+    _in_range(name, indices_bdims, indices.ndim - 1, index_what)
+    if len(operand_bdims) != len(indices_bdims):
+        raise TypeError(f"{name}: operand_batching_dims {operand_bdims} and {index_what} "
+                        f"{indices_bdims} must have the same length")
+    for o, i in zip(operand_bdims, indices_bdims):
+        if operand.shape[o] != indices.shape[i]:
+            raise TypeError(f"{name}: operand batching dimensions and indices batching "
+                            f"dimensions must have the same shape; got operand shape "
+                            f"{operand.shape}, indices shape {indices.shape}, "
+                            f"operand_batching_dims {operand_bdims}, {index_what} {indices_bdims}")
+
+
+def _check_index_map(name, operand, indices, index_map, batching, what):
+    if len(index_map) != indices.shape[-1]:
+        raise TypeError(f"{name}: {what} has {len(index_map)} elements and the bound of the "
+                        f"index vector dimension (the last) of indices is {indices.shape[-1]}. "
+                        f"These two numbers must be equal (indices of shape {indices.shape}).")
+    _unique(name, index_map, what)
+    _in_range(name, index_map, operand.ndim, what)
+    _disjoint(name, index_map, batching, what, "operand_batching_dims")
+
+
+# ---------------------------------------------------------------- gather
+
+gather_p = make_primitive("gather")
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
+                          indices_are_sorted, unique_indices, mode, fill_value):
+    dn, name = dimension_numbers, "gather"
+    _check_indices(name, indices)
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    _sorted(name, dn.offset_dims, "offset_dims")
+    _unique(name, dn.offset_dims, "offset_dims")
+    _in_range(name, dn.offset_dims, out_rank, "offset_dims")
+    _sorted(name, dn.collapsed_slice_dims, "collapsed_slice_dims")
+    _unique(name, dn.collapsed_slice_dims, "collapsed_slice_dims")
+    _in_range(name, dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
+    _check_batching(name, operand, indices, dn.operand_batching_dims,
+                    dn.start_indices_batching_dims, "start_indices_batching_dims")
+    _disjoint(name, dn.collapsed_slice_dims, dn.operand_batching_dims, "collapsed_slice_dims",
+              "operand_batching_dims")
+    _check_index_map(name, operand, indices, dn.start_index_map, dn.operand_batching_dims,
+                     "start_index_map")
+    _check_slice_sizes(operand, dn, slice_sizes)
+    return ShapedArray(_gather_shape(indices.shape, dn, slice_sizes), operand.dtype,
+                       weak_type=operand.weak_type)
+
+
+def _check_slice_sizes(operand, dn, slice_sizes):
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(f"gather op must have one slice size for every operand dimension; got "
+                        f"slice_sizes={slice_sizes} for operand of shape {operand.shape}")
+    dropped = dn.collapsed_slice_dims + dn.operand_batching_dims
+    if len(dn.offset_dims) + len(dropped) != operand.ndim:
+        raise TypeError(f"All components of the offset index in a gather op must either be an "
+                        f"offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, offset_dims={dn.offset_dims}, "
+                        f"collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                        f"operand_batching_dims={dn.operand_batching_dims}.")
+    for i, (s, d) in enumerate(zip(slice_sizes, operand.shape)):
+        if not 0 <= s <= d:
+            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                            f"within [0, {d} + 1), got {s}.")
+    for d in dropped:
+        if slice_sizes[d] != 1:
+            raise TypeError(f"gather op can only collapse (or batch) slice dims with bound 1, "
+                            f"but bound is {slice_sizes[d]} for index {d}.")
+
+
+def _gather_shape(indices_shape, dn, slice_sizes):
+    dropped = dn.collapsed_slice_dims + dn.operand_batching_dims
+    window = iter(s for i, s in enumerate(slice_sizes) if i not in dropped)
+    batch = iter(indices_shape[:-1])
+    rank = len(dn.offset_dims) + len(indices_shape) - 1
+    return tuple(next(window) if i in dn.offset_dims else next(batch) for i in range(rank))
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """Windows of `operand` of size `slice_sizes` starting at `start_indices` (lax.gather):
+    mode None is PROMISE_IN_BOUNDS, as in JAX; FILL_OR_DROP fills out-of-bounds windows with
+    fill_value (default: NaN, the dtype's minimum (signed), maximum (unsigned) or True)."""
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+        GatherScatterMode.from_any(mode)
+    if mode is _FILL and fill_value is None:
+        fill_value = default_fill_value(get_aval(operand).dtype)
+    elif mode is not _FILL:
+        fill_value = None
+    return gather_p.bind(operand, start_indices, dimension_numbers=gather_dnums(dimension_numbers),
+                         slice_sizes=_ints(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
+
+
+def _gather_jvp(primals, tangents, **params):
+    (x, idx), (t, _) = primals, tangents
+    out = gather_p.bind(x, idx, **params)
+    if type(t) is Zero or get_aval(t).dtype == dtypes.float0:
+        return out, Zero(get_aval(out).to_tangent_aval())
+    fill = 0 if params["mode"] is _FILL else None   # the tangent of a fill is zero
+    return out, gather_p.bind(t, idx, **dict(params, fill_value=fill))
+
+
+def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                      unique_indices, mode, fill_value):
+    if ad.is_undefined_primal(idx):
+        raise ValueError("gather is not linear in its indices")
+    if type(ct) is Zero:
+        return [Zero(x.aval), None]
+    from .elementwise import full
+    zeros = full(x.aval.shape, 0, get_aval(ct).dtype)
+    ct_x = scatter_add_p.bind(zeros, idx, ct, dimension_numbers=_as_scatter(dimension_numbers),
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode)
+    return [ct_x, None]
+
+
+def _as_scatter(dn):
+    """The scatter dimension numbers writing back what a gather with `dn` reads."""
+    return ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
+                                   dn.operand_batching_dims, dn.start_indices_batching_dims)
+
+
+def _as_gather(dn):
+    """The gather dimension numbers reading back what a scatter with `dn` writes."""
+    return GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
+                                  dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                                  dn.scatter_indices_batching_dims)
+
+
+def _shift(dims):
+    return tuple(d + 1 for d in dims)
+
+
+def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes, **params):
+    (x, idx), (dx, di), dn = vals, dims, dimension_numbers
+    if di is not_mapped:   # the batch dim becomes a window dim spanning the whole axis
+        dn = GatherDimensionNumbers((0,) + _shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                    _shift(dn.start_index_map), _shift(dn.operand_batching_dims),
+                                    dn.start_indices_batching_dims)
+        sizes = (axis_data.size,) + slice_sizes
+        return gather_p.bind(moveaxis(x, dx, 0), idx, dimension_numbers=dn, slice_sizes=sizes,
+                             **params), 0
+    idx = moveaxis(idx, di, 0)
+    if dx is not_mapped:   # the batch dim is one more batch dim of the indices
+        dn = dn._replace(offset_dims=_shift(dn.offset_dims),
+                         start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
+        return gather_p.bind(x, idx, dimension_numbers=dn, slice_sizes=slice_sizes, **params), 0
+    dn = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
+                                (0,) + _shift(dn.start_indices_batching_dims))
+    return gather_p.bind(moveaxis(x, dx, 0), idx, dimension_numbers=dn,
+                         slice_sizes=(1,) + slice_sizes, **params), 0
+
+
+gather_p.def_jvp(_gather_jvp)
+gather_p.def_transpose(_gather_transpose)
+gather_p.def_batch(_gather_batch)
+
+
+# ---------------------------------------------------------------- scatter-add, scatter
+
+scatter_add_p = make_primitive("scatter-add")
+scatter_p = make_primitive("scatter")
+
+
+def _scatter_abstract_eval(name, operand, indices, updates, dn):
+    _check_indices(name, indices)
+    if operand.dtype != updates.dtype:
+        raise TypeError(f"{name} requires the operand and the updates to have the same dtype, "
+                        f"got {operand.dtype.name}, {updates.dtype.name}.")
+    _sorted(name, dn.update_window_dims, "update_window_dims")
+    _unique(name, dn.update_window_dims, "update_window_dims")
+    _in_range(name, dn.update_window_dims, updates.ndim, "update_window_dims")
+    _sorted(name, dn.inserted_window_dims, "inserted_window_dims")
+    _unique(name, dn.inserted_window_dims, "inserted_window_dims")
+    _in_range(name, dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
+    _check_batching(name, operand, indices, dn.operand_batching_dims,
+                    dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+    _disjoint(name, dn.inserted_window_dims, dn.operand_batching_dims, "inserted_window_dims",
+              "operand_batching_dims")
+    window = len(dn.update_window_dims) + len(dn.inserted_window_dims) + \
+        len(dn.operand_batching_dims)
+    if window != operand.ndim:
+        raise TypeError(f"{name}: Scatter op has window of size {window}; doesn't match operand "
+                        f"of rank {operand.ndim}.")
+    _check_index_map(name, operand, indices, dn.scatter_dims_to_operand_dims,
+                     dn.operand_batching_dims, "scatter_dims_to_operand_dims")
+    _check_updates_shape(name, operand, indices, updates, dn)
+    return ShapedArray(operand.shape, operand.dtype, weak_type=operand.weak_type)
+
+
+def _check_updates_shape(name, operand, indices, updates, dn):
+    rank = len(dn.update_window_dims) + indices.ndim - 1
+    if updates.ndim != rank:
+        raise TypeError(f"{name}: Updates tensor must be of rank {rank}; got {updates.ndim} "
+                        f"(updates of shape {updates.shape}).")
+    dropped = dn.inserted_window_dims + dn.operand_batching_dims
+    bounds = [d for i, d in enumerate(operand.shape) if i not in dropped]
+    for i, w in enumerate(dn.update_window_dims):
+        if updates.shape[w] > bounds[i]:
+            raise TypeError(f"{name}: Bounds of the window dimensions of updates must not exceed "
+                            f"the bounds of the corresponding dimensions of operand. For "
+                            f"dimension {w}, updates bound is {updates.shape[w]}, operand bound "
+                            f"is {bounds[i]}.")
+    scatter_dims = [i for i in range(updates.ndim) if i not in dn.update_window_dims]
+    for i, (u, b) in enumerate(zip(scatter_dims, indices.shape[:-1])):
+        if updates.shape[u] != b:
+            raise TypeError(f"{name}: Bounds of the scatter dimensions of updates must be the "
+                            f"same as the bounds of the corresponding dimensions of scatter "
+                            f"indices. For scatter dimension {i}, updates bound is "
+                            f"{updates.shape[u]}, indices bound is {b}.")
+
+
+@scatter_add_p.def_abstract_eval
+def _scatter_add_abstract_eval(operand, indices, updates, *, dimension_numbers,
+                               indices_are_sorted, unique_indices, mode):
+    if operand.dtype == dtypes.bool_:
+        raise TypeError("scatter-add does not accept dtype bool (it adds); accepted dtypes are "
+                        "subtypes of integer, floating, complexfloating. Use scatter for bool.")
+    return _scatter_abstract_eval("scatter-add", operand, indices, updates, dimension_numbers)
+
+
+@scatter_p.def_abstract_eval
+def _scatter_replace_abstract_eval(operand, indices, updates, *, dimension_numbers,
+                                   indices_are_sorted, unique_indices, mode):
+    return _scatter_abstract_eval("scatter", operand, indices, updates, dimension_numbers)
+
+
+def _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode):
+    return prim.bind(operand, scatter_indices, updates,
+                     dimension_numbers=scatter_dnums(dimension_numbers),
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
+
+
+def scatter_add(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with each window of `updates` added at its index (lax.scatter_add); repeated
+    indices accumulate; mode None is FILL_OR_DROP (out-of-bounds windows are dropped)."""
+    return _bind_scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+            unique_indices=False, mode=None):
+    """operand with each window of `updates` written at its index (lax.scatter); which of
+    several updates of one element wins is unspecified, as in JAX."""
+    return _bind_scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def _aval(x):
+    return x.aval if ad.is_undefined_primal(x) else get_aval(x)
+
+
+def _slice_sizes(operand_shape, dn, updates_shape):
+    """The slice sizes of the gather that reads back a scatter's windows."""
+    windows = iter(updates_shape[w] for w in dn.update_window_dims)
+    dropped = dn.inserted_window_dims + dn.operand_batching_dims
+    return tuple(1 if i in dropped else next(windows) for i in range(len(operand_shape)))
+
+
+def _gather_back(ct, idx, dn, operand_shape, updates_shape, params):
+    """The windows of ct a scatter with `dn` writes (out-of-bounds ones read as zeros)."""
+    mode = params["mode"]
+    return gather_p.bind(ct, idx, dimension_numbers=_as_gather(dn),
+                         slice_sizes=_slice_sizes(operand_shape, dn, updates_shape),
+                         indices_are_sorted=params["indices_are_sorted"],
+                         unique_indices=params["unique_indices"], mode=mode,
+                         fill_value=0 if mode is _FILL else None)
+
+
+def _scatter_add_jvp(primals, tangents, *, dimension_numbers, **params):
+    (x, idx, u), (tx, _, tu) = primals, tangents
+    out = scatter_add_p.bind(x, idx, u, dimension_numbers=dimension_numbers, **params)
+    if type(tx) is Zero and type(tu) is Zero:
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, scatter_add_p.bind(ad.instantiate(tx), idx, ad.instantiate(tu),
+                                   dimension_numbers=dimension_numbers, **params)
+
+
+def _scatter_add_transpose(ct, x, idx, u, *, dimension_numbers, **params):
+    if ad.is_undefined_primal(idx):
+        raise ValueError("scatter-add is not linear in its indices")
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
+                Zero(u.aval) if ad.is_undefined_primal(u) else None]
+    ct_x = ct if ad.is_undefined_primal(x) else None
+    ct_u = None
+    if ad.is_undefined_primal(u):
+        ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u.aval.shape, params)
+    return [ct_x, None, ct_u]
+
+
+def _scatter_jvp(primals, tangents, *, dimension_numbers, **params):
+    """With unique indices scatter is linear in (operand, updates) jointly. Otherwise, as JAX
+    does, tag each update with an id, scatter the ids, gather them back: the elements whose
+    id survived (and the operand elements no update overwrote) are the ones the output holds,
+    so the tangent is a scatter-add of the tangents masked to them."""
+    (x, idx, u), (tx, _, tu) = primals, tangents
+    bind = lambda p, *a: p.bind(*a, dimension_numbers=dimension_numbers, **params)  # noqa: E731
+    out = bind(scatter_p, x, idx, u)
+    if type(tx) is Zero and type(tu) is Zero:
+        return out, Zero(get_aval(out).to_tangent_aval())
+    tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+    if params["unique_indices"]:
+        return out, bind(scatter_p, tx, idx, tu)
+    kept_x, kept_u = _surviving(x, idx, u, dimension_numbers, params)
+    return out, bind(scatter_add_p, _masked(kept_x, tx), idx, _masked(kept_u, tu))
+
+
+def _surviving(x, idx, u, dn, params):
+    """Masks of the operand elements no update overwrites and of the updates that win."""
+    from .elementwise import add, eq, full
+    from . import structural as st
+    shape, u_shape = get_aval(x).shape, get_aval(u).shape
+    ids_shape = tuple(1 if i in dn.update_window_dims else d for i, d in enumerate(u_shape))
+    n = int(np.prod(ids_shape, dtype=np.int64))
+    ids = add(st.reshape(st.iota(dtypes.int32, n), ids_shape), full(ids_shape, 1, dtypes.int32))
+    ids = st.broadcast_in_dim(ids, u_shape, tuple(range(len(u_shape))))
+    scattered = scatter_p.bind(full(shape, 0, dtypes.int32), idx, ids, dimension_numbers=dn,
+                               **params)
+    back = _gather_back(scattered, idx, dn, shape, u_shape, params)
+    return eq(scattered, full(shape, 0, dtypes.int32)), eq(ids, back)
+
+
+def _masked(mask, t):
+    from .elementwise import full, select_n
+    aval = get_aval(t)
+    return select_n(mask, full(aval.shape, 0, aval.dtype), t)
+
+
+def _scatter_transpose(ct, x, idx, u, *, dimension_numbers, **params):
+    if ad.is_undefined_primal(idx):
+        raise ValueError("scatter is not linear in its indices")
+    if not params["unique_indices"]:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True (its JVP uses scatter-add otherwise)")
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
+                Zero(u.aval) if ad.is_undefined_primal(u) else None]
+    from .elementwise import full
+    u_shape = _aval(u).shape
+    ct_x = ct_u = None
+    if ad.is_undefined_primal(x):
+        zeros = full(u_shape, 0, get_aval(ct).dtype)
+        ct_x = scatter_p.bind(ct, idx, zeros, dimension_numbers=dimension_numbers, **params)
+    if ad.is_undefined_primal(u):
+        ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u_shape, params)
+    return [ct_x, None, ct_u]
+
+
+def _scatter_batcher(prim):
+    def batch(axis_data, vals, dims, *, dimension_numbers, **params):
+        (x, idx, u), (dx, di, du), dn = vals, dims, dimension_numbers
+        x, u = bdim_at_front(x, dx, axis_data.size), bdim_at_front(u, du, axis_data.size)
+        if di is not_mapped:   # the batch dim is a window dim spanning the whole axis
+            dn = ScatterDimensionNumbers(
+                (0,) + _shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
+                _shift(dn.scatter_dims_to_operand_dims), _shift(dn.operand_batching_dims),
+                dn.scatter_indices_batching_dims)
+        else:
+            idx = moveaxis(idx, di, 0)
+            dn = ScatterDimensionNumbers(
+                _shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
+                _shift(dn.scatter_dims_to_operand_dims), (0,) + _shift(dn.operand_batching_dims),
+                (0,) + _shift(dn.scatter_indices_batching_dims))
+        return prim.bind(x, idx, u, dimension_numbers=dn, **params), 0
+    prim.def_batch(batch)
+
+
+scatter_add_p.def_jvp(_scatter_add_jvp)
+scatter_add_p.def_transpose(_scatter_add_transpose)
+scatter_p.def_jvp(_scatter_jvp)
+scatter_p.def_transpose(_scatter_transpose)
+_scatter_batcher(scatter_add_p)
+_scatter_batcher(scatter_p)
