@@ -383,15 +383,25 @@ def _scatter(x, index, values, op, mode, wrap):
     x = jnp.asarray(x)
     y = _updates_array(x, values)
     _warn_unsafe_cast(y, x)
-    clamped, padded = _normalized(_index_items(x.shape, index), x.shape, wrap)
-    targets = _targets(x.shape, clamped if mode == "clip" else padded)
-    if targets.size == 0:
+    items = _index_items(x.shape, index)
+    shape = _one_scatter_shape(x.shape, items) if op in ("set", "add", "sub") and wrap else None
+    targets = None
+    if shape is None:
+        clamped, padded = _normalized(items, x.shape, wrap)
+        targets = _targets(x.shape, clamped if mode == "clip" else padded)
+        shape = targets.shape
+    if 0 in shape:
         return x
     xp, yp = jnp._promote_dtypes(x, y)
     _check_numeric(op, xp.dtype)
-    updates = jnp.broadcast_to(yp, targets.shape)
-    if builtins.all(i is None or isinstance(i, slice) or np.ndim(i) == 0 for i in clamped):
+    updates = jnp.broadcast_to(yp, shape)
+    if targets is None:
+        out = _scatter_by_index(xp, items, updates, op, mode)
+    elif builtins.all(i is None or isinstance(i, slice) or np.ndim(i) == 0 for i in clamped):
         out = _scatter_basic(xp, clamped, targets, updates, op)
+    elif op in ("set", "add", "sub"):
+        out = jnp.reshape(_scatter_flat(jnp.ravel(xp), jnp.ravel(targets), jnp.ravel(updates),
+                                        op), x.shape)
     else:
         out = jnp.reshape(_scatter_one_hot(jnp.ravel(xp), jnp.ravel(targets),
                                            jnp.ravel(updates), op), x.shape)
@@ -399,6 +409,61 @@ def _scatter(x, index, values, op, mode, wrap):
         return out
     from ..core.primitives import elementwise as ew
     return ew.convert_element_type(out, x.dtype, weak_type=x.weak_type)
+
+
+def _one_scatter_shape(shape, items):
+    """x[items]'s shape when x.at[items] is one scatter on x itself, as JAX stages it:
+    integer arrays (at least one) and integers, full slices, and an Ellipsis separating
+    them; else None (the update goes through flat targets)."""
+    arrays = [i for i in items if i is not Ellipsis and not isinstance(i, slice)]
+    if any(i is None for i in arrays) or any(isinstance(i, slice) and i != slice(None)
+                                             for i in items):
+        return None
+    if not builtins.any(_ndim(i) for i in arrays):
+        return None
+    dummy = np.broadcast_to(np.zeros((), np.int8), shape)
+    stand_ins = tuple(i if i is Ellipsis or isinstance(i, slice) else
+                      np.zeros(np.shape(i) if not _np()._is_traced(i) else i.shape, np.intp)
+                      for i in items)
+    try:
+        return dummy[stand_ins].shape
+    except IndexError:  # an empty axis: the flat path handles (drops) those updates
+        return None
+
+
+def _ndim(item):
+    return len(item.shape) if hasattr(item, "shape") else np.ndim(item)
+
+
+def _scatter_by_index(x, items, updates, op, mode):
+    """x.at[items] set/add/sub as one scatter (or scatter-add) with dimension numbers on x:
+    the indexed dims are inserted window dims, the sliced ones window dims of the updates
+    (x[items]'s layout, advanced dims first when separated, as NumPy)."""
+    from . import lax
+    jnp = _np()
+    advanced, window, kinds, dim = [], [], [], 0
+    for item in items:
+        kinds.append(not (item is Ellipsis or isinstance(item, slice)))
+        if item is Ellipsis:
+            continue
+        if kinds[-1]:
+            advanced.append((dim, x.shape[dim], item))
+        else:
+            window.append(dim)
+        dim += 1
+    first, last = kinds.index(True), len(kinds) - 1 - kinds[::-1].index(True)
+    index = jnp._advanced_index_vector(advanced)
+    nb, positions = index.ndim - 1, tuple(d for d, _, _ in advanced)
+    lead = 0 if not builtins.all(kinds[first:last + 1]) else \
+        builtins.sum(1 for w in window if w < positions[0])
+    dn = lax.ScatterDimensionNumbers(
+        update_window_dims=tuple(range(lead)) + tuple(range(lead + nb, nb + len(window))),
+        inserted_window_dims=positions, scatter_dims_to_operand_dims=positions)
+    scatter_mode = "clip" if mode == "clip" else "drop"
+    if op == "set":
+        return lax.scatter(x, index, updates, dn, mode=scatter_mode)
+    return lax.scatter_add(x, index, jnp.negative(updates) if op == "sub" else updates, dn,
+                           mode=scatter_mode)
 
 
 def _check_numeric(op, dtype):
@@ -509,6 +574,20 @@ def _spread(updates, mask, fill):
     row = jnp.broadcast_to(updates, mask.shape)
     return jnp._select(jnp.asarray(mask), row,
                        jnp._full(mask.shape, np.asarray(fill, row.dtype)[()], row.dtype))
+
+
+def _scatter_flat(x, targets, updates, op):
+    """Flat x updated at the flat targets by one scatter (set) or scatter-add (add, sub);
+    negative targets (out of bounds) are dropped, as JAX's default mode drops them."""
+    from . import lax
+    jnp = _np()
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    idx = jnp.reshape(targets, (targets.shape[0], 1))
+    if op == "set":
+        return lax.scatter(x, idx, updates, dn, mode="drop")
+    return lax.scatter_add(x, idx, jnp.negative(updates) if op == "sub" else updates, dn,
+                           mode="drop")
 
 
 def _scatter_one_hot(x, targets, updates, op):
