@@ -117,6 +117,13 @@ def _in_range(name, dims, rank, what):
                             f"[0, {rank}); got: {d}.")
 
 
+def _check_dims(name, dims, rank, what):
+    """dims sorted, without repeats, each in [0, rank)."""
+    _sorted(name, dims, what)
+    _unique(name, dims, what)
+    _in_range(name, dims, rank, what)
+
+
 def _disjoint(name, a, b, what_a, what_b):
     if set(a) & set(b):
         raise TypeError(f"{name}: {what_a} and {what_b} in gather/scatter op must be disjoint; "
@@ -169,12 +176,8 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
     dn, name = dimension_numbers, "gather"
     _check_indices(name, indices)
     out_rank = len(dn.offset_dims) + indices.ndim - 1
-    _sorted(name, dn.offset_dims, "offset_dims")
-    _unique(name, dn.offset_dims, "offset_dims")
-    _in_range(name, dn.offset_dims, out_rank, "offset_dims")
-    _sorted(name, dn.collapsed_slice_dims, "collapsed_slice_dims")
-    _unique(name, dn.collapsed_slice_dims, "collapsed_slice_dims")
-    _in_range(name, dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
+    _check_dims(name, dn.offset_dims, out_rank, "offset_dims")
+    _check_dims(name, dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
     _check_batching(name, operand, indices, dn.operand_batching_dims,
                     dn.start_indices_batching_dims, "start_indices_batching_dims")
     _disjoint(name, dn.collapsed_slice_dims, dn.operand_batching_dims, "collapsed_slice_dims",
@@ -308,12 +311,8 @@ def _scatter_abstract_eval(name, operand, indices, updates, dn):
     if operand.dtype != updates.dtype:
         raise TypeError(f"{name} requires the operand and the updates to have the same dtype, "
                         f"got {operand.dtype.name}, {updates.dtype.name}.")
-    _sorted(name, dn.update_window_dims, "update_window_dims")
-    _unique(name, dn.update_window_dims, "update_window_dims")
-    _in_range(name, dn.update_window_dims, updates.ndim, "update_window_dims")
-    _sorted(name, dn.inserted_window_dims, "inserted_window_dims")
-    _unique(name, dn.inserted_window_dims, "inserted_window_dims")
-    _in_range(name, dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
+    _check_dims(name, dn.update_window_dims, updates.ndim, "update_window_dims")
+    _check_dims(name, dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
     _check_batching(name, operand, indices, dn.operand_batching_dims,
                     dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
     _disjoint(name, dn.inserted_window_dims, dn.operand_batching_dims, "inserted_window_dims",
