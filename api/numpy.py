@@ -2809,7 +2809,10 @@ _PAD_KWARGS = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
 
 # ---------------------------------------------------------------- take, where, select, nonzero
 
-_TAKE_MODES = (None, "fill", "clip", "wrap", "promise_in_bounds")
+# JAX's: take has 'wrap' and not 'promise_in_bounds'; take_along_axis passes its mode to the
+# gather ('drop' is 'fill' there) and has no 'wrap'.
+_TAKE_MODES = (None, "fill", "clip", "wrap")
+_TAKE_ALONG_MODES = (None, "fill", "drop", "clip", "promise_in_bounds")
 
 
 def _fill_value(dtype, fill_value):
@@ -2857,7 +2860,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                       if gather_mode == "fill" else None)
 
 
-_GATHER_MODES = {None: "fill", "fill": "fill", "clip": "clip", "wrap": "promise_in_bounds",
+_GATHER_MODES = {None: "fill", "fill": "fill", "drop": "fill", "clip": "clip",
+                 "wrap": "promise_in_bounds",
                  "promise_in_bounds": "promise_in_bounds"}
 
 
@@ -2879,6 +2883,10 @@ def _take_indices(indices, n, mode, wrap_negative):
 
 
 def _check_take_mode(name, mode):
+    if name == "take_along_axis":
+        if mode not in _TAKE_ALONG_MODES:
+            raise ValueError(f'Unknown gather mode "{mode}"')
+        return
     if mode == "raise":
         raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
     if mode not in _TAKE_MODES:

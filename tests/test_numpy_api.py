@@ -1,6 +1,7 @@
 """Differential tests of refjax.numpy against real jax.numpy: values (with tolerances),
 dtypes and weak types exactly, eagerly and under refjax.jit; grad and vmap through the
 jnp layer; and the exception classes of bad input."""
+import re
 import warnings
 
 import jax
@@ -1251,6 +1252,23 @@ def test_take_modes_values_and_grads(mode):
     loss = lambda np_: lambda a, i: (np_.where(np_.isnan(t := np_.take(a, i, axis=0, mode=mode)),
                                                0, t) * w).sum()  # noqa: E731
     assert_same(refjax.grad(loss(rnp))(x, idx), jax.grad(loss(jnp))(x, idx))
+
+
+@pytest.mark.parametrize("mode", ("wrap", "drop", "fill", "clip", None, "promise_in_bounds",
+                                  "raise", "bogus"))
+def test_take_and_take_along_axis_accept_jaxs_modes(mode):
+    """take has 'wrap' but not 'promise_in_bounds'; take_along_axis passes its mode to the
+    gather ('drop' included, no 'wrap'); the errors are JAX's."""
+    x, i = np.arange(3.0, dtype=np.float32), np.array([5, -1], np.int32)
+    for name in ("take", "take_along_axis"):
+        call = lambda np_: getattr(np_, name)(np_.asarray(x), i, 0, mode=mode)  # noqa: E731
+        try:
+            want = call(jnp)
+        except (ValueError, NotImplementedError) as e:
+            with pytest.raises(type(e), match=re.escape(str(e))):
+                call(rnp)
+            continue
+        assert_same(call(rnp), want)
 
 
 @both_backends
