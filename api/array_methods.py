@@ -8,12 +8,11 @@ one slot per dimension, holding -1, where out-of-bounds indices are sent, so tha
 dropped). Then:
 - ints, slices and None select each element once: the updates are placed in x's shape by
   the transpose of the indexing (pads, revs, dynamic_update_slice), O(x.size);
-- integer arrays and boolean masks may repeat positions: the update is a one-hot comparison
-  of x's flat positions with the targets, an (x.size, n_updates) mask, followed by a masked
-  select and a reduction over the updates (a sum for add, a product for multiply, min/max
-  for min/max, the last update for set). That is O(x.size * n_updates) time and memory
-  where XLA's scatter is O(n_updates): a scatter primitive with its own JVP, transpose and
-  batching rules is the efficient design.
+- integer arrays and boolean masks may repeat positions: set, add, subtract, multiply,
+  min and max are one scatter (scatter, scatter-add, scatter-mul, scatter-min, scatter-max)
+  on x with JAX's dimension numbers, or on flat x at the flat targets;
+- apply (a Python function, applied once per occurrence of an index) compares x's flat
+  positions with the targets, an (x.size, n_updates) one-hot mask.
 """
 import builtins
 import operator
@@ -156,7 +155,8 @@ def _update_method(name, op, doc):
                out_sharding=None, wrap_negative_indices=True):
         # indices_are_sorted and unique_indices are performance hints in JAX; the updates
         # here give the same result without them.
-        out = _scatter(self.array, self.index, values, op, _mode(mode), wrap_negative_indices)
+        out = _scatter(self.array, self.index, values, op, _mode(mode), wrap_negative_indices,
+                       unique_indices)
         return _constrain(out, out_sharding)
     method.__name__, method.__doc__ = name, doc
     return method
@@ -198,19 +198,20 @@ class _IndexUpdateRef:
         """Pure equivalent of x[idx] /= y: as in JAX, x / ones_like(x).at[idx].multiply(y),
         so integer x gives a float result."""
         return self._combine_with_ones(_np().true_divide, values, mode, out_sharding,
-                                       wrap_negative_indices)
+                                       wrap_negative_indices, unique_indices)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         """Pure equivalent of x[idx] **= y: as in JAX, x ** ones_like(x).at[idx].multiply(y)."""
         return self._combine_with_ones(_np().power, values, mode, out_sharding,
-                                       wrap_negative_indices)
+                                       wrap_negative_indices, unique_indices)
 
-    def _combine_with_ones(self, combine, values, mode, out_sharding, wrap_negative_indices):
+    def _combine_with_ones(self, combine, values, mode, out_sharding, wrap_negative_indices,
+                           unique_indices):
         """combine(x, ones_like(x).at[idx].multiply(values)): the indexed elements meet the
         values (repeated indices multiply), the others meet 1."""
         ones = _np().ones_like(self.array).at[self.index].multiply(
-            values, mode=mode, out_sharding=out_sharding,
+            values, mode=mode, out_sharding=out_sharding, unique_indices=unique_indices,
             wrap_negative_indices=wrap_negative_indices)
         return combine(self.array, ones)
 
@@ -374,17 +375,23 @@ def _gather(x, index, mode, fill_value, wrap):
 
 # ------------------------------------------------ the update: dtypes, then combine
 
-def _scatter(x, index, values, op, mode, wrap):
+_SCATTERS = {"set": "scatter", "add": "scatter_add", "sub": "scatter_add", "mul": "scatter_mul",
+             "min": "scatter_min", "max": "scatter_max"}
+
+
+def _scatter(x, index, values, op, mode, wrap, unique_indices=False):
     """x updated at x[idx] by `op` ("set", "add", "sub", "mul", "min", "max", or a function
     for apply): the values are broadcast to x[idx]'s shape and combined in the promoted
     dtype of x and values, and the result converted back to x's dtype and weak type (JAX's
-    _scatter_update). Out-of-bound updates are dropped (clamped with mode="clip")."""
+    _scatter_update). Out-of-bound updates are dropped (clamped with mode="clip").
+    `unique_indices` is passed on by mul, min and max (as in JAX, it lets scatter-mul
+    differentiate in the updates)."""
     jnp = _np()
     x = jnp.asarray(x)
     y = _updates_array(x, values)
     _warn_unsafe_cast(y, x)
     items = _index_items(x.shape, index)
-    shape = _one_scatter_shape(x.shape, items) if op in ("set", "add", "sub") and wrap else None
+    shape = _one_scatter_shape(x.shape, items) if op in _SCATTERS and wrap else None
     targets = None
     if shape is None:
         clamped, padded = _normalized(items, x.shape, wrap)
@@ -395,16 +402,16 @@ def _scatter(x, index, values, op, mode, wrap):
     xp, yp = jnp._promote_dtypes(x, y)
     _check_numeric(op, xp.dtype)
     updates = jnp.broadcast_to(yp, shape)
+    unique = bool(unique_indices) and op in ("mul", "min", "max")
     if targets is None:
-        out = _scatter_by_index(xp, items, updates, op, mode)
+        out = _scatter_by_index(xp, items, updates, op, mode, unique)
     elif builtins.all(i is None or isinstance(i, slice) or np.ndim(i) == 0 for i in clamped):
         out = _scatter_basic(xp, clamped, targets, updates, op)
-    elif op in ("set", "add", "sub"):
+    elif op in _SCATTERS:
         out = jnp.reshape(_scatter_flat(jnp.ravel(xp), jnp.ravel(targets), jnp.ravel(updates),
-                                        op), x.shape)
+                                        op, unique), x.shape)
     else:
-        out = jnp.reshape(_scatter_one_hot(jnp.ravel(xp), jnp.ravel(targets),
-                                           jnp.ravel(updates), op), x.shape)
+        out = jnp.reshape(_apply_one_hot(jnp.ravel(xp), jnp.ravel(targets), op), x.shape)
     if out.dtype == x.dtype and out.weak_type == x.weak_type:
         return out
     from ..core.primitives import elementwise as ew
@@ -435,8 +442,9 @@ def _ndim(item):
     return len(item.shape) if hasattr(item, "shape") else np.ndim(item)
 
 
-def _scatter_by_index(x, items, updates, op, mode):
-    """x.at[items] set/add/sub as one scatter (or scatter-add) with dimension numbers on x:
+def _scatter_by_index(x, items, updates, op, mode, unique=False):
+    """x.at[items] updated by `op` as one scatter (scatter, scatter-add, -mul, -min, -max)
+    with dimension numbers on x:
     the indexed dims are inserted window dims, the sliced ones window dims of the updates
     (x[items]'s layout, advanced dims first when separated, as NumPy)."""
     from . import lax
@@ -459,11 +467,25 @@ def _scatter_by_index(x, items, updates, op, mode):
     dn = lax.ScatterDimensionNumbers(
         update_window_dims=tuple(range(lead)) + tuple(range(lead + nb, nb + len(window))),
         inserted_window_dims=positions, scatter_dims_to_operand_dims=positions)
-    scatter_mode = "clip" if mode == "clip" else "drop"
-    if op == "set":
-        return lax.scatter(x, index, updates, dn, mode=scatter_mode)
-    return lax.scatter_add(x, index, jnp.negative(updates) if op == "sub" else updates, dn,
-                           mode=scatter_mode)
+    return _bind_scatter(op, x, index, updates, dn, "clip" if mode == "clip" else "drop",
+                         unique)
+
+
+def _bind_scatter(op, x, index, updates, dn, mode, unique):
+    """The scatter primitive of `op` (sub: a scatter-add of the negated updates)."""
+    from . import lax
+    updates = _np().negative(updates) if op == "sub" else updates
+    return getattr(lax, _SCATTERS[op])(x, index, updates, dn, mode=mode, unique_indices=unique)
+
+
+def _scatter_flat(x, targets, updates, op, unique=False):
+    """Flat x updated at the flat targets by one scatter of `op`'s primitive; negative
+    targets (out of bounds) are dropped, as JAX's default mode drops them."""
+    from . import lax
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    idx = _np().reshape(targets, (targets.shape[0], 1))
+    return _bind_scatter(op, x, idx, updates, dn, "drop", unique)
 
 
 def _check_numeric(op, dtype):
@@ -541,7 +563,7 @@ def _reached(shape, items, targets):
     return mask.reshape(shape)
 
 
-# ------------------------------------------------ integer-array indices: one-hot updates
+# ------------------------------------------------ apply at integer-array indices: one-hot
 
 def _index_math(targets):
     """The module that computes masks from the targets: NumPy when they are concrete (then
@@ -560,74 +582,10 @@ def _one_hot(x, targets):
     return xp, xp.arange(x.shape[0], dtype=np.int32)[:, None] == t[None, :]
 
 
-def _last_wins(xp, hot):
-    """hot keeping, on each row, only the last update: set()'s choice among repeated
-    indices (XLA:CPU's, though JAX leaves it unspecified)."""
-    order = xp.arange(hot.shape[1], dtype=np.int32)
-    last = xp.max(xp.where(hot, order, -1), axis=1)
-    return hot & (order == last[:, None])
-
-
-def _spread(updates, mask, fill):
-    """The updates laid out on the one-hot mask: updates[j] at mask[i, j], fill elsewhere."""
-    jnp = _np()
-    row = jnp.broadcast_to(updates, mask.shape)
-    return jnp._select(jnp.asarray(mask), row,
-                       jnp._full(mask.shape, np.asarray(fill, row.dtype)[()], row.dtype))
-
-
-def _scatter_flat(x, targets, updates, op):
-    """Flat x updated at the flat targets by one scatter (set) or scatter-add (add, sub);
-    negative targets (out of bounds) are dropped, as JAX's default mode drops them."""
-    from . import lax
-    jnp = _np()
-    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-                                     scatter_dims_to_operand_dims=(0,))
-    idx = jnp.reshape(targets, (targets.shape[0], 1))
-    if op == "set":
-        return lax.scatter(x, idx, updates, dn, mode="drop")
-    return lax.scatter_add(x, idx, jnp.negative(updates) if op == "sub" else updates, dn,
-                           mode="drop")
-
-
-def _scatter_one_hot(x, targets, updates, op):
-    """Flat x updated at the flat targets: each position combines x with the updates the
-    one-hot mask sends there, reduced (a sum for add/sub, a product for mul, the last one
-    for set, a min/max together with x for min/max; apply repeats func per occurrence)."""
-    from ..core.primitives.reductions import reduce_and, reduce_prod, reduce_sum
+def _apply_one_hot(x, targets, func):
+    """Flat x with func applied at the flat targets, once per occurrence of a target."""
     xp, hot = _one_hot(x, targets)
-    reached = xp.any(hot, axis=1)
-    if callable(op):
-        return _apply_repeated(x, xp, hot, op)
-    if op in ("min", "max"):
-        return _where(reached, _extremum(x, hot, updates, op), x)
-    if op == "set":
-        # A product with ones elsewhere picks the winner exactly (-0.0 included, which a
-        # sum starting from +0.0 would lose) and differentiably.
-        pick = reduce_and if updates.dtype == np.bool_ else reduce_prod
-        return _where(reached, pick(_spread(updates, _last_wins(xp, hot), True), (1,)), x)
-    reduce, identity = (reduce_prod, 1) if op == "mul" else (reduce_sum, 0)
-    return _where(reached, _combine(op, x, reduce(_spread(updates, hot, identity), (1,))), x)
-
-
-def _extremum(x, hot, updates, which):
-    """min/max over x and the updates hitting each position, reduced together so that tied
-    values share the gradient equally, as in JAX's scatter_min/max JVP."""
-    from ..core.primitives import structural as st
-    from ..core.primitives.reductions import reduce_max, reduce_min
-    spread = _spread(updates, hot, _identity(which, x.dtype))
-    stacked = st.concatenate([st.reshape(x, (x.shape[0], 1)), spread], 1)
-    return (reduce_min if which == "min" else reduce_max)(stacked, (1,))
-
-
-def _identity(which, dtype):
-    from ..core import dtypes
-    if dtype == np.bool_:
-        return which == "min"
-    if dtypes.is_int(dtype):
-        info = dtypes.iinfo(dtype)
-        return int(info.max if which == "min" else info.min)
-    return np.inf if which == "min" else -np.inf
+    return _apply_repeated(x, xp, hot, func)
 
 
 def _apply_repeated(x, xp, hot, func):

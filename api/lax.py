@@ -13,8 +13,8 @@ from ..core.primitives.structural import (  # noqa: F401
 
 from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
 from ..core.primitives.gather import (  # noqa: F401,E402
-    gather, scatter_add, scatter, GatherDimensionNumbers, ScatterDimensionNumbers,
-    GatherScatterMode)
+    gather, scatter_add, scatter_mul, scatter_min, scatter_max, scatter, GatherDimensionNumbers,
+    ScatterDimensionNumbers, GatherScatterMode)
 
 bitwise_not = bitwise_not
 not_ = bitwise_not
@@ -31,26 +31,13 @@ def stop_gradient(x):
     return _sg(x)
 
 
-def _reexport_optional():
-    """Families written in their own modules; imported when present."""
-    g = globals()
-    import importlib
-    for mod, names in (
-            ("reductions", ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
-                            "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax",
-                            "cummin", "associative_scan")),
-            ("linalg", ("dot_general", "dot", "batch_matmul", "Precision")),
-            ("sorting", ("sort", "sort_key_val")),
-            ("parallel", ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index", "pvary",
-                          "pcast")),
-            ("control_flow", ("cond", "switch", "while_loop", "fori_loop", "scan", "map"))):
-        try:
-            m = importlib.import_module(f"..core.primitives.{mod}", __package__)
-        except ModuleNotFoundError:  # TEMPORARY while the family is being written
-            continue
-        for n in names:
-            if hasattr(m, n):
-                g[n] = getattr(m, n)
-
-
-_reexport_optional()
+from ..core.primitives.reductions import (  # noqa: F401,E402
+    reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin,
+    cumsum, cumprod, cummax, cummin, associative_scan)
+from ..core.primitives.linalg import dot_general, dot, batch_matmul, Precision  # noqa: F401,E402
+from ..core.primitives.sorting import sort, sort_key_val  # noqa: F401,E402
+from ..core.primitives.parallel import (  # noqa: F401,E402
+    psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
+    pcast)
+from ..core.primitives.control_flow import (  # noqa: F401,E402
+    cond, switch, while_loop, fori_loop, scan, map)

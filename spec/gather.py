@@ -1,4 +1,4 @@
-"""Spec entries of gather, scatter-add and scatter.
+"""Spec entries of gather, scatter-add, scatter-mul, scatter-min, scatter-max and scatter.
 
 One strategy draws a gather configuration (operand shape, batching dims, start_index_map,
 slice sizes, collapsed dims, indices shape, offset dims); a scatter's configuration is the
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .base import (ALL, COMPLEX, NUM, Arg, Invalid, PrimitiveSpec, Signature, args_at,
-                   scaled_tolerance, shapes)
+                   scaled_tolerance, shapes, weak_flag)
 from .structural import _operand
 
 ANY = ALL + COMPLEX
@@ -172,7 +172,27 @@ def _one_update_per_window_without_index_vector(config):
     return bool(config[2].start_index_map) or _few_enough(config, 0)
 
 
-def _scatter_signature(unique):
+def _steps(offset):
+    """Floats on a grid of step 1/256 shifted by `offset`: operand and updates drawn from
+    grids shifted apart never tie (a min/max kink finite differences cannot cross)."""
+    return st.integers(-2048, 2048).map(lambda k: (k + offset) / 256)
+
+
+def _values(dtype, shape, draw, diff, untied, offset, unique=False):
+    """An operand or updates Arg; with `untied` (min/max derivative samples), on its own grid
+    (and with `unique`, distinct values)."""
+    if not (diff and untied):
+        return _operand(dtype, shape, draw, diff)
+    return Arg(tuple(shape), dtype, draw(weak_flag(dtype)), _steps(offset), unique)
+
+
+def _scatter_signature(unique, untied=False):
+    """Scatter samples; `unique`: distinct, non-overlapping windows (unique_indices=True),
+    None: drawn. `untied`: derivative samples whose operand and updates never tie."""
+    if unique is None:
+        return lambda dtype, diff: st.booleans().flatmap(
+            lambda u: _scatter_signature(u, untied)(dtype, diff))
+
     def signature(dtype, diff):
         @st.composite
         def sig(draw):
@@ -189,8 +209,8 @@ def _scatter_signature(unique):
             if unique:   # distinct values: no two windows overlap (out-of-bounds ones drop)
                 lo, hi = (-2, hi + 2) if fill else (0, hi)
             indices = Arg(ishape, _index_dtype(draw), False, st.integers(lo, hi), unique)
-            operand = _operand(dtype, shape, draw, diff)
-            updates = _operand(dtype, ushape, draw, diff)
+            operand = _values(dtype, shape, draw, diff, untied, 0.0)
+            updates = _values(dtype, ushape, draw, diff, untied, 0.5, unique=True)
             params = {"dimension_numbers": sdn, "indices_are_sorted": False,
                       "unique_indices": unique, "mode": mode}
             return Signature((operand, indices, updates), params)
@@ -236,4 +256,31 @@ _SCATTER = PrimitiveSpec(
           "result is specified; with unique_indices=False the JVP uses JAX's id trick "
           "(a scatter-add of masked tangents) and there is no transpose")
 
-SPECS = [_GATHER, _SCATTER_ADD, _SCATTER]
+_SCATTER_MUL = PrimitiveSpec(
+    name="scatter-mul", dtypes=NUM + COMPLEX, family="gather",
+    signature=_scatter_signature(None), reference=_jax_scatter("scatter_mul"),
+    tol=scaled_tolerance(8), diff_args=args_at(0, 2), linear_args=args_at(0),
+    invalid=_scatter_invalid,
+    notes="repeated indices multiply (floats in another order than XLA: a tolerance; every "
+          "product rounded to the dtype, half floats too); out-of-bounds windows dropped or "
+          "clamped (CLIP); JVP linear in the operand; in the updates JAX's with "
+          "unique_indices=True, else (JAX raises NotImplementedError) the product rule, the "
+          "product of the other factors by division with zeros counted apart; transpose: the "
+          "operand's only (a scatter-mul of the cotangent)")
+
+
+def _extremal(name, fn_name):
+    return PrimitiveSpec(
+        name=name, dtypes=ALL + COMPLEX, family="gather",
+        signature=_scatter_signature(None, untied=True), reference=_jax_scatter(fn_name),
+        exact=True, diff_args=args_at(0, 2), invalid=_scatter_invalid,
+        notes="NaN propagates; -0.0 < +0.0 as in XLA; JVP: JAX's, the tangent shared equally "
+              "by the operand and updates equal to the result (gathers in the scatter's mode, "
+              "so CLIP tangents are finite where JAX's are NaN); not linear: no transpose; "
+              "derivative samples draw operand and updates on disjoint grids (no ties)")
+
+
+_SCATTER_MIN = _extremal("scatter-min", "scatter_min")
+_SCATTER_MAX = _extremal("scatter-max", "scatter_max")
+
+SPECS = [_GATHER, _SCATTER_ADD, _SCATTER_MUL, _SCATTER_MIN, _SCATTER_MAX, _SCATTER]

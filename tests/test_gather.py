@@ -1,4 +1,5 @@
-"""gather, scatter-add and scatter: common cases against real JAX, derivatives, vmap, jit, jaxprs."""
+"""gather, scatter-add, scatter-mul, scatter-min, scatter-max and scatter: common cases against
+real JAX, derivatives, vmap, jit, jaxprs."""
 import numpy as np
 import pytest
 
@@ -238,7 +239,8 @@ def test_gather_vmap_matches_loop(in_axes):
 
 @pytest.mark.parametrize("in_axes", ((0, None, None), (None, 0, None), (None, None, 0),
                                      (1, 0, 1), (0, None, 0)))
-@pytest.mark.parametrize("name", ("scatter_add", "scatter"))
+@pytest.mark.parametrize("name", ("scatter_add", "scatter", "scatter_mul", "scatter_min",
+                                  "scatter_max"))
 def test_scatter_vmap_matches_loop(name, in_axes):
     xs, us = _x(3, 5, 2), _x(3, 2, 2)
     idx = np.array([[[1], [4]], [[0], [3]], [[2], [9]]], np.int32)
@@ -291,3 +293,240 @@ def test_jaxpr_params_match_jax(mode):
     ours = _params(refjax.make_jaxpr(s(lax))(x).jaxpr, "scatter-add")
     theirs = _params(jax.make_jaxpr(s(jax.lax))(x).jaxpr, "scatter-add")
     assert repr(_normalised(ours)) == repr(_normalised(theirs))
+
+
+# ---------------------------------------------------------------- scatter-mul, -min, -max
+
+COMBINERS = ("scatter_mul", "scatter_min", "scatter_max")
+
+
+@pytest.mark.parametrize("mode", ("clip", "fill", "promise_in_bounds", None))
+@pytest.mark.parametrize("name", COMBINERS)
+def test_combining_scatters_repeated_and_out_of_bounds(name, mode):
+    x, u = _x(5, 3), _x(6, 3)
+    idx = _idx([1], [1], [4], [-1], [7], [1])
+    assert_same(*both_scatter(name, x, idx, u, _scatter_dn(ROWS), mode=mode))
+    assert_same(*both_scatter(name, x, idx, _x(6, 2, 3), _scatter_dn(WINDOWS), mode=mode))
+    assert_same(*both_scatter(name, x, _idx([0, 1], [0, 1], [4, 2]), _x(3), _scatter_dn(POINTS),
+                              mode=mode))
+
+
+@pytest.mark.parametrize("dtype", (np.bool_, np.int8, np.uint32, np.float16, "bfloat16",
+                                   np.complex64), ids=str)
+@pytest.mark.parametrize("name", COMBINERS)
+def test_combining_scatters_dtypes(name, dtype):
+    x, u = (RNG.randn(5, 3) * 4).astype(dtype), (RNG.randn(4, 3) * 4).astype(dtype)
+    idx = _idx([1], [1], [4], [9])
+    if name == "scatter_mul" and dtype is np.bool_:
+        with pytest.raises(TypeError, match="scatter-mul"):
+            lax.scatter_mul(x, idx, u, S(**_scatter_dn(ROWS)))
+        return
+    ours, theirs = both_scatter(name, x, idx, u, _scatter_dn(ROWS))
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(np.asarray(ours).astype(np.complex128),
+                               np.asarray(theirs).astype(np.complex128), rtol=1e-2)
+
+
+def test_scatter_min_max_nan_and_signed_zeros():
+    x = np.array([0.0, -0.0, 0.0, -0.0, np.nan, 1.0], np.float32)
+    idx = _idx([0], [1], [2], [2], [3], [3], [4], [5])
+    u = np.array([-0.0, 0.0, -0.0, 0.0, 0.0, -0.0, 1.0, np.nan], np.float32)
+    for name in ("scatter_min", "scatter_max"):
+        ours, theirs = both_scatter(name, x, idx, u, _scatter_dn(dict(
+            offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))))
+        assert_same(ours, theirs)
+        np.testing.assert_array_equal(np.signbit(np.asarray(ours)), np.signbit(theirs))
+
+
+def test_scatter_mul_half_floats_round_every_product():
+    """As XLA: a float16 product that overflows stays inf."""
+    ours, theirs = both_scatter("scatter_mul", np.array([300.0], np.float16), _idx([0], [0]),
+                                np.array([300.0, 1 / 300], np.float16), dict(
+                                    update_window_dims=(), inserted_window_dims=(0,),
+                                    scatter_dims_to_operand_dims=(0,)))
+    assert_same(ours, theirs)
+    assert np.isinf(np.asarray(ours)).all()
+
+
+def test_combining_scatters_with_an_empty_index_vector():
+    u = np.array([1.0, 2.0, 4.0], np.float32)
+    idx = np.zeros((3, 0), np.int32)
+    assert float(lax.scatter_mul(np.float32(0.5), idx, u, S((), (), ()))) == 4.0
+    assert float(lax.scatter_max(np.float32(0.5), idx, u, S((), (), ()))) == 4.0
+    assert float(lax.scatter_min(np.float32(1.5), idx, u, S((), (), ()))) == 1.0
+
+
+def _both_grads(name, x, u, idx, dn, argnums=(0, 1), **kw):
+    w = _x(*x.shape)
+
+    def f(x, u):
+        return (getattr(lax, name)(x, idx, u, S(**dn), **kw) ** 2 * w).sum()
+
+    def jf(x, u):
+        return (getattr(jax.lax, name)(x, idx, u, JS(**dn), **kw) ** 2 * w).sum()
+    return _grads(f, jf, x, u, argnums=argnums)
+
+
+@pytest.mark.parametrize("mode", ("fill", "promise_in_bounds"))
+def test_scatter_mul_grads_match_jax(mode):
+    x, u = _x(5, 3), _x(4, 3)
+    repeated = _idx([1], [1], [4], [1]) if mode != "fill" else _idx([1], [1], [4], [9])
+    assert_same(*_both_grads("scatter_mul", x, u, repeated, _scatter_dn(ROWS), argnums=0,
+                             mode=mode))
+    unique = _idx([1], [3], [0], [2]) if mode != "fill" else _idx([1], [3], [0], [9])
+    for a, b in zip(*_both_grads("scatter_mul", x, u, unique, _scatter_dn(ROWS),
+                                 unique_indices=True, mode=mode)):
+        assert_same(a, b)
+
+
+def _product_rule(x, idx, u, w):
+    """d/du of sum(w * scatter_mul(x, idx, u)) for rows (ROWS), by hand."""
+    grad = np.zeros_like(u)
+    for j, (i,) in enumerate(idx):
+        if 0 <= i < len(x):
+            others = np.prod([u[k] for k, (m,) in enumerate(idx) if m == i and k != j], axis=0)
+            grad[j] = w[i] * x[i] * others
+    return grad
+
+
+def test_scatter_mul_updates_derivative_with_repeated_indices():
+    """JAX raises NotImplementedError without unique_indices; refjax applies the product rule
+    (zero updates included: the product of the others is taken without dividing by them)."""
+    x, w, dn = _x(5, 3), _x(5, 3), S(**_scatter_dn(ROWS))
+    idx = _idx([1], [3], [1], [1], [9], [3])
+    u = _x(6, 3)
+    u[0, 0] = u[2, 1] = u[3, 1] = u[1, 2] = 0.0   # one zero, two zeros, a zero alone
+    with pytest.raises(NotImplementedError, match="unique_indices"):
+        jax.grad(lambda u: jax.lax.scatter_mul(x, idx, u, JS(**_scatter_dn(ROWS))).sum())(u)
+    got = refjax.grad(lambda u: (lax.scatter_mul(x, idx, u, dn) * w).sum())(u)
+    np.testing.assert_allclose(np.asarray(got), _product_rule(x, idx, u, w), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_scatter_mul_transpose_is_the_operands_only():
+    idx, u, dn = _idx([1], [1]), _x(2, 3), S(**_scatter_dn(ROWS))
+    ct = _x(5, 3)
+    ours, = refjax.linear_transpose(lambda x: lax.scatter_mul(x, idx, u, dn),
+                                    np.zeros((5, 3), np.float32))(ct)
+    theirs, = jax.linear_transpose(lambda x: jax.lax.scatter_mul(
+        x, idx, u, JS(**_scatter_dn(ROWS))), np.zeros((5, 3), np.float32))(ct)
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ("scatter_min", "scatter_max"))
+def test_scatter_min_max_have_no_transpose(name):
+    idx, u, dn = _idx([1]), _x(1, 3), S(**_scatter_dn(ROWS))
+    with pytest.raises(NotImplementedError, match=name.replace("_", "-")):
+        refjax.linear_transpose(lambda x: getattr(lax, name)(x, idx, u, dn),
+                                np.zeros((5, 3), np.float32))(_x(5, 3))
+
+
+@pytest.mark.parametrize("ties", (False, True))
+@pytest.mark.parametrize("name", ("scatter_min", "scatter_max"))
+def test_scatter_min_max_grads_match_jax_and_share_ties(name, ties):
+    """Tied contenders (the operand and the updates equal to the result) share the tangent
+    equally, as in JAX."""
+    x = np.array([[0., 1, 2], [5, 5, 5], [4, 3, 2], [0, 0, 0], [1, 1, 1]], np.float32)
+    u = np.array([[5., 5, 5], [5, 6, 1], [1, 2, 3], [7, 7, 7]], np.float32) if ties else _x(4, 3)
+    idx = _idx([1], [1], [4], [9])
+    for a, b in zip(*_both_grads(name, x, u, idx, _scatter_dn(ROWS))):
+        assert_same(a, b)
+    tx, tu = _x(5, 3), _x(4, 3)
+    dn = S(**_scatter_dn(ROWS))
+    _, ours = refjax.jvp(lambda x, u: getattr(lax, name)(x, idx, u, dn), (x, u), (tx, tu))
+    _, theirs = jax.jvp(lambda x, u: getattr(jax.lax, name)(x, idx, u, JS(**_scatter_dn(ROWS))),
+                        (x, u), (tx, tu))
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ("scatter_min", "scatter_max"))
+def test_scatter_min_max_clip_mode_derivatives_follow_the_clamped_windows(name):
+    """JAX's rule gathers out-of-bounds windows with NaN fills in CLIP mode too (its
+    tangents there are NaN); refjax's are those of the clamped windows, the same as with
+    the clamped indices written out."""
+    x, u = _x(5, 3), _x(3, 3)
+    idx, clamped = _idx([1], [7], [-3]), _idx([1], [4], [0])
+    dn = S(**_scatter_dn(ROWS))
+    f = lambda i, mode: lambda x, u: (getattr(lax, name)(x, i, u, dn, mode=mode) ** 2).sum()  # noqa
+    for a, b in zip(refjax.grad(f(idx, "clip"), (0, 1))(x, u),
+                    refjax.grad(f(clamped, "fill"), (0, 1))(x, u)):
+        assert_same(a, b)
+
+
+_AT_UPDATES = {
+    "multiply": lambda x, i, v: x.at[i].multiply(v),
+    "min": lambda x, i, v: x.at[i].min(v),
+    "max": lambda x, i, v: x.at[i].max(v),
+    "max_clip": lambda x, i, v: x.at[i].max(v, mode="clip"),
+    "min_columns": lambda x, i, v: x.at[:, i[:2]].min(x[:, 1:]),
+    "multiply_no_wrap": lambda x, i, v: x.at[i].multiply(v, wrap_negative_indices=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AT_UPDATES))
+def test_at_multiply_min_max_are_one_scatter_as_in_jax(name):
+    """x.at[int_array].multiply/min/max stage JAX's equations (one scatter-mul/-min/-max)
+    and match its values, with repeated, negative and out-of-bounds indices."""
+    f = _AT_UPDATES[name]
+    x, i = _x(5, 3), np.array([0, 2, -1, 7, 2, 0], np.int32)
+    v = _x(6, 3)
+    ours = [e.primitive.name for e in refjax.make_jaxpr(f)(x, i, v).eqns]
+    theirs = [e.primitive.name for e in jax.make_jaxpr(f)(x, i, v).eqns]
+    if name != "multiply_no_wrap":   # refjax scatters at flat targets there
+        assert ours == theirs
+    assert [p for p in ours if p.startswith("scatter")] == \
+        [p for p in theirs if p.startswith("scatter")]
+    assert_same(refjax.jit(f)(x, i, v), f(jax.numpy.asarray(x), i, v))
+    assert_same(f(refjax.numpy.asarray(x), i, v), f(jax.numpy.asarray(x), i, v))
+
+
+@pytest.mark.parametrize("op", ("min", "max", "multiply"))
+def test_at_updates_with_masks_scatter_at_flat_targets(op):
+    x, v = _x(4, 3), np.float32(0.5)
+    mask = x > 0
+    f = lambda x: getattr(x.at[mask], op)(v)  # noqa: E731
+    assert_same(f(refjax.numpy.asarray(x)), f(jax.numpy.asarray(x)))
+    names = [e.primitive.name for e in refjax.make_jaxpr(f)(x).eqns]
+    assert ("scatter-mul" if op == "multiply" else f"scatter-{op}") in names
+
+
+@pytest.mark.parametrize("op", ("min", "max"))
+def test_at_min_max_grads_match_jax(op):
+    x = np.array([0., 5, 4, 0, 1], np.float32)
+    v = np.array([5., 5, 4, 7, 2, 2], np.float32)
+    i = np.array([1, 1, 2, 9, 4, 4], np.int32)
+
+    def f(x, v):
+        return (getattr(x.at[i], op)(v) ** 2).sum()
+    for a, b in zip(refjax.grad(f, (0, 1))(x, v), jax.grad(f, (0, 1))(x, v)):
+        assert_same(a, b)
+
+
+def test_at_multiply_grads_match_jax():
+    x, v, i = _x(5), _x(3), np.array([1, 1, 3], np.int32)
+    f = lambda x: (x.at[i].multiply(v) ** 2).sum()  # noqa: E731
+    assert_same(refjax.grad(f)(x), jax.grad(f)(x))
+    u = np.array([0, 2], np.int32)
+    g = lambda m: lambda v: (m.numpy.asarray(x).at[u].multiply(v, unique_indices=True)  # noqa
+                             ** 2).sum()
+    assert_same(refjax.grad(g(refjax))(v[:2]), jax.grad(g(jax))(v[:2]))
+    with pytest.raises(NotImplementedError):   # JAX: only with unique indices; refjax: always
+        jax.grad(lambda v: jax.numpy.asarray(x).at[i].multiply(v).sum())(v)
+    w = np.zeros_like(x)
+    w[[1, 3]] = 1.0
+    np.testing.assert_allclose(
+        np.asarray(refjax.grad(lambda v: refjax.numpy.asarray(x).at[i].multiply(v).sum())(v)),
+        _product_rule(x[:, None], i[:, None], v[:, None], w[:, None])[:, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ("min", "max", "multiply"))
+def test_at_updates_vmap_matches_loop(op):
+    xs, vs = _x(3, 5), _x(3, 4)
+    idx = np.array([[0, 0, 4, 9], [1, 2, 3, 1], [-1, 2, 2, 0]], np.int32)
+
+    def f(x, i, v):
+        return getattr(x.at[i], op)(v)
+    out = refjax.vmap(f)(xs, idx, vs)
+    assert_same(out, jax.vmap(f)(xs, idx, vs))
+    assert_same(out, np.stack([np.asarray(f(refjax.numpy.asarray(xs[k]), idx[k], vs[k]))
+                               for k in range(3)]))

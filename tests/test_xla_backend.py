@@ -477,7 +477,7 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
              "all_to_all", "pvary",
              # compared across backends by test_differential.py and test_gather.py
-             "gather", "scatter-add", "scatter"}
+             "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter"}
 
 
 def test_every_primitive_has_a_rule():

@@ -1,5 +1,6 @@
-"""NumPy rules of gather, scatter-add and scatter: every window's operand indices are built
-as integer arrays, then read with fancy indexing or written with np.add.at / assignment."""
+"""NumPy rules of gather, the scatters and scatter: every window's operand indices are built
+as integer arrays, then read with fancy indexing or written with np.add.at (np.multiply.at,
+np.minimum.at, np.maximum.at) / assignment."""
 import numpy as np
 
 from ...core import dtypes
@@ -116,6 +117,51 @@ def _scatter_add(x, indices, updates, *, dimension_numbers, indices_are_sorted, 
     with np.errstate(all="ignore"):
         np.add.at(out, index, values.astype(acc))
     return out.astype(x.dtype)
+
+
+def _at(ufunc, out, index, values):
+    """ufunc.at(out, index, values), a rank-0 out seen as one element hit by every value."""
+    if out.ndim == 0:
+        flat = out.reshape(1)
+        ufunc.at(flat, (np.zeros(values.shape, np.intp),), values)
+        return flat.reshape(())
+    ufunc.at(out, index, values)
+    return out
+
+
+@rule(g.scatter_mul_p)
+def _scatter_mul(x, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
+                 mode):
+    # Every product is rounded to x's dtype, half floats included (as XLA does: a float16
+    # product that overflows stays inf); integers wrap.
+    index, values = _scatter_targets(x, indices, updates, dimension_numbers, mode)
+    with np.errstate(all="ignore"):
+        return _at(np.multiply, x.copy(), index, values)
+
+
+def _scatter_extremum(ufunc, wins_zero):
+    """np.minimum.at / np.maximum.at (NaN propagates, as in XLA), then the zeros fixed as
+    XLA orders them (-0.0 < +0.0): where the result is a zero, it is -0.0 for min if any
+    contender is -0.0, +0.0 for max if any contender is +0.0 (`wins_zero`: the sign bit the
+    winning zero has)."""
+    def extremum(x, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
+                 mode):
+        index, values = _scatter_targets(x, indices, updates, dimension_numbers, mode)
+        half = x.dtype in (dtypes.float16, dtypes.bfloat16)   # exact in float32
+        acc = np.float32 if half else x.dtype
+        with np.errstate(invalid="ignore"):   # NaN contenders
+            out = _at(ufunc, x.astype(acc), index, values.astype(acc))
+        if out.dtype.kind == "f":
+            winning = lambda a: np.asarray((a == 0) & (np.signbit(a) == wins_zero))  # noqa: E731
+            found = _at(np.logical_or, winning(x.astype(acc)), index, winning(values.astype(acc)))
+            zero = np.where(found, -0.0 if wins_zero else 0.0, 0.0 if wins_zero else -0.0)
+            out = np.where(out == 0, zero.astype(acc), out)
+        return np.asarray(out).astype(x.dtype)
+    return extremum
+
+
+rule(g.scatter_min_p)(_scatter_extremum(np.minimum, True))
+rule(g.scatter_max_p)(_scatter_extremum(np.maximum, False))
 
 
 @rule(g.scatter_p)

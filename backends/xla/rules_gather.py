@@ -1,4 +1,5 @@
-"""jax.lax lowerings of gather, scatter-add and scatter, with JAX's own dimension numbers."""
+"""jax.lax lowerings of gather, scatter-add, -mul, -min, -max and scatter, with JAX's own
+dimension numbers."""
 from jax import lax
 
 from ...core.primitives import gather as g
@@ -36,6 +37,9 @@ def _scatter(fn):
 
 
 rule(g.scatter_add_p)(_scatter(lax.scatter_add))
+rule(g.scatter_mul_p)(_scatter(lax.scatter_mul))
+rule(g.scatter_min_p)(_scatter(lax.scatter_min))
+rule(g.scatter_max_p)(_scatter(lax.scatter_max))
 rule(g.scatter_p)(_scatter(lax.scatter))
 
 

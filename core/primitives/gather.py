@@ -300,9 +300,12 @@ gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
 
 
-# ---------------------------------------------------------------- scatter-add, scatter
+# ------------------------------------------------- scatter-add, -mul, -min, -max, scatter
 
 scatter_add_p = make_primitive("scatter-add")
+scatter_mul_p = make_primitive("scatter-mul")
+scatter_min_p = make_primitive("scatter-min")
+scatter_max_p = make_primitive("scatter-max")
 scatter_p = make_primitive("scatter")
 
 
@@ -350,19 +353,23 @@ def _check_updates_shape(name, operand, indices, updates, dn):
                             f"{updates.shape[u]}, indices bound is {b}.")
 
 
-@scatter_add_p.def_abstract_eval
-def _scatter_add_abstract_eval(operand, indices, updates, *, dimension_numbers,
-                               indices_are_sorted, unique_indices, mode):
-    if operand.dtype == dtypes.bool_:
-        raise TypeError("scatter-add does not accept dtype bool (it adds); accepted dtypes are "
-                        "subtypes of integer, floating, complexfloating. Use scatter for bool.")
-    return _scatter_abstract_eval("scatter-add", operand, indices, updates, dimension_numbers)
+def _def_scatter_abstract_eval(prim, accepts_bool=True, combines="adds"):
+    """The abstract eval of a scatter primitive; arithmetic combiners reject bool."""
+    def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                      unique_indices, mode):
+        if not accepts_bool and operand.dtype == dtypes.bool_:
+            raise TypeError(f"{prim.name} does not accept dtype bool (it {combines}); accepted "
+                            f"dtypes are subtypes of integer, floating, complexfloating. Use "
+                            f"scatter for bool.")
+        return _scatter_abstract_eval(prim.name, operand, indices, updates, dimension_numbers)
+    prim.def_abstract_eval(abstract_eval)
 
 
-@scatter_p.def_abstract_eval
-def _scatter_replace_abstract_eval(operand, indices, updates, *, dimension_numbers,
-                                   indices_are_sorted, unique_indices, mode):
-    return _scatter_abstract_eval("scatter", operand, indices, updates, dimension_numbers)
+_def_scatter_abstract_eval(scatter_add_p, accepts_bool=False, combines="adds")
+_def_scatter_abstract_eval(scatter_mul_p, accepts_bool=False, combines="multiplies")
+_def_scatter_abstract_eval(scatter_min_p)
+_def_scatter_abstract_eval(scatter_max_p)
+_def_scatter_abstract_eval(scatter_p)
 
 
 def _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers, indices_are_sorted,
@@ -378,6 +385,30 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, *, indices
     """operand with each window of `updates` added at its index (lax.scatter_add); repeated
     indices accumulate; mode None is FILL_OR_DROP (out-of-bounds windows are dropped)."""
     return _bind_scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with each element a window of `updates` reaches multiplied by it
+    (lax.scatter_mul); repeated indices multiply; mode None is FILL_OR_DROP."""
+    return _bind_scatter(scatter_mul_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with each element the minimum of itself and the updates that reach it
+    (lax.scatter_min); mode None is FILL_OR_DROP."""
+    return _bind_scatter(scatter_min_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with each element the maximum of itself and the updates that reach it
+    (lax.scatter_max); mode None is FILL_OR_DROP."""
+    return _bind_scatter(scatter_max_p, operand, scatter_indices, updates, dimension_numbers,
                          indices_are_sorted, unique_indices, mode)
 
 
@@ -430,6 +461,102 @@ def _scatter_add_transpose(ct, x, idx, u, *, dimension_numbers, **params):
     if ad.is_undefined_primal(u):
         ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u.aval.shape, params)
     return [ct_x, None, ct_u]
+
+
+def _zero_cotangents(x, u):
+    """Symbolic zero cotangents of the undefined primals among (operand, updates)."""
+    return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
+            Zero(u.aval) if ad.is_undefined_primal(u) else None]
+
+
+def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, **params):
+    """Linear in the operand (its tangent is scaled by the same updates); in the updates, the
+    product rule (see _scatter_mul_updates_tangent)."""
+    (x, idx, u), (tx, _, tu) = primals, tangents
+    bind = lambda p, *a: p.bind(*a, dimension_numbers=dimension_numbers, **params)  # noqa: E731
+    out = bind(scatter_mul_p, x, idx, u)
+    t_out = Zero(get_aval(out).to_tangent_aval())
+    if _no_tangent(out, tx, tu):
+        return out, t_out
+    if type(tx) is not Zero:
+        t_out = bind(scatter_mul_p, tx, idx, u)
+    if type(tu) is not Zero:
+        t_out = ad.add_tangents(t_out, _scatter_mul_updates_tangent(
+            x, idx, u, tu, dimension_numbers, params))
+    return out, t_out
+
+
+def _scatter_mul_updates_tangent(x, idx, u, tu, dn, params):
+    """Each update's tangent times the operand element and the other updates reaching it.
+    With unique_indices, JAX's rule: the operand times the scattered tangents. Otherwise
+    (where JAX raises NotImplementedError) the product of the others is P, the product of the
+    operand element and the non-zero updates reaching it, divided by the update when it is
+    non-zero; P itself for a zero update; 0 when another zero update reaches the element."""
+    from .elementwise import div, eq, full, mul, select_n, sub
+    bind = lambda p, *a: p.bind(*a, dimension_numbers=dn, **params)  # noqa: E731
+    aval, u_shape = get_aval(x), get_aval(u).shape
+    zeros_x = full(aval.shape, 0, aval.dtype)
+    if params["unique_indices"]:
+        return mul(x, bind(scatter_add_p, zeros_x, idx, tu))
+    back = lambda a: _gather_back(a, idx, dn, aval.shape, u_shape, params)  # noqa: E731
+    zero, one = full(u_shape, 0, aval.dtype), full(u_shape, 1, aval.dtype)
+    is_zero = eq(u, zero)
+    nonzero_u = select_n(is_zero, u, one)
+    product = back(bind(scatter_mul_p, x, idx, nonzero_u))
+    zero_count = select_n(is_zero, zero, one)
+    other_zeros = sub(back(bind(scatter_add_p, zeros_x, idx, zero_count)), zero_count)
+    others = select_n(eq(other_zeros, zero), zero, div(product, nonzero_u))
+    return bind(scatter_add_p, zeros_x, idx, mul(tu, others))
+
+
+def _scatter_mul_transpose(ct, x, idx, u, *, dimension_numbers, **params):
+    if ad.is_undefined_primal(idx):
+        raise ValueError("scatter-mul is not linear in its indices")
+    if ad.is_undefined_primal(u):
+        raise NotImplementedError("scatter-mul is not linear in its updates: it has a "
+                                  "transpose rule for the operand only")
+    if type(ct) is Zero:
+        return _zero_cotangents(x, u)
+    return [scatter_mul_p.bind(ct, idx, u, dimension_numbers=dimension_numbers, **params),
+            None, None]
+
+
+def _scatter_extremal_jvp(prim):
+    """JAX's rule: the tangent at an element is shared equally by the contenders equal to the
+    result (the operand element and the updates reaching it), so that ties split it as
+    lax.max/min do. Per update: `won` (it equals the result there), `kept` (the operand
+    element does), `winners` and `hits` (the updates reaching its element that win, resp.
+    all of them); the operand's own tangent is scattered back with weight (share - 1) per
+    hit. Unlike JAX's rule (whose gathers drop out-of-bounds windows), the gathers follow
+    the scatter's mode, so CLIP-mode tangents are those of the clamped windows."""
+    def jvp(primals, tangents, *, dimension_numbers, **params):
+        from .elementwise import add, div, eq, full, max as max_, mul, select_n, sub
+        (x, idx, u), (tx, _, tu) = primals, tangents
+        dn = dimension_numbers
+        out = prim.bind(x, idx, u, dimension_numbers=dn, **params)
+        if _no_tangent(out, tx, tu):
+            return out, Zero(get_aval(out).to_tangent_aval())
+        tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+        shape, u_shape, dtype = get_aval(x).shape, get_aval(u).shape, get_aval(tx).dtype
+        back = lambda a: _gather_back(a, idx, dn, shape, u_shape, params)  # noqa: E731
+        add_up = lambda v: back(scatter_add_p.bind(  # noqa: E731
+            full(shape, 0, dtype), idx, v, dimension_numbers=dn, **params))
+        zeros, ones = full(u_shape, 0, dtype), full(u_shape, 1, dtype)
+        result = back(out)
+        won, kept = eq(u, result), eq(back(x), result)
+        winners = add_up(select_n(won, zeros, ones))
+        hits = max_(add_up(ones), ones)   # >= 1: out-of-bounds windows are dropped anyway
+        share = div(ones, max_(add(winners, select_n(kept, zeros, ones)), ones))
+        x_coef = div(sub(select_n(kept, zeros, share), ones), hits)
+        t_updates = add(mul(back(tx), x_coef), mul(tu, select_n(won, zeros, share)))
+        return out, scatter_add_p.bind(tx, idx, t_updates, dimension_numbers=dn, **params)
+    prim.def_jvp(jvp)
+
+
+def _no_tangent(out, tx, tu):
+    """Both tangents symbolic zeros, or an integer / boolean output (float0 tangent)."""
+    return (type(tx) is Zero and type(tu) is Zero) or \
+        get_aval(out).to_tangent_aval().dtype == dtypes.float0
 
 
 def _scatter_jvp(primals, tangents, *, dimension_numbers, **params):
@@ -511,7 +638,11 @@ def _scatter_batcher(prim):
 
 scatter_add_p.def_jvp(_scatter_add_jvp)
 scatter_add_p.def_transpose(_scatter_add_transpose)
+scatter_mul_p.def_jvp(_scatter_mul_jvp)
+scatter_mul_p.def_transpose(_scatter_mul_transpose)
+_scatter_extremal_jvp(scatter_min_p)
+_scatter_extremal_jvp(scatter_max_p)
 scatter_p.def_jvp(_scatter_jvp)
 scatter_p.def_transpose(_scatter_transpose)
-_scatter_batcher(scatter_add_p)
-_scatter_batcher(scatter_p)
+for _p in (scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p):
+    _scatter_batcher(_p)
