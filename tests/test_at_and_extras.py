@@ -243,7 +243,8 @@ def test_integer_array_updates_are_one_scatter_as_in_jax(name):
     x, i = np.zeros((5, 3), np.float32), np.array([0, 2, -1, 7], np.int32)
     v = np.arange(12, dtype=np.float32).reshape(4, 3)
     ours = [e.primitive.name for e in jax.make_jaxpr(lambda *a: f(jnp, *a))(x, i, v).eqns]
-    theirs = [e.primitive.name for e in real_jax.make_jaxpr(lambda *a: f(real_jnp, *a))(x, i, v).eqns]
+    theirs = [e.primitive.name
+              for e in real_jax.make_jaxpr(lambda *a: f(real_jnp, *a))(x, i, v).eqns]
     assert ours == theirs
     _same(jax.jit(lambda *a: f(jnp, *a))(x, i, v), f(real_jnp, real_jnp.asarray(x), i, v))
 
@@ -254,8 +255,8 @@ def test_integer_array_updates_are_linear_in_sizes():
     for f in (lambda x, i, v: x.at[i].add(v), lambda x, i, v: x.at[i].set(v),
               lambda x, i, v: x[i] * v, jax.grad(lambda x, i, v: (x[i] * v).sum())):
         assert max(_out_sizes(jax.make_jaxpr(f)(x, i, v).jaxpr)) <= x.size
-    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x, i, v: x.at[i].add(v))(x, i, v))[::7][:5000],
-                                  np.ones(5000))
+    added = jax.jit(lambda x, i, v: x.at[i].add(v))(x, i, v)
+    np.testing.assert_array_equal(np.asarray(added)[::7][:5000], np.ones(5000))
 
 
 def _out_sizes(jaxpr):

@@ -229,8 +229,10 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
         fill_value = default_fill_value(get_aval(operand).dtype)
     elif mode is not _FILL:
         fill_value = None
-    return gather_p.bind(operand, start_indices, dimension_numbers=gather_dnums(dimension_numbers),
-                         slice_sizes=_ints(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+    return gather_p.bind(operand, start_indices,
+                         dimension_numbers=gather_dnums(dimension_numbers),
+                         slice_sizes=_ints(slice_sizes),
+                         indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
 
 
