@@ -449,21 +449,12 @@ def _scatter_by_index(x, items, updates, op, mode, unique=False):
     (x[items]'s layout, advanced dims first when separated, as NumPy)."""
     from . import lax
     jnp = _np()
-    advanced, window, kinds, dim = [], [], [], 0
-    for item in items:
-        kinds.append(not (item is Ellipsis or isinstance(item, slice)))
-        if item is Ellipsis:
-            continue
-        if kinds[-1]:
-            advanced.append((dim, x.shape[dim], item))
-        else:
-            window.append(dim)
-        dim += 1
-    first, last = kinds.index(True), len(kinds) - 1 - kinds[::-1].index(True)
+    _, advanced, separated = jnp._split_advanced(x, items)   # items hold no None here
+    positions = tuple(d for d, _, _ in advanced)
+    window = [d for d in range(x.ndim) if d not in positions]
     index = jnp._advanced_index_vector(advanced)
-    nb, positions = index.ndim - 1, tuple(d for d, _, _ in advanced)
-    lead = 0 if not builtins.all(kinds[first:last + 1]) else \
-        builtins.sum(1 for w in window if w < positions[0])
+    nb = index.ndim - 1
+    lead = 0 if separated else builtins.sum(1 for w in window if w < positions[0])
     dn = lax.ScatterDimensionNumbers(
         update_window_dims=tuple(range(lead)) + tuple(range(lead + nb, nb + len(window))),
         inserted_window_dims=positions, scatter_dims_to_operand_dims=positions)

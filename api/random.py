@@ -26,6 +26,7 @@ from ..core import dtypes as _dt
 from ..core.config import config as _config
 from ..core.array import Array
 from ..core.pytree import register_pytree_node
+from ..core.sequence import LeadingAxis
 from ..core.trace import Tracer
 from . import lax
 from . import numpy as jnp
@@ -64,11 +65,12 @@ class KeyDType:
 _KEY_DTYPE = KeyDType()
 
 
-class PRNGKeyArray:
+class PRNGKeyArray(LeadingAxis):
     """An array of typed threefry2x32 keys, backed by uint32 key data of shape (*shape, 2)."""
 
     __slots__ = ("_base_array",)
     dtype = _KEY_DTYPE
+    _kind = "key array"
 
     def __init__(self, base_array):
         # No validation: pytree unflattening passes tracers (and sometimes placeholders).
@@ -77,16 +79,6 @@ class PRNGKeyArray:
     shape = property(lambda self: tuple(self._base_array.shape[:-1]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
 
     def __getitem__(self, idx):
         idx = idx if isinstance(idx, tuple) else (idx,)

@@ -2,9 +2,10 @@
 import numpy as np
 
 from . import errors
+from .sequence import LeadingAxis
 
 
-class Array:
+class Array(LeadingAxis):
     """A concrete array held by a backend. Operators and methods are installed by
     api/array_methods (shared with Tracer), so this class holds only what is concrete."""
 
@@ -49,16 +50,6 @@ class Array:
             raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
                             f"got {self.aval.str_short()}")
         return int(self._value())
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
 
     __hash__ = None
 

@@ -3,6 +3,7 @@ import threading
 from contextlib import contextmanager
 
 from . import errors
+from .sequence import LeadingAxis
 
 
 class Trace:
@@ -58,7 +59,7 @@ def set_current_trace(trace):
         _state.trace = prev
 
 
-class Tracer:
+class Tracer(LeadingAxis):
     """A value flowing through a trace. Array-like methods are installed by api/array_methods."""
 
     __slots__ = ("_trace",)
@@ -102,16 +103,6 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         value = self._concrete_or_raise(errors.TracerArrayConversionError)
         return value.__array__(dtype)
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
 
     __hash__ = None
 
