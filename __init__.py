@@ -20,11 +20,20 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
                    ("dtypes", dtypes), ("ops", ops)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
 
-from .api.devices import *  # noqa: E402,F401,F403
-from .core.sharding import NamedSharding, PartitionSpec  # noqa: E402,F401
-from .core.transforms.api import *  # noqa: E402,F401,F403
-
-from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402,F401
+from .api.devices import (  # noqa: E402
+    devices, local_devices, device_count, local_device_count, process_count, process_index,
+    host_count, host_id, make_mesh, device_put, device_get, block_until_ready,
+    make_array_from_callback, make_array_from_single_device_arrays,
+    make_array_from_process_local_data, device_put_replicated, device_put_sharded)
+from .core.sharding import (  # noqa: E402
+    AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding, set_mesh)
+from .core.transforms.jvp import jvp, stop_gradient  # noqa: E402
+from .core.transforms.vmap import vmap  # noqa: E402
+from .core.transforms.custom import custom_jvp, custom_vjp  # noqa: E402
+from .core.transforms.autodiff import (  # noqa: E402
+    vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian, hessian, linear_transpose)
+from .core.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402
+from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402
 from .api import experimental  # noqa: E402
 
 _sys.modules[f"{__name__}.experimental"] = experimental

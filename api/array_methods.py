@@ -533,7 +533,7 @@ def _scatter_basic(x, items, targets, updates, op):
 def _place(shape, dtype, items, updates):
     """updates (of x[items]'s shape) at x[items] in zeros of x's shape."""
     from ..core.avals import ShapeDtypeStruct
-    from ..core.transforms.api import linear_transpose
+    from ..core.transforms.autodiff import linear_transpose
     jnp = _np()
     stand_in = np.dtype(np.uint8) if dtype == np.bool_ else dtype  # bools do not transpose
     transpose = linear_transpose(lambda z: jnp._index(z, items), ShapeDtypeStruct(shape, stand_in))

@@ -6,6 +6,7 @@ from importlib import metadata
 import numpy as np
 from multipledispatch import Dispatcher
 
+from ..core import runtime
 from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.config import config
@@ -204,13 +205,19 @@ def eval_primitive(prim, args, params):
     return Array(out, backend.execute(prim, bufs, params, [out])[0], backend)
 
 
-trace_mod.set_eval_hook(eval_primitive)
-
-
 def make_array(value, aval, backend=None, sharding=None):
     """Wrap a NumPy value as an Array on the (current) backend."""
     backend = backend or current_backend()
     return Array(aval, backend.put(np.asarray(value, dtype=aval.dtype), aval, sharding), backend)
+
+
+def _device_count():
+    return len(current_backend().devices())
+
+
+runtime.install(eval_primitive=eval_primitive, make_array=make_array,
+                current_backend_name=current_backend_name, get_backend=get_backend,
+                clear_backend_caches=clear_backend_caches, device_count=_device_count)
 
 
 def float0_zeros(shape):

@@ -2,7 +2,9 @@
 import threading
 from contextlib import contextmanager
 
-from . import errors
+import numpy as np
+
+from . import avals, dtypes, errors, runtime
 from .sequence import LeadingAxis
 
 
@@ -20,20 +22,7 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
-        return _eval_hook(prim, args, params)
-
-
-def _no_backend(prim, args, params):
-    raise RuntimeError("no backend is loaded; import refjax, not refjax.core, to run code")
-
-
-_eval_hook = _no_backend
-
-
-def set_eval_hook(fn):
-    """Installed by backends/base: how EvalTrace executes a primitive."""
-    global _eval_hook
-    _eval_hook = fn
+        return runtime.eval_primitive(prim, args, params)
 
 
 class _State(threading.local):
@@ -125,10 +114,23 @@ def get_aval(x):
 
 
 def _aval_of_constant(x):
-    from . import avals, dtypes
-    import numpy as np
     if dtypes.is_python_scalar(x):
         return avals.ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind not in "biufcV":
+            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype}")
         return avals.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
-    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+    if not hasattr(x, "__jax_array__"):
+        raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+    return get_aval(x.__jax_array__())
+
+
+def as_value(x):
+    """x as a value transformations compute with: tracers and Arrays pass through; Python
+    scalars (weakly typed, as jnp.asarray makes them) and NumPy arrays become Arrays on the
+    current backend. TypeError for anything that is not a JAX type."""
+    if isinstance(x, Tracer) or hasattr(x, "aval"):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return as_value(x.__jax_array__())
+    return runtime.make_array(x, _aval_of_constant(x))

@@ -29,18 +29,18 @@ Params are bound in alphabetical order, so make_jaxpr prints them as JAX does.
 """
 import numpy as np
 
-from .. import dtypes, errors, pytree
+from .. import dtypes, errors, pytree, runtime
 from .. import jaxpr as jx
 from ..avals import ShapedArray, same_type
 from ..config import config
 from ..primitive import make_primitive
-from ..trace import Tracer, get_aval
+from ..trace import Tracer, as_value, get_aval
 from ..transforms import partial_eval as pe
 from ..transforms import staging
 from ..transforms.ad import (Zero, add_tangents, instantiate, is_undefined_primal,
                              zeros_like_aval)
 from ..transforms.batching import bdim_at_front, moveaxis
-from ..transforms.jvp import _as_value, jvp_flat, stop_gradient
+from ..transforms.jvp import jvp_flat, stop_gradient
 from ..transforms.transpose import backward_pass
 from ..transforms.vmap import vmap_flat, vmap_flat_dims
 from . import elementwise as ew
@@ -169,8 +169,7 @@ def _eval_jaxpr(jaxpr, consts, *args):
 
 
 def _literal_array(lit):
-    from ...backends.base import make_array
-    return make_array(lit.val, lit.aval)
+    return runtime.make_array(lit.val, lit.aval)
 
 
 def _fun_of(closed):
@@ -452,7 +451,7 @@ def _predicate(pred):
         raise TypeError("cond predicate is None")
     if isinstance(pred, (list, tuple)):
         raise TypeError(f"Pred must be a scalar, got {pred} of type {type(pred)}")
-    pred = _as_value(pred)
+    pred = as_value(pred)
     aval = get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
@@ -490,7 +489,7 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     if not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     operands = _operands(operands, operand)
-    index = _as_value(index)
+    index = as_value(index)
     aval = get_aval(index)
     if aval.shape != ():
         raise TypeError(f"Branch index must be scalar, got {index} of shape {aval.shape}.")
@@ -768,7 +767,7 @@ def while_loop(cond_fun, body_fun, init_val):
         except errors.ConcretizationTypeError:
             pass  # a traced carry: fall back to the primitive
     init, in_tree = pytree.tree_flatten(init_val)
-    init = [_as_value(x) for x in init]
+    init = [as_value(x) for x in init]
     (cond_closed, cond_consts, body_closed, body_consts, _, _), init = _trace_carried(
         lambda avals: _trace_while(cond_fun, body_fun, in_tree, avals), init,
         "while_loop body", in_tree)
@@ -778,9 +777,9 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _python_while(cond_fun, body_fun, init_val):
-    val = pytree.tree_map(_as_value, init_val)
+    val = pytree.tree_map(as_value, init_val)
     while cond_fun(val):
-        val = pytree.tree_map(_as_value, body_fun(val))
+        val = pytree.tree_map(as_value, body_fun(val))
     return val
 
 
@@ -1021,8 +1020,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise TypeError("lax.scan: f argument should be a callable.")
     init_leaves, init_tree = pytree.tree_flatten(init)
     xs_leaves, xs_tree = pytree.tree_flatten(xs)
-    init_leaves = [_as_value(x) for x in init_leaves]
-    xs_leaves = [_as_value(x) for x in xs_leaves]
+    init_leaves = [as_value(x) for x in init_leaves]
+    xs_leaves = [as_value(x) for x in xs_leaves]
     length = _scan_length(xs_leaves, length)
     if config.read("jax_disable_jit"):
         return _python_scan(f, init, xs_leaves, xs_tree, length, reverse)
@@ -1108,7 +1107,7 @@ def _python_scan(f, init, xs_leaves, xs_tree, length, reverse):
 
 
 def _stack(arrays):
-    return st.concatenate([st.expand_dims(_as_value(a), (0,)) for a in arrays], 0)
+    return st.concatenate([st.expand_dims(as_value(a), (0,)) for a in arrays], 0)
 
 
 # ================================================================ fori_loop, map
@@ -1120,7 +1119,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     JAX); with traced bounds it is a while_loop (forward mode only)."""
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
-    lower, upper = _as_value(lower), _as_value(upper)
+    lower, upper = as_value(lower), as_value(upper)
     dtype = _bounds_dtype(lower, upper)
     if _is_concrete(lower) and _is_concrete(upper):
         length = max(int(upper) - int(lower), 0)
@@ -1185,7 +1184,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001  (lax.map, as JAX names it)
         ys = scan(lambda _, x: ((), vmap(f)(x)), (), batched)[1]
         parts.append(pytree.tree_map(_unbatch, ys))
     if done < n:
-        rest = pytree.tree_unflatten(tree, [st.slice_in_dim(_as_value(x), done, n) for x in leaves])
+        rest = pytree.tree_unflatten(tree, [st.slice_in_dim(as_value(x), done, n) for x in leaves])
         parts.append(vmap(f)(rest))
     if len(parts) == 1:
         return parts[0]
@@ -1193,7 +1192,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001  (lax.map, as JAX names it)
 
 
 def _batches(x, num_batches, batch_size):
-    x = st.slice_in_dim(_as_value(x), 0, num_batches * batch_size)
+    x = st.slice_in_dim(as_value(x), 0, num_batches * batch_size)
     return st.reshape(x, (num_batches, batch_size) + tuple(get_aval(x).shape[1:]))
 
 

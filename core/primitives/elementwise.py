@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, runtime
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -34,8 +34,7 @@ def _check_dtype(name, dtype, kinds):
 
 def weak_scalar(value, dtype):
     """A weakly-typed scalar constant of `dtype` (how Python scalars enter lax ops)."""
-    from ...backends.base import make_array
-    return make_array(value, ShapedArray((), dtype, weak_type=True))
+    return runtime.make_array(value, ShapedArray((), dtype, weak_type=True))
 
 
 def _lift_scalars(name, args):
@@ -655,8 +654,7 @@ def full(shape, value, dtype):
     from .structural import broadcast_in_dim
     dtype = dtypes.canonicalize_dtype(dtype)
     if _exactly_representable(value, dtype):  # a constant of dtype, as JAX stages it
-        from ...backends.base import make_array
-        scalar = make_array(value, ShapedArray((), dtype))
+        scalar = runtime.make_array(value, ShapedArray((), dtype))
     else:
         scalar = convert_element_type(weak_scalar(value, dtype), dtype, weak_type=False)
     return broadcast_in_dim(scalar, tuple(shape), ()) if shape else scalar
@@ -673,5 +671,4 @@ def _exactly_representable(value, dtype):
 
 def float0_zeros(shape):
     """Zeros of dtype float0: the tangent of integer values."""
-    from ...backends.base import make_array
-    return make_array(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))
+    return runtime.make_array(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from .. import dtypes, pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import EvalTrace, current_trace, get_aval
+from ..trace import EvalTrace, as_value, current_trace, get_aval
 from ..transforms.ad import Zero, deflinear, instantiate
 from ..transforms.batching import bdim_at_front, moveaxis
 from . import elementwise as ew
@@ -116,8 +116,7 @@ def _no_groups(axis_index_groups, api):
 
 
 def _as_array(x):
-    from ..transforms.jvp import _as_value
-    return _as_value(x)
+    return as_value(x)
 
 
 def _bool_as_int(x):

@@ -5,9 +5,8 @@ import functools
 from .. import pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import current_trace, get_aval, set_current_trace, Tracer
+from ..trace import Tracer, as_value, current_trace, get_aval, set_current_trace
 from .ad import UndefinedPrimal, Zero, instantiate
-from .jvp import _as_value
 from .partial_eval import stage
 
 custom_jvp_call_p = make_primitive("custom_jvp_call", multiple_results=True)
@@ -90,7 +89,7 @@ def _stage_call(f, args, name):
     nondiff, diff = _split_nondiff(args, f.nondiff_argnums)
     _check_nondiff(nondiff, name)
     leaves, in_tree = pytree.tree_flatten(diff)
-    leaves = [_as_value(x) for x in leaves]
+    leaves = [as_value(x) for x in leaves]
     out_box = {}
 
     def flat_fun(*flat):
@@ -137,10 +136,10 @@ def _flat_jvp(user_jvp, nondiff_argnums, nondiff, in_tree, out_box):
             raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with equal "
                             f"container (pytree) structures, but got {out_tree} and {t_tree}.")
         for o, t in zip(out_leaves, t_leaves):
-            if get_aval(_as_value(o)).shape != get_aval(_as_value(t)).shape:
+            if get_aval(as_value(o)).shape != get_aval(as_value(t)).shape:
                 raise ValueError(f"Custom JVP rule must produce primal and tangent outputs with "
                                  f"equal shapes, got {get_aval(o).shape} and {get_aval(t).shape}")
-        return out_leaves, [_as_value(t) for t in t_leaves]
+        return out_leaves, [as_value(t) for t in t_leaves]
     return _FlatJvp(flat)
 
 
@@ -242,7 +241,7 @@ class _VjpRule:
         out_leaves, out_tree = pytree.tree_flatten(out)
         self.out_box.setdefault("tree", out_tree)
         res_leaves, self.res_tree = pytree.tree_flatten(residuals)
-        return out_leaves, [_as_value(r) for r in res_leaves]
+        return out_leaves, [as_value(r) for r in res_leaves]
 
     def bwd(self, res_leaves, cts):
         residuals = pytree.tree_unflatten(self.res_tree, res_leaves)
@@ -262,7 +261,7 @@ class _VjpRule:
             n = len(pytree.tree_leaves(sub, is_leaf=lambda x: x is None)) if sub is not None else 1
             leaves = pytree.tree_leaves(g) if g is not None else [None] * n
             flat.extend(leaves)
-        return [Zero(a.to_tangent_aval()) if g is None else _as_value(g)
+        return [Zero(a.to_tangent_aval()) if g is None else as_value(g)
                 for g, a in zip(flat, self.in_avals)]
 
 

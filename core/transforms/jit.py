@@ -4,7 +4,7 @@ import inspect
 import operator
 import weakref
 
-from .. import pytree
+from .. import pytree, runtime
 from ..config import OVERRIDES, config
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..primitive import make_primitive
@@ -12,7 +12,6 @@ from ..trace import EVAL_TRACE, TRACE_STATE, Tracer, get_aval
 from . import staging
 from ..array import Array
 from ..primitives.parallel import AXIS_ENV, axis_env_key
-from ...backends.base import current_backend_name, get_backend
 
 jit_p = make_primitive("jit", multiple_results=True)
 
@@ -29,8 +28,7 @@ def clear_caches():
     """Drop every jit cache (and the backends' compiled executables)."""
     for wrapped in list(_all_caches):
         wrapped.clear_cache()
-    from ...backends import base
-    base.clear_backend_caches()
+    runtime.clear_backend_caches()
 
 
 @functools.lru_cache(maxsize=64)
@@ -71,7 +69,7 @@ def _tree_key(args):
         signature = _fast_signature(args, leaves)
     except _NotFast:
         return None, None
-    return (config.version, current_backend_name(), _TREE, signature), leaves
+    return (config.version, runtime.current_backend_name(), _TREE, signature), leaves
 
 
 _TREE = object()
@@ -185,7 +183,7 @@ class JitWrapped:
             static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
             leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
             avals = _avals_of(leaves)
-        key = (in_tree, avals, static, static_kw, current_backend_name(),
+        key = (in_tree, avals, static, static_kw, runtime.current_backend_name(),
                config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
                axis_env_key())
         staged = self._cache.get(key)
@@ -223,9 +221,9 @@ class JitWrapped:
                 and not OVERRIDES.get():
             try:  # positional Arrays (or values the runner declines): no tree walk
                 # (one flat tuple, one argument spelt out: each level of tuples costs here)
-                key = (config.version, current_backend_name(), args[0].aval) \
+                key = (config.version, runtime.current_backend_name(), args[0].aval) \
                     if len(args) == 1 else \
-                    (config.version, current_backend_name(), *map(_aval_attr, args))
+                    (config.version, runtime.current_backend_name(), *map(_aval_attr, args))
                 leaves = args
             except AttributeError:
                 key, leaves = _tree_key(args)
@@ -252,7 +250,7 @@ class JitWrapped:
         """The steady-state path: the backend's runner for the staged jaxpr, called on the
         argument Arrays without binding jit_p (the runner declines what it cannot run
         exactly as the full path would, e.g. inputs on other devices)."""
-        runner = get_backend(key[1]).fast_runner(staged.closed)
+        runner = runtime.get_backend(key[1]).fast_runner(staged.closed)
         if runner is None:
             return
         if len(self._fast) >= _MAX_FAST:

@@ -2,7 +2,7 @@
 from .. import pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import Trace, Tracer, current_trace, get_aval, set_current_trace
+from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .. import dtypes
 from .ad import Zero, instantiate
 from .batching import defvectorized
@@ -71,7 +71,7 @@ def jvp_flat(fun, primals, tangents, parent=None, rule_trace=None):
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-def _check_tangent(p, t):
+def check_tangent(p, t):
     pa, ta = get_aval(p), get_aval(t)
     expected = pa.to_tangent_aval()
     if ta.dtype != expected.dtype:
@@ -96,10 +96,10 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
                         f"structure; primals have tree structure {p_tree} whereas tangents have "
                         f"tree structure {t_tree}.")
-    p_leaves = [_as_value(p) for p in p_leaves]
-    t_leaves = [_as_value(t) for t in t_leaves]
+    p_leaves = [as_value(p) for p in p_leaves]
+    t_leaves = [as_value(t) for t in t_leaves]
     for p, t in zip(p_leaves, t_leaves):
-        _check_tangent(p, t)
+        check_tangent(p, t)
     aux_box = []
 
     def flat_fun(*args):
@@ -126,14 +126,6 @@ def _split_aux(out):
     return out
 
 
-def _as_value(x):
-    """Python scalars and NumPy arrays enter transformations as Arrays."""
-    if isinstance(x, Tracer) or hasattr(x, "aval"):
-        return x
-    from ...api import numpy as jnp
-    return jnp.asarray(x)
-
-
 # ---------------------------------------------------------------- stop_gradient
 
 stop_gradient_p = make_primitive("stop_gradient")
@@ -152,7 +144,7 @@ defvectorized(stop_gradient_p)
 def stop_gradient(x):
     """x with a zero derivative, for every leaf of a pytree."""
     def one(leaf):
-        leaf = _as_value(leaf)
+        leaf = as_value(leaf)
         if not dtypes.is_inexact(get_aval(leaf).dtype):
             return leaf
         return stop_gradient_p.bind(leaf)

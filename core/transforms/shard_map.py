@@ -2,7 +2,7 @@
 import functools
 import math
 
-from .. import dtypes, pytree
+from .. import dtypes, pytree, runtime
 from ..avals import ShapedArray
 from ..jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, literal_value
 from ..primitive import make_primitive
@@ -10,12 +10,12 @@ from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
-from ..trace import Tracer, current_trace, get_aval
+from ..trace import Tracer, as_value, current_trace, get_aval
 from . import staging
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
-from .jvp import _as_value, jvp_flat
+from .jvp import jvp_flat
 from .partial_eval import partial_eval_jaxpr, partial_eval_rules, stage
 from .transpose import backward_pass
 from .vmap import _flatten_axes, _flatten_axes_generic, vmap, vmap_flat, vmap_flat_dims
@@ -721,7 +721,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     mesh = _resolve_mesh(mesh)
     order = _resolve_axis_names(mesh, axis_names)
     leaves, in_tree = pytree.tree_flatten(args)
-    leaves = [_as_value(x) for x in leaves]
+    leaves = [as_value(x) for x in leaves]
     paths = _paths("args", args)
     specs = _flatten_specs("shard_map in_specs", args, in_specs)
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
@@ -820,14 +820,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     exceed the number of devices. Outputs are ordinary Arrays."""
     if not callable(fun):
         raise TypeError(f"pmap requires a callable, got {fun!r}")
-    from ...api.devices import device_count
     limit = len(devices) if devices is not None else None
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
 
     @functools.wraps(fun)
     def run(*args):
-        n = limit if limit is not None else device_count()
+        n = limit if limit is not None else runtime.device_count()
         body = _pmap_body(fun, n)
         if not static:
             return vmap(body, in_axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*args)

@@ -4,7 +4,7 @@ import contextlib
 
 from .. import pytree
 from ..avals import ShapedArray
-from ..trace import Trace, Tracer, current_trace, get_aval, set_current_trace
+from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
 
 
@@ -175,8 +175,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         flat_specs = _flatten_axes("vmap in_axes", args, spec) + \
             _flatten_axes("vmap in_axes", kwargs, 0 if kwargs else {})
         leaves, in_tree = pytree.tree_flatten((args, kwargs))
-        from .jvp import _as_value
-        leaves = [_as_value(x) for x in leaves]
+        leaves = [as_value(x) for x in leaves]
         paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path((args, kwargs))[0]]
         dims = [_canonical_in_dim(x, d, i) for i, (x, d) in enumerate(zip(leaves, flat_specs))]
         size = _axis_size(leaves, dims, [f"args{p}" for p in paths], axis_size)

@@ -1,24 +1,26 @@
-"""The transformation API users call: grad, value_and_grad, vjp, jvp, linearize, jacfwd,
-jacrev, jacobian, hessian, vmap, stop_gradient, linear_transpose, checkpoint (remat)."""
+"""Reverse-mode and Jacobian APIs built on linearize and transpose: vjp, linearize, grad,
+value_and_grad, jacfwd, jacrev (jacobian), hessian, linear_transpose."""
 import functools
-import types
+import math
 
 import numpy as np
 
-from .. import dtypes, pytree
-from ..trace import current_trace, get_aval, set_current_trace
-from .ad import Zero, instantiate, zeros_like_aval
-from .jvp import _as_value, _check_tangent, jvp, stop_gradient  # noqa: F401
+from .. import dtypes, pytree, runtime
+from ..array import Array
+from ..avals import ShapeDtypeStruct, ShapedArray
+from ..jaxpr import Literal, eval_jaxpr
+from ..primitives import elementwise as ew
+from ..primitives import structural as st
+from ..trace import as_value, get_aval
+from .ad import Zero, zeros_like_aval
+from .jvp import check_tangent, jvp
 from .linearize import linearize_flat
-from .transpose import backward_pass
-from .vmap import vmap  # noqa: F401
-from .custom import custom_jvp, custom_vjp  # noqa: F401
-from .jit import JitWrapped
 from .staging import trace_to_jaxpr
+from .transpose import backward_pass
+from .vmap import vmap
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian",
-           "hessian", "vmap", "stop_gradient", "custom_jvp", "custom_vjp", "linear_transpose",
-           "checkpoint", "remat", "checkpoint_policies"]
+__all__ = ["vjp", "linearize", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
+           "hessian", "linear_transpose"]
 
 
 def _flatten_fun(fun, in_tree, has_aux=False):
@@ -40,7 +42,7 @@ def _flatten_fun(fun, in_tree, has_aux=False):
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """(fun(*primals), pullback): the pullback maps output cotangents to input cotangents."""
     leaves, in_tree = pytree.tree_flatten(primals)
-    leaves = [_as_value(x) for x in leaves]
+    leaves = [as_value(x) for x in leaves]
     flat, box = _flatten_fun(fun, in_tree, has_aux)
     out_p, jaxpr, residuals = linearize_flat(flat, leaves)
     out_tree = box["tree"]
@@ -53,7 +55,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
                             f"structure of primal output {out_tree}.")
         for ct, o in zip(ct_leaves, out_p):
             _check_ct(ct, o)
-        ct_leaves = [_as_value(c) for c in ct_leaves]
+        ct_leaves = [as_value(c) for c in ct_leaves]
         cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), ct_leaves)
         cts = [_materialize(c, a) for c, a in zip(cts, in_avals)]
         return pytree.tree_unflatten(in_tree, cts)
@@ -64,7 +66,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
 
 def _check_ct(ct, out):
     expected = get_aval(out).to_tangent_aval()
-    got = get_aval(_as_value(ct))
+    got = get_aval(as_value(ct))
     if got.shape != expected.shape:
         raise ValueError(f"vjp: cotangent of shape {got.shape} does not match the primal output "
                          f"of shape {expected.shape}")
@@ -84,7 +86,7 @@ def _materialize(ct, aval):
 def linearize(fun, *primals):
     """(fun(*primals), f_jvp) where f_jvp evaluates the linear map of tangents."""
     leaves, in_tree = pytree.tree_flatten(primals)
-    leaves = [_as_value(x) for x in leaves]
+    leaves = [as_value(x) for x in leaves]
     flat, box = _flatten_fun(fun, in_tree)
     out_p, jaxpr, residuals = linearize_flat(flat, leaves)
     out_tree = box["tree"]
@@ -95,9 +97,8 @@ def linearize(fun, *primals):
             raise TypeError(f"linearized function called with tangent structure {t_tree}, "
                             f"expected {in_tree}")
         for p, t in zip(leaves, t_leaves):
-            _check_tangent(p, _as_value(t))
-        from ..jaxpr import eval_jaxpr
-        outs = eval_jaxpr(jaxpr, residuals, *[_as_value(t) for t in t_leaves])
+            check_tangent(p, as_value(t))
+        outs = eval_jaxpr(jaxpr, residuals, *[as_value(t) for t in t_leaves])
         return pytree.tree_unflatten(out_tree, outs)
 
     return pytree.tree_unflatten(out_tree, out_p), f_jvp
@@ -144,34 +145,40 @@ def _check_scalar_output(out, holomorphic, name):
                         "holomorphic functions involving complex outputs, use jax.vjp directly.")
 
 
+def _diff_leaves(fun, args, kwargs, argnums, name, allow_int, holomorphic):
+    """The leaves of the arguments `argnums` selects (checked and as values), their tree, and
+    fun as a function of those leaves alone (the other arguments fixed)."""
+    nums = tuple(i % len(args) for i in _check_argnums(argnums, len(args), name))
+    leaves, in_tree = pytree.tree_flatten(tuple(args[i] for i in nums))
+    leaves = [as_value(x) for x in leaves]
+    for x in leaves:
+        _check_input_dtype(x, allow_int, holomorphic, name)
+
+    def fun_of_leaves(*flat):
+        full = list(args)
+        for i, v in zip(nums, pytree.tree_unflatten(in_tree, flat)):
+            full[i] = v
+        return fun(*full, **kwargs)
+    return leaves, in_tree, fun_of_leaves
+
+
+def _per_argnums(tree, argnums):
+    """A tuple over argnums, or its one entry when argnums is an int."""
+    return tree[0] if isinstance(argnums, int) else tuple(tree)
+
+
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """A function returning (fun(*args), gradient w.r.t. args[argnums])."""
-    name = "value_and_grad"
-
     @functools.wraps(fun)
     def vg(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args), name)
-        nums = tuple(i % len(args) for i in nums)
-        diff = tuple(args[i] for i in nums)
-        for leaf in pytree.tree_leaves(diff):
-            _check_input_dtype(_as_value(leaf), allow_int, holomorphic, name.replace("value_and_", ""))
-
-        def partial_fun(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
-
-        res = vjp(partial_fun, *diff, has_aux=has_aux)
+        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "grad", allow_int,
+                                          holomorphic)
+        res = vjp(f, *leaves, has_aux=has_aux)
         out, pullback = res[0], res[1]
         _check_scalar_output(out, holomorphic, "grad")
-        one = _ones_like(out)
-        grads = pullback(one)
-        g = grads[0] if isinstance(argnums, int) else tuple(grads)
-        if has_aux:
-            return (out, res[2]), g
-        return out, g
+        g = _per_argnums(pytree.tree_unflatten(in_tree, pullback(_ones_like(out))), argnums)
+        return ((out, res[2]), g) if has_aux else (out, g)
 
     return vg
 
@@ -179,14 +186,11 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 def _ones_like(x):
     """The seed cotangent, placed like the output when it is a concrete array (as JAX's
     ones_like is), so gradients of values living on some device come back there."""
-    from ..array import Array
-    from ..primitives.elementwise import full
     aval = get_aval(x)
-    one = full(aval.shape, 1, aval.dtype)
     if isinstance(x, Array):
-        from ...api.devices import device_put
-        one = device_put(one, x.sharding)
-    return one
+        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval.strip_weak_type(),
+                                  sharding=x.sharding)
+    return ew.full(aval.shape, 1, aval.dtype)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -195,44 +199,51 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
     @functools.wraps(fun)
     def g(*args, **kwargs):
-        (out, aux), grads = vg(*args, **kwargs) if has_aux else ((None, None), vg(*args, **kwargs)[1])
-        return (grads, aux) if has_aux else grads
+        value, grads = vg(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
 
     return g
 
 
 # ---------------------------------------------------------------- Jacobians
 
+def _eye(n, dtype):
+    rows = st.broadcasted_iota(dtypes.int32, (n, n), 0)
+    cols = st.broadcasted_iota(dtypes.int32, (n, n), 1)
+    return ew.convert_element_type(ew.eq(rows, cols), dtype)
+
+
+def _size(x):
+    return math.prod(get_aval(x).shape)
+
+
 def _std_basis(leaves):
-    """An identity matrix over the flattened inputs, split per leaf: [(n, *leaf.shape)]."""
-    sizes = [int(np.prod(get_aval(x).shape, dtype=np.int64)) for x in leaves]
-    total = sum(sizes)
-    from ...api import numpy as jnp
-    dtype = dtypes.result_type_of([(get_aval(x).dtype, False) for x in leaves])[0] if leaves else \
-        dtypes.default_float()
-    eye = jnp.eye(total, dtype=dtype)
-    out, start = [], 0
-    for x, n in zip(leaves, sizes):
-        block = eye[:, start:start + n]
-        out.append(jnp.reshape(jnp.astype(block, get_aval(x).dtype), (total,) + get_aval(x).shape))
+    """The identity over the flattened leaves, one block per leaf: [(total, *leaf.shape)]."""
+    total = sum(map(_size, leaves))
+    dtype = dtypes.result_type_of([(get_aval(x).dtype, False) for x in leaves])[0] \
+        if leaves else dtypes.default_float()
+    eye, out, start = _eye(total, dtype), [], 0
+    for x in leaves:
+        aval, n = get_aval(x), _size(x)
+        block = st.slice(eye, (0, start), (total, start + n))
+        if aval.dtype != dtype:
+            block = ew.convert_element_type(block, aval.dtype)
+        out.append(st.reshape(block, (total,) + aval.shape))
         start += n
-    return out, total
+    return out
 
 
-def _unravel_jac(out_leaf, in_leaves, jac_flat, in_first):
-    """Split a Jacobian with one flattened input axis into one block per input leaf."""
-    from ...api import numpy as jnp
-    blocks, start = [], 0
-    out_shape = get_aval(out_leaf).shape
-    for x in in_leaves:
-        shape = get_aval(x).shape
-        n = int(np.prod(shape, dtype=np.int64))
-        if in_first:
-            block = jac_flat[start:start + n]
-            block = jnp.moveaxis(jnp.reshape(block, (n,) + out_shape), 0, -1) if out_shape else block
-            blocks.append(jnp.reshape(block, out_shape + shape))
-        else:
-            blocks.append(jnp.reshape(jac_flat[..., start:start + n], out_shape + shape))
+def _split_flat_axis(jac, axis, leaves, rest_shape, leaf_first):
+    """Split `axis` of jac, which runs over the flattened `leaves`, into one block per leaf,
+    each reshaped to leaf.shape + rest_shape (leaf_first) or rest_shape + leaf.shape."""
+    blocks, start, shape = [], 0, get_aval(jac).shape
+    for x in leaves:
+        n, leaf_shape = _size(x), get_aval(x).shape
+        lo, hi = [0] * len(shape), list(shape)
+        lo[axis], hi[axis] = start, start + n
+        block = st.slice(jac, lo, hi)
+        blocks.append(st.reshape(block, leaf_shape + rest_shape if leaf_first
+                                 else rest_shape + leaf_shape))
         start += n
     return blocks
 
@@ -240,83 +251,42 @@ def _unravel_jac(out_leaf, in_leaves, jac_flat, in_first):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: jvp of each basis vector, vmapped."""
     def jac(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args), "jacfwd")
-        diff = tuple(args[i] for i in nums)
-        for leaf in pytree.tree_leaves(diff):
-            _check_input_dtype(_as_value(leaf), False, holomorphic, "jacfwd")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [_as_value(x) for x in leaves]
-
-        def partial_fun(*flat):
-            full = list(args)
-            for i, v in zip(nums, pytree.tree_unflatten(in_tree, flat)):
-                full[i] = v
-            return fun(*full, **kwargs)
-
-        basis, _ = _std_basis(leaves)
-        aux_box = []
+        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "jacfwd", False,
+                                          holomorphic)
 
         def push(*t):
-            res = jvp(partial_fun, tuple(leaves), tuple(t), has_aux=has_aux)
-            if has_aux:
-                aux_box.append(res[2])
-            return res[1]
+            return jvp(f, tuple(leaves), tuple(t), has_aux=has_aux)[1]
 
-        out = partial_fun(*leaves)
+        out = f(*leaves)
         if has_aux:
             out, aux = out
-        jac_tangents = vmap(push, in_axes=0, out_axes=-1)(*basis)
+        jac_tangents = vmap(push, in_axes=0, out_axes=-1)(*_std_basis(leaves))
         result = pytree.tree_map(
-            lambda o, j: _assemble(o, leaves, in_tree, j, in_first=False, single=isinstance(argnums, int)),
+            lambda o, j: _per_argnums(pytree.tree_unflatten(in_tree, _split_flat_axis(
+                j, get_aval(j).ndim - 1, leaves, get_aval(o).shape, False)), argnums),
             out, jac_tangents)
         return (result, aux) if has_aux else result
     return jac
 
 
-def _assemble(out_leaf, in_leaves, in_tree, jac_flat, in_first, single):
-    blocks = _unravel_jac(out_leaf, in_leaves, jac_flat, in_first)
-    tree = pytree.tree_unflatten(in_tree, blocks)
-    return tree[0] if single else tree
-
-
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: the pullback of each output basis vector, vmapped."""
     def jac(*args, **kwargs):
-        nums = _check_argnums(argnums, len(args), "jacrev")
-        diff = tuple(args[i] for i in nums)
-        for leaf in pytree.tree_leaves(diff):
-            _check_input_dtype(_as_value(leaf), allow_int, holomorphic, "jacrev")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [_as_value(x) for x in leaves]
-
-        def partial_fun(*flat):
-            full = list(args)
-            for i, v in zip(nums, pytree.tree_unflatten(in_tree, flat)):
-                full[i] = v
-            return fun(*full, **kwargs)
-
-        res = vjp(partial_fun, *leaves, has_aux=has_aux)
+        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "jacrev", allow_int,
+                                          holomorphic)
+        res = vjp(f, *leaves, has_aux=has_aux)
         out, pullback = res[0], res[1]
         out_leaves, out_tree = pytree.tree_flatten(out)
-        basis, _ = _std_basis(out_leaves)
-        cts = vmap(lambda *b: pullback(pytree.tree_unflatten(out_tree, b)))(*basis)
-        # cts: per input leaf, shape (n_out_total, *in_shape); split per output leaf.
-        per_out, start = [], 0
-        for o in out_leaves:
-            n = int(np.prod(get_aval(o).shape, dtype=np.int64))
-            blocks = [_reshape_rev(c[start:start + n], get_aval(o).shape, get_aval(x).shape)
-                      for c, x in zip(cts, leaves)]
-            tree = pytree.tree_unflatten(in_tree, blocks)
-            per_out.append(tree[0] if isinstance(argnums, int) else tree)
-            start += n
+        cts = vmap(lambda *b: pullback(pytree.tree_unflatten(out_tree, b)))(
+            *_std_basis(out_leaves))
+        # cts: per input leaf, (total outputs, *in_shape); split them per output leaf.
+        per_in = [_split_flat_axis(c, 0, out_leaves, get_aval(c).shape[1:], True) for c in cts]
+        per_out = [_per_argnums(pytree.tree_unflatten(in_tree, list(blocks)), argnums)
+                   for blocks in zip(*per_in)] if per_in else \
+            [_per_argnums(pytree.tree_unflatten(in_tree, []), argnums) for _ in out_leaves]
         result = pytree.tree_unflatten(out_tree, per_out)
         return (result, res[2]) if has_aux else result
     return jac
-
-
-def _reshape_rev(block, out_shape, in_shape):
-    from ...api import numpy as jnp
-    return jnp.reshape(block, tuple(out_shape) + tuple(in_shape))
 
 
 jacobian = jacrev
@@ -356,7 +326,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         if ct_tree != out_tree:
             raise TypeError("cotangent tree does not match function output, expected "
                             f"{out_tree} but got {ct_tree}")
-        cts = [_as_value(c) for c in ct_leaves]
+        cts = [as_value(c) for c in ct_leaves]
         if not all(_same_type(a, c) for a, c in zip(out_avals, cts)):
             raise TypeError("cotangent type does not match function output, expected "
                             f"{[a.str_short() for a in out_avals]} but got "
@@ -370,9 +340,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 
 
 def _primal_aval(x):
-    from ..avals import ShapeDtypeStruct
-    from .jit import _arg_aval
-    return _arg_aval(x) if isinstance(x, ShapeDtypeStruct) else get_aval(_as_value(x))
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+    return get_aval(as_value(x))
 
 
 def _check_linear_dtypes(in_avals, out_avals):
@@ -393,10 +363,9 @@ def _check_linear(jaxpr):
     """Name the first equation that makes the jaxpr non-linear in its inputs: one with no
     transpose rule, or a multiplication of two input-dependent values (JAX fails there with
     a bare AssertionError)."""
-    from .. import jaxpr as jx
     linear = set(jaxpr.invars)
     for eqn in jaxpr.eqns:
-        lin_in = [type(v) is not jx.Literal and v in linear for v in eqn.invars]
+        lin_in = [type(v) is not Literal and v in linear for v in eqn.invars]
         if not any(lin_in):
             continue
         name = eqn.primitive.name
@@ -417,95 +386,5 @@ def _zeros_if_zero(ct, aval):
         return ct
     zeros = zeros_like_aval(aval.update(weak_type=False))
     if aval.weak_type:
-        from ..primitives.elementwise import convert_element_type
-        zeros = convert_element_type(zeros, aval.dtype, weak_type=True)
+        zeros = ew.convert_element_type(zeros, aval.dtype, weak_type=True)
     return zeros
-
-
-# ---------------------------------------------------------------- checkpoint / remat
-
-class _Checkpointed(JitWrapped):
-    """checkpoint(fun): fun staged to a jaxpr per argument signature (so, as in JAX, Python
-    control flow on traced arguments fails unless they are static) and run as the `jit`
-    call primitive named "checkpoint"; the call primitive's rules give jit, grad, vmap and
-    higher-order derivatives."""
-
-    def __init__(self, fun, prevent_cse, policy, static_argnums, static_argnames):
-        super().__init__(fun, static_argnums, static_argnames, None, None, None)
-        self._name = "checkpoint"  # the name the staged call carries in jaxprs
-        self.prevent_cse, self.policy = prevent_cse, policy
-
-    def __call__(self, *args, **kwargs):
-        # unlike jit, checkpoint stages its function even under jax.disable_jit, as in JAX
-        return self._call_staged(args, kwargs)
-
-
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):
-    """jax.checkpoint (alias remat): fun with the same values and derivatives.
-
-    In JAX, checkpointing changes only what the backward pass stores: residuals of `fun` are
-    recomputed rather than saved, except those `policy` (see `checkpoint_policies`) allows
-    saving. refjax has no memory model, so `policy` and `prevent_cse` are accepted and
-    recorded (as `.policy`, `.prevent_cse`) but change nothing: the computed values are
-    those of fun. Like JAX, fun is traced to a jaxpr (make_jaxpr shows a call named
-    `checkpoint`), so arguments that steer Python control flow must be in `static_argnums`
-    (or `static_argnames`), and must be hashable."""
-    return _Checkpointed(fun, prevent_cse, policy, static_argnums, static_argnames)
-
-
-remat = checkpoint
-
-
-def _everything_saveable(*_, **__):
-    return True
-
-
-def _nothing_saveable(*_, **__):
-    return False
-
-
-class _DotsSaveable:
-    """Saves the outputs of dot_general (without batch dimensions when only_if_no_batch_dims)."""
-
-    def __init__(self, only_if_no_batch_dims):
-        self.only_if_no_batch_dims = only_if_no_batch_dims
-
-    def __call__(self, prim, *_, **params):
-        if getattr(prim, "name", None) != "dot_general":
-            return False
-        if not self.only_if_no_batch_dims:
-            return True
-        (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
-        return not lhs_batch and not rhs_batch
-
-    def __repr__(self):
-        return f"DotsSaveable(only_if_no_batch_dims={self.only_if_no_batch_dims})"
-
-
-def _save_only_these_names(*names):
-    # refjax has no checkpoint_name primitive, so no value carries a name.
-    return lambda prim, *_, **params: getattr(prim, "name", None) == "name" and \
-        params.get("name") in names
-
-
-def _save_anything_except_these_names(*names):
-    return lambda prim, *_, **params: not (getattr(prim, "name", None) == "name" and
-                                           params.get("name") in names)
-
-
-def _save_from_both_policies(policy_1, policy_2):
-    return lambda *args, **params: policy_1(*args, **params) or policy_2(*args, **params)
-
-
-checkpoint_policies = types.SimpleNamespace(
-    everything_saveable=_everything_saveable, nothing_saveable=_nothing_saveable,
-    dots_saveable=_DotsSaveable(False), checkpoint_dots=_DotsSaveable(False),
-    dots_with_no_batch_dims_saveable=_DotsSaveable(True),
-    checkpoint_dots_with_no_batch_dims=_DotsSaveable(True),
-    save_only_these_names=_save_only_these_names,
-    save_anything_except_these_names=_save_anything_except_these_names,
-    save_any_names_but_these=_save_anything_except_these_names,
-    save_from_both_policies=_save_from_both_policies)
-checkpoint_policies.__doc__ = ("Residual-saving policies for checkpoint, with JAX's names and "
-                               "signature policy(prim, *avals, **params) -> bool. refjax has no "
-                               "memory model: they are accepted and change no value.")
