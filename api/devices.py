@@ -7,7 +7,7 @@ from ..core import pytree
 from ..core import sharding as sh
 from ..core.array import Array
 from ..core.avals import ShapedArray
-from ..core.trace import Tracer, get_aval
+from ..core.trace import Tracer
 
 __all__ = ["devices", "local_devices", "device_count", "local_device_count", "process_count",
            "process_index", "host_count", "host_id", "device_put", "device_get", "make_mesh",
@@ -98,8 +98,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     if _is_target(device):
         targets = [device] * len(leaves)
     else:
-        from ..core.transforms.vmap import _flatten_axes_generic
-        targets = _flatten_axes_generic("device_put", x, device, _is_target)
+        targets = pytree.broadcast_prefix("device_put", x, device, _is_target)
     return pytree.tree_unflatten(tree, [_put_leaf(v, t) for v, t in zip(leaves, targets)])
 
 

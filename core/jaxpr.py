@@ -4,6 +4,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import avals as avals_mod
+from . import dtypes, runtime
 
 
 class Var:
@@ -204,22 +205,32 @@ def typecheck_jaxpr(jaxpr):
 
 # ---------------------------------------------------------------- evaluation
 
-def eval_jaxpr(jaxpr, consts, *args):
-    """Interpret a jaxpr by binding each equation on the current trace."""
-    env = {}
+def bind_eqn(eqn, ins):
+    """Bind one equation on the current trace; returns the list of its outputs."""
+    outs = eqn.primitive.bind(*ins, **eqn.params)
+    return outs if eqn.primitive.multiple_results else [outs]
+
+
+def eval_jaxpr(jaxpr, consts, *args, read_literal=None, apply=bind_eqn):
+    """Interpret a jaxpr: the one interpreter of refjax. Each equation goes to
+    `apply(eqn, input values) -> output values` (by default it is bound on the current trace,
+    so evaluating a jaxpr under a transformation transforms it); literals are read with
+    `read_literal` (by default `literal_value`: weak scalars as Python scalars)."""
+    read_literal = read_literal or literal_value
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
 
     def read(v):
-        return literal_value(v) if isinstance(v, Literal) else env[v]
+        return read_literal(v) if type(v) is Literal else env[v]
 
-    env.update(zip(jaxpr.constvars, consts))
-    env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs))
-        else:
-            env[eqn.outvars[0]] = outs
+        env.update(zip(eqn.outvars, apply(eqn, [read(v) for v in eqn.invars])))
     return [read(v) for v in jaxpr.outvars]
+
+
+def literal_array(lit):
+    """A literal as an Array of its exact (weak) type: for rules that need a shape (batching)."""
+    return runtime.make_array(lit.val, lit.aval)
 
 
 def literal_value(lit):
@@ -234,7 +245,6 @@ _WEAK_PY = (int, float, complex)
 
 
 def _default_of(val):
-    from . import dtypes
     return dtypes.python_scalar_dtype(val.item())
 
 
@@ -250,6 +260,16 @@ def subjaxprs(params):
             yield from subjaxprs(p)
 
 
-def jaxpr_as_fun(closed):
+def jaxpr_as_fun(closed, read_literal=None):
     """A function evaluating the closed jaxpr on the current trace."""
-    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args,
+                                    read_literal=read_literal)
+
+
+def with_binders(closed, invars=None, outvars=None):
+    """closed with other input and/or output variables (typechecked)."""
+    j = closed.jaxpr
+    new = Jaxpr(j.constvars, list(j.invars if invars is None else invars),
+                list(j.outvars if outvars is None else outvars), j.eqns)
+    typecheck_jaxpr(new)
+    return ClosedJaxpr(new, closed.consts)

@@ -1,13 +1,46 @@
-"""Primitive: a named operation carrying its abstract-eval, JVP, transpose and batching rules."""
+"""Primitive: a named operation carrying every rule it has (abstract eval, JVP, transpose,
+batching, linearize, partial eval, sharding propagation, varying manual axes)."""
+import os
+import sys
+
 from . import trace as trace_mod
+
+# The rules a primitive may carry, with the signature each one has. Every rule of a primitive
+# is set beside the primitive (in core/primitives/<family>.py, or the transformation module
+# that defines a call-like primitive) with `prim.def_<rule>(fn)`.
+RULES = {
+    "abstract_eval": "(*avals, **params) -> aval, or [avals] for multiple results",
+    "jvp": "(primals, tangents, **params) -> (out, out_tangent); tangents may be Zero",
+    "transpose": "(cts, *args, **params) -> [ct or None per arg]; linear args are "
+                 "UndefinedPrimal",
+    "batch": "(axis_data, vals, dims, **params) -> (out, out_dim); None dims are unmapped",
+    "linearize": "like jvp, for higher-order primitives under linearize: primal work runs "
+                 "once, the tangent part is staged (transforms/linearize.py)",
+    "partial_eval": "(eqn, unknowns_in) -> (known eqns, unknown eqns, out_unknowns): how an "
+                    "equation splits when some inputs are unknown (transforms/partial_eval.py)",
+    "sharding": "(in_specs, in_avals, out_avals, **params) -> [spec per output]; absent: "
+                "outputs replicated (sharding_propagation.py)",
+    "vma": "(eqn, in_vmas, strict) -> [vma per output]: the mesh axes each output varies "
+           "over inside shard_map; absent: the union of the inputs' (vma.py)",
+}
 
 
 class Primitive:
-    """An operation of the IR. Its rules sit next to it in core/primitives/<family>.py.
+    """An operation of the IR, with all of its rules as attributes (None where it has none).
 
     Each Primitive instance gets its own Python subclass so that backends can register
     implementations per (backend class, primitive class) with multipledispatch.
-    """
+
+    Besides the RULES above, a primitive declares:
+      call_param     call-like primitives (jit, custom_jvp_call, custom_vjp_call): the name of
+                     the param holding the ClosedJaxpr applied to their operands;
+      layout_param   primitives whose params set their outputs' layout whatever their
+                     operands': the param holding it (a Sharding for sharding_constraint, a
+                     Mesh for shard_map, whose sharding rule places outputs on it);
+      uses_axis_env  collectives: their batching rule runs even on unbatched operands, since
+                     their value depends on the named axis;
+      nondiff_reason why the primitive has no derivative (shown in the error), if it has none.
+    `rule_sites` records where each rule was set (file:line), for spec/PRIMITIVES.md."""
 
     def __new__(cls, name, *args, **kwargs):
         sub = type(f"{name}_p", (cls,), {"__module__": cls.__module__, "__slots__": ()})
@@ -16,12 +49,13 @@ class Primitive:
     def __init__(self, name, multiple_results=False):
         self.name = name
         self.multiple_results = multiple_results
-        self.abstract_eval = None   # (*avals, **params) -> aval or [avals]
-        self.jvp = None             # (primals, tangents, **params) -> (out, out_tangent)
-        self.transpose = None       # (cts, *args, **params) -> cts per arg (UndefinedPrimal args)
-        self.batch = None           # (axis_data, vals, dims, **params) -> (out, out_dim)
-        self.linearize = None       # higher-order primitives only: see transforms/linearize.py
-        self.nondiff_reason = None  # set for primitives that have no derivative
+        for rule in RULES:
+            setattr(self, rule, None)
+        self.call_param = None
+        self.layout_param = None
+        self.uses_axis_env = False
+        self.nondiff_reason = None
+        self.rule_sites = {}
 
     def __repr__(self):
         return self.name
@@ -33,27 +67,78 @@ class Primitive:
         """Apply the primitive to args through the current trace."""
         return trace_mod.current_trace().process_primitive(self, args, params)
 
+    def set_rule(self, rule, fn):
+        """Set one of RULES (recording where it was set); returns fn, to use as a decorator."""
+        if rule not in RULES:
+            raise ValueError(f"unknown rule {rule!r}; primitives have {tuple(RULES)}")
+        setattr(self, rule, fn)
+        self.rule_sites[rule] = _caller_site()
+        return fn
+
     def def_abstract_eval(self, rule):
-        self.abstract_eval = rule
-        return rule
+        return self.set_rule("abstract_eval", rule)
 
     def def_jvp(self, rule):
-        self.jvp = rule
-        return rule
+        return self.set_rule("jvp", rule)
 
     def def_transpose(self, rule):
-        self.transpose = rule
-        return rule
+        return self.set_rule("transpose", rule)
 
     def def_batch(self, rule):
-        self.batch = rule
-        return rule
+        return self.set_rule("batch", rule)
+
+    def def_linearize(self, rule):
+        return self.set_rule("linearize", rule)
+
+    def def_partial_eval(self, rule):
+        return self.set_rule("partial_eval", rule)
+
+    def def_sharding(self, rule):
+        return self.set_rule("sharding", rule)
+
+    def def_vma(self, rule):
+        return self.set_rule("vma", rule)
+
+    def def_call(self, param):
+        """Declare a call-like primitive whose `param` holds the ClosedJaxpr it applies."""
+        self.call_param = param
+        self.rule_sites["call"] = _caller_site()
+
+    def def_layout(self, param):
+        """Declare that the param `param` (a Sharding or a Mesh) sets the outputs' layout."""
+        self.layout_param = param
+        self.rule_sites["layout"] = _caller_site()
+
+    def def_uses_axis_env(self):
+        self.uses_axis_env = True
+        self.rule_sites["uses_axis_env"] = _caller_site()
+
+    def call_jaxpr(self, params):
+        """The ClosedJaxpr a call-like primitive applies (None for other primitives)."""
+        return None if self.call_param is None else params[self.call_param]
 
     def missing(self, rule):
         """The error raised when a rule of this primitive is absent."""
         return NotImplementedError(
             f"primitive '{self.name}' has no {rule} rule; it cannot be used under the "
             f"transformation that needs it.")
+
+
+# Modules whose functions set rules on behalf of their callers (defjvp, deflinear, ...):
+# a rule's site is the first frame outside them.
+_HELPER_FILES = {os.path.join("core", f) for f in (
+    "primitive.py", os.path.join("transforms", "ad.py"), os.path.join("transforms", "batching.py"))}
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller_site():
+    frame = sys._getframe(2)
+    while frame is not None:
+        path = os.path.relpath(frame.f_code.co_filename, _ROOT)
+        if path not in _HELPER_FILES:
+            return f"{path}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
 
 
 _REGISTRY = {}

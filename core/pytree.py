@@ -769,3 +769,20 @@ register_pytree_node(
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, children: Partial(func, *children[0], **children[1]),
 )
+
+
+def broadcast_prefix(what, tree, prefix, is_leaf):
+    """The leaf of the pytree `prefix` (leaves as decided by is_leaf) that stands for each leaf
+    of `tree`, in order: how in_axes, out_specs, shardings... given for whole subtrees apply to
+    their leaves. ValueError naming `what` when prefix is not a tree prefix of tree."""
+    prefix_def = tree_structure(prefix, is_leaf=is_leaf)
+    try:
+        subtrees = prefix_def.flatten_up_to(tree)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
+                         f"value, got specification {prefix} for value tree "
+                         f"{tree_structure(tree)}. ({e})") from None
+    out = []
+    for spec, sub in zip(tree_leaves(prefix, is_leaf=is_leaf), subtrees):
+        out.extend([spec] * len(tree_leaves(sub)))
+    return out

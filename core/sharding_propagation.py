@@ -1,20 +1,17 @@
-"""Sharding propagation: a rule per primitive maps input partition specs to output specs.
-These rules ARE the specification of layouts; both backends place outputs as they say."""
+"""Sharding propagation: each primitive's `sharding` rule maps its inputs' partition specs to
+its outputs'. The rules ARE the specification of layouts; both backends place outputs as
+they say. This module holds the pass over a jaxpr and the rule shapes families share."""
 from . import jaxpr as jx
-from .primitives import elementwise as ew
-from .primitives import structural as st
-from .sharding import NamedSharding, P, SingleDeviceSharding
+from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding
 
-# prim -> rule(in_specs, in_avals, out_avals, **params) -> [spec per output]
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
-sharding_rules = {}
 
 
 def replicated(aval):
     return (None,) * len(aval.shape)
 
 
-def _elementwise(in_specs, in_avals, out_avals, **_):
+def elementwise(in_specs, in_avals, out_avals, **_):
     """Consensus of the sharded operands (replicated ones fit any layout); operands that
     disagree give a replicated result."""
     specs = {s for s, a in zip(in_specs, in_avals) if a.shape and any(e is not None for e in s)}
@@ -23,53 +20,7 @@ def _elementwise(in_specs, in_avals, out_avals, **_):
     return [replicated(a) for a in out_avals]
 
 
-def _broadcast_in_dim(in_specs, in_avals, out_avals, *, shape, broadcast_dimensions, **_):
-    out = [None] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        if in_avals[0].shape[i] == shape[d]:
-            out[d] = in_specs[0][i]
-    return [tuple(out)]
-
-
-def _reshape(in_specs, in_avals, out_avals, *, new_sizes, **_):
-    """Dimensions that survive unsplit and unmerged (same size at the same prefix) keep
-    their entry; every other dimension is replicated."""
-    old, spec = in_avals[0].shape, in_specs[0]
-    out, i, j, po, pn = [None] * len(new_sizes), 0, 0, 1, 1
-    while i < len(old) and j < len(new_sizes):
-        if po == pn and old[i] == new_sizes[j]:
-            out[j] = spec[i]
-            po, pn, i, j = po * old[i], pn * new_sizes[j], i + 1, j + 1
-        elif po * old[i] <= pn * new_sizes[j]:
-            po, i = po * old[i], i + 1
-        else:
-            pn, j = pn * new_sizes[j], j + 1
-    return [tuple(out)]
-
-
-def _squeeze(in_specs, in_avals, out_avals, *, dimensions):
-    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in dimensions)]
-
-
-def _transpose(in_specs, in_avals, out_avals, *, permutation):
-    return [tuple(in_specs[0][p] for p in permutation)]
-
-
-def _reduction(in_specs, in_avals, out_avals, *, axes, **_):
-    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in axes)]
-
-
-def _dot_general(in_specs, in_avals, out_avals, *, dimension_numbers, **_):
-    (lc, rc), (lb, rb) = dimension_numbers
-    ls, rs = in_specs
-    lfree = [i for i in range(len(ls)) if i not in lc and i not in lb]
-    rfree = [i for i in range(len(rs)) if i not in rc and i not in rb]
-    out = [ls[i] if ls[i] == rs[j] or rs[j] is None else None for i, j in zip(lb, rb)]
-    out += [ls[i] for i in lfree] + [rs[i] for i in rfree]
-    return [_dedupe(out)]
-
-
-def _dedupe(entries):
+def dedupe(entries):
     """A mesh axis may shard one dimension only: later uses are dropped."""
     seen, out = set(), []
     for e in entries:
@@ -80,42 +31,6 @@ def _dedupe(entries):
         seen.update(names)
         out.append(e)
     return tuple(out)
-
-
-def _register():
-    for prim in _ELEMENTWISE_PRIMS():
-        sharding_rules[prim] = _elementwise
-    sharding_rules[st.broadcast_in_dim_p] = _broadcast_in_dim
-    sharding_rules[st.reshape_p] = _reshape
-    sharding_rules[st.squeeze_p] = _squeeze
-    sharding_rules[st.transpose_p] = _transpose
-    sharding_rules[st.copy_p] = _elementwise
-
-
-def _ELEMENTWISE_PRIMS():
-    from .primitive import Primitive
-    from .transforms.jvp import stop_gradient_p
-    return [p for p in vars(ew).values() if isinstance(p, Primitive)] + [stop_gradient_p]
-
-
-def register_optional(module_name, names_to_rules):
-    """Rules for families defined in modules that may be written later (reductions, linalg)."""
-    import importlib
-    try:
-        mod = importlib.import_module(f".primitives.{module_name}", __package__)
-    except ModuleNotFoundError:
-        return
-    for name, rule in names_to_rules.items():
-        prim = getattr(mod, name, None)
-        if prim is not None:
-            sharding_rules[prim] = rule
-
-
-_register()
-register_optional("reductions", {f"{n}_p": _reduction for n in (
-    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
-    "argmax", "argmin")})
-register_optional("linalg", {"dot_general_p": _dot_general})
 
 
 # ---------------------------------------------------------------- specs <-> shardings
@@ -144,9 +59,10 @@ def _mesh_of(shardings):
 
 def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     """Output shardings of one primitive application (None: the default single device)."""
-    if prim.name == "sharding_constraint":
-        return [params["sharding"]]
-    inner = call_jaxpr(prim, params)
+    fixed = constraint_sharding(prim, params)
+    if fixed is not None:
+        return [fixed]
+    inner = prim.call_jaxpr(params)
     if inner is not None:
         return propagate_jaxpr(inner, in_shardings)
     mesh = _param_mesh(prim, params) or _mesh_of(in_shardings)
@@ -159,24 +75,26 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     return [to_sharding(s, mesh, kind) for s in out_specs]
 
 
-# Call-like primitives: their outputs are laid out as their inner jaxpr's are.
-_CALL_JAXPR_PARAM = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr",
-                     "custom_vjp_call": "call_jaxpr"}
+def _layout(prim, params):
+    """The Sharding or Mesh a primitive's params impose on its outputs (None: they follow
+    its operands)."""
+    return None if prim.layout_param is None else params[prim.layout_param]
 
 
-def call_jaxpr(prim, params):
-    """The ClosedJaxpr a call-like primitive runs (jit, custom_jvp/vjp calls), else None."""
-    name = _CALL_JAXPR_PARAM.get(prim.name)
-    return None if name is None else params[name]
+def constraint_sharding(prim, params):
+    """The sharding a constraint's output takes, whatever its operand's (None for every
+    other primitive)."""
+    layout = _layout(prim, params)
+    return layout if isinstance(layout, Sharding) else None
 
 
 def _param_mesh(prim, params):
-    """The mesh a primitive's params name: a constraint's NamedSharding or shard_map's mesh
-    (whose outputs are laid out on it whatever the operands' layout)."""
-    if prim.name == "sharding_constraint":
-        s = params["sharding"]
-        return s.mesh if isinstance(s, NamedSharding) else None
-    return params.get("mesh") if prim.name == "shard_map" else None
+    """The mesh a primitive's params lay its outputs out on (a constraint's NamedSharding,
+    shard_map's mesh), else None."""
+    layout = _layout(prim, params)
+    if isinstance(layout, Sharding):
+        return layout.mesh if isinstance(layout, NamedSharding) else None
+    return layout
 
 
 # The backends' default device: their device 0, as JAX's.
@@ -207,7 +125,7 @@ def _memory_kind(shardings):
 
 
 def _apply_rule(prim, specs, in_avals, out_avals, params):
-    rule = sharding_rules.get(prim)
+    rule = prim.sharding
     if rule is None:
         return [replicated(a) for a in out_avals]
     return [_strip(s, a) for s, a in zip(rule(specs, in_avals, out_avals, **params), out_avals)]
@@ -253,10 +171,10 @@ def _single_device_constraint_of(jaxpr, var):
     """The SingleDeviceSharding of the constraint producing an output directly, if any."""
     for eqn in jaxpr.eqns:
         if var in eqn.outvars:
-            if eqn.primitive.name == "sharding_constraint":
-                s = eqn.params["sharding"]
-                return s if isinstance(s, SingleDeviceSharding) else None
-            inner = call_jaxpr(eqn.primitive, eqn.params)
+            fixed = constraint_sharding(eqn.primitive, eqn.params)
+            if fixed is not None:
+                return fixed if isinstance(fixed, SingleDeviceSharding) else None
+            inner = eqn.primitive.call_jaxpr(eqn.params)
             if inner is not None:
                 inner = inner.jaxpr
                 return _single_device_constraint_of(inner,
@@ -265,7 +183,7 @@ def _single_device_constraint_of(jaxpr, var):
 
 
 def _nested(eqn):
-    inner = call_jaxpr(eqn.primitive, eqn.params)
+    inner = eqn.primitive.call_jaxpr(eqn.params)
     return () if inner is None else (inner.jaxpr,)
 
 
@@ -281,16 +199,19 @@ def _first_param_mesh(jaxpr):
     return None
 
 
-# Primitives whose outputs' layout is set by their params, not by their inputs.
-LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map"})
-
-
 def sets_layout(jaxpr):
-    """Whether a layout-setting primitive appears in the jaxpr or a jaxpr nested in it
-    (without one, values on the default device give outputs on the default device)."""
-    return any(eqn.primitive.name in LAYOUT_PRIMS
+    """Whether a layout-setting primitive (one with a `layout_param`) appears in the jaxpr or
+    a jaxpr nested in it (without one, values on the default device give outputs on the
+    default device)."""
+    return any(eqn.primitive.layout_param is not None
                or any(map(sets_layout, jx.subjaxprs(eqn.params.values())))
                for eqn in jaxpr.eqns)
+
+
+def may_change_layout(prim):
+    """Whether a primitive's outputs may be laid out otherwise than its operands: it sets a
+    layout, or it is call-like (its jaxpr may)."""
+    return prim.layout_param is not None or prim.call_param is not None
 
 
 def param_meshes(jaxpr):
@@ -308,11 +229,13 @@ def param_meshes(jaxpr):
 def _constraints(jaxpr):
     """The shardings of every constraint in the jaxpr (call-like primitives' included)."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "sharding_constraint":
-            yield eqn.params["sharding"]
+        fixed = constraint_sharding(eqn.primitive, eqn.params)
+        if fixed is not None:
+            yield fixed
         for inner in _nested(eqn):
             yield from _constraints(inner)
 
 
-__all__ = ["propagate_eqn", "propagate_jaxpr", "sharding_rules", "single_device", "call_jaxpr",
-           "param_meshes", "DEFAULT_DEVICE_ID", "LAYOUT_PRIMS", "sets_layout"]
+__all__ = ["propagate_eqn", "propagate_jaxpr", "single_device", "param_meshes",
+           "DEFAULT_DEVICE_ID", "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
+           "dedupe"]

@@ -1,4 +1,6 @@
-"""Write spec/PRIMITIVES.md (`python -m refjax.spec.generate_docs`) from the specification."""
+"""Write spec/PRIMITIVES.md (`python -m refjax.spec.generate_docs`) from the specification and
+from the rules each primitive carries (every rule cell links to where the rule is set)."""
+import inspect
 import os
 
 from refjax.backends.base import get_backend
@@ -19,12 +21,22 @@ dot-product test), vmap (against a loop) and the invalid inputs listed.
 Columns: *dtypes* accepted among the candidates {candidates}
 ("all": every one; their 64-bit counterparts join under x64); *linear args* the arguments
 with a transpose rule (#i: argument i); *differentiable* the arguments with a derivative, or
-how the primitive declares it has none; the rule columns say whether the primitive has a
-JVP, transpose and batching rule and an implementation on the numpy_ref and xla backends.
+how the primitive declares it has none. The rule columns link to the line that sets each
+rule of the primitive (see `Primitive` in core/primitive.py for what each rule is); "-"
+means the primitive has none: *linearize* and *partial eval* (higher-order primitives only;
+the others are linearized through their JVP), *sharding* (without one, outputs on a mesh
+are replicated), *vma* (without one, an output varies wherever an operand does; call-like
+primitives are looked through, "call"), *call* (call-like primitives: the param holding
+their jaxpr), *layout* (the param that sets the outputs' layout), *axis env* (collectives,
+whose rules run on unbatched operands too); *numpy* and *xla* link to the backends' rules.
 """
 
-_COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "jvp",
-            "transpose", "batch", "numpy", "xla")
+_COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "abstract eval",
+            "jvp", "transpose", "batch", "linearize", "partial eval", "sharding", "vma", "call",
+            "layout", "axis env", "numpy", "xla")
+_RULES = ("abstract_eval", "jvp", "transpose", "batch", "linearize", "partial_eval", "sharding",
+          "vma")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _dtypes(names):
@@ -34,18 +46,35 @@ def _dtypes(names):
     return " ".join(short_name(np_dtype(n)) for n in names)
 
 
-def _mark(flag):
-    return "yes" if flag else "-"
+def _link(text, site):
+    """A Markdown link from spec/PRIMITIVES.md to `path:line` of the repository."""
+    if site is None:
+        return text
+    path, line = site.rsplit(":", 1)
+    return f"[{text}](../{path}#L{line})"
 
 
-def _has_backend_rule(backend, prim):
+def _rule_cell(prim, rule):
+    if getattr(prim, rule) is None:
+        return "call" if rule == "vma" and prim.call_param is not None else "-"
+    return _link("yes", prim.rule_sites.get(rule))
+
+
+def _flag_cell(prim, what, value):
+    return "-" if not value else _link(str(value) if value is not True else "yes",
+                                       prim.rule_sites.get(what))
+
+
+def _backend_cell(backend, prim):
     if backend is None:
-        return False
+        return "-"
     try:
-        backend.rule(prim)
+        fn = backend.rule(prim)
     except NotImplementedError:
-        return False
-    return True
+        return "-"
+    fn = inspect.unwrap(fn)
+    path = os.path.relpath(inspect.getsourcefile(fn), _ROOT)
+    return _link("yes", f"{path}:{fn.__code__.co_firstlineno}")
 
 
 def _xla_backend():
@@ -78,8 +107,10 @@ def row(name, numpy_ref, xla):
     prim, spec = all_primitives()[name], SPECS[name]
     return (name, defining_module(name), _dtypes(spec.dtypes),
             _describe_args(spec.linear_args), _differentiable(spec),
-            _mark(prim.jvp or prim.linearize), _mark(prim.transpose), _mark(prim.batch),
-            _mark(_has_backend_rule(numpy_ref, prim)), _mark(_has_backend_rule(xla, prim)))
+            *[_rule_cell(prim, r) for r in _RULES],
+            _flag_cell(prim, "call", prim.call_param), _flag_cell(prim, "layout", prim.layout_param),
+            _flag_cell(prim, "uses_axis_env", prim.uses_axis_env),
+            _backend_cell(numpy_ref, prim), _backend_cell(xla, prim))
 
 
 def render():

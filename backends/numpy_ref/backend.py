@@ -8,7 +8,8 @@ from ...core.array import Array
 from ...core.config import config
 from ...core.avals import ShapedArray
 from ...core.jaxpr import Literal
-from ...core.sharding_propagation import propagate_eqn, propagate_jaxpr, sets_layout
+from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
+                                          sets_layout)
 from ..base import Backend, register_backend
 
 
@@ -97,7 +98,7 @@ class NumpyRefBackend(Backend):
         """Layouts by the propagation rules; inputs on the default device keep the fast path
         (unless the primitive sets layouts itself)."""
         default = self._devices[0]
-        if prim.name not in _LAYOUT_PRIMS and all(
+        if not may_change_layout(prim) and all(
                 type(b.sharding) is sh.SingleDeviceSharding and b.sharding._device is default
                 for b in bufs):
             return [None] * len(out_avals)
@@ -128,12 +129,6 @@ class NumpyRefBackend(Backend):
             outs = interpret_jaxpr(closed_jaxpr, values)
             return [Array(a, self.put(o, a), self) for o, a in zip(outs, out_avals)]
         return run
-
-
-# Primitives whose outputs' layout may not follow their inputs': constraints, shard_map (its
-# mesh) and call-like primitives (constraints inside them).
-_LAYOUT_PRIMS = frozenset({"sharding_constraint", "shard_map", "jit", "custom_jvp_call",
-                           "custom_vjp_call"})
 
 
 def _const_value(c):

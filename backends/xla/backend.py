@@ -13,9 +13,8 @@ from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
 from ...core.jaxpr import Literal, subjaxprs
-from ...core.sharding_propagation import (LAYOUT_PRIMS, call_jaxpr, propagate_eqn,
-                                          propagate_jaxpr, param_meshes, sets_layout,
-                                          single_device)
+from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
+                                          propagate_jaxpr, sets_layout, single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 
@@ -231,13 +230,14 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
-        inner = call_jaxpr(prim, params)
+        inner = prim.call_jaxpr(params)
         if inner is not None:  # call-like primitives run through `compile` even when eager
             return self.compile(inner)(bufs)
-        if prim.name == "sharding_constraint":  # eagerly, a move (between any devices)
-            return self.place(bufs, (params["sharding"],))
+        target = constraint_sharding(prim, params)
+        if target is not None:  # eagerly, a move (between any devices)
+            return self.place(bufs, (target,))
         layout = None
-        if prim.name in LAYOUT_PRIMS or any([_committed(b) for b in bufs]) \
+        if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs):
             layout = self._eager_layout(prim, bufs, params, out_avals)
             bufs = self.relocate(bufs, self.computation_target(layout)[0])
@@ -435,7 +435,7 @@ class XlaBackend(Backend):
         weak or wider types). float0 values never reach a rule: they carry no data."""
         if all(a.dtype == _FLOAT0 for a in out_avals):
             return [float0_zeros(a.shape) for a in out_avals]
-        if self._strip_constraints and prim.name == "sharding_constraint":
+        if self._strip_constraints and constraint_sharding(prim, params) is not None:
             return [vals[0]]
         vals = [np.zeros(v.shape, np.bool_) if _is_float0(v) else v for v in vals]
         out = self.rule(prim)(*vals, **params)

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import dtypes, runtime
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -37,7 +38,7 @@ def weak_scalar(value, dtype):
     return runtime.make_array(value, ShapedArray((), dtype, weak_type=True))
 
 
-def _lift_scalars(name, args):
+def lift_scalars(name, args):
     """Python scalars take the dtype of the other operands (weakly), as lax does."""
     ref = next((a for a in args if not dtypes.is_python_scalar(a)), None)
     if ref is None:
@@ -69,6 +70,7 @@ def unop(name, kinds, result_dtype=None):
     prim = make_primitive(name)
     prim.def_abstract_eval(_unop_abstract_eval(name, kinds, result_dtype))
     defvectorized(prim)
+    prim.def_sharding(sp.elementwise)
     return prim
 
 
@@ -89,35 +91,63 @@ def _zero_jvp(prim):
 
 
 neg_p = unop("neg", _NUM)
+neg = _lax_unary(neg_p)
 sign_p = unop("sign", _NUM)
+sign = _lax_unary(sign_p)
 floor_p = unop("floor", _FLOAT)
+floor = _lax_unary(floor_p)
 ceil_p = unop("ceil", _FLOAT)
+ceil = _lax_unary(ceil_p)
 round_p = unop("round", _FLOAT)
 is_finite_p = unop("is_finite", _FLOAT, lambda d: dtypes.bool_)
+is_finite = _lax_unary(is_finite_p)
 exp_p = unop("exp", _INEXACT)
+exp = _lax_unary(exp_p)
 exp2_p = unop("exp2", _INEXACT)
+exp2 = _lax_unary(exp2_p)
 log_p = unop("log", _INEXACT)
+log = _lax_unary(log_p)
 log1p_p = unop("log1p", _INEXACT)
+log1p = _lax_unary(log1p_p)
 expm1_p = unop("expm1", _INEXACT)
+expm1 = _lax_unary(expm1_p)
 tanh_p = unop("tanh", _INEXACT)
+tanh = _lax_unary(tanh_p)
 logistic_p = unop("logistic", _INEXACT)
+logistic = _lax_unary(logistic_p)
 sin_p = unop("sin", _INEXACT)
+sin = _lax_unary(sin_p)
 cos_p = unop("cos", _INEXACT)
+cos = _lax_unary(cos_p)
 tan_p = unop("tan", _INEXACT)
+tan = _lax_unary(tan_p)
 asin_p = unop("asin", _INEXACT)
+asin = _lax_unary(asin_p)
 acos_p = unop("acos", _INEXACT)
+acos = _lax_unary(acos_p)
 atan_p = unop("atan", _INEXACT)
+atan = _lax_unary(atan_p)
 sinh_p = unop("sinh", _INEXACT)
+sinh = _lax_unary(sinh_p)
 cosh_p = unop("cosh", _INEXACT)
+cosh = _lax_unary(cosh_p)
 asinh_p = unop("asinh", _INEXACT)
+asinh = _lax_unary(asinh_p)
 acosh_p = unop("acosh", _INEXACT)
+acosh = _lax_unary(acosh_p)
 atanh_p = unop("atanh", _INEXACT)
+atanh = _lax_unary(atanh_p)
 sqrt_p = unop("sqrt", _INEXACT)
+sqrt = _lax_unary(sqrt_p)
 rsqrt_p = unop("rsqrt", _INEXACT)
+rsqrt = _lax_unary(rsqrt_p)
 cbrt_p = unop("cbrt", _FLOAT)
+cbrt = _lax_unary(cbrt_p)
 abs_p = unop("abs", "ifc", lambda d: {dtypes.complex64: dtypes.float32,
                                      dtypes.complex128: dtypes.float64}.get(d, d))
+abs = _lax_unary(abs_p)
 not_p = unop("not", _INTB)
+bitwise_not = _lax_unary(not_p)
 integer_pow_p = unop("integer_pow", _NUM)
 
 
@@ -128,15 +158,26 @@ def _integer_pow_abstract_eval(x, *, y):
         raise TypeError(f"integer_pow of an integer array ({x.dtype.name}) to the negative power "
                         f"{y} is not defined; convert to a floating dtype first")
     return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+
+
 square_p = unop("square", _NUM)
+square = _lax_unary(square_p)
 erf_p = unop("erf", _FLOAT)
+erf = _lax_unary(erf_p)
 erf_inv_p = unop("erf_inv", _FLOAT)
+erf_inv = _lax_unary(erf_inv_p)
 lgamma_p = unop("lgamma", _FLOAT)
+lgamma = _lax_unary(lgamma_p)
 digamma_p = unop("digamma", _FLOAT)
+digamma = _lax_unary(digamma_p)
 real_p = unop("real", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
+real = _lax_unary(real_p)
 imag_p = unop("imag", _COMPLEX, lambda d: abs_p.abstract_eval(ShapedArray((), d)).dtype)
+imag = _lax_unary(imag_p)
 conj_p = make_primitive("conj")
+conj = _lax_unary(conj_p)
 defvectorized(conj_p)
+conj_p.def_sharding(sp.elementwise)
 
 
 @conj_p.def_abstract_eval
@@ -152,13 +193,6 @@ def _complex_dtype(dtype):
     """The complex dtype holding values of a float32/float64 (or complex) dtype."""
     return {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}.get(dtype, dtype)
 
-(neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos, tan,
- asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not, square,
- erf, erf_inv, lgamma, digamma, real, imag, conj) = map(_lax_unary, (
-    neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p,
-    logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, asinh_p, acosh_p,
-    atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p, erf_p, erf_inv_p, lgamma_p,
-    digamma_p, real_p, imag_p, conj_p))
 
 
 class RoundingMethod:
@@ -282,12 +316,13 @@ def binop(name, kinds, result_dtype=None):
     prim = make_primitive(name)
     prim.def_abstract_eval(_binop_abstract_eval(name, kinds, result_dtype))
     defvectorized(prim)
+    prim.def_sharding(sp.elementwise)
     return prim
 
 
 def _lax_binary(prim):
     def fn(x, y):
-        x, y = _lift_scalars(prim.name, (x, y))
+        x, y = lift_scalars(prim.name, (x, y))
         return prim.bind(x, y)
     fn.__name__ = prim.name
     fn.__doc__ = f"Elementwise {prim.name} of two arrays of one dtype (binds `{prim.name}`)."
@@ -295,37 +330,54 @@ def _lax_binary(prim):
 
 
 add_p = binop("add", _NUM)
+add = _lax_binary(add_p)
 sub_p = binop("sub", _NUM)
+sub = _lax_binary(sub_p)
 mul_p = binop("mul", _NUM)
+mul = _lax_binary(mul_p)
 div_p = binop("div", _NUM)
+div = _lax_binary(div_p)
 rem_p = binop("rem", _INT + _FLOAT)
+rem = _lax_binary(rem_p)
 pow_p = binop("pow", _INEXACT)
 
 max_p = binop("max", _NUM + "b")
+max = _lax_binary(max_p)
 min_p = binop("min", _NUM + "b")
+min = _lax_binary(min_p)
 atan2_p = binop("atan2", _INEXACT)
+atan2 = _lax_binary(atan2_p)
 nextafter_p = binop("nextafter", _FLOAT)
+nextafter = _lax_binary(nextafter_p)
 and_p = binop("and", _INTB)
+bitwise_and = _lax_binary(and_p)
 or_p = binop("or", _INTB)
+bitwise_or = _lax_binary(or_p)
 xor_p = binop("xor", _INTB)
+bitwise_xor = _lax_binary(xor_p)
 shift_left_p = binop("shift_left", _INT)
+shift_left = _lax_binary(shift_left_p)
 shift_right_logical_p = binop("shift_right_logical", _INT)
+shift_right_logical = _lax_binary(shift_right_logical_p)
 shift_right_arithmetic_p = binop("shift_right_arithmetic", _INT)
+shift_right_arithmetic = _lax_binary(shift_right_arithmetic_p)
 eq_p = binop("eq", _NUM + "b", dtypes.bool_)
+eq = _lax_binary(eq_p)
 ne_p = binop("ne", _NUM + "b", dtypes.bool_)
+ne = _lax_binary(ne_p)
 lt_p = binop("lt", _INT + _FLOAT + "b", dtypes.bool_)
+lt = _lax_binary(lt_p)
 le_p = binop("le", _INT + _FLOAT + "b", dtypes.bool_)
+le = _lax_binary(le_p)
 gt_p = binop("gt", _INT + _FLOAT + "b", dtypes.bool_)
+gt = _lax_binary(gt_p)
 ge_p = binop("ge", _INT + _FLOAT + "b", dtypes.bool_)
+ge = _lax_binary(ge_p)
 polygamma_p = binop("polygamma", _FLOAT)
+polygamma = _lax_binary(polygamma_p)
 add_any_p = binop("add_any", _NUM)
+add_any = _lax_binary(add_any_p)
 
-(add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or, bitwise_xor,
- shift_left, shift_right_logical, shift_right_arithmetic, eq, ne, lt, le, gt, ge, polygamma,
- add_any) = map(_lax_binary, (
-    add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p, or_p,
-    xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p,
-    gt_p, ge_p, polygamma_p, add_any_p))
 
 
 def pow(x, y):
@@ -420,16 +472,9 @@ def _rem_jvp_rhs(t, x, y):
     return neg(mul(t, mul(sign(q), floor(abs(q)))))
 
 
-defjvp(rem_p, lambda t, x, y: _bcast_like(t, x, y), _rem_jvp_rhs)
-
-
-def _bcast_like(t, x, y):
-    """t, broadcast to the binop's output shape when its operand was a scalar."""
-    shape = _broadcast_shapes("rem", [get_aval(x).shape, get_aval(y).shape])
-    if get_aval(t).shape == shape:
-        return t
-    from .structural import broadcast_in_dim
-    return broadcast_in_dim(t, shape, ())
+defjvp(rem_p, lambda t, x, y: _to_shape(t, _broadcast_shapes("rem", [get_aval(x).shape,
+                                                                     get_aval(y).shape])),
+       _rem_jvp_rhs)
 
 
 @pow_p.def_abstract_eval
@@ -449,7 +494,7 @@ def _pow_abstract_eval(x, y):
 def _pow_jvp_lhs(t, x, y):
     y = _as_dtype_of(y, x)  # an integer exponent counts as a value of the base's dtype
     d = mul(y, pow(x, sub(y, _const(y, 1))))  # of the broadcast shape, unlike x or y alone
-    return mul(t, select_n(eq(y, _const(y, 0)), d, _zeros_like(d, d)))
+    return mul(t, select_n(eq(y, _const(y, 0)), d, full_like(d, 0)))
 
 
 def _as_dtype_of(y, x):
@@ -458,7 +503,7 @@ def _as_dtype_of(y, x):
 
 
 def _pow_jvp_rhs(t, x, y):
-    x_safe = select_n(eq(x, _const(x, 0)), x, _ones_like(x))
+    x_safe = select_n(eq(x, _const(x, 0)), x, full_like(x, 1))
     return mul(t, mul(log(x_safe), pow(x, y)))
 
 
@@ -532,7 +577,7 @@ def _select_n_transpose(ct, which, *cases):
         elif type(ct) is Zero:
             outs.append(Zero(c.aval))
         else:
-            z = _zeros_like_value(ct)
+            z = full_like(ct, 0)
             outs.append(select_n_p.bind(which, *[ct if j == i else z for j in range(len(cases))]))
     return outs
 
@@ -540,6 +585,7 @@ def _select_n_transpose(ct, which, *cases):
 select_n_p.def_jvp(_select_n_jvp)
 select_n_p.def_transpose(_select_n_transpose)
 defvectorized(select_n_p, full_args=lambda i: i > 0)  # the cases
+select_n_p.def_sharding(sp.elementwise)
 
 clamp_p = make_primitive("clamp")
 
@@ -559,32 +605,30 @@ def _clamp_abstract_eval(lo, x, hi):
 
 def clamp(min, x, max):
     """min(max(x, min), max) elementwise (binds `clamp`)."""
-    min, x, max = _lift_scalars("clamp", (min, x, max))
+    min, x, max = lift_scalars("clamp", (min, x, max))
     return clamp_p.bind(min, x, max)
 
 
+def _clamp_tangent(which, t, x):
+    """t (broadcast to x's shape) where `which`, zero elsewhere."""
+    return select_n(which, full_like(x, 0, get_aval(t).dtype), _to_shape(t, get_aval(x).shape))
+
+
 def _clamp_jvp_lo(t, lo, x, hi):
-    return select_n(bitwise_and(gt(lo, x), lt(lo, hi)), _zeros_like(t, x), _bcast_to(t, x))
+    return _clamp_tangent(bitwise_and(gt(lo, x), lt(lo, hi)), t, x)
 
 
 def _clamp_jvp_x(t, lo, x, hi):
-    return select_n(bitwise_and(gt(x, lo), lt(x, hi)), _zeros_like(t, x), t)
+    return _clamp_tangent(bitwise_and(gt(x, lo), lt(x, hi)), t, x)
 
 
 def _clamp_jvp_hi(t, lo, x, hi):
-    return select_n(lt(hi, x), _zeros_like(t, x), _bcast_to(t, x))
-
-
-def _bcast_to(t, x):
-    shape = get_aval(x).shape
-    if get_aval(t).shape == shape:
-        return t
-    from .structural import broadcast_in_dim
-    return broadcast_in_dim(t, shape, ())
+    return _clamp_tangent(lt(hi, x), t, x)
 
 
 defjvp(clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
 defvectorized(clamp_p, full_args=lambda i: i == 1)  # the operand
+clamp_p.def_sharding(sp.elementwise)
 
 
 # ---------------------------------------------------------------- convert_element_type
@@ -622,6 +666,7 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
                                         sharding=sharding)]
 
 
+convert_element_type_p.def_sharding(sp.elementwise)
 convert_element_type_p.def_jvp(_convert_jvp)
 convert_element_type_p.def_transpose(_convert_transpose)
 defvectorized(convert_element_type_p)
@@ -634,19 +679,10 @@ def _const(like, value):
     return weak_scalar(value, get_aval(like).dtype)
 
 
-def _zeros_like(t, x):
-    from .structural import full_like_shape
-    return full_like_shape(x, 0, get_aval(t).dtype)
-
-
-def _ones_like(x):
-    from .structural import full_like_shape
-    return full_like_shape(x, 1, get_aval(x).dtype)
-
-
-def _zeros_like_value(x):
-    from .structural import full_like_shape
-    return full_like_shape(x, 0, get_aval(x).dtype)
+def full_like(x, value, dtype=None):
+    """An array of x's shape filled with `value`, of `dtype` (default: x's)."""
+    aval = get_aval(x)
+    return full(aval.shape, value, aval.dtype if dtype is None else dtype)
 
 
 def full(shape, value, dtype):

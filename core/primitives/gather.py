@@ -15,6 +15,9 @@ from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
+from . import structural as st
+from .elementwise import add, div, eq, full, mul, select_n, sub
+from .elementwise import max as max_
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -251,7 +254,6 @@ def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are
         raise ValueError("gather is not linear in its indices")
     if type(ct) is Zero:
         return [Zero(x.aval), None]
-    from .elementwise import full
     zeros = full(x.aval.shape, 0, get_aval(ct).dtype)
     ct_x = scatter_add_p.bind(zeros, idx, ct, dimension_numbers=_as_scatter(dimension_numbers),
                               indices_are_sorted=indices_are_sorted,
@@ -494,7 +496,6 @@ def _scatter_mul_updates_tangent(x, idx, u, tu, dn, params):
     (where JAX raises NotImplementedError) the product of the others is P, the product of the
     operand element and the non-zero updates reaching it, divided by the update when it is
     non-zero; P itself for a zero update; 0 when another zero update reaches the element."""
-    from .elementwise import div, eq, full, mul, select_n, sub
     bind = lambda p, *a: p.bind(*a, dimension_numbers=dn, **params)  # noqa: E731
     aval, u_shape = get_aval(x), get_aval(u).shape
     zeros_x = full(aval.shape, 0, aval.dtype)
@@ -532,7 +533,6 @@ def _scatter_extremal_jvp(prim):
     hit. Unlike JAX's rule (whose gathers drop out-of-bounds windows), the gathers follow
     the scatter's mode, so CLIP-mode tangents are those of the clamped windows."""
     def jvp(primals, tangents, *, dimension_numbers, **params):
-        from .elementwise import add, div, eq, full, max as max_, mul, select_n, sub
         (x, idx, u), (tx, _, tu) = primals, tangents
         dn = dimension_numbers
         out = prim.bind(x, idx, u, dimension_numbers=dn, **params)
@@ -580,8 +580,6 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, **params):
 
 def _surviving(x, idx, u, dn, params):
     """Masks of the operand elements no update overwrites and of the updates that win."""
-    from .elementwise import add, eq, full
-    from . import structural as st
     shape, u_shape = get_aval(x).shape, get_aval(u).shape
     ids_shape = tuple(1 if i in dn.update_window_dims else d for i, d in enumerate(u_shape))
     n = int(np.prod(ids_shape, dtype=np.int64))
@@ -594,7 +592,6 @@ def _surviving(x, idx, u, dn, params):
 
 
 def _masked(mask, t):
-    from .elementwise import full, select_n
     aval = get_aval(t)
     return select_n(mask, full(aval.shape, 0, aval.dtype), t)
 
@@ -608,7 +605,6 @@ def _scatter_transpose(ct, x, idx, u, *, dimension_numbers, **params):
     if type(ct) is Zero:
         return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
                 Zero(u.aval) if ad.is_undefined_primal(u) else None]
-    from .elementwise import full
     u_shape = _aval(u).shape
     ct_x = ct_u = None
     if ad.is_undefined_primal(x):

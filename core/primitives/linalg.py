@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..config import config
 from ..primitive import make_primitive
@@ -309,6 +310,18 @@ def _dot_general_batch(axis_data, vals, dims, *, dimension_numbers, **params):
 
 
 dot_general_p.def_batch(_dot_general_batch)
+
+
+@dot_general_p.def_sharding
+def _dot_general_sharding(in_specs, in_avals, out_avals, *, dimension_numbers, **_):
+    """Batch dimensions keep the entry both operands agree on; free dimensions keep theirs."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs = in_specs
+    lfree = [i for i in range(len(ls)) if i not in lc and i not in lb]
+    rfree = [i for i in range(len(rs)) if i not in rc and i not in rb]
+    out = [ls[i] if ls[i] == rs[j] or rs[j] is None else None for i, j in zip(lb, rb)]
+    out += [ls[i] for i in lfree] + [rs[i] for i in rfree]
+    return [sp.dedupe(out)]
 
 
 _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}

@@ -9,6 +9,7 @@ from ..trace import EvalTrace, as_value, current_trace, get_aval
 from ..transforms.ad import Zero, deflinear, instantiate
 from ..transforms.batching import bdim_at_front, moveaxis
 from . import elementwise as ew
+from . import reductions
 from . import structural as st
 
 # ---------------------------------------------------------------- axis names in scope
@@ -131,7 +132,7 @@ def _collective(prim):
     """A collective primitive: rules run even for unbatched operands (`uses_axis_env`), since
     the named axis decides what they mean (psum of a constant multiplies by the axis size)."""
     prim = make_primitive(prim)
-    prim.uses_axis_env = True
+    prim.def_uses_axis_env()
     return prim
 
 
@@ -146,6 +147,44 @@ pmax_p = _collective("pmax")
 pmin_p = _collective("pmin")
 for _p in (psum_p, pmax_p, pmin_p):
     _p.def_abstract_eval(_same_aval)
+
+
+def _reduced_vma(eqn, ins, strict):
+    """An all-reduce is invariant over the axes it reduces over."""
+    return [frozenset().union(*ins) - set(eqn.params["axes"])]
+
+
+def _psum_vma(eqn, ins, strict):
+    if strict:
+        _check_psum_axes(eqn, ins)
+    return _reduced_vma(eqn, ins, strict)
+
+
+def _check_psum_axes(eqn, ins):
+    """JAX's rule: a psum (or pmean) reduces over axes its operand varies over, or over axes
+    it is invariant over (each lane then counts once per device), never over a mix."""
+    axes = eqn.params["axes"]
+    for vma, v in zip(ins, eqn.invars):
+        varying = tuple(a for a in axes if a in vma)
+        if varying and len(varying) < len(axes):
+            invariant = tuple(a for a in axes if a not in vma)
+            raise ValueError(
+                f"psum/pmean over mesh axes {tuple(axes)} of a {v.aval.str_short()} value that "
+                f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
+                f"mix. Reduce over {varying} only, make the value vary over all of them first "
+                f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
+                "shard_map.")
+
+
+psum_p.def_vma(_psum_vma)
+pmax_p.def_vma(_reduced_vma)
+pmin_p.def_vma(_reduced_vma)
+
+
+def _varying_over_axis_name(eqn, ins, strict):
+    """The result varies over the collective's axis (all_gather's too: its value is equal on
+    every lane, but JAX's type system counts it as varying; all_gather_invariant would not)."""
+    return [frozenset().union(*ins) | {eqn.params["axis_name"]}]
 
 
 def _times_axis_size(x, size):
@@ -165,14 +204,9 @@ def _allreduce_batcher(prim, reduce_mapped, reduce_unmapped):
     prim.def_batch(rule)
 
 
-def _reductions():
-    from . import reductions
-    return reductions
-
-
-_allreduce_batcher(psum_p, lambda x, a: _reductions().reduce_sum(x, a), _times_axis_size)
-_allreduce_batcher(pmax_p, lambda x, a: _reductions().reduce_max(x, a), lambda x, n: x)
-_allreduce_batcher(pmin_p, lambda x, a: _reductions().reduce_min(x, a), lambda x, n: x)
+_allreduce_batcher(psum_p, lambda x, a: reductions.reduce_sum(x, a), _times_axis_size)
+_allreduce_batcher(pmax_p, lambda x, a: reductions.reduce_max(x, a), lambda x, n: x)
+_allreduce_batcher(pmin_p, lambda x, a: reductions.reduce_min(x, a), lambda x, n: x)
 
 # Every value is seen as one copy per lane: psum sums the copies and hands the sum to every
 # lane, so it is its own transpose (as JAX's psum outside check_vma; shard_map's transpose
@@ -246,6 +280,7 @@ def _axis_index_batch(axis_data, vals, dims, *, axis_name):
 
 
 axis_index_p.def_batch(_axis_index_batch)
+axis_index_p.def_vma(lambda eqn, ins, strict: [frozenset({eqn.params["axis_name"]})])
 
 
 def axis_index(axis_name):
@@ -275,6 +310,7 @@ def _pvary_batch(axis_data, vals, dims, *, axes):
 
 
 pvary_p.def_batch(_pvary_batch)
+pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
 deflinear(pvary_p, lambda ct, x, *, axes: [ct])
 
 
@@ -337,6 +373,7 @@ def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, axis_siz
 
 
 all_gather_p.def_batch(_all_gather_batch)
+all_gather_p.def_vma(_varying_over_axis_name)
 deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
     psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis, tiled=tiled,
                         axis_size=axis_size)])
@@ -414,11 +451,12 @@ def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, 
         return psum_scatter_p.bind(moveaxis(x, d, 0), scatter_dimension=scatter_dimension + 1,
                                    **params), 0
     total = _times_axis_size(x, axis_data.size) if d is None else \
-        _reductions().reduce_sum(x, (d,))
+        reductions.reduce_sum(x, (d,))
     return _split_to_lanes(total, scatter_dimension, tiled, axis_data.size), 0
 
 
 psum_scatter_p.def_batch(_psum_scatter_batch)
+psum_scatter_p.def_vma(_varying_over_axis_name)
 deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, axis_size: [
     all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                       axis_size=axis_size)])
@@ -468,6 +506,7 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
 
 
 ppermute_p.def_batch(_ppermute_batch)
+ppermute_p.def_vma(_varying_over_axis_name)
 deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
     ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
 
@@ -555,6 +594,7 @@ def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_ax
 
 
 all_to_all_p.def_batch(_all_to_all_batch)
+all_to_all_p.def_vma(_varying_over_axis_name)
 deflinear(all_to_all_p, lambda ct, x, *, split_axis, concat_axis, **params: [
     all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)])
 

@@ -7,8 +7,10 @@ from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms.ad import Zero, defjvp_with_output, deflinear, defnondiff
+from ..transforms.jvp import jvp
 from . import elementwise as ew
 from . import structural as st
+from .sharding_ops import with_sharding_constraint
 
 def _dtype_name(dtype):
     return "float0" if dtype == dtypes.float0 else dtype.name
@@ -69,7 +71,13 @@ def reducer(name, check_dtype, keep_weak=True):
     prim = make_primitive(name)
     prim.def_abstract_eval(_reducer_abstract_eval(name, check_dtype, keep_weak))
     _reducer_batch(prim)
+    prim.def_sharding(_reduction_sharding)
     return prim
+
+
+def _reduction_sharding(in_specs, in_avals, out_avals, *, axes, **_):
+    """The reduced dimensions' entries are dropped; the others keep theirs."""
+    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in axes)]
 
 
 def _check_logical(name, dtype):
@@ -97,7 +105,6 @@ def constrain(x, sharding):
     """x laid out as `sharding` (a lax function's out_sharding argument), or x when None."""
     if sharding is None:
         return x
-    from .sharding_ops import with_sharding_constraint
     return with_sharding_constraint(x, sharding)
 
 
@@ -210,6 +217,7 @@ def _argminmax(name):
     prim.def_abstract_eval(_argminmax_abstract_eval(name))
     _reducer_batch(prim)
     defnondiff(prim)
+    prim.def_sharding(_reduction_sharding)
     return prim
 
 
@@ -345,7 +353,6 @@ def _scan_jvp(prim, combine):
         if type(t) is Zero or not dtypes.is_inexact(get_aval(x).dtype):
             out = prim.bind(x, axis=axis, reverse=reverse)
             return out, Zero(get_aval(out).to_tangent_aval())
-        from ..transforms.jvp import jvp
         return jvp(lambda v: associative_scan(combine, v, reverse, axis), (x,), (t,))
     prim.def_jvp(rule)
 

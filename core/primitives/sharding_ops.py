@@ -1,10 +1,13 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import pytree
 from ..avals import ShapedArray
+from ..sharding import NamedSharding, P, Sharding, get_current_mesh
+from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
 
 sharding_constraint_p = make_primitive("sharding_constraint")
+sharding_constraint_p.def_layout("sharding")
 sharding_constraint_p.def_abstract_eval(
     lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
 deflinear(sharding_constraint_p,
@@ -22,8 +25,6 @@ sharding_constraint_p.def_batch(_batch)
 def with_sharding_constraint(x, shardings):
     """x (a pytree) laid out as `shardings` (a Sharding, a PartitionSpec under a mesh
     context, or a pytree prefix of them)."""
-    from ..sharding import Sharding, NamedSharding, P, get_current_mesh
-    from ..transforms.vmap import _flatten_axes_generic
 
     def resolve(s):
         if isinstance(s, P):
@@ -39,12 +40,11 @@ def with_sharding_constraint(x, shardings):
     leaves, tree = pytree.tree_flatten(x)
     is_target = lambda s: isinstance(s, (Sharding, P))  # noqa: E731
     targets = [shardings] * len(leaves) if is_target(shardings) else \
-        _flatten_axes_generic("with_sharding_constraint", x, shardings, is_target)
+        pytree.broadcast_prefix("with_sharding_constraint", x, shardings, is_target)
     outs = []
     for leaf, s in zip(leaves, targets):
         s = resolve(s)
         if isinstance(s, NamedSharding):
-            from ..trace import get_aval
             s.devices_indices_map(get_aval(leaf).shape)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)

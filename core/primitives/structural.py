@@ -1,14 +1,19 @@
 """Structural primitives (broadcast_in_dim, reshape, squeeze, transpose, rev, slice,
 dynamic_slice, dynamic_update_slice, pad, concatenate, iota, copy) with all their rules."""
+import operator
+
 import numpy as np
 
 from .. import dtypes
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, deflinear
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
+from .elementwise import (add, convert_element_type, full, full_like, lift_scalars, lt, select_n,
+                          sub, weak_scalar)
 
 
 def _shape(x):
@@ -23,7 +28,6 @@ def _as_shape(name, shape):
 
 
 def operator_index(d):
-    import operator
     return operator.index(d)
 
 
@@ -81,15 +85,20 @@ deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
 
 
+@broadcast_in_dim_p.def_sharding
+def _broadcast_in_dim_sharding(in_specs, in_avals, out_avals, *, shape, broadcast_dimensions,
+                               **_):
+    out = [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        if in_avals[0].shape[i] == shape[d]:
+            out[d] = in_specs[0][i]
+    return [tuple(out)]
+
+
 def broadcast(x, sizes):
     """Prepend dimensions of `sizes` to x (lax.broadcast)."""
     shape = tuple(sizes) + _shape(x)
     return broadcast_in_dim(x, shape, tuple(range(len(sizes), len(shape))))
-
-
-def full_like_shape(x, value, dtype):
-    from .elementwise import full
-    return full(_shape(x), value, dtype)
 
 
 # ---------------------------------------------------------------- reshape
@@ -126,6 +135,23 @@ def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
 
 
 reshape_p.def_batch(_reshape_batch)
+
+
+@reshape_p.def_sharding
+def _reshape_sharding(in_specs, in_avals, out_avals, *, new_sizes, **_):
+    """Dimensions that survive unsplit and unmerged (same size at the same prefix) keep
+    their entry; every other dimension is replicated."""
+    old, spec = in_avals[0].shape, in_specs[0]
+    out, i, j, po, pn = [None] * len(new_sizes), 0, 0, 1, 1
+    while i < len(old) and j < len(new_sizes):
+        if po == pn and old[i] == new_sizes[j]:
+            out[j] = spec[i]
+            po, pn, i, j = po * old[i], pn * new_sizes[j], i + 1, j + 1
+        elif po * old[i] <= pn * new_sizes[j]:
+            po, i = po * old[i], i + 1
+        else:
+            pn, j = pn * new_sizes[j], j + 1
+    return [tuple(out)]
 
 
 # ---------------------------------------------------------------- squeeze / expand_dims
@@ -175,6 +201,11 @@ def _squeeze_batch(axis_data, vals, dims, *, dimensions):
 squeeze_p.def_batch(_squeeze_batch)
 
 
+@squeeze_p.def_sharding
+def _squeeze_sharding(in_specs, in_avals, out_avals, *, dimensions):
+    return [tuple(e for i, e in enumerate(in_specs[0]) if i not in dimensions)]
+
+
 def expand_dims(x, dimensions):
     """x with size-1 dimensions inserted (a broadcast_in_dim, as in JAX)."""
     shape = list(_shape(x))
@@ -218,6 +249,11 @@ def _transpose_batch(axis_data, vals, dims, *, permutation):
 
 
 transpose_p.def_batch(_transpose_batch)
+
+
+@transpose_p.def_sharding
+def _transpose_sharding(in_specs, in_avals, out_avals, *, permutation):
+    return [tuple(in_specs[0][p] for p in permutation)]
 
 
 # ---------------------------------------------------------------- rev
@@ -300,12 +336,10 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 def _weak_zero(dtype):
     """A weakly-typed 0: operands a batching rule adds must not make a weak result strong."""
-    from .elementwise import weak_scalar
     return weak_scalar(0, dtype)
 
 
 def _zero_scalar(x):
-    from .elementwise import convert_element_type
     return convert_element_type(0, get_aval(x).dtype)
 
 
@@ -354,7 +388,6 @@ def dynamic_slice(x, start_indices, slice_sizes):
 
 
 def _wrapped_indices(start_indices, shape):
-    from .elementwise import add, lt, select_n, weak_scalar
     out = []
     for i, d in zip(start_indices, shape):
         if dtypes.is_python_scalar(i) or isinstance(i, (np.integer,)):
@@ -367,7 +400,6 @@ def _wrapped_indices(start_indices, shape):
 
 
 def _index_scalar(i):
-    from .elementwise import convert_element_type
     if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.ndarray)):
         return convert_element_type(int(i), dtypes.int32)
     if get_aval(i).dtype != dtypes.int32:
@@ -396,13 +428,8 @@ def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
         raise ValueError("dynamic_slice is not linear in its start indices")
     if type(ct) is Zero:
         return [Zero(x.aval)] + [None] * len(idx)
-    zeros = full_like_shape_aval(x.aval)
+    zeros = full(x.aval.shape, 0, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
-
-
-def full_like_shape_aval(aval):
-    from .elementwise import full
-    return full(aval.shape, 0, aval.dtype)
 
 
 def _dynamic_slice_batch(axis_data, vals, dims, *, slice_sizes):
@@ -417,7 +444,6 @@ def _dynamic_slice_batch(axis_data, vals, dims, *, slice_sizes):
 def _unrolled_batch(prim, axis_data, vals, dims, **params):
     """Batched start indices: apply the primitive per batch member and stack the results.
     (JAX uses gather/scatter here; refjax keeps to its primitive set, at O(batch) equations.)"""
-    from .elementwise import convert_element_type  # noqa: F401
     pieces = []
     for b in range(axis_data.size):
         args = [v if d is not_mapped else index_in_dim(v, b, d) for v, d in zip(vals, dims)]
@@ -483,7 +509,7 @@ def _dus_transpose(ct, x, update, *idx):
                 Zero(update.aval) if ad.is_undefined_primal(update) else None] + rest
     ct_x = ct_u = None
     if ad.is_undefined_primal(x):
-        ct_x = dynamic_update_slice_p.bind(ct, full_like_shape_aval(_aval(update)), *idx)
+        ct_x = dynamic_update_slice_p.bind(ct, ad.zeros_like_aval(_aval(update)), *idx)
     if ad.is_undefined_primal(update):
         ct_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=_aval(update).shape)
     return [ct_x, ct_u] + rest
@@ -534,15 +560,13 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
 
 def pad(x, padding_value, padding_config):
     """x padded with lo/hi (may be negative) and interior padding per dimension."""
-    from .elementwise import _lift_scalars
-    x, padding_value = _lift_scalars("pad", (x, padding_value))
+    x, padding_value = lift_scalars("pad", (x, padding_value))
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return pad_p.bind(x, padding_value, padding_config=config)
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
     from .reductions import reduce_sum
-    from .elementwise import sub
     if type(ct) is Zero:
         return [Zero(a.aval) if ad.is_undefined_primal(a) else None for a in (x, padding_value)]
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
@@ -557,7 +581,6 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
 
 
 def _pad_batch(axis_data, vals, dims, *, padding_config):
-    from .elementwise import select_n
     (x, pv), (dx, dpv) = vals, dims
     x = bdim_at_front(x, dx, axis_data.size)
     config = ((0, 0, 0),) + padding_config
@@ -565,7 +588,7 @@ def _pad_batch(axis_data, vals, dims, *, padding_config):
         return pad_p.bind(x, pv, padding_config=config), 0
     zero = _weak_zero(get_aval(x).dtype)
     padded = pad_p.bind(x, zero, padding_config=config)
-    mask = pad(full_like_shape(x, True, dtypes.bool_), False, config)
+    mask = pad(full_like(x, True, dtypes.bool_), False, config)
     pv_full = broadcast_in_dim(moveaxis(pv, dpv, 0), get_aval(padded).shape, (0,))
     return select_n(mask, pv_full, padded), 0
 
@@ -671,3 +694,4 @@ def copy(x):
 
 deflinear(copy_p, lambda ct, x: [copy(ct)])
 copy_p.def_batch(lambda axis_data, vals, dims: (copy_p.bind(vals[0]), dims[0]))
+copy_p.def_sharding(sp.elementwise)

@@ -1,6 +1,8 @@
 """Batching vocabulary shared by rules: not_mapped, moving and broadcasting batch dims."""
 from typing import NamedTuple, Optional
 
+from ..trace import get_aval
+
 not_mapped = None
 
 
@@ -33,7 +35,6 @@ def bdim_at_front(x, bdim, size):
 
 
 def _shape(x):
-    from ..trace import get_aval
     return tuple(get_aval(x).shape)
 
 

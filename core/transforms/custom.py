@@ -1,13 +1,16 @@
 """custom_jvp and custom_vjp: user-defined derivative rules, as call primitives whose JVP
 (or linearization) runs the user's rule; they compose with jit and vmap."""
 import functools
+import inspect
 
 from .. import pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import Tracer, as_value, current_trace, get_aval, set_current_trace
-from .ad import UndefinedPrimal, Zero, instantiate
-from .partial_eval import stage
+from ..trace import Tracer, as_value, get_aval
+from .ad import Zero, instantiate
+from .batching import bdim_at_front, moveaxis
+from .staging import stage
+from .vmap import batch_jaxpr, vmap_flat
 
 custom_jvp_call_p = make_primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = make_primitive("custom_vjp_call", multiple_results=True)
@@ -102,7 +105,6 @@ def _stage_call(f, args, name):
 
 
 def _resolve_kwargs(fun, args, kwargs):
-    import inspect
     ba = inspect.signature(fun).bind(*args, **kwargs)
     ba.apply_defaults()
     return ba.args
@@ -154,14 +156,9 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
 
 
 def _custom_jvp_call_batch(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
-    from .vmap import vmap_flat
-    from ..jaxpr import jaxpr_as_fun
-    from .batching import moveaxis
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [None if d is None else 0 for d in dims]
-    in_avals = [_batched_aval(a, d, axis_data.size) for a, d in zip(call_jaxpr.in_avals, in_dims)]
-    closed, consts = stage(lambda *a: vmap_flat(jaxpr_as_fun(call_jaxpr), a, in_dims, axis_data),
-                           in_avals)
+    closed, _ = batch_jaxpr(call_jaxpr, axis_data, [d is not None for d in dims], True)
     p_dims = in_dims[num_consts:]
 
     def batched_jvp(primals, tangents):
@@ -169,8 +166,8 @@ def _custom_jvp_call_batch(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts
         return _split2(vmap_flat(lambda *pt: _concat(*jvp(list(pt[:n]), list(pt[n:]))),
                                  list(primals) + list(tangents), p_dims + p_dims, axis_data), n)
 
-    outs = custom_jvp_call_p.bind(*consts, *vals, call_jaxpr=closed, jvp=_FlatJvp(batched_jvp),
-                                  num_consts=len(consts) + num_consts, symbolic_zeros=False)
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=closed, jvp=_FlatJvp(batched_jvp),
+                                  num_consts=num_consts, symbolic_zeros=False)
     return outs, [0] * len(outs)
 
 
@@ -189,6 +186,7 @@ def _batched_aval(aval, d, size):
     return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type)
 
 
+custom_jvp_call_p.def_call("call_jaxpr")
 custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)
 custom_jvp_call_p.def_batch(_custom_jvp_call_batch)
 
@@ -283,17 +281,11 @@ def _custom_lin_transpose(cts, *args, num_res, rule, out_avals):
 
 
 def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, rule, num_consts):
-    from .vmap import vmap_flat
-    from ..jaxpr import jaxpr_as_fun
-    from .batching import moveaxis
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [None if d is None else 0 for d in dims]
-    in_avals = [_batched_aval(a, d, axis_data.size) for a, d in zip(call_jaxpr.in_avals, in_dims)]
-    closed, consts = stage(lambda *a: vmap_flat(jaxpr_as_fun(call_jaxpr), a, in_dims, axis_data),
-                           in_avals)
+    closed, _ = batch_jaxpr(call_jaxpr, axis_data, [d is not None for d in dims], True)
     batched = _BatchedVjpRule(rule, in_dims[num_consts:], axis_data)
-    outs = custom_vjp_call_p.bind(*consts, *vals, call_jaxpr=closed, rule=batched,
-                                  num_consts=len(consts) + num_consts)
+    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=closed, rule=batched, num_consts=num_consts)
     return outs, [0] * len(outs)
 
 
@@ -314,24 +306,18 @@ class _BatchedVjpRule:
             box["n_out"] = len(outs)
             return list(outs) + list(res)
 
-        flat = vmap_flat_lazy(f, list(primals), self.in_dims, self.axis_data)
+        flat = vmap_flat(f, list(primals), self.in_dims, self.axis_data)
         return flat[:box["n_out"]], flat[box["n_out"]:]
 
     def bwd(self, residuals, cts):
         n_res = len(residuals)
-        grads = vmap_flat_lazy(
+        grads = vmap_flat(
             lambda *rc: [instantiate(g) for g in self.rule.bwd(list(rc[:n_res]), list(rc[n_res:]))],
             list(residuals) + list(cts), [0] * (n_res + len(cts)), self.axis_data)
         return grads
 
 
-def vmap_flat_lazy(f, args, dims, axis_data):
-    from .vmap import vmap_flat
-    return vmap_flat(f, args, dims, axis_data)
-
-
 def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
-    from .batching import bdim_at_front
     vals = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
     batched = _BatchedVjpRule(rule, None, axis_data)
     new_avals = tuple(_batched_aval(a, 0, axis_data.size) for a in out_avals)
@@ -339,6 +325,7 @@ def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
     return outs, [0] * len(outs)
 
 
+custom_vjp_call_p.def_call("call_jaxpr")
 custom_vjp_call_p.def_jvp(_custom_vjp_call_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_call_batch)
 custom_lin_p.def_transpose(_custom_lin_transpose)

@@ -1,17 +1,26 @@
 """jit: stage a function to a ClosedJaxpr once per signature and run it as the `jit` primitive."""
 import functools
 import inspect
-import operator
 import weakref
 
 from .. import pytree, runtime
-from ..config import OVERRIDES, config
-from ..avals import ShapedArray, ShapeDtypeStruct
-from ..primitive import make_primitive
-from ..trace import EVAL_TRACE, TRACE_STATE, Tracer, get_aval
-from . import staging
 from ..array import Array
-from ..primitives.parallel import AXIS_ENV, axis_env_key
+from ..avals import ShapedArray, ShapeDtypeStruct
+from ..config import config
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..primitive import make_primitive
+from ..primitives.parallel import axis_env_key
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import Sharding
+from ..trace import Tracer, get_aval
+from . import fast_path, staging
+from .ad import UndefinedPrimal, Zero, instantiate
+from .batching import moveaxis
+from .jvp import jvp_jaxpr
+from .partial_eval import partial_eval_jaxpr
+from .staging import stage_closed
+from .transpose import backward_pass
+from .vmap import batch_jaxpr
 
 jit_p = make_primitive("jit", multiple_results=True)
 
@@ -35,57 +44,6 @@ def clear_caches():
 def _flat_tree(n):
     """The treedef of (args, kwargs) for n array arguments and no keywords."""
     return pytree.tree_flatten(((None,) * n, {}), is_leaf=lambda x: x is None)[1]
-
-
-class _NotFast(Exception):
-    """An argument the fast path does not handle (the call takes the full path)."""
-
-
-def _fast_signature(x, leaves):
-    """The structure and avals of arguments made of tuples, lists, dicts, None and Arrays,
-    with the Arrays appended to `leaves` in tree_flatten's order; _NotFast otherwise."""
-    t = type(x)
-    if t is Array:
-        leaves.append(x)
-        return x.aval
-    if t is tuple or t is list:
-        return (t, *[_fast_signature(c, leaves) for c in x])
-    if t is dict:
-        try:
-            keys = sorted(x)
-        except TypeError:
-            raise _NotFast from None
-        return (dict, tuple(keys), *[_fast_signature(x[k], leaves) for k in keys])
-    if x is None:
-        return None
-    raise _NotFast
-
-
-def _tree_key(args):
-    """(key, leaves) of arguments in tuples, lists, dicts and None for the fast path, or
-    (None, None). _TREE keeps these keys apart from those of flat Array arguments."""
-    leaves = []
-    try:
-        signature = _fast_signature(args, leaves)
-    except _NotFast:
-        return None, None
-    return (config.version, runtime.current_backend_name(), _TREE, signature), leaves
-
-
-_TREE = object()
-
-
-_aval_attr = operator.attrgetter("aval")
-
-
-def _rebuild(out_tree):
-    """outs -> the output pytree, for the fast path (None: the output is one array)."""
-    if pytree.treedef_is_leaf(out_tree):
-        return None
-    return functools.partial(pytree.tree_unflatten, out_tree)
-
-
-_MAX_FAST = 256
 
 
 def _avals_of(leaves):
@@ -211,30 +169,9 @@ class JitWrapped:
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
         return Staged(closed, tracer_consts, out_tree_box[0], in_tree)
 
-    def __call__(self, *args, **kwargs):
-        # The steady state: at the top level (no transformation, no bound axis name, no
-        # scoped config override), a runner recorded for these argument avals runs them
-        # directly. Inline attribute reads only: each helper call here would cost a few
-        # percent of jax.jit's whole dispatch.
-        key = None
-        if not kwargs and TRACE_STATE.trace is EVAL_TRACE and not AXIS_ENV.frames \
-                and not OVERRIDES.get():
-            try:  # positional Arrays (or values the runner declines): no tree walk
-                # (one flat tuple, one argument spelt out: each level of tuples costs here)
-                key = (config.version, runtime.current_backend_name(), args[0].aval) \
-                    if len(args) == 1 else \
-                    (config.version, runtime.current_backend_name(), *map(_aval_attr, args))
-                leaves = args
-            except AttributeError:
-                key, leaves = _tree_key(args)
-            hit = self._fast.get(key)
-            if hit is not None:
-                outs = hit[0](leaves)
-                if outs is not None:
-                    return outs[0] if hit[1] is None else hit[1](outs)
-        if config.read("jax_disable_jit"):
-            return self._fun(*args, **kwargs)
-        return self._call_staged(args, kwargs, key)
+    # The steady state (the same arguments' types as an earlier call) skips staging and
+    # binding: see fast_path.py. Everything else goes through _call_staged.
+    __call__ = fast_path.call
 
     def _call_staged(self, args, kwargs, fast_key=None):
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
@@ -243,19 +180,8 @@ class JitWrapped:
         outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                           jaxpr=staged.closed)
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
-            self._remember_fast(fast_key, staged)
+            fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
-
-    def _remember_fast(self, key, staged):
-        """The steady-state path: the backend's runner for the staged jaxpr, called on the
-        argument Arrays without binding jit_p (the runner declines what it cannot run
-        exactly as the full path would, e.g. inputs on other devices)."""
-        runner = runtime.get_backend(key[1]).fast_runner(staged.closed)
-        if runner is None:
-            return
-        if len(self._fast) >= _MAX_FAST:
-            self._fast.clear()
-        self._fast[key] = runner, _rebuild(staged.out_tree)
 
     def trace(self, *args, **kwargs):
         """Stage without running: returns an object with .jaxpr and .lower()."""
@@ -320,9 +246,6 @@ class Compiled:
 def _constrain(tree, shardings, what):
     """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
     propagation rules (and both backends) place values exactly there."""
-    from ..primitives.sharding_ops import sharding_constraint_p
-    from ..sharding import Sharding
-    from .vmap import _flatten_axes_generic
     leaves, treedef = pytree.tree_flatten(tree)
     is_target = lambda s: s is None or isinstance(s, Sharding)  # noqa: E731
     if isinstance(shardings, Sharding):
@@ -330,7 +253,7 @@ def _constrain(tree, shardings, what):
     else:
         if isinstance(shardings, list):
             shardings = tuple(shardings)
-        targets = _flatten_axes_generic(f"jit {what}", tree, shardings, is_target)
+        targets = pytree.broadcast_prefix(f"jit {what}", tree, shardings, is_target)
     return pytree.tree_unflatten(treedef, [
         x if s is None else sharding_constraint_p.bind(x, sharding=s)
         for x, s in zip(leaves, targets)])
@@ -403,7 +326,6 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
 
 
 def _recapture(closed, n):
-    from ..jaxpr import ClosedJaxpr, Jaxpr
     j = closed.jaxpr
     return ClosedJaxpr(Jaxpr(j.invars[:n] + j.constvars, j.invars[n:], j.outvars, j.eqns),
                        closed.consts)
@@ -420,114 +342,57 @@ def eval_shape(fun, *args, **kwargs):
 
 # ---------------------------------------------------------------- jit_p's transformation rules
 
-def _stage_closed(fun, in_avals):
-    from .partial_eval import stage
-    closed, tracer_consts = stage(fun, in_avals)
-    return closed, tracer_consts
-
-
-def jvp_jaxpr(closed, nonzeros):
-    """A closed jaxpr computing (primal outs, tangent outs) from (primals, nonzero tangents)."""
-    from ..jaxpr import jaxpr_as_fun
-    from .ad import Zero, instantiate
-    from .jvp import jvp_flat
-    n = len(closed.in_avals)
-    t_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
-
-    def fun(*args):
-        primals, nz_tangents = args[:n], iter(args[n:])
-        tangents = [next(nz_tangents) if nz else Zero(a.to_tangent_aval())
-                    for a, nz in zip(closed.in_avals, nonzeros)]
-        outs, out_t = jvp_flat(jaxpr_as_fun(closed), primals, tangents)
-        return list(outs) + [instantiate(t) for t in out_t]
-
-    return _stage_closed(fun, list(closed.in_avals) + t_avals)
-
-
 def _jit_jvp(primals, tangents, *, name, jaxpr):
-    from .ad import Zero
     nonzeros = [type(t) is not Zero for t in tangents]
-    new, consts = jvp_jaxpr(jaxpr, nonzeros)
-    outs = jit_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
+    new, _ = jvp_jaxpr(jaxpr, nonzeros)
+    outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],
                       name=name, jaxpr=new)
     k = len(jaxpr.out_avals)
     return outs[:k], outs[k:]
 
 
 def _jit_linearize(primals, tangents, *, name, jaxpr):
-    """Known (primal) part runs as one jit on the parent; the tangent part is staged."""
-    from .ad import Zero
-    from .partial_eval import partial_eval_jaxpr
+    """The known (primal) part runs as one jit on the parent; the tangent part is staged."""
     nonzeros = [type(t) is not Zero for t in tangents]
-    new, consts = jvp_jaxpr(jaxpr, nonzeros)
-    n_t = sum(nonzeros)
-    unknowns = [False] * (len(consts) + len(primals)) + [True] * n_t
-    new = _with_leading_consts(new, len(consts))
+    new, _ = jvp_jaxpr(jaxpr, nonzeros)
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    unknowns = [False] * len(primals) + [True] * len(nz_tangents)
     known, unknown, out_unknowns, n_res = partial_eval_jaxpr(new, unknowns)
-    known_outs = jit_p.bind(*consts, *primals, name=name, jaxpr=known)
+    known_outs = jit_p.bind(*primals, name=name, jaxpr=known)
     n_known_out = len(known_outs) - n_res
-    residuals = known_outs[n_known_out:]
-    unknown_outs = jit_p.bind(*residuals, *[t for t in tangents if type(t) is not Zero],
-                              name=name, jaxpr=unknown)
-    return _merge_outs(known_outs[:n_known_out], unknown_outs, out_unknowns, len(jaxpr.out_avals))
-
-
-def _with_leading_consts(closed, n):
-    """consts already became leading invars in closure conversion: nothing to do."""
-    return closed
-
-
-def _merge_outs(known, unknown, out_unknowns, n_primal):
-    known, unknown = iter(known), iter(unknown)
-    outs = [next(unknown) if u else next(known) for u in out_unknowns]
+    unknown_outs = iter(jit_p.bind(*known_outs[n_known_out:], *nz_tangents, name=name,
+                                   jaxpr=unknown))
+    known_outs = iter(known_outs[:n_known_out])
+    outs = [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
+    n_primal = len(jaxpr.out_avals)
     return outs[:n_primal], outs[n_primal:]
 
 
 def _jit_batch(axis_data, vals, dims, *, name, jaxpr):
-    from ..jaxpr import jaxpr_as_fun
-    from .batching import moveaxis
-    from .vmap import vmap_flat
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
-    in_dims = [None if d is None else 0 for d in dims]
-    in_avals = [a if d is None else a.update(shape=(axis_data.size,) + a.shape)
-                for a, d in zip(jaxpr.in_avals, dims)]
-    in_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in in_avals]
-
-    def fun(*args):
-        return vmap_flat(jaxpr_as_fun(jaxpr), args, in_dims, axis_data)
-
-    new, consts = _stage_closed(fun, in_avals)
-    outs = jit_p.bind(*consts, *vals, name=name, jaxpr=new)
+    new, _ = batch_jaxpr(jaxpr, axis_data, [d is not None for d in dims], True)
+    outs = jit_p.bind(*vals, name=name, jaxpr=new)
     return outs, [0] * len(outs)
 
 
 def _jit_transpose(cts, *args, name, jaxpr):
-    from .ad import UndefinedPrimal, Zero, instantiate
-    from .transpose import backward_pass
     linear = [type(a) is UndefinedPrimal for a in args]
     known = [a for a in args if type(a) is not UndefinedPrimal]
     ct_avals = [a.to_tangent_aval() for a in jaxpr.out_avals]
-    known_avals = [get_aval(a) for a in known]
-    lin_avals = [a.aval for a in args if type(a) is UndefinedPrimal]
 
     def fun(*flat):
         kn, ct = iter(flat[:len(known)]), flat[len(known):]
         lin_in = [True if lin else next(kn) for lin in linear]
         res = backward_pass(jaxpr.jaxpr, jaxpr.consts, lin_in, list(ct))
-        return [instantiate(r) if type(r) is Zero else r
-                for r, lin in zip(res, linear) if lin]
+        return [instantiate(r) for r, lin in zip(res, linear) if lin]
 
-    ct_vals = [instantiate(c) for c in cts]
-    new, consts = _stage_closed(fun, known_avals + ct_avals)
-    outs = iter(jit_p.bind(*consts, *known, *ct_vals, name=name, jaxpr=new))
-    del lin_avals
+    new = stage_closed(fun, [get_aval(a) for a in known] + ct_avals)
+    outs = iter(jit_p.bind(*known, *map(instantiate, cts), name=name, jaxpr=new))
     return [next(outs) if lin else None for lin in linear]
 
 
 def _jit_partial_eval(eqn, unknowns_in):
     """A jit equation with some unknown inputs becomes a known jit and an unknown jit."""
-    from ..jaxpr import JaxprEqn, Var
-    from .partial_eval import partial_eval_jaxpr
     closed = eqn.params["jaxpr"]
     known, unknown, out_unknowns, n_res = partial_eval_jaxpr(closed, unknowns_in)
     res_vars = [Var(a) for a in known.out_avals[len(known.out_avals) - n_res:]]
@@ -541,13 +406,9 @@ def _jit_partial_eval(eqn, unknowns_in):
     return [k_eqn], [u_eqn], out_unknowns
 
 
-def _register_jit_rules():
-    from .partial_eval import partial_eval_rules
-    jit_p.def_jvp(_jit_jvp)
-    jit_p.linearize = _jit_linearize
-    jit_p.def_batch(_jit_batch)
-    jit_p.def_transpose(_jit_transpose)
-    partial_eval_rules[jit_p] = _jit_partial_eval
-
-
-_register_jit_rules()
+jit_p.def_call("jaxpr")
+jit_p.def_jvp(_jit_jvp)
+jit_p.def_linearize(_jit_linearize)
+jit_p.def_batch(_jit_batch)
+jit_p.def_transpose(_jit_transpose)
+jit_p.def_partial_eval(_jit_partial_eval)

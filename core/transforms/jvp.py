@@ -1,10 +1,14 @@
 """Forward mode: JVPTrace and JVPTracer (primal, tangent) with symbolic-zero tangents; jvp()."""
+from .. import jaxpr as jx
 from .. import pytree
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .. import dtypes
+from . import ad
 from .ad import Zero, instantiate
+from .staging import stage_closed
 from .batching import defvectorized
 
 
@@ -126,6 +130,48 @@ def _split_aux(out):
     return out
 
 
+# ---------------------------------------------------------------- JVP of a jaxpr
+
+def _layout(groups, nonzeros):
+    """[(index, is_tangent)] of a JVP jaxpr's binders: group by group, the primals and then
+    that group's nonzero tangents (so a scan's consts, carry and xs each keep their tangents)."""
+    layout, start = [], 0
+    for n in groups:
+        idx = range(start, start + n)
+        layout += [(i, False) for i in idx] + [(i, True) for i in idx if nonzeros[i]]
+        start += n
+    return layout
+
+
+def jvp_jaxpr(closed, nonzeros, instantiate=True, in_groups=None, out_groups=None):
+    """The JVP of a closed jaxpr as a closed jaxpr. Its inputs are the primals and the tangents
+    of the inputs marked in `nonzeros`; its outputs the primal outputs and the output
+    tangents that are nonzero or asked for by `instantiate` (a bool or one per output). With
+    `in_groups`/`out_groups` (sizes), binders are laid out group by group, each group's
+    primals followed by its tangents (default: one group). Returns (ClosedJaxpr,
+    out_nonzeros)."""
+    avals = closed.in_avals
+    n_out = len(closed.out_avals)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * n_out
+    in_layout = _layout(in_groups or [len(avals)], nonzeros)
+    box = []
+
+    def fun(*args):
+        primals = [None] * len(avals)
+        tangents = [Zero(a.to_tangent_aval()) for a in avals]
+        for (i, is_tangent), x in zip(in_layout, args):
+            (tangents if is_tangent else primals)[i] = x
+        outs, out_t = jvp_flat(jx.jaxpr_as_fun(closed, jx.literal_array), primals, tangents)
+        out_nz = [type(t) is not Zero or bool(inst) for t, inst in zip(out_t, instantiate)]
+        box.append(out_nz)
+        return [ad.instantiate(out_t[i]) if t else outs[i]
+                for i, t in _layout(out_groups or [n_out], out_nz)]
+
+    in_avals = [avals[i].to_tangent_aval() if t else avals[i] for i, t in in_layout]
+    return stage_closed(fun, in_avals), box[0]
+
+
 # ---------------------------------------------------------------- stop_gradient
 
 stop_gradient_p = make_primitive("stop_gradient")
@@ -139,6 +185,7 @@ def _stop_gradient_jvp(primals, tangents):
 
 stop_gradient_p.def_jvp(_stop_gradient_jvp)
 defvectorized(stop_gradient_p)
+stop_gradient_p.def_sharding(sp.elementwise)
 
 
 def stop_gradient(x):

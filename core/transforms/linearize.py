@@ -1,8 +1,11 @@
 """Linearize: JVP with tangents staged into a linear jaxpr while primals run on the parent."""
-from ..trace import Trace, current_trace, get_aval
-from .ad import Zero
+from .. import dtypes
+from .. import jaxpr as jx
+from ..trace import Trace, current_trace, get_aval, set_current_trace
+from .ad import Zero, zeros_like_aval
 from .jvp import jvp_flat
-from .staging import StagingTrace, StagingTracer
+from .partial_eval import partial_eval_jaxpr
+from .staging import StagingTrace, StagingTracer, stage_closed
 
 
 class TangentDispatchTrace(Trace):
@@ -38,7 +41,41 @@ def _instantiate_in(trace, t):
     """Output tangents that are symbolic zeros become zeros staged into the linear jaxpr."""
     if type(t) is not Zero:
         return t
-    from ..trace import set_current_trace
-    from .ad import zeros_like_aval
     with set_current_trace(trace):
         return zeros_like_aval(t.aval)
+
+
+def linearize_by_partial_eval(prim):
+    """A `linearize` rule for a loop or branch primitive: stage the JVP of this one
+    application, split it with primals known and tangents unknown (the primitive's
+    partial_eval rule does the work), run the known part now on the parent trace and stage
+    the unknown part. Returns the rule."""
+    def rule(primals, tangents, **params):
+        nz = [_nonzero(t) for t in tangents]
+        n, box = len(primals), []
+
+        def jvp_of_prim(*args):
+            nz_t = iter(args[n:])
+            tans = [next(nz_t) if z else Zero.from_primal(p) for p, z in zip(primals, nz)]
+            outs, out_t = jvp_flat(lambda *xs: prim.bind(*xs, **params), args[:n], tans)
+            box.append([type(t) is not Zero for t in out_t])
+            return list(outs) + [t for t in out_t if type(t) is not Zero]
+
+        nz_tangents = [t for t, z in zip(tangents, nz) if z]
+        closed = stage_closed(jvp_of_prim, [get_aval(x) for x in list(primals) + nz_tangents])
+        known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, [False] * n + [True] * sum(nz))
+        known_outs = jx.jaxpr_as_fun(known, jx.literal_array)(*primals)
+        n_known = len(known_outs) - n_res
+        unknown_outs = iter(jx.jaxpr_as_fun(unknown, jx.literal_array)(
+            *known_outs[n_known:], *nz_tangents))
+        known_outs = iter(known_outs[:n_known])
+        outs = [next(unknown_outs) if uk else next(known_outs) for uk in out_uk]
+        n_out = len(box[0])
+        out_t = iter(outs[n_out:])
+        return outs[:n_out], [next(out_t) if z else Zero.from_primal(p)
+                              for p, z in zip(outs[:n_out], box[0])]
+    return rule
+
+
+def _nonzero(t):
+    return type(t) is not Zero and get_aval(t).dtype != dtypes.float0

@@ -1,16 +1,25 @@
-"""Partial evaluation of a jaxpr: split it into a known part and an unknown part with residuals.
-Used to linearize higher-order primitives (jit, and later cond/scan)."""
+"""Partial evaluation of a jaxpr: split it into a known part and an unknown part joined by
+residuals. linearize uses it for higher-order primitives (jit, cond, while, scan, shard_map),
+whose `partial_eval` rules split one equation of theirs the same way."""
 from .. import jaxpr as jx
-from . import staging
-
-# prim -> rule(eqn, unknowns_in) -> (known_eqns, unknown_eqns, residual vars) or None (default)
-partial_eval_rules = {}
 
 
-def partial_eval_jaxpr(closed, unknowns):
+def partial_eval_jaxpr(closed, unknowns, instantiate=False):
     """Split `closed` into known: known inputs -> (known outputs..., residuals...) and
-    unknown: (residuals..., unknown inputs...) -> outputs marked unknown. Returns
+    unknown: (residuals..., unknown inputs...) -> outputs marked unknown. Outputs marked in
+    `instantiate` (a bool or one per output) are made unknown even when they could be known:
+    the known value then travels to the unknown side as one more residual. Returns
     (known ClosedJaxpr, unknown ClosedJaxpr, out_unknowns, num_residuals)."""
+    known, unknown, out_uk, n_res = _split(closed, unknowns)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(out_uk)
+    force = [bool(inst) and not uk for inst, uk in zip(instantiate, out_uk)]
+    if not any(force):
+        return known, unknown, out_uk, n_res
+    return _force_unknown(known, unknown, out_uk, n_res, force)
+
+
+def _split(closed, unknowns):
     jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []
@@ -19,7 +28,7 @@ def partial_eval_jaxpr(closed, unknowns):
         if not any(ins_unknown):
             known_eqns.append(eqn)
             continue
-        rule = partial_eval_rules.get(eqn.primitive)
+        rule = eqn.primitive.partial_eval
         if rule is None:
             unknown_eqns.append(eqn)
             unknown_vars.update(eqn.outvars)
@@ -32,7 +41,7 @@ def partial_eval_jaxpr(closed, unknowns):
     defined_unknown = set(v for v in jaxpr.invars if v in unknown_vars)
     for e in unknown_eqns:
         defined_unknown.update(e.outvars)
-    residuals = _residuals(unknown_eqns, jaxpr.outvars, out_unknowns, defined_unknown)
+    residuals = _residuals(unknown_eqns, defined_unknown)
     known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
     known = jx.Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
                      known_outs + residuals, known_eqns)
@@ -44,11 +53,10 @@ def partial_eval_jaxpr(closed, unknowns):
             out_unknowns, len(residuals))
 
 
-def _residuals(unknown_eqns, outvars, out_unknowns, defined_unknown):
+def _residuals(unknown_eqns, defined_unknown):
     """Known variables the unknown side reads, in first-use order, without duplicates."""
     seen, res = set(), []
-    reads = [v for e in unknown_eqns for v in e.invars]
-    for v in reads:
+    for v in (v for e in unknown_eqns for v in e.invars):
         if type(v) is jx.Literal or v in defined_unknown or v in seen:
             continue
         seen.add(v)
@@ -56,7 +64,19 @@ def _residuals(unknown_eqns, outvars, out_unknowns, defined_unknown):
     return res
 
 
-def stage(fun, in_avals):
-    """Stage fun into (ClosedJaxpr, tracer consts), closure-converting captured tracers."""
-    jaxpr, consts = staging.trace_to_jaxpr(fun, in_avals)
-    return staging.closure_convert(jaxpr, consts)
+def _force_unknown(known, unknown, out_uk, n_res, force):
+    """Known outputs marked in `force` become extra residuals passed straight through."""
+    kj, uj = known.jaxpr, unknown.jaxpr
+    n_known = len(kj.outvars) - n_res
+    known_pos = [i for i, uk in enumerate(out_uk) if not uk]
+    moved = {i: atom for i, atom in zip(known_pos, kj.outvars[:n_known]) if force[i]}
+    fresh = {i: jx.Var(atom.aval) for i, atom in moved.items()}
+    still_known = [a for i, a in zip(known_pos, kj.outvars[:n_known]) if not force[i]]
+    known = jx.with_binders(known, outvars=still_known + list(kj.outvars[n_known:])
+                            + list(moved.values()))
+    uk_outs = iter(uj.outvars)
+    new_out = [fresh[i] if force[i] else next(uk_outs) for i, uk in enumerate(out_uk)
+               if uk or force[i]]
+    unknown = jx.with_binders(unknown, invars=list(uj.invars[:n_res]) + list(fresh.values())
+                              + list(uj.invars[n_res:]), outvars=new_out)
+    return known, unknown, [a or b for a, b in zip(out_uk, force)], n_res + len(moved)

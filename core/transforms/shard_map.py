@@ -4,21 +4,23 @@ import math
 
 from .. import dtypes, pytree, runtime
 from ..avals import ShapedArray
-from ..jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, literal_value
+from ..jaxpr import (ClosedJaxpr, JaxprEqn, Var, bind_eqn, eval_jaxpr, jaxpr_as_fun,
+                     literal_array, subjaxprs)
 from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..trace import Tracer, as_value, current_trace, get_aval
-from . import staging
+from ..vma import jaxpr_vma
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules, stage
+from .partial_eval import partial_eval_jaxpr
+from .staging import closure_convert, stage, trace_to_jaxpr
 from .transpose import backward_pass
-from .vmap import _flatten_axes, _flatten_axes_generic, vmap, vmap_flat, vmap_flat_dims
+from .vmap import _flatten_axes, vmap, vmap_flat, vmap_flat_dims
 
 __all__ = ["shard_map", "smap", "pmap"]
 
@@ -120,110 +122,6 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _sub_jaxpr(eqn):
-    """The jaxpr a call-like equation applies to its operands (jit, custom_jvp/vjp calls)."""
-    for key in ("jaxpr", "call_jaxpr"):
-        sub = eqn.params.get(key)
-        if isinstance(sub, ClosedJaxpr) and len(sub.jaxpr.invars) == len(eqn.invars):
-            return sub
-    return None
-
-
-def _eqn_vma(eqn, ins, strict):
-    """The mesh axes each output of an equation varies over, given its inputs'; `strict`
-    (check_vma) rejects what JAX's type system rejects."""
-    prim, params = eqn.primitive, eqn.params
-    union = frozenset().union(*ins)
-    if prim is par.psum_p and strict:
-        _check_psum_axes(params["axes"], ins, eqn)
-    if prim in (par.psum_p, par.pmax_p, par.pmin_p):
-        return [union - set(params["axes"])]
-    if prim in (par.all_gather_p, par.psum_scatter_p, par.ppermute_p, par.all_to_all_p):
-        # all_gather's result is equal on every lane, but JAX's type system counts it as
-        # varying (all_gather_invariant is the invariant one); refjax rejects what JAX does.
-        return [union | {params["axis_name"]}]
-    if prim is par.axis_index_p:
-        return [frozenset({params["axis_name"]})]
-    if prim is par.pvary_p:
-        return [union | set(params["axes"])]
-    rule = _CONTROL_FLOW_VMA.get(prim.name)
-    if rule is not None:
-        return rule(params, ins, strict)
-    sub = _sub_jaxpr(eqn)
-    if sub is not None and prim.name in ("jit", "custom_jvp_call", "custom_vjp_call"):
-        return jaxpr_vma(sub.jaxpr, ins, strict)
-    return [union] * len(eqn.outvars)
-
-
-def _check_psum_axes(axes, ins, eqn):
-    """JAX's rule: a psum (or pmean) reduces over axes its operand varies over, or over axes
-    it is invariant over (each lane then counts once per device), never over a mix."""
-    for vma, v in zip(ins, eqn.invars):
-        varying = tuple(a for a in axes if a in vma)
-        if varying and len(varying) < len(axes):
-            invariant = tuple(a for a in axes if a not in vma)
-            raise ValueError(
-                f"psum/pmean over mesh axes {tuple(axes)} of a {v.aval.str_short()} value that "
-                f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
-                f"mix. Reduce over {varying} only, make the value vary over all of them first "
-                f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
-                "shard_map.")
-
-
-def _cond_vma(params, ins, strict):
-    branches = [jaxpr_vma(b.jaxpr, ins[1:], strict) for b in params["branches"]]
-    return [ins[0].union(*outs) for outs in zip(*branches)]
-
-
-def _fixpoint(step, carry):
-    """Carries vary over the axes they vary over after any number of iterations."""
-    while True:
-        new = [c | o for c, o in zip(carry, step(carry))]
-        if new == carry:
-            return carry
-        carry = new
-
-
-def _while_vma(params, ins, strict):
-    cn, bn = params["cond_nconsts"], params["body_nconsts"]
-    cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
-
-    def step(carry):
-        pred = jaxpr_vma(params["cond_jaxpr"].jaxpr, cconsts + carry)[0]
-        return [o | pred for o in jaxpr_vma(params["body_jaxpr"].jaxpr, bconsts + carry)]
-    carry = _fixpoint(step, list(init))
-    if strict:  # the fixpoint's types, checked once
-        jaxpr_vma(params["cond_jaxpr"].jaxpr, cconsts + carry, strict)
-        jaxpr_vma(params["body_jaxpr"].jaxpr, bconsts + carry, strict)
-    return carry
-
-
-def _scan_vma(params, ins, strict):
-    nc, nk = params["num_consts"], params["num_carry"]
-    consts, init, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
-    body = params["jaxpr"].jaxpr
-    carry = _fixpoint(lambda c: jaxpr_vma(body, consts + c + xs)[:nk], list(init))
-    return carry + jaxpr_vma(body, consts + carry + xs, strict)[nk:]
-
-
-_CONTROL_FLOW_VMA = {"cond": _cond_vma, "while": _while_vma, "scan": _scan_vma}
-
-
-def jaxpr_vma(jaxpr, in_vmas, strict=False):
-    """Static replication analysis: for each output, the set of mesh axes it may vary over
-    (inputs vary over the axes their specs name; psum/pmax/pmin make a value invariant
-    over their axes; axis_index, ppermute, all_to_all, psum_scatter, all_gather, pvary make
-    it vary, as in JAX; anything else varies where one of its operands does)."""
-    env = dict(zip(jaxpr.invars, in_vmas))
-
-    def read(v):
-        return frozenset() if type(v) is Literal else env.get(v, frozenset())
-
-    for eqn in jaxpr.eqns:
-        env.update(zip(eqn.outvars, _eqn_vma(eqn, [read(v) for v in eqn.invars], strict)))
-    return [read(v) for v in jaxpr.outvars]
-
-
 def _check_vma(closed, in_specs, out_specs, manual, out_paths):
     vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs], strict=True)
     for vma, spec, path in zip(vmas, out_specs, out_paths):
@@ -309,53 +207,32 @@ def _as_traced_value(o, aval):
     return ew.convert_element_type(o, aval.dtype, weak_type=aval.weak_type)
 
 
-def _literal(v):
-    """A literal as an array (batching rules want shapes), weak type kept."""
-    value = literal_value(v)
-    return ew.weak_scalar(value, v.aval.dtype) if dtypes.is_python_scalar(value) else value
-
-
-def _sub_jaxprs(params):
-    for value in params.values():
-        for v in value if isinstance(value, tuple) else (value,):
-            if isinstance(v, ClosedJaxpr):
-                yield v.jaxpr
-
-
 def _uses_collectives(jaxpr):
     return any(eqn.primitive in par.COLLECTIVES or any(map(_uses_collectives,
-                                                           _sub_jaxprs(eqn.params)))
+                                                           subjaxprs(eqn.params.values())))
                for eqn in jaxpr.eqns)
 
 
 def _eval_inlined(jaxpr, consts, args, axes):
-    """Bind a jaxpr's equations. With mesh `axes`, jit equations are inlined, so that
-    collectives inside them reach the mesh axes' batching rules even when their operands are
-    replicated, and other equations holding collectives (cond, scan, ...) get an operand made
-    varying over every mesh axis (pvary materializes it) for every axis' rule to see them."""
-    env = dict(zip(jaxpr.constvars, consts))
-    env.update(zip(jaxpr.invars, args))
-
-    def read(v):
-        return _literal(v) if type(v) is Literal else env[v]
-
-    for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        if eqn.primitive is jit_p and axes:
+    """Bind a jaxpr's equations (literals as arrays, as batching rules want). With mesh
+    `axes`, jit equations are inlined, so that collectives inside them reach the mesh axes'
+    batching rules even when their operands are replicated, and other equations holding
+    collectives (cond, scan, ...) get an operand made varying over every mesh axis (pvary
+    materializes it) for every axis' rule to see them."""
+    def apply(eqn, ins):
+        if eqn.primitive is jit_p:
             inner = eqn.params["jaxpr"]
-            outs = _eval_inlined(inner.jaxpr, inner.consts, ins, axes)
-        else:
-            if ins and any(map(_uses_collectives, _sub_jaxprs(eqn.params))):
-                ins = [par.pvary_p.bind(ins[0], axes=axes)] + ins[1:]
-            outs = eqn.primitive.bind(*ins, **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
-        env.update(zip(eqn.outvars, outs))
-    return [read(v) for v in jaxpr.outvars]
+            return _eval_inlined(inner.jaxpr, inner.consts, ins, axes)
+        if ins and any(map(_uses_collectives, subjaxprs(eqn.params.values()))):
+            ins = [par.pvary_p.bind(ins[0], axes=axes)] + ins[1:]
+        return bind_eqn(eqn, ins)
+    return eval_jaxpr(jaxpr, consts, *args, read_literal=literal_array,
+                      apply=apply if axes else bind_eqn)
 
 
 def _body_fun(closed):
     """closed as a function binding its equations (literals as arrays, as batching wants)."""
-    return lambda *args: _eval_inlined(closed.jaxpr, closed.consts, args, ())
+    return jaxpr_as_fun(closed, literal_array)
 
 
 def shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_):
@@ -397,7 +274,7 @@ def staged_lanes(params):
         box["checks"] = [c[:3] for c in checks]
         return list(outs) + [c[3] for c in checks]
 
-    jaxpr, consts = staging.trace_to_jaxpr(fun, in_avals)
+    jaxpr, consts = trace_to_jaxpr(fun, in_avals)
     if len(_LANES_CACHE) > 256:
         _LANES_CACHE.clear()
     hit = _LANES_CACHE[key] = (ClosedJaxpr(jaxpr, consts), box["checks"])
@@ -634,35 +511,26 @@ def _shard_map_batch(axis_data, vals, dims, **params):
     return outs, [0] * len(outs)
 
 
-def _register_rules():
-    shard_map_p.def_jvp(_shard_map_jvp)
-    shard_map_p.linearize = _shard_map_linearize
-    shard_map_p.def_transpose(_shard_map_transpose)
-    shard_map_p.def_batch(_shard_map_batch)
-    partial_eval_rules[shard_map_p] = _shard_map_partial_eval
-    _register_sharding_rule()
-
-
-def _register_sharding_rule():
-    """Outputs are laid out as their out specs say (when the operands are on a mesh)."""
-    from .. import sharding_propagation as sp
-
+def _shard_map_sharding(specs, in_avals, out_avals, *, out_specs, **_):
+    """Outputs are laid out on the mesh as their out specs say."""
     def entry(names):
         return None if not names else names[0] if len(names) == 1 else names
-
-    def rule(specs, in_avals, out_avals, **params):
-        return [tuple(map(entry, _entries(s, a.ndim)))
-                for s, a in zip(params["out_specs"], out_avals)]
-    sp.sharding_rules[shard_map_p] = rule
+    return [tuple(map(entry, _entries(s, a.ndim))) for s, a in zip(out_specs, out_avals)]
 
 
-_register_rules()
+shard_map_p.def_jvp(_shard_map_jvp)
+shard_map_p.def_linearize(_shard_map_linearize)
+shard_map_p.def_transpose(_shard_map_transpose)
+shard_map_p.def_batch(_shard_map_batch)
+shard_map_p.def_partial_eval(_shard_map_partial_eval)
+shard_map_p.def_sharding(_shard_map_sharding)
+shard_map_p.def_layout("mesh")
 
 
 # ---------------------------------------------------------------- the user API
 
 def _flatten_specs(what, tree, specs):
-    return _flatten_axes_generic(what, tree, specs, lambda x: x is None or isinstance(x, P))
+    return pytree.broadcast_prefix(what, tree, specs, lambda x: x is None or isinstance(x, P))
 
 
 def _paths(prefix, tree):
@@ -680,8 +548,8 @@ def _trace_body(f, in_tree, local_avals, mesh, order):
         return [_check_output(x) for x in leaves]
 
     with par.extend_axis_env(_axis_sizes(mesh, order)):
-        jaxpr, consts = staging.trace_to_jaxpr(flat, local_avals)
-    closed, tracer_consts = staging.closure_convert(jaxpr, consts)
+        jaxpr, consts = trace_to_jaxpr(flat, local_avals)
+    closed, tracer_consts = closure_convert(jaxpr, consts)
     return closed, tracer_consts, box
 
 

@@ -103,3 +103,31 @@ def closure_convert(jaxpr, consts):
     new = jx.Jaxpr(constvars, moved + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns)
     return (jx.ClosedJaxpr(new, [c for c, k in zip(consts, keep) if k]),
             [c for c, k in zip(consts, keep) if not k])
+
+
+def stage(fun, in_avals):
+    """Stage fun into (ClosedJaxpr, tracer consts): the concrete values it captures stay
+    consts; captured tracers (of enclosing traces) become leading inputs, returned so the
+    caller passes them (jit, custom_jvp/vjp, shard_map)."""
+    jaxpr, consts = trace_to_jaxpr(fun, in_avals)
+    return closure_convert(jaxpr, consts)
+
+
+def stage_closed(fun, in_avals):
+    """Stage a rule's helper function (a transformed body) to a ClosedJaxpr. It may capture
+    concrete values only: a captured tracer here is a bug in the rule."""
+    closed, tracer_consts = stage(fun, in_avals)
+    if tracer_consts:
+        raise RuntimeError("internal error: a transformation rule captured a traced value "
+                           f"while staging {getattr(fun, '__name__', fun)}")
+    return closed
+
+
+def stage_with_const_inputs(fun, in_avals):
+    """Stage a user's function (a loop body, a branch): (ClosedJaxpr whose captured values,
+    concrete or traced, are leading inputs, those values). Captured values become operands
+    so every transformation of the enclosing primitive sees them."""
+    jaxpr, consts = trace_to_jaxpr(fun, in_avals)
+    moved = jx.Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns)
+    return jx.ClosedJaxpr(moved, []), consts
+

@@ -1,6 +1,5 @@
 """Reverse mode: transpose a linear jaxpr by running its equations backwards (backward_pass)."""
 from .. import jaxpr as jx
-from ..trace import get_aval
 from .ad import UndefinedPrimal, Zero, add_tangents
 
 

@@ -1,11 +1,15 @@
 """Batching: BatchTrace and BatchTracer (value, batch dim); vmap with in_axes/out_axes pytrees."""
 import collections
 import contextlib
+import functools
 
-from .. import pytree
+from .. import dtypes, pytree
+from .. import jaxpr as jx
 from ..avals import ShapedArray
+from ..primitives.parallel import extend_axis_env
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
+from .staging import stage_closed
 
 
 class BatchTracer(Tracer):
@@ -82,6 +86,37 @@ def vmap_flat_dims(fun, args, in_dims, axis_data):
     return [v for v, _ in pairs], [d for _, d in pairs]
 
 
+def batch_jaxpr(closed, axis_data, in_batched, instantiate):
+    """closed vmapped along axis 0 of its batched inputs, as a closed jaxpr; an output is
+    batched (at 0) where the body makes it so or `instantiate` (a bool or one per output)
+    asks. Returns (ClosedJaxpr, out_batched)."""
+    size = axis_data.size
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(closed.out_avals)
+    in_avals = [_stacked(a, size) if b else a for a, b in zip(closed.in_avals, in_batched)]
+    box = []
+
+    def fun(*args):
+        in_dims = [0 if b else None for b in in_batched]
+        body = jx.jaxpr_as_fun(closed, jx.literal_array)
+        outs, dims = vmap_flat_dims(body, args, in_dims, axis_data)
+        out_b = [d is not None or bool(inst) for d, inst in zip(dims, instantiate)]
+        box.append(out_b)
+        return [bdim_at_front(_as_array(o), d, size) if b else o
+                for o, d, b in zip(outs, dims, out_b)]
+
+    return stage_closed(fun, in_avals), box[0]
+
+
+def _stacked(aval, n):
+    return ShapedArray((n,) + tuple(aval.shape), aval.dtype, aval.weak_type)
+
+
+def _as_array(x):
+    """Python scalars (how literal outputs come back) as weakly-typed arrays."""
+    return as_value(x) if dtypes.is_python_scalar(x) else x
+
+
 def _move_out(val, bdim, want, size):
     if want is None:
         if bdim is not not_mapped:
@@ -99,22 +134,7 @@ def _move_out(val, bdim, want, size):
 
 def _flatten_axes(what, tree, axes):
     """Broadcast an in_axes/out_axes prefix over the leaves of `tree` (None is a leaf there)."""
-    return _flatten_axes_generic(what, tree, axes, lambda x: x is None)
-
-
-def _flatten_axes_generic(what, tree, axes, is_leaf):
-    """Broadcast a pytree prefix `axes` (leaves as decided by is_leaf) over tree's leaves."""
-    prefix_def = pytree.tree_structure(axes, is_leaf=is_leaf)
-    try:
-        subtrees = prefix_def.flatten_up_to(tree)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
-                         f"value, got specification {axes} for value tree "
-                         f"{pytree.tree_structure(tree)}. ({e})") from None
-    out = []
-    for spec, sub in zip(pytree.tree_leaves(axes, is_leaf=is_leaf), subtrees):
-        out.extend([spec] * len(pytree.tree_leaves(sub)))
-    return out
+    return pytree.broadcast_prefix(what, tree, axes, lambda x: x is None)
 
 
 def _canonical_in_dim(x, d, i):
@@ -202,7 +222,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         return pytree.tree_unflatten(out_tree, results)
 
     try:
-        import functools
         batched = functools.wraps(fun)(batched)
     except (AttributeError, TypeError):
         pass
@@ -215,7 +234,6 @@ def _bind_axis_name(axis_name, size):
     collectives (all_gather, ppermute, ...) need the axis size when they are staged."""
     if axis_name is None:
         return contextlib.nullcontext()
-    from ..primitives.parallel import extend_axis_env
     return extend_axis_env({axis_name: size})
 
 

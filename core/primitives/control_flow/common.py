@@ -1,0 +1,136 @@
+"""What cond, while and scan share: list helpers for their operand groups, avals of stacked
+values, tracing a user's function, and the typing errors of branches and carries."""
+
+from ... import dtypes, pytree
+from ... import jaxpr as jx
+from ...avals import ShapedArray, same_type
+from ...trace import Tracer, as_value, get_aval
+from ...transforms import staging
+from ...transforms.ad import Zero
+from .. import structural as st
+
+
+# ---------------------------------------------------------------- operand groups
+
+def split(xs, sizes):
+    """xs cut into consecutive pieces of the given sizes, plus the rest as a last piece."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(xs[start:start + n]))
+        start += n
+    return out + [list(xs[start:])]
+
+
+def pick(xs, flags, want=True):
+    return [x for x, f in zip(xs, flags) if bool(f) == want]
+
+
+def merge(flags, trues, falses):
+    """Interleave two lists back into one: position i comes from `trues` where flags[i]."""
+    trues, falses = iter(trues), iter(falses)
+    return [next(trues) if f else next(falses) for f in flags]
+
+
+def or_(xs, ys):
+    """Elementwise union: `or` of flags, `|` of sets of axes."""
+    return [x | y for x, y in zip(xs, ys)]
+
+
+def any_columns(rows):
+    return [any(col) for col in zip(*rows)]
+
+
+def fixpoint(step, flags):
+    """Grow `flags` (which carries are nonzero / unknown / batched, or the axes they vary over)
+    until one more pass of the loop body adds nothing: a carry is flagged if its initial value
+    or its update is."""
+    while True:
+        grown = or_(flags, step(flags))
+        if grown == flags:
+            return flags
+        flags = grown
+
+
+# ---------------------------------------------------------------- avals and values
+
+def stacked(aval, n):
+    return ShapedArray((n,) + tuple(aval.shape), aval.dtype, aval.weak_type)
+
+
+def unstacked(aval):
+    return ShapedArray(tuple(aval.shape[1:]), aval.dtype, aval.weak_type)
+
+
+def as_array(x):
+    """Python scalars (how jaxpr literals come back) as weakly-typed arrays, for shape ops."""
+    return as_value(x) if dtypes.is_python_scalar(x) else x
+
+
+def nonzero(t):
+    return type(t) is not Zero and get_aval(t).dtype != dtypes.float0
+
+
+def tangents_out(primals_out, out_nz, nz_tangents):
+    nz_tangents = iter(nz_tangents)
+    return [next(nz_tangents) if nz else Zero.from_primal(p) for p, nz in zip(primals_out, out_nz)]
+
+
+def broadcast_pred(which, like):
+    """A per-lane predicate or index (shape (n,)) broadcast to the batched value `like`."""
+    shape = get_aval(like).shape
+    return st.broadcast_in_dim(which, shape, (0,)) if len(shape) > 1 else which
+
+
+def is_concrete(x):
+    return not isinstance(x, Tracer) or x.to_concrete_value() is not None
+
+
+# ---------------------------------------------------------------- jaxprs
+
+def fun_of(closed):
+    """closed as a function on the current trace, its literals read as arrays (batching rules
+    need their shapes)."""
+    return jx.jaxpr_as_fun(closed, jx.literal_array)
+
+
+def trace_fun(fun, in_tree, in_avals):
+    """Stage fun(value) for a value of structure in_tree: (ClosedJaxpr taking the captured
+    values and then the leaves, the captured values, the output tree)."""
+    box = []
+
+    def flat(*leaves):
+        out_leaves, out_tree = pytree.tree_flatten(fun(pytree.tree_unflatten(in_tree, leaves)))
+        box.append(out_tree)
+        return out_leaves
+
+    closed, consts = staging.stage_with_const_inputs(flat, in_avals)
+    return closed, consts, box[0]
+
+
+# ---------------------------------------------------------------- typing errors
+
+def short(avals):
+    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+
+
+def check_inputs(what, expected, got):
+    if len(expected) != len(got) or not all(same_type(a, b) for a, b in zip(expected, got)):
+        raise jx.JaxprTypeError(f"{what} takes inputs of types {short(expected)} but is "
+                                f"applied to {short(got)}")
+
+
+def type_str(aval):
+    return f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+
+
+def why(a, b):
+    what = "shapes" if a.shape != b.shape else "dtypes"
+    return f", so the {what} do not match"
+
+
+def path_str(tree, i):
+    """' at path ...' naming leaf i of a tree (empty for a single leaf)."""
+    if tree.num_leaves == 1 and pytree.treedef_is_leaf(tree):
+        return ""
+    paths = pytree.tree_flatten_with_path(pytree.tree_unflatten(tree, range(tree.num_leaves)))[0]
+    return f" at path {pytree.keystr(paths[i][0])}"

@@ -1,0 +1,14 @@
+"""Sharding types mirroring ``jax.sharding``: devices, partition specs and meshes (mesh.py),
+and the shardings that lay arrays out over them (shardings.py)."""
+from .mesh import (DEFAULT_MEMORY_KIND, MEMORY_KINDS, UNCONSTRAINED, AxisType, Device, Mesh, P,
+                   PartitionSpec, get_current_mesh, get_mesh, make_cpu_devices, make_mesh,
+                   set_mesh)
+from .shardings import (DuplicateSpecError, IndivisibleError, NamedSharding, Sharding,
+                        SingleDeviceSharding, replica_groups, shard_indices)
+
+__all__ = [
+    "AxisType", "Device", "DuplicateSpecError", "IndivisibleError", "Mesh",
+    "MEMORY_KINDS", "DEFAULT_MEMORY_KIND", "NamedSharding", "P", "PartitionSpec", "Sharding",
+    "SingleDeviceSharding", "UNCONSTRAINED", "get_current_mesh", "get_mesh",
+    "make_cpu_devices", "make_mesh", "replica_groups", "set_mesh", "shard_indices",
+]
