@@ -1,0 +1,79 @@
+"""jax.lax lowerings of the collectives (psum, pmax, all_gather, ppermute, ...)."""
+import jax.numpy as jnp
+from jax import lax
+
+from ....core.avals import ShapedArray
+from ....core.primitives import parallel as par
+from ._common import rule
+
+
+@rule(par.psum_p)
+def _psum(x, *, axes):
+    return lax.psum(x, axes)
+
+
+@rule(par.pmax_p)
+def _pmax(x, *, axes):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return _reduce_gathered(lax.reduce_max, x, axes)
+    return lax.pmax(x, axes)
+
+
+@rule(par.pmin_p)
+def _pmin(x, *, axes):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return _reduce_gathered(lax.reduce_min, x, axes)
+    return lax.pmin(x, axes)
+
+
+def _reduce_gathered(reduce, x, axes):
+    """pmax/pmin of floats and complexes as reduce_max/min over the gathered lanes, which is
+    what they mean (jax.vmap's batching rule, refjax's numpy_ref). XLA's CPU all-reduce differs:
+    it drops NaNs (all-NaN lanes give -inf), keeps whichever of +0.0/-0.0 it meets first, and
+    rejects complex operands at run time (UNIMPLEMENTED). The cost: each device holds every
+    lane's operand for a moment."""
+    return reduce(lax.all_gather(x, tuple(axes)), (0,))
+
+
+def _empty_result(x, params, prim):
+    """Zero-size operands: XLA's verifier rejects all-gather / reduce-scatter on a zero-size
+    dimension, but there is nothing to communicate: the result is empty, of the shape the
+    abstract eval gives."""
+    aval = prim.abstract_eval(ShapedArray(x.shape, x.dtype), **params)
+    return jnp.zeros(aval.shape, x.dtype)
+
+
+@rule(par.all_gather_p)
+def _all_gather(x, *, axis_name, axis, tiled, axis_size):
+    if x.size == 0:
+        return _empty_result(x, dict(axis_name=axis_name, axis=axis, tiled=tiled,
+                                     axis_size=axis_size), par.all_gather_p)
+    return lax.all_gather(x, axis_name, axis=axis, tiled=tiled)
+
+
+@rule(par.psum_scatter_p)
+def _psum_scatter(x, *, axis_name, scatter_dimension, tiled, axis_size):
+    if x.size == 0:
+        return _empty_result(x, dict(axis_name=axis_name, scatter_dimension=scatter_dimension,
+                                     tiled=tiled, axis_size=axis_size), par.psum_scatter_p)
+    return lax.psum_scatter(x, axis_name, scatter_dimension=scatter_dimension, tiled=tiled)
+
+
+@rule(par.ppermute_p)
+def _ppermute(x, *, axis_name, perm):
+    return lax.ppermute(x, axis_name, perm)
+
+
+@rule(par.all_to_all_p)
+def _all_to_all(x, *, axis_name, split_axis, concat_axis, tiled, axis_size):
+    return lax.all_to_all(x, axis_name, split_axis, concat_axis, tiled=tiled)
+
+
+@rule(par.axis_index_p)
+def _axis_index(*, axis_name):
+    return lax.axis_index(axis_name)
+
+
+@rule(par.pvary_p)
+def _pvary(x, *, axes):
+    return x  # shard_map is lowered with check_vma=False: varying-ness needs no marking
