@@ -2,11 +2,9 @@
 lowerings inside jax.lax.switch, jax.lax.while_loop and jax.lax.scan."""
 from jax import lax
 
-from ...core.primitives import control_flow as cf
-from ..base import get_backend, register_rule
-from .backend import XlaBackend
-
-rule = lambda *prims: register_rule(XlaBackend, *prims)  # noqa: E731
+from ....core.primitives import control_flow as cf
+from ...base import get_backend
+from ._common import rule
 
 
 def _run(closed, args):

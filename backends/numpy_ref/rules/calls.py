@@ -1,25 +1,35 @@
-"""numpy_ref rules: collectives (NameError if reached) and shard_map (checked nested vmap)."""
+"""NumPy rules of the call-like primitives of core/transforms: jit, the custom_* calls,
+stop_gradient and shard_map (a checked nested vmap), each interpreting its sub-jaxpr."""
 import numpy as np
 
-from ...core.primitives import parallel as par
-from ...core.transforms import shard_map as sm
-from ..base import register_rule
-from .backend import NumpyRefBackend, interpret_jaxpr
+from ....core.transforms import custom, jit as jit_mod
+from ....core.transforms import jvp as jvp_mod
+from ....core.transforms import shard_map as sm
+from ..backend import interpret_jaxpr
+from ._common import rule
 
 
-def _unbound(prim):
-    def raise_unbound(*args, **params):
-        names = params.get("axes", params.get("axis_name"))
-        raise NameError(f"unbound axis name: {names!r}. {prim.name} ran outside of any vmap, "
-                        "pmap or shard_map binding that axis name.")
-    return raise_unbound
+@rule(jit_mod.jit_p)
+def _jit(*args, jaxpr, **_):
+    return interpret_jaxpr(jaxpr, args)
 
 
-for _p in par.COLLECTIVES:
-    register_rule(NumpyRefBackend, _p)(_unbound(_p))
+@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
+def _custom_call(*args, call_jaxpr, **_):
+    return interpret_jaxpr(call_jaxpr, args)
 
 
-@register_rule(NumpyRefBackend, sm.shard_map_p)
+@rule(custom.custom_lin_p)
+def _custom_lin(*args, **_):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+@rule(jvp_mod.stop_gradient_p)
+def _stop_gradient(x):
+    return x
+
+
+@rule(sm.shard_map_p)
 def _shard_map(*args, **params):
     closed, checks = sm.staged_lanes(params)
     values = interpret_jaxpr(closed, list(args))

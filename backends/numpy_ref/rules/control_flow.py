@@ -1,11 +1,9 @@
 """NumPy rules of cond, while and scan: readable Python loops interpreting the sub-jaxprs."""
 import numpy as np
 
-from ...core.primitives import control_flow as cf
-from ..base import register_rule
-from .backend import NumpyRefBackend, interpret_jaxpr
-
-rule = lambda *prims: register_rule(NumpyRefBackend, *prims)  # noqa: E731
+from ....core.primitives import control_flow as cf
+from ..backend import interpret_jaxpr
+from ._common import rule
 
 
 def _typed(values, avals):

@@ -3,12 +3,9 @@ as integer arrays, then read with fancy indexing or written with np.add.at (np.m
 np.minimum.at, np.maximum.at) / assignment."""
 import numpy as np
 
-from ...core import dtypes
-from ...core.primitives import gather as g
-from ..base import register_rule
-from .backend import NumpyRefBackend
-
-rule = lambda *prims: register_rule(NumpyRefBackend, *prims)  # noqa: E731
+from ....core import dtypes
+from ....core.primitives import gather as g
+from ._common import rule
 
 
 def _starts(indices, operand_shape, index_map, operand_bdims, indices_bdims):

@@ -1,16 +1,10 @@
-"""jax.lax lowerings of the collectives, and of shard_map as jax.shard_map over the same mesh."""
-import jax
+"""jax.lax lowerings of the collectives (psum, pmax, all_gather, ppermute, ...)."""
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
-from ...core.avals import ShapedArray
-from ...core.primitives import parallel as par
-from ...core.transforms import shard_map as sm
-from ..base import get_backend, register_rule
-from .backend import XlaBackend, jax_spec
-
-rule = lambda *prims: register_rule(XlaBackend, *prims)  # noqa: E731
+from ....core.avals import ShapedArray
+from ....core.primitives import parallel as par
+from ._common import rule
 
 
 @rule(par.psum_p)
@@ -83,20 +77,3 @@ def _axis_index(*, axis_name):
 @rule(par.pvary_p)
 def _pvary(x, *, axes):
     return x  # shard_map is lowered with check_vma=False: varying-ness needs no marking
-
-
-@rule(sm.shard_map_p)
-def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names):
-    """refjax checks replication itself (statically), so JAX's check is off; refjax's
-    derived shard_maps (transposes, residuals) need not satisfy JAX's vma typing."""
-    backend = get_backend("xla")
-    consts = [np.asarray(c) for c in jaxpr.consts]
-
-    def body(*xs):
-        return tuple(backend.interpret(jaxpr, list(xs), consts))
-
-    mapped = jax.shard_map(body, mesh=backend._devmap.jax_mesh(mesh),
-                           in_specs=tuple(map(jax_spec, in_specs)),
-                           out_specs=tuple(map(jax_spec, out_specs)),
-                           axis_names=set(axis_names), check_vma=False)
-    return list(mapped(*args))

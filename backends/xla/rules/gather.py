@@ -2,11 +2,8 @@
 dimension numbers."""
 from jax import lax
 
-from ...core.primitives import gather as g
-from ..base import register_rule
-from .backend import XlaBackend
-
-rule = lambda *prims: register_rule(XlaBackend, *prims)  # noqa: E731
+from ....core.primitives import gather as g
+from ._common import rule
 
 
 def _mode(mode):

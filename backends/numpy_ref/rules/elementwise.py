@@ -1,17 +1,11 @@
-"""NumPy rules of the elementwise and structural primitives: the oracle's definitions."""
+"""NumPy rules of the elementwise primitives: the oracle's definitions."""
 import numpy as np
 
-from ...core import dtypes
-from ...core.primitives import elementwise as ew
-from ...core.primitives import structural as st
-from ...core.primitives import sharding_ops
-from ...core.transforms import custom, jit as jit_mod
-from ...core.transforms import jvp as jvp_mod
-from ..base import register_rule
-from . import special
-from .backend import NumpyRefBackend, interpret_jaxpr
+from ....core import dtypes
+from ....core.primitives import elementwise as ew
+from .. import special
+from ._common import convert, rule
 
-rule = lambda *prims: register_rule(NumpyRefBackend, *prims)  # noqa: E731
 _LOW = (dtypes.float16, dtypes.bfloat16)
 
 
@@ -153,11 +147,6 @@ rule(ew.max_p)(_ordered_zeros(np.maximum, lambda x, y: x + y))
 rule(ew.min_p)(_ordered_zeros(np.minimum, lambda x, y: -(-x + -y)))
 
 
-@rule(ew.mul_p)
-def _mul(x, y):
-    return _upcast(np.multiply)(x, y)
-
-
 @rule(ew.atan2_p)
 def _atan2(x, y):
     if x.dtype.kind != "c":
@@ -258,146 +247,4 @@ def _clamp(lo, x, hi):
 
 @rule(ew.convert_element_type_p)
 def _convert(x, *, new_dtype, weak_type, sharding):
-    new_dtype = np.dtype(new_dtype)
-    if new_dtype == np.bool_:
-        return np.real(x) != 0
-    if dtypes.is_int(new_dtype) and dtypes.is_inexact(x.dtype):
-        return _float_to_int(np.real(x), new_dtype)
-    if dtypes.is_float(new_dtype) and x.dtype.kind == "c":
-        return np.real(x).astype(new_dtype)
-    return x.astype(new_dtype)
-
-
-def _float_to_int(x, new_dtype):
-    """Truncate toward zero, NaN to 0, saturating at the integer range (XLA's semantics)."""
-    info = np.iinfo(new_dtype)
-    x = np.asarray(x, np.float64)
-    with np.errstate(invalid="ignore"):
-        t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=info.max, neginf=info.min))
-    out = np.where(t >= float(info.max), info.max, np.where(t <= float(info.min), info.min, 0))
-    inside = (t < float(info.max)) & (t > float(info.min))
-    return np.where(inside, t, out).astype(new_dtype)
-
-
-# ---------------------------------------------------------------- structural
-
-@rule(st.broadcast_in_dim_p)
-def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    # a read-only view: buffers are never written after creation
-    return np.broadcast_to(np.reshape(x, expanded), shape)
-
-
-@rule(st.reshape_p)
-def _reshape(x, *, new_sizes, dimensions, sharding):
-    return np.reshape(x, new_sizes)
-
-
-@rule(st.squeeze_p)
-def _squeeze(x, *, dimensions):
-    return np.squeeze(x, axis=dimensions)
-
-
-@rule(st.transpose_p)
-def _transpose(x, *, permutation):
-    return np.transpose(x, permutation)  # a view: buffers are never written after creation
-
-
-@rule(st.rev_p)
-def _rev(x, *, dimensions):
-    return np.flip(x, dimensions).copy() if dimensions else x
-
-
-@rule(st.slice_p)
-def _slice(x, *, start_indices, limit_indices, strides):
-    strides = strides or (1,) * x.ndim
-    return x[tuple(slice(s, l, k) for s, l, k in zip(start_indices, limit_indices, strides))].copy()
-
-
-def _clamped_starts(shape, sizes, idx):
-    return [int(np.clip(int(i), 0, d - s)) for i, d, s in zip(idx, shape, sizes)]
-
-
-@rule(st.dynamic_slice_p)
-def _dynamic_slice(x, *idx, slice_sizes):
-    starts = _clamped_starts(x.shape, slice_sizes, idx)
-    return x[tuple(slice(s, s + n) for s, n in zip(starts, slice_sizes))].copy()
-
-
-@rule(st.dynamic_update_slice_p)
-def _dynamic_update_slice(x, update, *idx):
-    starts = _clamped_starts(x.shape, update.shape, idx)
-    out = x.copy()
-    out[tuple(slice(s, s + n) for s, n in zip(starts, update.shape))] = update
-    return out
-
-
-@rule(st.pad_p)
-def _pad(x, padding_value, *, padding_config):
-    """Interior padding first, then lo/hi (negative values crop)."""
-    out = x
-    for axis, (lo, hi, interior) in enumerate(padding_config):
-        out = _pad_axis(out, padding_value, axis, lo, hi, interior)
-    return out
-
-
-def _pad_axis(x, value, axis, lo, hi, interior):
-    n = x.shape[axis]
-    size = n + max(n - 1, 0) * interior
-    shape = list(x.shape)
-    shape[axis] = size
-    spread = np.full(shape, value, x.dtype)
-    idx = [slice(None)] * x.ndim
-    idx[axis] = slice(None, None, interior + 1)
-    spread[tuple(idx)] = x
-    shape[axis] = max(lo, 0) + size + max(hi, 0)
-    padded = np.full(shape, value, x.dtype)
-    idx[axis] = slice(max(lo, 0), max(lo, 0) + size)
-    padded[tuple(idx)] = spread
-    idx[axis] = slice(max(-lo, 0), shape[axis] - max(-hi, 0))
-    return padded[tuple(idx)]
-
-
-@rule(st.concatenate_p)
-def _concatenate(*xs, dimension):
-    return np.concatenate(xs, axis=dimension)
-
-
-@rule(st.iota_p)
-def _iota(*, dtype, shape, dimension, sharding):
-    ramp = np.arange(shape[dimension]).astype(dtype)
-    expanded = [1] * len(shape)
-    expanded[dimension] = shape[dimension]
-    return np.broadcast_to(ramp.reshape(expanded), shape).copy()
-
-
-@rule(st.copy_p)
-def _copy(x):
-    return np.array(x, copy=True)
-
-
-@rule(jit_mod.jit_p)
-def _jit(*args, jaxpr, **_):
-    return interpret_jaxpr(jaxpr, args)
-
-
-@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
-def _custom_call(*args, call_jaxpr, **_):
-    return interpret_jaxpr(call_jaxpr, args)
-
-
-@rule(custom.custom_lin_p)
-def _custom_lin(*args, **_):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-@rule(jvp_mod.stop_gradient_p)
-def _stop_gradient(x):
-    return x
-
-
-@rule(sharding_ops.sharding_constraint_p)
-def _sharding_constraint(x, *, sharding):
-    return x
+    return convert(x, new_dtype)

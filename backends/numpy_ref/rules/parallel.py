@@ -1,0 +1,16 @@
+"""NumPy rules of the collectives: each raises NameError, since a collective that reaches the
+backend ran outside any vmap, pmap or shard_map binding its axis name."""
+from ....core.primitives import parallel as par
+from ._common import rule
+
+
+def _unbound(prim):
+    def raise_unbound(*args, **params):
+        names = params.get("axes", params.get("axis_name"))
+        raise NameError(f"unbound axis name: {names!r}. {prim.name} ran outside of any vmap, "
+                        "pmap or shard_map binding that axis name.")
+    return raise_unbound
+
+
+for _p in par.COLLECTIVES:
+    rule(_p)(_unbound(_p))

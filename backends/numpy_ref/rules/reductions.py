@@ -1,0 +1,130 @@
+"""NumPy rules of the reductions: reduce_*, argmax/argmin and the cumulative reductions."""
+import numpy as np
+
+from ....core import dtypes
+from ....core.primitives import reductions as red
+from ._common import BLAS_TYPES, rule, wide_dtype
+
+
+def _exact_dtype(dtype):
+    """float64 for floats (exact for every float dtype), so NumPy handles half precision."""
+    return np.dtype(np.float64) if dtypes.kind(dtype) == "f" else dtype
+
+
+def _exact(x):
+    return x.astype(_exact_dtype(x.dtype))
+
+
+def _accumulate(fn, x, **kwargs):
+    """fn (a sum or product) of x: float32/64 and complex accumulate in their own type (NumPy's
+    pairwise sums; XLA on CPU does not widen them either), the others widened."""
+    with np.errstate(all="ignore"):
+        if x.dtype in BLAS_TYPES:
+            return np.asarray(fn(x, **kwargs))
+        return np.asarray(fn(x.astype(wide_dtype(x.dtype)), **kwargs)).astype(x.dtype)
+
+
+# ---------------------------------------------------------------- reduce_*
+
+@rule(red.reduce_sum_p)
+def _reduce_sum(x, *, axes, out_sharding=None):
+    return _accumulate(np.sum, x, axis=axes)
+
+
+@rule(red.reduce_prod_p)
+def _reduce_prod(x, *, axes):
+    return _accumulate(np.prod, x, axis=axes)
+
+
+def _lowest(dtype):
+    if dtypes.kind(dtype) in "fc":
+        return -np.inf
+    return False if dtype == np.bool_ else dtypes.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtypes.kind(dtype) in "fc":
+        return np.inf
+    return True if dtype == np.bool_ else dtypes.iinfo(dtype).max
+
+
+@rule(red.reduce_max_p)
+def _reduce_max(x, *, axes):
+    out = np.max(_exact(x), axis=axes, initial=_lowest(x.dtype))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        pos_zero = np.any((x == 0) & ~np.signbit(x), axis=axes)
+        out = np.where((out == 0) & pos_zero, np.abs(out), out)
+    return np.asarray(out).astype(x.dtype)
+
+
+@rule(red.reduce_min_p)
+def _reduce_min(x, *, axes):
+    out = np.min(_exact(x), axis=axes, initial=_highest(x.dtype))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        neg_zero = np.any((x == 0) & np.signbit(x), axis=axes)
+        out = np.where((out == 0) & neg_zero, -np.abs(out), out)
+    return np.asarray(out).astype(x.dtype)
+
+
+@rule(red.reduce_and_p)
+def _reduce_and(x, *, axes):
+    all_ones = np.invert(np.zeros((), x.dtype))
+    return np.bitwise_and.reduce(x, axis=axes, initial=all_ones)
+
+
+@rule(red.reduce_or_p)
+def _reduce_or(x, *, axes):
+    return np.bitwise_or.reduce(x, axis=axes, initial=np.zeros((), x.dtype))
+
+
+# NumPy's argmax/argmin return the first extremum, and the first NaN if any, as XLA does.
+@rule(red.argmax_p)
+def _argmax(x, *, axes, index_dtype):
+    return np.argmax(_exact(x), axis=axes[0]).astype(index_dtype)
+
+
+@rule(red.argmin_p)
+def _argmin(x, *, axes, index_dtype):
+    return np.argmin(_exact(x), axis=axes[0]).astype(index_dtype)
+
+
+# ---------------------------------------------------------------- cumulative reductions
+
+def _cumulative(fn, x, axis, reverse, wide):
+    flip = (lambda v: np.flip(v, axis)) if reverse else (lambda v: v)
+    with np.errstate(all="ignore"):
+        out = fn(flip(x.astype(wide)), axis=axis)
+    return flip(out).astype(x.dtype)
+
+
+@rule(red.cumsum_p)
+def _cumsum(x, *, axis, reverse):
+    return _cumulative(np.cumsum, x, axis, reverse, wide_dtype(x.dtype))
+
+
+@rule(red.cumprod_p)
+def _cumprod(x, *, axis, reverse):
+    return _cumulative(np.cumprod, x, axis, reverse, wide_dtype(x.dtype))
+
+
+@rule(red.cummax_p)
+def _cummax(x, *, axis, reverse):
+    out = _cumulative(np.maximum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    return _signed_zeros(out, x, axis, reverse, positive=True)
+
+
+@rule(red.cummin_p)
+def _cummin(x, *, axis, reverse):
+    out = _cumulative(np.minimum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    return _signed_zeros(out, x, axis, reverse, positive=False)
+
+
+def _signed_zeros(out, x, axis, reverse, positive):
+    """XLA orders -0.0 below +0.0 in max/min (np.maximum keeps whichever zero came first): a
+    zero running max is +0.0 once any +0.0 was seen, a zero running min -0.0 once any -0.0."""
+    if dtypes.kind(x.dtype) != "f":
+        return out
+    sign_wanted = ~np.signbit(x) if positive else np.signbit(x)
+    seen = _cumulative(np.logical_or.accumulate, (x == 0) & sign_wanted, axis, reverse, bool)
+    zero = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
+    return np.where((out == 0) & seen, zero, out).astype(x.dtype)

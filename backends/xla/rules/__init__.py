@@ -1,0 +1,20 @@
+"""The xla backend's lowerings, one module per core family; importing this package registers
+them all."""
+from ....core.primitive import all_primitives
+from ...base import _rules
+from ..backend import XlaBackend
+from . import (calls, control_flow, elementwise, gather, linalg, parallel,  # noqa: F401
+               reductions, sharding_ops, sorting, structural)
+
+
+def missing_rules():
+    """Names of registered refjax primitives without an xla lowering (should be empty)."""
+    missing = []
+    for name, prim in sorted(all_primitives().items()):
+        try:
+            fn = _rules.dispatch(XlaBackend, type(prim))
+        except NotImplementedError:
+            fn = None
+        if fn is None:
+            missing.append(name)
+    return missing

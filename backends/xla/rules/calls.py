@@ -1,0 +1,49 @@
+"""xla lowerings of the call-like primitives of core/transforms: jit and the custom_* calls
+(their sub-jaxprs interpreted inline), stop_gradient, and shard_map as jax.shard_map."""
+import jax
+import numpy as np
+
+from ....core.transforms import custom
+from ....core.transforms import jit as jit_mod
+from ....core.transforms import jvp as jvp_mod
+from ....core.transforms import shard_map as sm
+from ...base import get_backend
+from ..backend import jax_spec
+from ._common import rule
+
+
+@rule(jit_mod.jit_p)
+def _jit(*args, jaxpr, **_):
+    return get_backend("xla").interpret(jaxpr, args)
+
+
+@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
+def _custom_call(*args, call_jaxpr, **_):
+    return get_backend("xla").interpret(call_jaxpr, args)
+
+
+@rule(custom.custom_lin_p)
+def _custom_lin(*args, **_):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+@rule(jvp_mod.stop_gradient_p)
+def _stop_gradient(x):
+    return x
+
+
+@rule(sm.shard_map_p)
+def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names):
+    """refjax checks replication itself (statically), so JAX's check is off; refjax's
+    derived shard_maps (transposes, residuals) need not satisfy JAX's vma typing."""
+    backend = get_backend("xla")
+    consts = [np.asarray(c) for c in jaxpr.consts]
+
+    def body(*xs):
+        return tuple(backend.interpret(jaxpr, list(xs), consts))
+
+    mapped = jax.shard_map(body, mesh=backend._devmap.jax_mesh(mesh),
+                           in_specs=tuple(map(jax_spec, in_specs)),
+                           out_specs=tuple(map(jax_spec, out_specs)),
+                           axis_names=set(axis_names), check_vma=False)
+    return list(mapped(*args))

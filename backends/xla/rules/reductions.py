@@ -1,0 +1,60 @@
+"""jax.lax lowerings of the reductions: reduce_*, argmax/argmin and the cumulative reductions."""
+import numpy as np
+from jax import lax
+
+from ....core.primitives import reductions as red
+from ._common import LOW_FLOATS, rule
+
+
+def _wide(x):
+    """Half floats are accumulated in float32, near numpy_ref's exact accumulation."""
+    return lax.convert_element_type(x, np.float32) if x.dtype in LOW_FLOATS else x
+
+
+def _narrow(out, like):
+    return lax.convert_element_type(out, like.dtype) if out.dtype != like.dtype else out
+
+
+def _accumulated(fn):
+    """A sum or product lowered with half floats accumulated in float32."""
+    def lowered(x, *, axes, **_):
+        return _narrow(fn(_wide(x), axes), x)
+    return lowered
+
+
+def _plain(fn):
+    """A max, min, bitwise and or bitwise or: exact in any dtype, so computed in x's own."""
+    def lowered(x, *, axes, **_):
+        return fn(x, axes)
+    return lowered
+
+
+rule(red.reduce_sum_p)(_accumulated(lax.reduce_sum))
+rule(red.reduce_prod_p)(_accumulated(lax.reduce_prod))
+rule(red.reduce_max_p)(_plain(lax.reduce_max))
+rule(red.reduce_min_p)(_plain(lax.reduce_min))
+rule(red.reduce_and_p)(_plain(lax.reduce_and))
+rule(red.reduce_or_p)(_plain(lax.reduce_or))
+
+
+@rule(red.argmax_p)
+def _argmax(x, *, axes, index_dtype):
+    return lax.argmax(x, axes[0], index_dtype)
+
+
+@rule(red.argmin_p)
+def _argmin(x, *, axes, index_dtype):
+    return lax.argmin(x, axes[0], index_dtype)
+
+
+def _cumulative(fn, wide):
+    """A cumulative reduction; `wide`: whether half floats accumulate in float32."""
+    def lowered(x, *, axis, reverse):
+        return _narrow(fn(_wide(x) if wide else x, axis, reverse), x)
+    return lowered
+
+
+rule(red.cumsum_p)(_cumulative(lax.cumsum, wide=True))
+rule(red.cumprod_p)(_cumulative(lax.cumprod, wide=True))
+rule(red.cummax_p)(_cumulative(lax.cummax, wide=False))
+rule(red.cummin_p)(_cumulative(lax.cummin, wide=False))

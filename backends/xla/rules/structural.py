@@ -1,0 +1,72 @@
+"""jax.lax lowerings of the structural primitives (shapes, slices, padding, iota, copy)."""
+from jax import lax
+
+from ....core.primitives import structural as st
+from ._common import rule
+
+
+@rule(st.broadcast_in_dim_p)
+def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding=None):
+    return lax.broadcast_in_dim(x, shape, broadcast_dimensions)
+
+
+@rule(st.reshape_p)
+def _reshape(x, *, new_sizes, dimensions=None, sharding=None):
+    return lax.reshape(x, new_sizes, dimensions)
+
+
+@rule(st.squeeze_p)
+def _squeeze(x, *, dimensions):
+    return lax.squeeze(x, dimensions)
+
+
+@rule(st.transpose_p)
+def _transpose(x, *, permutation):
+    return lax.transpose(x, permutation)
+
+
+@rule(st.rev_p)
+def _rev(x, *, dimensions):
+    return lax.rev(x, dimensions)
+
+
+@rule(st.slice_p)
+def _slice(x, *, start_indices, limit_indices, strides):
+    return lax.slice(x, start_indices, limit_indices, strides)
+
+
+def _clamped_starts(shape, sizes, idx):
+    """Start indices clamped into [0, dim - size], the primitive's (HLO's) semantics; the
+    public lax functions would first wrap negative indices around, which refjax's don't."""
+    return [lax.clamp(lax.full_like(i, 0), i, lax.full_like(i, d - s))
+            for i, d, s in zip(idx, shape, sizes)]
+
+
+@rule(st.dynamic_slice_p)
+def _dynamic_slice(x, *idx, slice_sizes):
+    return lax.dynamic_slice(x, _clamped_starts(x.shape, slice_sizes, idx), slice_sizes)
+
+
+@rule(st.dynamic_update_slice_p)
+def _dynamic_update_slice(x, update, *idx):
+    return lax.dynamic_update_slice(x, update, _clamped_starts(x.shape, update.shape, idx))
+
+
+@rule(st.pad_p)
+def _pad(x, padding_value, *, padding_config):
+    return lax.pad(x, padding_value, padding_config)
+
+
+@rule(st.concatenate_p)
+def _concatenate(*xs, dimension):
+    return lax.concatenate(xs, dimension)
+
+
+@rule(st.iota_p)
+def _iota(*, dtype, shape, dimension, sharding=None):
+    return lax.broadcasted_iota(dtype, shape, dimension)
+
+
+@rule(st.copy_p)
+def _copy(x):
+    return x  # JAX values are immutable: a copy is the value itself
