@@ -10,7 +10,7 @@ from ..core import runtime
 from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.config import config
-from ..core.primitive import Primitive
+from ..core.primitive import source_site
 from ..core import dtypes
 
 # rule(backend, primitive) -> the function computing the primitive on that backend's values.
@@ -76,11 +76,17 @@ class Backend:
         return fn
 
 
+# (backend class, primitive) -> "path:line" where the rule was registered (spec/PRIMITIVES.md).
+rule_sites = {}
+
+
 def register_rule(backend_cls, *prims):
     """Decorator: register `fn(*values, **params)` as backend_cls's rule for prims."""
     def register(fn):
+        site = source_site()
         for prim in prims:
             _rules.add((backend_cls, type(prim)), fn)
+            rule_sites[backend_cls, prim] = site
         return fn
     return register
 

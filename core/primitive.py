@@ -72,7 +72,7 @@ class Primitive:
         if rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}; primitives have {tuple(RULES)}")
         setattr(self, rule, fn)
-        self.rule_sites[rule] = _caller_site()
+        self.rule_sites[rule] = source_site()
         return fn
 
     def def_abstract_eval(self, rule):
@@ -102,16 +102,16 @@ class Primitive:
     def def_call(self, param):
         """Declare a call-like primitive whose `param` holds the ClosedJaxpr it applies."""
         self.call_param = param
-        self.rule_sites["call"] = _caller_site()
+        self.rule_sites["call"] = source_site()
 
     def def_layout(self, param):
         """Declare that the param `param` (a Sharding or a Mesh) sets the outputs' layout."""
         self.layout_param = param
-        self.rule_sites["layout"] = _caller_site()
+        self.rule_sites["layout"] = source_site()
 
     def def_uses_axis_env(self):
         self.uses_axis_env = True
-        self.rule_sites["uses_axis_env"] = _caller_site()
+        self.rule_sites["uses_axis_env"] = source_site()
 
     def call_jaxpr(self, params):
         """The ClosedJaxpr a call-like primitive applies (None for other primitives)."""
@@ -124,21 +124,20 @@ class Primitive:
             f"transformation that needs it.")
 
 
-# Modules whose functions set rules on behalf of their callers (defjvp, deflinear, ...):
-# a rule's site is the first frame outside them.
-_HELPER_FILES = {os.path.join("core", f) for f in (
-    "primitive.py", os.path.join("transforms", "ad.py"), os.path.join("transforms", "batching.py"))}
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _caller_site():
-    frame = sys._getframe(2)
-    while frame is not None:
-        path = os.path.relpath(frame.f_code.co_filename, _ROOT)
-        if path not in _HELPER_FILES:
-            return f"{path}:{frame.f_lineno}"
+def source_site(depth=2):
+    """"path:line" of the module-level statement running the caller's caller: where a rule is
+    set, seen through the helpers that set it (defjvp, unop, ...). Paths are relative to the
+    repository root when inside it."""
+    frame = sys._getframe(depth)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
         frame = frame.f_back
-    return None
+    path = os.path.abspath(frame.f_code.co_filename)
+    if path.startswith(_ROOT + os.sep):
+        path = os.path.relpath(path, _ROOT)
+    return f"{path}:{frame.f_lineno}"
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 _REGISTRY = {}

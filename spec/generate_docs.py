@@ -1,9 +1,8 @@
 """Write spec/PRIMITIVES.md (`python -m refjax.spec.generate_docs`) from the specification and
 from the rules each primitive carries (every rule cell links to where the rule is set)."""
-import inspect
 import os
 
-from refjax.backends.base import get_backend
+from refjax.backends.base import get_backend, rule_sites
 from refjax.core.dtypes import short_name
 from refjax.core.primitive import all_primitives
 
@@ -36,7 +35,6 @@ _COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "a
             "layout", "axis env", "numpy", "xla")
 _RULES = ("abstract_eval", "jvp", "transpose", "batch", "linearize", "partial_eval", "sharding",
           "vma")
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _dtypes(names):
@@ -69,12 +67,10 @@ def _backend_cell(backend, prim):
     if backend is None:
         return "-"
     try:
-        fn = backend.rule(prim)
+        backend.rule(prim)
     except NotImplementedError:
         return "-"
-    fn = inspect.unwrap(fn)
-    path = os.path.relpath(inspect.getsourcefile(fn), _ROOT)
-    return _link("yes", f"{path}:{fn.__code__.co_firstlineno}")
+    return _link("yes", rule_sites.get((type(backend), prim)))
 
 
 def _xla_backend():

@@ -81,3 +81,25 @@ def test_ruff_passes():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", str(ROOT)],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_primitives_md_is_current():
+    """spec/PRIMITIVES.md is generated from the spec and the rules (each rule cell links to
+    the line that sets it): when it is stale, this test rewrites it and fails, so that the
+    new version gets committed."""
+    from refjax.spec import generate_docs
+    path = ROOT / "spec" / "PRIMITIVES.md"
+    text = generate_docs.render()
+    if path.read_text() != text:
+        path.write_text(text)
+        raise AssertionError("spec/PRIMITIVES.md was stale: regenerated it, commit it")
+
+
+def test_every_rule_cell_links_to_the_line_that_sets_it():
+    from refjax.core.primitive import all_primitives
+    for name, prim in all_primitives().items():
+        for rule, site in prim.rule_sites.items():
+            path, line = site.rsplit(":", 1)
+            source = (ROOT / path).read_text().splitlines()
+            assert 0 < int(line) <= len(source), (name, rule, site)
+        assert "abstract_eval" in prim.rule_sites, name

@@ -7,7 +7,7 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.config import config
 from ...core.avals import ShapedArray
-from ...core.jaxpr import Literal
+from ...core.jaxpr import eval_jaxpr
 from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
@@ -131,26 +131,23 @@ class NumpyRefBackend(Backend):
         return run
 
 
-def _const_value(c):
-    return np.asarray(c)
-
-
 def interpret_jaxpr(closed, args):
-    """Evaluate a ClosedJaxpr on NumPy values with the numpy_ref rules (a readable loop)."""
-    backend = _the_backend()
-    jaxpr = closed.jaxpr
-    env = dict(zip(jaxpr.constvars, map(_const_value, closed.consts)))
-    env.update(zip(jaxpr.invars, args))
-    for eqn in jaxpr.eqns:
-        # literals as 0-d arrays, as values from any other source (rules may copy them)
-        ins = [np.asarray(v.val) if type(v) is Literal else env[v] for v in eqn.invars]
-        out = backend.rule(eqn.primitive)(*ins, **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, o, in zip(eqn.outvars, out):
-                env[v] = np.asarray(o, v.aval.dtype)
-        else:
-            env[eqn.outvars[0]] = np.asarray(out, eqn.outvars[0].aval.dtype)
-    return [np.asarray(v.val) if type(v) is Literal else env[v] for v in jaxpr.outvars]
+    """Evaluate a ClosedJaxpr on NumPy values: core's interpreter, each equation computed by
+    this backend's NumPy rule (outputs cast to the dtypes the jaxpr gives them)."""
+    rule = _the_backend().rule
+
+    def apply(eqn, ins):
+        out = rule(eqn.primitive)(*ins, **eqn.params)
+        outs = out if eqn.primitive.multiple_results else (out,)
+        return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]
+
+    return eval_jaxpr(closed.jaxpr, [np.asarray(c) for c in closed.consts], *args,
+                      read_literal=_literal_array, apply=apply)
+
+
+def _literal_array(lit):
+    """Literals reach rules as 0-d arrays, as values from any other source (rules may copy)."""
+    return np.asarray(lit.val)
 
 
 def _the_backend():

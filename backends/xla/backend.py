@@ -12,7 +12,7 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
-from ...core.jaxpr import Literal, subjaxprs
+from ...core.jaxpr import Literal, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
                                           propagate_jaxpr, sets_layout, single_device)
 from ..base import Backend
@@ -421,14 +421,9 @@ class XlaBackend(Backend):
         if consts is None:
             consts = [self.const_buffer(c, v.aval) for c, v in zip(closed.consts,
                                                                     jaxpr.constvars)]
-        env = dict(zip(jaxpr.constvars, consts))
-        env.update(zip(jaxpr.invars, args))
-        read = lambda v: literal_value(v) if type(v) is Literal else env[v]  # noqa: E731
-        for eqn in jaxpr.eqns:
-            outs = self.lower_eqn(eqn.primitive, [read(v) for v in eqn.invars], eqn.params,
-                                  [v.aval for v in eqn.outvars])
-            env.update(zip(eqn.outvars, outs))
-        return [read(v) for v in jaxpr.outvars]
+        return eval_jaxpr(jaxpr, consts, *args, read_literal=_literal_array,
+                          apply=lambda eqn, ins: self.lower_eqn(eqn.primitive, ins, eqn.params,
+                                                                [v.aval for v in eqn.outvars]))
 
     def lower_eqn(self, prim, vals, params, out_avals):
         """One primitive on JAX values, its outputs cast to out_avals' dtypes (JAX may give
@@ -602,7 +597,7 @@ def _uses_x64(jaxpr):
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
 
 
-def literal_value(lit):
+def _literal_array(lit):
     """A jaxpr Literal as a NumPy scalar of exactly its aval's dtype."""
     return np.asarray(lit.val, lit.aval.dtype)
 
