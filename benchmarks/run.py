@@ -12,8 +12,8 @@ import jax.numpy as real_jnp
 # JAX fixes the count when it starts, so set it before the first JAX computation.
 real_jax.config.update("jax_num_cpu_devices", 8)
 
-import refjax as jax
-import refjax.numpy as jnp
+import refjax as jax  # noqa: E402  (after JAX's device count is fixed)
+import refjax.numpy as jnp  # noqa: E402
 
 
 def best_times(ours, theirs, number, repeat=15):

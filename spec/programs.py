@@ -85,7 +85,7 @@ def _slice(draw, prim, values, a):
         starts.append(draw(st.integers(0, d)))
         limits.append(draw(st.integers(starts[-1], d)))
     params = {"start_indices": tuple(starts), "limit_indices": tuple(limits), "strides": None}
-    return (a,), params, tuple(l - s for s, l in zip(starts, limits))
+    return (a,), params, tuple(lim - s for s, lim in zip(starts, limits))
 
 
 def _pad(draw, prim, values, a, dtype):

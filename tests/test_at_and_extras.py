@@ -57,7 +57,7 @@ def _raises_like_jax(case):
 
 
 F = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.0
-I = np.arange(5, dtype=np.int32)
+INTS = np.arange(5, dtype=np.int32)
 
 
 # ---------------------------------------------------------------- values, dtypes, index kinds
@@ -73,23 +73,23 @@ UPDATE_CASES = {
         n.array([0, 2]), :, n.array([1, 3])].add(n.arange(8.0).reshape(2, 4)),
     "array_then_slice": lambda j, n: n.asarray(F).at[n.array([2, 0]), 1:].set(
         n.arange(6.0).reshape(2, 3)),
-    "duplicates_add": lambda j, n: n.asarray(I).at[n.array([1, 1, 3, 1])].add(
+    "duplicates_add": lambda j, n: n.asarray(INTS).at[n.array([1, 1, 3, 1])].add(
         n.array([1, 2, 3, 4])),
-    "duplicates_subtract": lambda j, n: n.asarray(I).at[n.array([1, 1])].subtract(2),
+    "duplicates_subtract": lambda j, n: n.asarray(INTS).at[n.array([1, 1])].subtract(2),
     "duplicates_multiply": lambda j, n: n.asarray(F).at[0, n.array([1, 1])].mul(
         n.array([2.0, -3.0])),
-    "duplicates_min": lambda j, n: n.asarray(I).at[n.array([1, 1, 4])].min(n.array([0, -3, 9])),
+    "duplicates_min": lambda j, n: n.asarray(INTS).at[n.array([1, 1, 4])].min(n.array([0, -3, 9])),
     "duplicates_max": lambda j, n: n.asarray(F).at[n.array([[0, 0], [2, 2]])].max(7.0),
     "bool_mask": lambda j, n: n.asarray(F).at[F > 0].set(0.0),
     "bool_mask_row": lambda j, n: n.asarray(F).at[np.array([True, False, True])].add(1.0),
     "numpy_index": lambda j, n: n.asarray(F).at[np.int64(1), np.array([0, 3])].set(-1.0),
     "list_in_tuple": lambda j, n: n.zeros((2, 2)).at[[0, 1], ].set(1.0),
     "divide_float": lambda j, n: n.asarray(F).at[1].divide(2.0),
-    "divide_int_gives_float": lambda j, n: n.asarray(I).at[0].divide(2),
-    "power_int": lambda j, n: n.asarray(I).at[n.array([2, 3])].power(2),
+    "divide_int_gives_float": lambda j, n: n.asarray(INTS).at[0].divide(2),
+    "power_int": lambda j, n: n.asarray(INTS).at[n.array([2, 3])].power(2),
     "power_float": lambda j, n: n.asarray(F).at[2, :2].power(n.array([2.0, 3.0])),
     "apply": lambda j, n: n.asarray(F).at[n.array([0, 2])].apply(n.sin),
-    "apply_repeated": lambda j, n: n.asarray(I).at[n.array([0, 0, 2])].apply(lambda v: v * 2 + 1),
+    "apply_repeated": lambda j, n: n.asarray(INTS).at[n.array([0, 0, 2])].apply(lambda v: v * 2 + 1),
     "bool_set": lambda j, n: n.array([True, False, True]).at[1].set(True),
     "bool_min": lambda j, n: n.array([True, True, False]).at[0].min(False),
     "broadcast_row": lambda j, n: n.zeros((2, 3)).at[:, 1:].set(n.array([1.0, 2.0])),
@@ -116,9 +116,9 @@ def test_negative_zero_sign_is_kept():
 
 PROMOTION_CASES = {
     # The update runs in the promoted dtype, then converts back to x's dtype (JAX's rule).
-    "int_add_float": lambda j, n: n.asarray(I).at[0].add(1.5),
-    "int_add_float_duplicates": lambda j, n: n.asarray(I).at[n.array([0, 0])].add(0.6),
-    "int_mul_float": lambda j, n: (n.asarray(I) + 3).at[0].mul(0.5),
+    "int_add_float": lambda j, n: n.asarray(INTS).at[0].add(1.5),
+    "int_add_float_duplicates": lambda j, n: n.asarray(INTS).at[n.array([0, 0])].add(0.6),
+    "int_mul_float": lambda j, n: (n.asarray(INTS) + 3).at[0].mul(0.5),
     "float16_set_float32": lambda j, n: n.zeros(3, n.float16).at[0].set(n.float32(2.5)),
     "int8_set_int32_array": lambda j, n: n.zeros(3, n.int8).at[0].set(np.int32(3)),
     "float_set_int": lambda j, n: n.zeros(3).at[0].set(np.int64(3)),
@@ -132,27 +132,27 @@ def test_at_dtype_promotion_matches_jax(name):
 
 def test_unsafe_cast_warns_like_jax():
     with pytest.warns(FutureWarning):
-        real_jnp.asarray(I).at[0].add(1.5)
+        real_jnp.asarray(INTS).at[0].add(1.5)
     with pytest.warns(FutureWarning, match="scatter inputs have incompatible types"):
-        jnp.asarray(I).at[0].add(1.5)
+        jnp.asarray(INTS).at[0].add(1.5)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        jnp.asarray(I).at[0].add(2)
+        jnp.asarray(INTS).at[0].add(2)
         jnp.zeros(3).at[0].set(np.int64(3))
 
 
 GET_CASES = {
     "default": lambda j, n: n.asarray(F).at[1, 2:].get(),
-    "out_of_bounds_clamped": lambda j, n: n.asarray(I).at[n.array([1, 7, -9, 3])].get(),
-    "clip": lambda j, n: n.asarray(I).at[n.array([1, 7, -9])].get(mode="clip"),
+    "out_of_bounds_clamped": lambda j, n: n.asarray(INTS).at[n.array([1, 7, -9, 3])].get(),
+    "clip": lambda j, n: n.asarray(INTS).at[n.array([1, 7, -9])].get(mode="clip"),
     "fill_float": lambda j, n: n.arange(5.0).at[n.array([1, 7, -9])].get(mode="fill"),
-    "fill_int": lambda j, n: n.asarray(I).at[7].get(mode="fill"),
+    "fill_int": lambda j, n: n.asarray(INTS).at[7].get(mode="fill"),
     "fill_uint": lambda j, n: n.arange(3, dtype=n.uint8).at[5].get(mode="fill"),
     "fill_bool": lambda j, n: n.array([False]).at[5].get(mode="fill"),
-    "fill_value": lambda j, n: n.asarray(I).at[n.array([1, 7])].get(mode="drop", fill_value=-1),
+    "fill_value": lambda j, n: n.asarray(INTS).at[n.array([1, 7])].get(mode="drop", fill_value=-1),
     "fill_2d": lambda j, n: n.asarray(F).at[n.array([0, 3]), 1:3].get(mode="fill"),
-    "no_wrap": lambda j, n: n.asarray(I).at[-1].get(wrap_negative_indices=False),
-    "new_axis": lambda j, n: n.asarray(I).at[None, 1].get(),
+    "no_wrap": lambda j, n: n.asarray(INTS).at[-1].get(wrap_negative_indices=False),
+    "new_axis": lambda j, n: n.asarray(INTS).at[None, 1].get(),
     "weak": lambda j, n: n.asarray(3.0).at[()].get(),
     "mask": lambda j, n: n.asarray(F).at[F > 2].get(),
 }
@@ -164,14 +164,14 @@ def test_at_get_matches_jax(name):
 
 
 MODE_CASES = {
-    "dropped_by_default": lambda j, n: n.asarray(I).at[n.array([7, -7, 1])].set(9),
-    "promise_in_bounds_drops": lambda j, n: n.asarray(I).at[7].set(9, mode="promise_in_bounds"),
-    "fill_drops": lambda j, n: n.asarray(I).at[n.array([2, 9])].add(9, mode="fill"),
-    "clip": lambda j, n: n.asarray(I).at[n.array([7, -7])].set(n.array([8, 9]), mode="clip"),
+    "dropped_by_default": lambda j, n: n.asarray(INTS).at[n.array([7, -7, 1])].set(9),
+    "promise_in_bounds_drops": lambda j, n: n.asarray(INTS).at[7].set(9, mode="promise_in_bounds"),
+    "fill_drops": lambda j, n: n.asarray(INTS).at[n.array([2, 9])].add(9, mode="fill"),
+    "clip": lambda j, n: n.asarray(INTS).at[n.array([7, -7])].set(n.array([8, 9]), mode="clip"),
     "clip_add": lambda j, n: n.arange(5.0).at[20].add(10, mode="clip"),
-    "no_wrap_drops": lambda j, n: n.asarray(I).at[-1].set(99, wrap_negative_indices=False),
+    "no_wrap_drops": lambda j, n: n.asarray(INTS).at[-1].set(99, wrap_negative_indices=False),
     "window_dropped_whole": lambda j, n: n.asarray(F).at[n.array([1, 5]), 1:].set(0.0),
-    "jax_enum_mode": lambda j, n: n.asarray(I).at[9].add(
+    "jax_enum_mode": lambda j, n: n.asarray(INTS).at[9].add(
         1, mode=real_jax.lax.GatherScatterMode.CLIP),
 }
 
@@ -182,24 +182,24 @@ def test_at_out_of_bounds_modes_match_jax(name):
 
 
 ERROR_CASES = {
-    "float_index": lambda j, n: n.asarray(I).at[1.5].set(1),
-    "float_index_get": lambda j, n: n.asarray(I).at[1.5].get(),
-    "float_array_index": lambda j, n: n.asarray(I).at[n.array([1.0])].set(1),
-    "too_many_indices": lambda j, n: n.asarray(I).at[1, 2].set(1),
-    "too_many_indices_get": lambda j, n: n.asarray(I).at[1, 2].get(),
-    "string_index": lambda j, n: n.asarray(I).at["a"].set(1),
-    "list_index": lambda j, n: n.asarray(I).at[[0, 1]].set(1),
-    "object_index": lambda j, n: n.asarray(I).at[object()].set(1),
-    "float_slice": lambda j, n: n.asarray(I).at[1.5:].set(0),
-    "mask_shape": lambda j, n: n.asarray(I).at[n.array([True, False])].set(0),
-    "updates_do_not_broadcast": lambda j, n: n.asarray(I).at[:2].set(n.ones(3, n.int32)),
+    "float_index": lambda j, n: n.asarray(INTS).at[1.5].set(1),
+    "float_index_get": lambda j, n: n.asarray(INTS).at[1.5].get(),
+    "float_array_index": lambda j, n: n.asarray(INTS).at[n.array([1.0])].set(1),
+    "too_many_indices": lambda j, n: n.asarray(INTS).at[1, 2].set(1),
+    "too_many_indices_get": lambda j, n: n.asarray(INTS).at[1, 2].get(),
+    "string_index": lambda j, n: n.asarray(INTS).at["a"].set(1),
+    "list_index": lambda j, n: n.asarray(INTS).at[[0, 1]].set(1),
+    "object_index": lambda j, n: n.asarray(INTS).at[object()].set(1),
+    "float_slice": lambda j, n: n.asarray(INTS).at[1.5:].set(0),
+    "mask_shape": lambda j, n: n.asarray(INTS).at[n.array([True, False])].set(0),
+    "updates_do_not_broadcast": lambda j, n: n.asarray(INTS).at[:2].set(n.ones(3, n.int32)),
     "updates_too_many_dims": lambda j, n: n.zeros((2, 3)).at[0].set(n.ones((2, 3))),
-    "bad_mode": lambda j, n: n.asarray(I).at[1].set(1, mode="foo"),
-    "bad_mode_get": lambda j, n: n.asarray(I).at[1].get(mode="foo"),
+    "bad_mode": lambda j, n: n.asarray(INTS).at[1].set(1, mode="foo"),
+    "bad_mode_get": lambda j, n: n.asarray(INTS).at[1].get(mode="foo"),
     "bool_add": lambda j, n: n.array([True, False]).at[1].add(True),
     "bool_multiply": lambda j, n: n.array([True, False]).at[1].mul(False),
-    "traced_slice": lambda j, n: j.jit(lambda i: n.asarray(I).at[i:].set(0))(1),
-    "traced_mask": lambda j, n: j.jit(lambda m: n.asarray(I).at[m].set(0))(n.asarray(I) > 2),
+    "traced_slice": lambda j, n: j.jit(lambda i: n.asarray(INTS).at[i:].set(0))(1),
+    "traced_mask": lambda j, n: j.jit(lambda m: n.asarray(INTS).at[m].set(0))(n.asarray(INTS) > 2),
 }
 
 
@@ -306,9 +306,9 @@ def test_at_under_jit_with_traced_indices():
                                    x.at[i].max(v), x.at[i].get(mode="fill")))
         return g(n.arange(6.0), n.array([4, -1, 9, 0]), n.array([1.0, 2.0, 3.0, 4.0]))
     _check(f)
-    _check(lambda j, n: j.jit(lambda i: n.asarray(I).at[i].set(0))(-1))
+    _check(lambda j, n: j.jit(lambda i: n.asarray(INTS).at[i].set(0))(-1))
     _check(lambda j, n: j.jit(lambda i: n.asarray(F).at[i, 1:].add(1.0))(2))
-    _check(lambda j, n: j.jit(lambda i: n.asarray(I).at[i].add(n.array([1, 2, 3])))(
+    _check(lambda j, n: j.jit(lambda i: n.asarray(INTS).at[i].add(n.array([1, 2, 3])))(
         n.array([1, 1, 3])))
 
 

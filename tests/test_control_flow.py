@@ -164,8 +164,8 @@ def test_random_scan_gradients_agree_on_both_backends_and_with_jax(case):
 def test_cond_and_switch_match_jax_with_pytrees_and_clamping():
     ops = ({"a": f32(0, 3)}, f32(1, 2, 3))
     assert lax.cond(False, 2.0, lambda x: x, 3.0, lambda x: -x) == -3.0  # the deprecated form
-    for fwd in (lambda l, p: l.cond(p, lambda d, m: d["a"] * m, lambda d, m: d["a"] - m, *ops),
-                lambda l, p: l.cond(p, lambda d, m: (m, d), lambda d, m: (m * 2, d), *ops)):
+    for fwd in (lambda lx, p: lx.cond(p, lambda d, m: d["a"] * m, lambda d, m: d["a"] - m, *ops),
+                lambda lx, p: lx.cond(p, lambda d, m: (m, d), lambda d, m: (m * 2, d), *ops)):
         for pred in (True, 0, -2.5):
             close(fwd(lax, pred), fwd(jlax, pred))
     branches = lambda np_: [lambda x: x, lambda x: np_.sin(x), lambda x: -x]  # noqa: E731

@@ -318,7 +318,7 @@ def test_iota(dtype):
 
 # ---------------------------------------------------------------- reductions, dot, sort
 
-from refjax.core.primitives import control_flow, linalg, parallel  # noqa: E402
+from refjax.core.primitives import linalg  # noqa: E402
 from refjax.core.primitives import reductions as red, sorting  # noqa: E402
 
 

@@ -296,14 +296,14 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
     if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
         raise TypeError(f"slice start_indices, limit_indices and strides must have the operand's "
                         f"rank {x.ndim}; got {start_indices}, {limit_indices}, {strides}")
-    for s, l, d in zip(start_indices, limit_indices, x.shape):
-        if not 0 <= s <= l <= d:
+    for s, lim, d in zip(start_indices, limit_indices, x.shape):
+        if not 0 <= s <= lim <= d:
             raise TypeError(f"slice indices must satisfy 0 <= start <= limit <= shape; got "
                             f"start_indices {start_indices}, limit_indices {limit_indices} for "
                             f"operand shape {x.shape}")
     if any(st < 1 for st in strides):
         raise TypeError(f"slice strides must be positive, got {strides}")
-    shape = tuple(-(-(l - s) // st) for s, l, st in zip(start_indices, limit_indices, strides))
+    shape = tuple(-(-(lim - s) // st) for s, lim, st in zip(start_indices, limit_indices, strides))
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
 
 
@@ -330,7 +330,7 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     out_shape = get_aval(ct).shape
     real_limits = [s + (o - 1) * st + 1 if o else s
                    for s, o, st in zip(start_indices, out_shape, strides)]
-    config = [(s, d - l, st - 1) for s, d, l, st in zip(start_indices, shape, real_limits, strides)]
+    config = [(s, d - lim, st - 1) for s, d, lim, st in zip(start_indices, shape, real_limits, strides)]
     return [pad(ct, _zero_scalar(ct), config)]
 
 

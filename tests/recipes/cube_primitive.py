@@ -1,7 +1,8 @@
 """ARCHITECTURE.md's "add a primitive" recipe, followed step by step for a toy `cube`
-(x -> x**3, the dtypes of lax.integer_pow), from outside refjax. Loaded as a pytest plugin (`-p cube_primitive`) before the
-property tests are collected, it registers the primitive, its backend rules and its spec
-entry, so that the generic property suite runs on it like on any built-in primitive."""
+(x -> x**3, with the dtypes of lax.integer_pow), from outside refjax. Loaded as a pytest
+plugin (`-p cube_primitive`) before the property tests are collected, it registers the
+primitive, its backend rules and its spec entry, so that the generic property suite runs on
+it like on any built-in primitive."""
 import os
 
 import jax
