@@ -22,6 +22,10 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.trace import Tracer
+from .numpy.indexing import (advanced_index_vector, expand_ellipsis, expand_masks,
+                             gather_fill_value, getitem, split_advanced)
+from .numpy.promotion import (concrete, concrete_value, is_traced, lax_full, lax_select,
+                              promote_dtypes)
 
 
 def _np():
@@ -77,7 +81,7 @@ def _methods():
     m["__pos__"] = lambda self: self
     m["__abs__"] = lambda self: _np().absolute(self)
     m["__invert__"] = lambda self: _np().invert(self)
-    m["__getitem__"] = lambda self, idx: _np()._index(self, idx)
+    m["__getitem__"] = lambda self, idx: getitem(self, idx)
     m["__divmod__"] = lambda self, o: (_np().floor_divide(self, o), _np().remainder(self, o))
     m["__round__"] = lambda self, ndigits=None: _np().round(self, ndigits or 0)
     m["T"] = property(lambda self: _np().transpose(self))
@@ -220,7 +224,7 @@ class _IndexUpdateRef:
         """Pure equivalent of ufunc.at(x, idx): func (a scalar function) applied to the
         indexed elements, once per occurrence of a repeated index."""
         x = _np().asarray(self.array)
-        zero = _np()._full((), 0, x.dtype)
+        zero = lax_full((), 0, x.dtype)
         return _scatter(x, self.index, zero, func, _mode(mode), wrap_negative_indices)
 
 
@@ -246,7 +250,6 @@ def _constrain(x, sharding):
 def _index_items(shape, index):
     """idx as a tuple with one item per dimension of x (and None for new axes): Ellipsis
     expanded, boolean masks replaced by integer arrays; JAX's errors for invalid indices."""
-    jnp = _np()
     if isinstance(index, list):
         raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
                         "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
@@ -254,7 +257,7 @@ def _index_items(shape, index):
                   for i in (index if isinstance(index, tuple) else (index,)))
     for item in items:
         _check_item(item)
-    return jnp._expand_masks(jnp._expand_ellipsis(items, len(shape)), shape)
+    return expand_masks(expand_ellipsis(items, len(shape)), shape)
 
 
 def _check_item(item):
@@ -282,7 +285,7 @@ def _check_item(item):
 
 def _check_slice(s):
     for part in (s.start, s.stop, s.step):
-        if _np()._is_traced(part):
+        if is_traced(part):
             raise IndexError(f"Slice entries must be static integers. Got {s}")
         if part is not None:
             operator.index(part)  # TypeError for floats, as in JAX
@@ -305,11 +308,11 @@ def _normalized(items, shape, wrap):
             s = _explicit_slice(item, n)
             clamped.append(s)
             padded.append(s)
-        elif _np()._is_traced(item):
+        elif is_traced(item):
             clamped.append(_traced_normalize(item, n, wrap, clip=True))
             padded.append(_traced_normalize(item, n, wrap, clip=False))
         else:
-            a = np.asarray(_np()._concrete_value(item, "")).astype(np.int64)
+            a = np.asarray(concrete_value(item, "")).astype(np.int64)
             a = np.where(a < 0, a + n, a) if wrap else a
             ok = (a >= 0) & (a < n)
             clamped.append(_static(np.clip(a, 0, n - 1) if n else a))
@@ -348,10 +351,9 @@ def _targets(shape, items):
     iota = np.arange(size, dtype=np.int32).reshape(shape)
     if shape:
         iota = np.pad(iota, [(0, 1)] * len(shape), constant_values=-1)
-    jnp = _np()
-    if not builtins.any(jnp._is_traced(i) for i in items):
-        return jnp._concrete(np.array(iota[items]))
-    return jnp._index(jnp._concrete(iota), items)
+    if not builtins.any(is_traced(i) for i in items):
+        return concrete(np.array(iota[items]))
+    return getitem(concrete(iota), items)
 
 
 def _gather(x, index, mode, fill_value, wrap):
@@ -359,15 +361,15 @@ def _gather(x, index, mode, fill_value, wrap):
     x = jnp.asarray(x)
     clamped, padded = _normalized(_index_items(x.shape, index), x.shape, wrap)
     if mode == "clip":
-        return jnp._index(x, clamped)
+        return getitem(x, clamped)
     if mode == "fill":
-        fill = jnp._fill_value(x.dtype, fill_value)
-        return jnp._index(jnp.pad(x, [(0, 1)] * x.ndim, constant_values=fill), padded)
+        fill = gather_fill_value(x.dtype, fill_value)
+        return getitem(jnp.pad(x, [(0, 1)] * x.ndim, constant_values=fill), padded)
     # promise_in_bounds: out-of-bounds reads are clamped and, as with XLA's gather, get no
     # gradient (the transposed scatter drops them).
-    out = jnp._index(x, clamped)
+    out = getitem(x, clamped)
     in_bounds = jnp.greater_equal(_targets(x.shape, padded), 0)
-    if not jnp._is_traced(in_bounds) and np.all(np.asarray(in_bounds)):
+    if not is_traced(in_bounds) and np.all(np.asarray(in_bounds)):
         return out
     from . import lax
     return jnp.where(in_bounds, out, lax.stop_gradient(out))
@@ -399,7 +401,7 @@ def _scatter(x, index, values, op, mode, wrap, unique_indices=False):
         shape = targets.shape
     if 0 in shape:
         return x
-    xp, yp = jnp._promote_dtypes(x, y)
+    xp, yp = promote_dtypes(x, y)
     _check_numeric(op, xp.dtype)
     updates = jnp.broadcast_to(yp, shape)
     unique = bool(unique_indices) and op in ("mul", "min", "max")
@@ -430,7 +432,7 @@ def _one_scatter_shape(shape, items):
         return None
     dummy = np.broadcast_to(np.zeros((), np.int8), shape)
     stand_ins = tuple(i if i is Ellipsis or isinstance(i, slice) else
-                      np.zeros(np.shape(i) if not _np()._is_traced(i) else i.shape, np.intp)
+                      np.zeros(np.shape(i) if not is_traced(i) else i.shape, np.intp)
                       for i in items)
     try:
         return dummy[stand_ins].shape
@@ -448,11 +450,10 @@ def _scatter_by_index(x, items, updates, op, mode, unique=False):
     the indexed dims are inserted window dims, the sliced ones window dims of the updates
     (x[items]'s layout, advanced dims first when separated, as NumPy)."""
     from . import lax
-    jnp = _np()
-    _, advanced, separated = jnp._split_advanced(x, items)   # items hold no None here
+    _, advanced, separated = split_advanced(x, items)   # items hold no None here
     positions = tuple(d for d, _, _ in advanced)
     window = [d for d in range(x.ndim) if d not in positions]
-    index = jnp._advanced_index_vector(advanced)
+    index = advanced_index_vector(advanced)
     nb = index.ndim - 1
     lead = 0 if separated else builtins.sum(1 for w in window if w < positions[0])
     dn = lax.ScatterDimensionNumbers(
@@ -498,7 +499,7 @@ def _combine(op, x, s):
 
 
 def _where(pred, on_true, on_false):
-    return _np()._select(_np().asarray(pred), on_true, on_false)
+    return lax_select(_np().asarray(pred), on_true, on_false)
 
 
 def _updates_array(x, values):
@@ -536,7 +537,7 @@ def _place(shape, dtype, items, updates):
     from ..core.transforms.autodiff import linear_transpose
     jnp = _np()
     stand_in = np.dtype(np.uint8) if dtype == np.bool_ else dtype  # bools do not transpose
-    transpose = linear_transpose(lambda z: jnp._index(z, items), ShapeDtypeStruct(shape, stand_in))
+    transpose = linear_transpose(lambda z: getitem(z, items), ShapeDtypeStruct(shape, stand_in))
     placed, = transpose(jnp.astype(updates, stand_in))
     return jnp.astype(placed, dtype)
 
@@ -545,10 +546,10 @@ def _reached(shape, items, targets):
     """The mask, in x's shape, of the positions an in-bounds target reaches: NumPy for
     concrete targets, else the in-bounds flags placed like the updates."""
     jnp = _np()
-    if jnp._is_traced(targets):
+    if is_traced(targets):
         in_bounds = jnp.astype(jnp.greater_equal(targets, 0), np.uint8)
         return jnp.not_equal(_place(shape, np.uint8, items, in_bounds), 0)
-    t = np.ravel(np.asarray(jnp._concrete_value(targets, "")))
+    t = np.ravel(np.asarray(concrete_value(targets, "")))
     mask = np.zeros(int(np.prod(shape, dtype=np.int64)), bool)
     mask[t[t >= 0]] = True
     return mask.reshape(shape)
@@ -561,9 +562,9 @@ def _index_math(targets):
     only the update values go through primitives), refjax.numpy when they are traced. The
     two share the NumPy API used below."""
     jnp = _np()
-    if jnp._is_traced(targets):
+    if is_traced(targets):
         return jnp, targets
-    return np, np.asarray(jnp._concrete_value(targets, ""))
+    return np, np.asarray(concrete_value(targets, ""))
 
 
 def _one_hot(x, targets):

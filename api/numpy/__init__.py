@@ -1,0 +1,71 @@
+"""refjax.numpy: jax.numpy's functions, built on the lax primitives with NumPy's promotion."""
+# The implementation is split by topic into modules, each building on those before it:
+#   promotion <- ufuncs <- creation <- indexing <- reductions <- manipulation
+#   <- sorting, products <- maths
+# (one exception: two ufuncs import creation.zeros_like inside the function). This file
+# re-exports exactly jnp's public names: the helpers the modules share stay in them.
+
+from .promotion import (  # noqa: F401
+    array, asarray, astype, atleast_1d, atleast_2d, atleast_3d, bfloat16, bool_, broadcast_arrays,
+    broadcast_shapes, broadcast_to, can_cast, cdouble, complex128, complex64, complex_,
+    complexfloating, csingle, double, dtype, e, euler_gamma, finfo, float0, float16, float32,
+    float64, float_, floating, generic, iinfo, inexact, inf, int16, int32, int64, int8, int_,
+    integer, iscomplexobj, isdtype, isrealobj, isscalar, issubdtype, moveaxis, nan, ndarray, ndim,
+    newaxis, number, pi, promote_types, ravel, reshape, result_type, shape, signedinteger, single,
+    size, squeeze, stack, transpose, uint, uint16, uint32, uint64, uint8, unsignedinteger)
+from .ufuncs import (  # noqa: F401
+    abs, absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around,
+    bitwise_and, bitwise_invert, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, conj, conjugate,
+    cos, cosh, deg2rad, degrees, divide, equal, exp, exp2, expm1, fix, float_power, floor,
+    floor_divide, fmod, greater, greater_equal, imag, invert, isfinite, isinf, isnan, isneginf,
+    isposinf, left_shift, less, less_equal, log, log10, log1p, log2, logical_and, logical_not,
+    logical_or, logical_xor, maximum, minimum, mod, multiply, negative, nextafter, not_equal,
+    positive, pow, power, rad2deg, radians, real, reciprocal, remainder, right_shift, rint, round,
+    sign, signbit, sin, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc)
+from .creation import (  # noqa: F401
+    arange, copy, diag, diag_indices, diagflat, diagonal, empty, empty_like, eye, full, full_like,
+    geomspace, identity, indices, linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri,
+    tril, tril_indices, triu, triu_indices, zeros, zeros_like)
+from .indexing import (  # noqa: F401
+    argwhere, clip, compress, extract, flatnonzero, nonzero, piecewise, ravel_multi_index, select,
+    take, take_along_axis, unravel_index, where)
+from .reductions import (  # noqa: F401
+    all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumproduct, cumsum,
+    cumulative_prod, cumulative_sum, max, mean, median, min, nanargmax, nanargmin, nancumprod,
+    nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd,
+    nansum, nanvar, percentile, prod, ptp, quantile, std, sum, var)
+from .manipulation import (  # noqa: F401
+    append, array_split, column_stack, concat, concatenate, delete, dsplit, dstack, expand_dims,
+    fill_diagonal, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, pad, permute_dims,
+    repeat, resize, roll, rollaxis, rot90, row_stack, split, swapaxes, tile, unstack, vsplit,
+    vstack)
+from .sorting import (  # noqa: F401
+    argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex, unique,
+    unique_values)
+from .products import (  # noqa: F401
+    cross, dot, einsum, inner, kron, linalg, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
+    vecmat)
+from .maths import (  # noqa: F401
+    allclose, angle, array_equal, array_equiv, convolve, copysign, corrcoef, correlate, cov, diff,
+    divmod, ediff1d, fmax, fmin, heaviside, hypot, interp, isclose, iscomplex, isreal, logaddexp,
+    logaddexp2, modf, nan_to_num, polyval, sinc, trapezoid)
+
+# Names the single-module refjax.numpy had at module level (its own imports); kept so the
+# namespace is unchanged.
+import builtins  # noqa: F401
+import operator  # noqa: F401
+
+import numpy as np  # noqa: F401
+
+from ...core.array import Array  # noqa: F401
+from ...core.avals import ShapedArray  # noqa: F401
+from ...core.errors import ConcretizationTypeError  # noqa: F401
+from ...core.trace import Tracer, get_aval  # noqa: F401
+from ...core.primitives import elementwise as ew  # noqa: F401
+from ...core.primitives import structural as st  # noqa: F401
+from .. import lax  # noqa: F401
+
+# The submodules are the implementation, not part of jnp: out of the namespace (they stay
+# importable, e.g. `from refjax.api.numpy.indexing import getitem`).
+del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
+del manipulation, sorting, products, maths  # noqa: F821

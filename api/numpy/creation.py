@@ -1,0 +1,411 @@
+"""Array creation: zeros/ones/full(_like), arange, linspace, eye, tri, diag, meshgrid, grids."""
+import builtins
+import operator
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.errors import ConcretizationTypeError
+from ...core.trace import get_aval
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concrete, concrete_value,
+                        lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, result_type,
+                        stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
+                        _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
+                        _zero_scalar)
+from .ufuncs import divide, log10, multiply, power
+
+
+# ---------------------------------------------------------------- array creation
+
+def _shape_arg(shape, name):
+    if isinstance(shape, (tuple, list)):
+        dims = shape
+    elif hasattr(shape, "__iter__") and not _is_array(shape):
+        raise TypeError(f"{name}: expected sequence object with len >= 0 or a single integer")
+    else:
+        dims = (shape,)
+    try:
+        out = tuple(_static_int(d, f"The shape argument of jnp.{name}") if _is_array(d)
+                    else operator.index(d) for d in dims)
+    except TypeError as err:
+        if isinstance(err, ConcretizationTypeError):
+            raise
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(dims)!r}.") from None
+    if builtins.any(d < 0 for d in out):
+        raise TypeError(f"{name}: shape must have every element be nonnegative, got {out}.")
+    return out
+
+
+def _creation_dtype(dtype, name):
+    return _dt.default_float() if dtype is None else _user_dtype(dtype, name)
+
+
+def _check_not_forgotten_tuple(name, shape, dtype):
+    if isinstance(shape, int) and isinstance(dtype, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type. Did you accidentally write "
+                        f"`jax.numpy.{name}({shape}, {dtype})` when you meant "
+                        f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+                        "argument for the shape?")
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    """An array of zeros (float32 by default)."""
+    _check_not_forgotten_tuple("zeros", shape, dtype)
+    return lax_full(_shape_arg(shape, "zeros"), 0, _creation_dtype(dtype, "zeros"))
+
+
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    """An array of ones (float32 by default)."""
+    _check_not_forgotten_tuple("ones", shape, dtype)
+    return lax_full(_shape_arg(shape, "ones"), 1, _creation_dtype(dtype, "ones"))
+
+
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    """Like zeros (XLA has no uninitialized memory)."""
+    _check_not_forgotten_tuple("empty", shape, dtype)
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+    """An array of `shape` filled with fill_value (weakly typed when fill_value is a
+    Python scalar and no dtype is given, as in JAX)."""
+    shape = _shape_arg(shape, "full")
+    fill, = _check_args("full", fill_value)
+    fill = asarray(fill) if dtype is None else astype(asarray(fill), _user_dtype(dtype, "full"))
+    return broadcast_to(fill, shape)
+
+
+def _like_shape_dtype(a, dtype, shape, name):
+    aval = get_aval(a) if _is_array(a) or hasattr(a, "aval") else get_aval(asarray(
+        _check_args(name, a)[0]))
+    out_dtype = aval.dtype if dtype is None else _user_dtype(dtype, name)
+    out_shape = aval.shape if shape is None else _shape_arg(shape, name)
+    weak = dtype is None and aval.weak_type
+    return out_shape, out_dtype, weak
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """An array like a (shape, dtype, weak type) filled with fill_value."""
+    out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
+    fill = asarray(_check_args("full_like", fill_value)[0])
+    fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and fill.ndim == 0)
+    return broadcast_to(fill, out_shape)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Zeros with a's shape and dtype."""
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Ones with a's shape and dtype."""
+    return full_like(a, 1, dtype, shape)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """Like zeros_like."""
+    return zeros_like(prototype, dtype, shape)
+
+
+def _arange_arg(x, name):
+    if x is None:
+        return None
+    value = concrete_value(x, f"It arose in the jnp.arange argument '{name}'") \
+        if _is_array(x) else x
+    if np.ndim(value) != 0:
+        raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={value}")
+    if np.iscomplexobj(value):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is not supported.")
+    return value.item() if hasattr(value, "item") else value
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """Evenly spaced values in [start, stop); the dtype follows JAX (ints give int32, floats
+    float32); the bounds must be concrete."""
+    start_name = "stop" if stop is None and step is None else "start"
+    start_v = _arange_arg(start, start_name)
+    stop_v, step_v = _arange_arg(stop, "stop"), _arange_arg(step, "step")
+    if dtype is None:
+        dtype = result_type(*(x for x in (start, stop, step) if x is not None))
+    dtype = _user_dtype(dtype, "arange")
+    if stop_v is None:
+        start_v, stop_v = 0, start_v
+    if step_v is not None:
+        return _arange_stepped(start_v, stop_v, step_v, dtype)
+    size = builtins.max(0, int(np.ceil(np.float64(stop_v) - np.float64(start_v))))
+    out = st.iota(dtype, size)
+    return out if start_v == 0 else ew.add(lax_full((size,), start_v, dtype), out)
+
+
+def _arange_stepped(start, stop, step, dtype):
+    if step == 0:
+        raise ZeroDivisionError("jnp.arange: step must not be zero")
+    size = builtins.max(0, int(np.ceil((stop - start) / step)))
+    work = _dt.float32 if _dt.is_float(dtype) and _dt.finfo(dtype).bits < 32 else dtype
+    steps = ew.mul(lax_full((size,), step, work), st.iota(work, size))
+    out = ew.add(lax_full((size,), start, work), steps)
+    return astype(out, dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """num evenly spaced samples from start to stop (inclusive when endpoint), along axis."""
+    num = _static_int(num, "'num' argument of jnp.linspace")
+    axis = _static_int(axis, "'axis' argument of jnp.linspace")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = _arrays("linspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "linspace")
+    comp = _to_inexact_dtype(dtype)
+    start, stop = broadcast_arrays(astype(start, comp), astype(stop, comp))
+    bounds = list(start.shape)
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    out, delta = _linspace_body(start, stop, num, endpoint, comp, bounds, axis)
+    if _dt.is_int(dtype) and not _dt.is_int(out.dtype):
+        out = ew.floor(out)
+    out = astype(out, dtype)
+    return (out, delta) if retstep else out
+
+
+def _linspace_body(start, stop, num, endpoint, comp, bounds, axis):
+    expanded = bounds[:axis] + [1] + bounds[axis:]
+    if num == 0:
+        return zeros(bounds[:axis] + [0] + bounds[axis:], comp), lax_full((), np.nan, comp)
+    if num == 1:
+        delta = lax_full((), np.nan, comp) if endpoint else ew.sub(stop, start)
+        return reshape(start, expanded), delta
+    div = num - 1 if endpoint else num
+    delta = ew.div(ew.sub(stop, start), lax_full(start.shape, div, comp))
+    iota_shape = [1] * len(expanded)
+    iota_shape[axis] = div
+    real = _real_dtype(comp)
+    step = ew.div(st.iota(real, div), lax_full((div,), div, real))
+    step = broadcast_to(reshape(astype(step, comp), iota_shape), _with(expanded, axis, div))
+    lo = broadcast_to(reshape(start, expanded), step.shape)
+    hi = broadcast_to(reshape(stop, expanded), step.shape)
+    out = ew.add(ew.mul(lo, ew.sub(_const_like(step, 1), step)), ew.mul(hi, step))
+    if endpoint:
+        out = st.concatenate([out, reshape(stop, expanded)], axis)
+    return out, delta
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop)."""
+    start, stop = _arrays("logspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "logspace")
+    comp = _to_inexact_dtype(dtype)
+    lin = linspace(astype(start, comp), astype(stop, comp), num, endpoint=endpoint, axis=axis)
+    return astype(power(base, lin), dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Samples evenly spaced on a log scale from start to stop (same-sign bounds)."""
+    start, stop = _arrays("geomspace", start, stop)
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
+        _user_dtype(dtype, "geomspace")
+    comp = _to_inexact_dtype(dtype)
+    start, stop = astype(start, comp), astype(stop, comp)
+    sign = ew.sign(start)
+    res = logspace(log10(divide(start, sign)), log10(divide(stop, sign)), num,
+                   endpoint=endpoint, base=10.0, dtype=comp, axis=0)
+    return astype(moveaxis(multiply(res, sign), 0, axis), dtype)
+
+
+def _eye_mask(n, m, k):
+    rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
+    cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
+    return ew.eq(ew.add(rows, lax_full((n, m), k, _dt.int32)), cols)
+
+
+def _dim(n, what):
+    n = _static_int(n, what)
+    if n < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {n}")
+    return n
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """A 2-d array with ones on the k-th diagonal."""
+    n = _dim(N, "argument 'N' of jnp.eye()")
+    m = n if M is None else _dim(M, "argument 'M' of jnp.eye()")
+    k = _static_int(k, "argument 'k' of jnp.eye()")
+    return astype(_eye_mask(n, m, k), _creation_dtype(dtype, "eye"))
+
+
+def identity(n, dtype=None):
+    """The n x n identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def _tri_mask(n, m, k):
+    rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
+    cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
+    return ew.ge(ew.add(rows, lax_full((n, m), k, _dt.int32)), cols)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the k-th diagonal."""
+    n = _dim(N, "argument 'N' of jnp.tri()")
+    m = n if M is None else _dim(M, "argument 'M' of jnp.tri()")
+    return astype(_tri_mask(n, m, _static_int(k, "argument 'k' of jnp.tri()")),
+                  _creation_dtype(dtype, "tri"))
+
+
+def _triangle(name, m, keep_lower, k):
+    m, = _arrays(name, m)
+    if m.ndim < 2:
+        raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    mask = broadcast_to(_tri_mask(*m.shape[-2:], k if keep_lower else k - 1), m.shape)
+    zero = zeros_like(m)
+    return lax_select(mask, m, zero) if keep_lower else lax_select(mask, zero, m)
+
+
+def tril(m, k=0):
+    """m with the elements above the k-th diagonal zeroed."""
+    return _triangle("tril", m, True, _static_int(k, "k argument of jnp.tril"))
+
+
+def triu(m, k=0):
+    """m with the elements below the k-th diagonal zeroed."""
+    return _triangle("triu", m, False, _static_int(k, "k argument of jnp.triu"))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The offset diagonal over axis1/axis2, appended as the last axis (a strided slice of
+    the flattened matrices, so it is exact and linear)."""
+    a, = _arrays("diagonal", a)
+    if a.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = _static_int(offset, "'offset' argument of jnp.diagonal()")
+    ax1, ax2 = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
+    if ax1 == ax2:
+        raise ValueError(f"axis1 and axis2 cannot be the same (both {axis1})")
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    return _last_two_diagonal(a, offset)
+
+
+def _last_two_diagonal(a, offset):
+    *batch, n, m = a.shape
+    nd = len(batch)
+    a = st.slice_in_dim(a, builtins.min(builtins.max(0, -offset), n), n, 1, nd)
+    a = st.slice_in_dim(a, builtins.min(builtins.max(0, offset), m), m, 1, nd + 1)
+    n, m = a.shape[-2:]
+    d = builtins.min(n, m)
+    if d == 0:
+        return zeros_like(a, shape=tuple(batch) + (0,))
+    flat = st.reshape(st.slice_in_dim(a, 0, d, 1, nd), tuple(batch) + (d * m,))
+    return st.slice_in_dim(flat, 0, (d - 1) * (m + 1) + 1, m + 1, nd)
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d v, or a 2-d array with 1-d v on its k-th diagonal."""
+    v, = _arrays("diag", v)
+    k = _static_int(k, "k argument of jnp.diag")
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    n = v.shape[0] + builtins.abs(k)
+    padded = st.pad(v, _zero_scalar(v), [(builtins.max(0, -k), builtins.max(0, k), 0)])
+    cols = broadcast_to(reshape(padded, (n, 1)), (n, n))
+    return lax_select(_eye_mask(n, n, k), cols, zeros_like(cols))
+
+
+def diagflat(v, k=0):
+    """diag of the flattened v."""
+    return diag(ravel(v), k)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d coordinate vectors ('xy' swaps the first two axes)."""
+    arrays = _arrays("meshgrid", *xi)
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    if builtins.any(a.ndim != 1 for a in arrays):
+        raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                         f"{[a.shape for a in arrays]}")
+    if indexing == "xy" and len(arrays) >= 2:
+        arrays[0], arrays[1] = arrays[1], arrays[0]
+    shape = tuple(a.shape[0] for a in arrays)
+    out = [_grid_axis(a, i, shape, sparse) for i, a in enumerate(arrays)]
+    if indexing == "xy" and len(arrays) >= 2:
+        out[0], out[1] = out[1], out[0]
+    return out
+
+
+def _grid_axis(a, i, shape, sparse):
+    if sparse:
+        return reshape(a, tuple(s if j == i else 1 for j, s in enumerate(shape)))
+    return st.broadcast_in_dim(a, shape, (i,))
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """An array (or tuple, when sparse) of the index grids of an array of this shape."""
+    dims = _shape_arg(dimensions, "indices")
+    dtype = _dt.default_int() if dtype is None else _user_dtype(dtype, "indices")
+    grids = []
+    for i, d in enumerate(dims):
+        shape = tuple(d if j == i else (1 if sparse else s) for j, s in enumerate(dims))
+        grids.append(st.broadcasted_iota(dtype, shape, i))
+    if sparse:
+        return tuple(grids)
+    return stack(grids) if grids else zeros((0,), dtype)
+
+
+def _grid_from_slice(s, name):
+    """arange(start, stop, step), or linspace for a complex step (its magnitude the count)."""
+    context = f"slice bounds of jnp.{name}"
+    start = _concrete_array(s.start, context) or 0  # `or`: JAX turns a 0.0 start into 0
+    stop = _concrete_array(s.stop, context)
+    step = _concrete_array(s.step, context) or 1
+    if np.iscomplex(step):
+        return linspace(start, stop, int(builtins.abs(step)))
+    return arange(start, stop, step)
+
+
+class _Grid:
+    """jnp.mgrid (dense) and jnp.ogrid (sparse): grids from slices, as NumPy's."""
+
+    def __init__(self, name, sparse):
+        self.name, self.sparse = name, sparse
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return _grid_from_slice(key, self.name)
+        axes = promote_dtypes(*(_grid_from_slice(k, self.name) for k in key))
+        grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+        if self.sparse:
+            return grids
+        return stack(grids, 0) if grids else arange(0)
+
+
+mgrid = _Grid("mgrid", sparse=False)
+ogrid = _Grid("ogrid", sparse=True)
+
+
+def copy(a, order=None):
+    """A copy of a."""
+    a, = _arrays("copy", a)
+    return st.copy(a)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (concrete)."""
+    return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (concrete)."""
+    return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.triu_indices(n, k, m))
+
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an n x ... x n array."""
+    if n < 0 or ndim < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    return (arange(n),) * ndim

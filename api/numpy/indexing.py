@@ -1,0 +1,583 @@
+"""Indexing (x[idx], basic and advanced) and take, where, select, clip, nonzero, unravel_index."""
+import builtins
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.array import Array
+from ...core.trace import Tracer, get_aval
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from .. import lax
+from .promotion import (asarray, astype, atleast_1d, broadcast_arrays, broadcast_shapes,
+                        broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
+                        lax_select, moveaxis, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
+                        _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
+                        _with, _zeros_of)
+from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
+from .creation import zeros, zeros_like, _shape_arg
+
+
+# ---------------------------------------------------------------- indexing
+
+def getitem(x, idx):
+    """x[idx]: basic indexing (ints, slices, None, Ellipsis, traced integer scalars) and
+    NumPy's advanced indexing with integer arrays and concrete boolean masks (a take on the
+    merged indexed axes; out-of-bounds indices are clamped, as in JAX)."""
+    x = asarray(x)
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    items = expand_masks(expand_ellipsis(idx, x.ndim), x.shape)
+    if builtins.any(_is_index_array(i) for i in items):
+        return _advanced_index(x, items)
+    return _basic_index(x, items)
+
+
+def _basic_index(x, idx):
+    out, dims_to_squeeze, new_axes, dim = x, [], [], 0
+    out_dim = 0
+    for item in idx:
+        if item is Ellipsis:  # standing for no dimension (see expand_ellipsis)
+            continue
+        if item is None:
+            new_axes.append(out_dim)
+            out_dim += 1
+            continue
+        if isinstance(item, slice):
+            out = _static_slice(out, dim, item)
+            dim += 1
+            out_dim += 1
+        elif _is_int_index(item):
+            out = _int_index(out, dim, item)
+            dims_to_squeeze.append(dim)
+            dim += 1
+        else:
+            raise _unsupported_index(item, x.shape)
+    out = st.squeeze(out, tuple(dims_to_squeeze)) if dims_to_squeeze else out
+    return st.expand_dims(out, tuple(new_axes)) if new_axes else out
+
+
+def _unsupported_index(item, shape):
+    return TypeError(f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
+                     f"concrete boolean masks; got {type(item).__name__} {item!r} for an array "
+                     f"of shape {shape}.")
+
+
+def _is_mask(item):
+    return isinstance(item, (np.ndarray, Array, Tracer)) and get_aval(item).dtype == _dt.bool_ \
+        and get_aval(item).ndim > 0
+
+
+def expand_masks(idx, shape):
+    """Index items with boolean masks replaced by their nonzero() integer arrays (one per
+    masked dimension; masks must be concrete and match the shape they index)."""
+    out, dim = [], 0
+    for item in idx:
+        if isinstance(item, list):
+            raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                            "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+        if not _is_mask(item):
+            out.append(item)
+            dim += item is not None and item is not Ellipsis
+            continue
+        if is_traced(item):
+            raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
+                             "jnp.where(mask, x, other) or a static `size`.")
+        expected = tuple(shape[dim:dim + item.ndim])
+        if tuple(item.shape) != expected:
+            raise IndexError(f"boolean index did not match shape of indexed array in index "
+                             f"{len(out)}: got {tuple(item.shape)}, expected {expected}")
+        out.extend(concrete(i.astype(np.int32)) for i in np.nonzero(np.asarray(item)))
+        dim += item.ndim
+    return tuple(out)
+
+
+def _is_index_array(item):
+    if not isinstance(item, (np.ndarray, Array, Tracer)):
+        return False
+    aval = get_aval(item)
+    if aval.ndim and not _dt.is_int(aval.dtype):
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{aval.dtype}")
+    return aval.ndim > 0
+
+
+def _advanced_index(x, idx):
+    """Basic indexing with the advanced items replaced by full slices, then one `gather` of
+    the advanced axes (integer scalars count as advanced, as in NumPy), as in JAX: negative
+    indices wrap, out-of-bounds ones are clamped (PROMISE_IN_BOUNDS), and get no gradient."""
+    basic, advanced, separated = split_advanced(x, idx)
+    y = _basic_index(x, basic)
+    positions = [p for p, _, _ in advanced]
+    if builtins.any(y.shape[p] == 0 for p in positions):
+        return _advanced_index_of_empty(y, advanced, separated)
+    index = advanced_index_vector(advanced)
+    nb = index.ndim - 1
+    rest = [d for d in range(y.ndim) if d not in positions]
+    dn = lax.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
+                                    collapsed_slice_dims=tuple(positions),
+                                    start_index_map=tuple(positions))
+    sizes = tuple(1 if d in positions else y.shape[d] for d in range(y.ndim))
+    out = lax.gather(y, index, dn, sizes, mode="promise_in_bounds")
+    return _place_advanced_dims(out, nb, positions, separated)
+
+
+def _place_advanced_dims(out, nb, positions, separated):
+    """The advanced dims (leading in `out`) where NumPy puts them: first when separated by a
+    slice, None or Ellipsis, else where the first advanced item was."""
+    if separated:
+        return out
+    return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
+
+
+def advanced_index_vector(advanced):
+    """The advanced items broadcast together, negative entries wrapped, stacked along a new
+    last axis (the gather's index vector); computed with NumPy when every item is concrete."""
+    sizes = [n for _, n, _ in advanced]
+    items = [i for _, _, i in advanced]
+    if not builtins.any(is_traced(i) for i in items):
+        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
+        wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, sizes)]
+        return concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
+                         .astype(np.int32))
+    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
+    wrapped = [where(less(a, 0), add(a, n), a) for a, n in zip(arrays, sizes)]
+    return stack(wrapped, axis=-1)
+
+
+def _advanced_index_of_empty(y, advanced, separated):
+    """An advanced index into an empty axis: only empty index arrays are valid there."""
+    shape = np.broadcast_shapes(*(np.shape(i) for _, _, i in advanced))
+    if int(np.prod(shape, dtype=np.int64)):
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    positions = [p for p, _, _ in advanced]
+    rest = tuple(y.shape[d] for d in range(y.ndim) if d not in positions)
+    out = zeros(tuple(shape) + rest, y.dtype)
+    return _place_advanced_dims(out, len(shape), positions, separated)
+
+
+def split_advanced(x, idx):
+    """The basic index (advanced items made full slices); per advanced item, its axis in the
+    basic result, the indexed size and the item; and whether a slice, None or Ellipsis
+    separates advanced items."""
+    basic, advanced, dim, kinds = [], [], 0, []
+    for item in idx:
+        is_advanced = not (item is None or item is Ellipsis or isinstance(item, slice))
+        kinds.append(is_advanced)
+        if item is Ellipsis:
+            continue
+        if is_advanced:
+            if not (_is_index_array(item) or _is_int_index(item)):
+                raise _unsupported_index(item, x.shape)
+            advanced.append((len(basic), x.shape[dim], item))
+            item = slice(None)
+        basic.append(item)
+        dim += item is not None
+    first, last = kinds.index(True), len(kinds) - 1 - kinds[::-1].index(True)
+    return tuple(basic), advanced, not builtins.all(kinds[first:last + 1])
+
+
+def expand_ellipsis(idx, ndim):
+    """idx with its Ellipsis replaced by the full slices it stands for. An Ellipsis standing
+    for no dimension stays when advanced indices lie on both sides: it still separates them
+    (NumPy then puts their dimensions first), and every consumer skips it otherwise."""
+    n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = builtins.sum(_consumed_dims(i) for i in idx)
+    if used > ndim:
+        raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
+    if n_ell == 0:
+        return tuple(idx) + (slice(None),) * (ndim - used)
+    pos = next(k for k, item in enumerate(idx) if item is Ellipsis)
+    fill = (slice(None),) * (ndim - used)
+    before, after = idx[:pos], idx[pos + 1:]
+    if not fill and _has_array_index(before + after) and _has_advanced(before) \
+            and _has_advanced(after):
+        fill = (Ellipsis,)
+    return tuple(idx[:pos]) + fill + tuple(idx[pos + 1:])
+
+
+def _has_array_index(items):
+    """Whether an index array (integer or boolean, one dimension or more) is among items."""
+    return builtins.any(get_aval(i).ndim > 0 if isinstance(i, (Array, Tracer)) else
+                        isinstance(i, (np.ndarray, list)) and np.ndim(i) > 0 for i in items)
+
+
+def _has_advanced(items):
+    """Whether an item that is advanced next to an index array (an array or an integer) is
+    among items."""
+    return builtins.any(not (i is None or i is Ellipsis or isinstance(i, slice)) for i in items)
+
+
+def _consumed_dims(item):
+    """How many dimensions of the indexed array an index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    return get_aval(item).ndim if _is_mask(item) else 1
+
+
+def _is_int_index(item):
+    if isinstance(item, (bool, np.bool_)):
+        return False
+    if isinstance(item, (int, np.integer)):
+        return True
+    if _is_array(item) or isinstance(item, np.ndarray):
+        aval = get_aval(item)
+        return aval.shape == () and _dt.is_int(aval.dtype)
+    return False
+
+
+def _static_slice(x, dim, s):
+    start, stop, step = s.indices(x.shape[dim])
+    if step > 0:
+        return st.slice_in_dim(x, start, builtins.max(start, stop), step, dim)
+    n = len(range(start, stop, step))
+    if n == 0:
+        return st.slice_in_dim(x, 0, 0, 1, dim)
+    flipped = st.rev(x, (dim,))
+    first = x.shape[dim] - 1 - start
+    return st.slice_in_dim(flipped, first, first + (n - 1) * (-step) + 1, -step, dim)
+
+
+def _int_index(x, dim, i):
+    size = x.shape[dim]
+    if isinstance(i, (int, np.integer)):
+        if size == 0:
+            raise IndexError(f"index {int(i)} is out of bounds for axis {dim} with size 0")
+        # Out-of-bounds indices are clamped, as in JAX's retrieval.
+        i = builtins.min(builtins.max(int(i) + size if i < 0 else int(i), 0), size - 1)
+        return st.slice_in_dim(x, i, i + 1, 1, dim)
+    i = asarray(i)
+    i = ew.select_n(ew.lt(i, _zeros_of(i)), i, ew.add(i, ew._const(i, size)))
+    return st.dynamic_slice_in_dim(x, i, 1, dim)
+
+
+# ---------------------------------------------------------------- take, where, select, nonzero
+
+# JAX's: take has 'wrap' and not 'promise_in_bounds'; take_along_axis passes its mode to the
+# gather ('drop' is 'fill' there) and has no 'wrap'.
+_TAKE_MODES = (None, "fill", "clip", "wrap")
+_TAKE_ALONG_MODES = (None, "fill", "drop", "clip", "promise_in_bounds")
+
+
+def gather_fill_value(dtype, fill_value):
+    """The value jnp's gathers give out-of-bounds indices in 'fill' mode."""
+    if fill_value is not None:
+        return fill_value
+    if _dt.is_inexact(dtype):
+        return np.nan
+    if dtype == _dt.bool_:
+        return True
+    info = _dt.iinfo(dtype)
+    return int(info.min if _dt.kind(dtype) == "i" else info.max)
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of a at `indices` along axis (flattened when None): one `gather`, with JAX's
+    dimension numbers. Out-of-bounds indices give fill_value (NaN, the int minimum, True) in
+    the default 'fill' mode (negative ones wrap once), are clamped in 'clip' mode, taken
+    modulo the axis size in 'wrap' mode."""
+    _no_out("take", out)
+    a, indices = _arrays("take", a, indices)
+    if not _dt.is_int(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    _check_take_mode("take", mode)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    n = a.shape[axis]
+    out_shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+    if n == 0:
+        if indices.size:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
+    if indices.size == 0:
+        return zeros_like(a, shape=out_shape)
+    idx, gather_mode = _take_indices(indices, n, mode, wrap_negative=mode in (None, "fill"))
+    k = indices.ndim
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + k, a.ndim - 1 + k)),
+        collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    return lax.gather(a, st.expand_dims(idx, (k,)), dn, _with(a.shape, axis, 1),
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      mode=gather_mode, fill_value=gather_fill_value(a.dtype, fill_value)
+                      if gather_mode == "fill" else None)
+
+
+_GATHER_MODES = {None: "fill", "fill": "fill", "drop": "fill", "clip": "clip",
+                 "wrap": "promise_in_bounds",
+                 "promise_in_bounds": "promise_in_bounds"}
+
+
+def _take_indices(indices, n, mode, wrap_negative):
+    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, all of
+    them taken modulo n in 'wrap' mode; with NumPy when concrete) and the gather's mode."""
+    if not is_traced(indices):
+        idx = concrete_value(indices, "").astype(np.int64)
+        idx = np.mod(idx, n) if mode == "wrap" else np.where(idx < 0, idx + n, idx) \
+            if wrap_negative else idx
+        if indices.dtype != np.int64:   # beyond int32 is out of bounds either way
+            idx = np.clip(idx, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+        return concrete(idx), _GATHER_MODES[mode]
+    if mode == "wrap":
+        return remainder(indices, n), _GATHER_MODES[mode]
+    if wrap_negative:
+        indices = where(less(indices, 0), add(indices, n), indices)
+    return indices, _GATHER_MODES[mode]
+
+
+def _check_take_mode(name, mode):
+    if name == "take_along_axis":
+        if mode not in _TAKE_ALONG_MODES:
+            raise ValueError(f'Unknown gather mode "{mode}"')
+        return
+    if mode == "raise":
+        raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"Invalid mode '{mode}' for np.{name}")
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """arr[..., indices[..., i, ...], ...] along axis, other dimensions broadcasting: one
+    `gather` (dimensions of size 1 in indices read whole windows of arr, equal ones are
+    batching dims)."""
+    a, indices = _arrays("take_along_axis", arr, indices)
+    if not _dt.is_int(indices.dtype):
+        raise TypeError(f"take_along_axis indices must be of integer type, got "
+                        f"{indices.dtype}")
+    _check_take_mode("take_along_axis", mode)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{indices.shape}")
+        a, axis = ravel(a), 0
+    if a.ndim != indices.ndim:
+        raise ValueError(f"indices and arr must have the same number of dimensions; "
+                         f"{indices.ndim} vs. {a.ndim}")
+    axis = _axis(axis, a.ndim)
+    n = a.shape[axis]
+    out_shape = broadcast_shapes(indices.shape, _with(a.shape, axis, 1))
+    if n == 0 or 0 in out_shape:
+        return zeros(out_shape, a.dtype)
+    wrap = mode != "promise_in_bounds" if wrap_negative_indices is None \
+        else wrap_negative_indices
+    idx, gather_mode = _take_indices(indices, n, mode, wrap)
+    return _gather_along(a, idx, axis, gather_mode,
+                         gather_fill_value(a.dtype, fill_value) if gather_mode == "fill" else None)
+
+
+def _gather_along(a, idx, axis, mode, fill):
+    """The gather of take_along_axis: a dim where idx has size 1 and a does not is a window
+    (offset) dim; a dim where a has size 1 and idx does not is collapsed; equal sizes are
+    batching dims."""
+    offset, collapsed, batching, kept = [], [axis], [], []
+    for d in range(a.ndim):
+        if d == axis:
+            kept.append(d)
+        elif idx.shape[d] == 1 and a.shape[d] != 1:
+            offset.append(d)
+        else:
+            (collapsed if a.shape[d] == 1 and idx.shape[d] != 1 else batching).append(d)
+            kept.append(d)
+    idx = reshape(idx, tuple(idx.shape[d] for d in kept) + (1,))
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset), collapsed_slice_dims=tuple(sorted(collapsed)),
+        start_index_map=(axis,), operand_batching_dims=tuple(batching),
+        start_indices_batching_dims=tuple(kept.index(d) for d in batching))
+    sizes = tuple(a.shape[d] if d in offset else 1 for d in range(a.ndim))
+    return lax.gather(a, idx, dn, sizes, mode=mode, fill_value=fill)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition else y (NumPy broadcasting and promotion). With one argument,
+    jnp.nonzero(condition) (needs a concrete condition, or a static `size`)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise TypeError("jnp.where: either both or neither of x and y must be given")
+    condition, x, y = _check_args("where", condition, x, y)
+    x, y = promote_dtypes(x, y)
+    condition = asarray(condition)
+    if condition.dtype != _dt.bool_:
+        condition = ew.ne(condition, _const_like(condition, 0))
+    condition, x, y = _broadcast_all(condition, x, y)
+    return ew.select_n(condition, y, x)
+
+
+def select(condlist, choicelist, default=0):
+    """choicelist[i] where condlist[i] is the first true condition, else default."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                         f"{len(choicelist)})")
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    conds = _arrays("select", *condlist)
+    default, *choices = promote_dtypes(*_check_args("select", default, *choicelist))
+    out = asarray(default)
+    for cond, choice in reversed(list(zip(conds, choices))):
+        cond = cond if cond.dtype == _dt.bool_ else ew.ne(cond, _const_like(cond, 0))
+        cond, choice, out = _broadcast_all(cond, asarray(choice), out)
+        out = ew.select_n(cond, out, choice)
+    return out
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """funclist[i](x) (or a constant) where condlist[i] holds (the last true one wins),
+    funclist[len(condlist)] or 0 elsewhere; every function is evaluated on all of x."""
+    x, = _arrays("piecewise", x)
+    conds = [condlist] if _is_array(condlist) and condlist.ndim == x.ndim else list(condlist)
+    nc, nf = len(conds), len(funclist)
+    if nf not in (nc, nc + 1):
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    out = _piece(funclist[nc] if nf == nc + 1 else 0, x, args, kw)
+    for cond, fn in zip(conds, funclist):
+        out = where(cond, _piece(fn, x, args, kw), out)
+    return out
+
+
+def _piece(fn, x, args, kw):
+    value = fn(x, *args, **kw) if callable(fn) else fn
+    return broadcast_to(astype(asarray(value), x.dtype), x.shape)
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """arr limited to [min, max] (either bound optional). The a/a_min/a_max keywords of older
+    JAX versions are accepted with a DeprecationWarning."""
+    arr, min, max = _clip_legacy_args(arr, min, max, a, a_min, a_max)
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
+    _check_args("clip", arr)
+    if builtins.any(iscomplexobj(t) for t in (arr, min, max)):
+        raise ValueError("Clip received a complex value either through the input or the "
+                         "min/max keywords. Complex values have no ordering and cannot be "
+                         "clipped. Please convert to a real value or array by taking the real "
+                         "or imaginary components via jax.numpy.real/imag respectively.")
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return asarray(arr)
+
+
+def _clip_legacy_args(arr, lo, hi, a, a_min, a_max):
+    import warnings
+    for old, new, value in (("a", "arr", a), ("a_min", "min", a_min), ("a_max", "max", a_max)):
+        if value is not None:
+            warnings.warn(f"Passing `{old}` to jnp.clip is deprecated (and removed in recent "
+                          f"JAX); pass `{new}` instead.", DeprecationWarning, stacklevel=3)
+    return (arr if a is None else a, lo if a_min is None else a_min,
+            hi if a_max is None else a_max)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """The indices of the non-zero elements, one int32 array per dimension. Needs a concrete
+    `a` unless a static `size` is given (then padded with fill_value or truncated)."""
+    a, = _arrays("nonzero", a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    if size is None:
+        value = concrete_value(a, "The size argument of jnp.nonzero must be statically "
+                                   "specified to use jnp.nonzero within JAX transformations.")
+        return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.nonzero(value))
+    size = _static_int(size, "size argument of jnp.nonzero")
+    return _nonzero_sized(a, size, fill_value)
+
+
+def _nonzero_sized(a, size, fill_value):
+    """The first `size` non-zero positions, found with a one-hot match of each output slot
+    against the running count of non-zeros (traceable)."""
+    flat = ravel(ew.ne(a, _const_like(a, 0)))
+    n, int_t = flat.shape[0], _dt.default_int()
+    slot = ew.sub(lax.cumsum(astype(flat, int_t), 0), lax_full((n,), 1, int_t))
+    hit = ew.bitwise_and(st.broadcast_in_dim(flat, (size, n), (1,)), ew.eq(
+        st.broadcast_in_dim(slot, (size, n), (1,)), st.broadcasted_iota(int_t, (size, n), 0)))
+    found = lax.reduce_or(hit, (1,))
+    flat_index = lax.reduce_sum(lax_select(hit, st.broadcasted_iota(int_t, (size, n), 1),
+                                        lax_full((size, n), 0, int_t)), (1,))
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else \
+        [0 if fill_value is None else fill_value] * a.ndim
+    if len(fills) != a.ndim:
+        raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got "
+                         f"{fill_value}")
+    return tuple(where(found, i, astype(asarray(f), int_t))
+                 for i, f in zip(_unravel(flat_index, a.shape), fills))
+
+
+def _unravel(flat_index, shape):
+    out = []
+    for d in reversed(shape):
+        out.append(remainder(flat_index, builtins.max(d, 1)))
+        flat_index = floor_divide(flat_index, builtins.max(d, 1))
+    return out[::-1]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """The indices of the non-zero elements as an (N, ndim) array."""
+    a, = _arrays("argwhere", a)
+    result = nonzero(atleast_1d(a), size=size, fill_value=fill_value)
+    return stack(result, axis=1) if a.ndim else zeros((result[0].shape[0], 0), _dt.int32)
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """The indices of the non-zero elements of the flattened a."""
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of arr where condition holds (concrete unless size is given)."""
+    condition, arr = _arrays("extract", condition, arr)
+    if size is None:
+        idx = flatnonzero(condition)
+        return take(ravel(arr), idx)
+    flat = ravel(arr)
+    idx = flatnonzero(condition, size=size, fill_value=flat.shape[0])
+    return take(flat, idx, fill_value=fill_value)
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of a along axis where the 1-d condition holds (concrete condition)."""
+    _no_out("compress", out)
+    condition, a = _arrays("compress", condition, a)
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    if axis is None:
+        a, axis = ravel(a), 0
+    mask = concrete_value(condition, "condition argument of jnp.compress")
+    idx = np.nonzero(mask[:a.shape[_axis(axis, a.ndim)]])[0]
+    return take(a, concrete(idx.astype(np.int32)), axis)
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat indices in an array of this shape."""
+    indices, = _arrays("unravel_index", indices)
+    shape = _shape_arg(shape, "unravel_index")
+    total = int(np.prod(shape, dtype=np.int64))
+    indices = where(less(indices, 0), add(indices, total), indices)
+    indices = clip(indices, 0, builtins.max(total - 1, 0))
+    return tuple(_unravel(indices, shape))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """The flat indices of coordinates in an array of shape dims (mode 'wrap' or 'clip')."""
+    coords = _arrays("ravel_multi_index", *multi_index)
+    dims = _shape_arg(dims, "ravel_multi_index")
+    if mode == "raise":
+        values = [concrete_value(c, "ravel_multi_index with mode='raise'") for c in coords]
+        if builtins.any(((v < 0) | (v >= d)).any() for v, d in zip(values, dims)):
+            raise ValueError("invalid entry in coordinates array")
+    elif mode == "wrap":
+        coords = [remainder(c, d) for c, d in zip(coords, dims)]
+    elif mode == "clip":
+        coords = [clip(c, 0, d - 1) for c, d in zip(coords, dims)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    out, stride = asarray(0), 1
+    for i in reversed(list(order_dims)):
+        out = add(out, multiply(coords[i], stride))
+        stride *= dims[i]
+    return astype(out, _dt.default_int())

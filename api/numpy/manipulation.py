@@ -1,0 +1,562 @@
+"""Shape manipulation: transposes, joins, splits, tile/repeat, flips, rolls, resize; and pad."""
+import builtins
+import operator
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from .. import lax
+from .promotion import (asarray, astype, broadcast_to, concrete, concrete_value, is_traced,
+                        lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, transpose,
+                        _arrays, _atleast_one, _axes, _axis, _is_array, _static_int, _user_dtype,
+                        _with, _zero_scalar)
+from .ufuncs import minimum, remainder, round
+from .creation import zeros, zeros_like, _shape_arg
+from .indexing import take
+from .reductions import max, mean, median, min, sum
+
+
+# ---------------------------------------------------------------- shape manipulation
+
+def swapaxes(a, axis1, axis2):
+    """a with two axes interchanged."""
+    a, = _arrays("swapaxes", a)
+    perm = list(range(a.ndim))
+    try:
+        perm[operator.index(axis1)], perm[operator.index(axis2)] = \
+            perm[operator.index(axis2)], perm[operator.index(axis1)]
+    except IndexError:
+        raise IndexError(f"swapaxes: axes {axis1}, {axis2} are out of bounds for an array of "
+                         f"dimension {a.ndim}") from None
+    return st.transpose(a, perm)
+
+
+def permute_dims(a, /, axes):
+    """Array-API transpose."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """x with its last two axes swapped."""
+    x, = _arrays("matrix_transpose", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
+                         f"ndim={x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+def expand_dims(a, axis):
+    """a with size-1 axes inserted at `axis` (positions in the result)."""
+    a, = _arrays("expand_dims", a)
+    items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    nd = a.ndim + len(items)
+    axes = tuple(_axis(x, nd) for x in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in expand_dims: {axis}")
+    return st.expand_dims(a, axes)
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Arrays joined along an existing axis (flattened first when axis is None)."""
+    arrays = _arrays("concatenate", *_sequence(arrays))
+    if not arrays:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], 0, dtype)
+    if arrays[0].ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    if len({a.ndim for a in arrays}) != 1:
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(str(a.shape) for a in arrays)}.")
+    axis = _axis(axis, arrays[0].ndim)
+    arrays = promote_dtypes(*arrays) if dtype is None else \
+        [astype(a, _user_dtype(dtype, "concatenate")) for a in arrays]
+    return st.concatenate(arrays, axis)
+
+
+def concat(arrays, /, *, axis=0):
+    """Array-API concatenate."""
+    return concatenate(arrays, axis)
+
+
+def _sequence(tup):
+    """The items of a sequence, or the slices of an array along its first axis."""
+    if _is_array(tup) or isinstance(tup, np.ndarray):
+        return [tup[i] for i in range(np.shape(tup)[0])]
+    return list(tup)
+
+
+def hstack(tup, dtype=None):
+    """Arrays joined along axis 1 (axis 0 for 1-d arrays)."""
+    arrays = [_atleast_one(a, 1) for a in _arrays("hstack", *_sequence(tup))]
+    return concatenate(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype)
+
+
+def vstack(tup, dtype=None):
+    """Arrays joined along axis 0, 1-d ones as rows."""
+    return concatenate([_atleast_one(a, 2) for a in _arrays("vstack", *_sequence(tup))], 0,
+                       dtype)
+
+
+row_stack = vstack
+
+
+def dstack(tup, dtype=None):
+    """Arrays joined along axis 2."""
+    return concatenate([_atleast_one(a, 3) for a in _arrays("dstack", *_sequence(tup))], 2,
+                       dtype)
+
+
+def column_stack(tup):
+    """1-d arrays as columns of a 2-d array; others joined along axis 1."""
+    arrays = _arrays("column_stack", *_sequence(tup))
+    return concatenate([reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays], 1)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of x along axis, as a tuple."""
+    x, = _arrays("unstack", x)
+    if x.ndim == 0:
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                         "passed.")
+    axis = _axis(axis, x.ndim)
+    return tuple(st.index_in_dim(x, i, axis) for i in range(x.shape[axis]))
+
+
+def _split(name, ary, indices_or_sections, axis):
+    ary, = _arrays(name, ary)
+    axis = _static_int(axis, f"in jax.numpy.{name} argument `axis`")
+    size = ary.shape[_axis(axis, ary.ndim)]
+    if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) > 0:
+        points = [_static_int(i, f"in jax.numpy.{name} argument 1")
+                  for i in np.asarray(indices_or_sections).ravel()] \
+            if not isinstance(indices_or_sections, (tuple, list)) else \
+            [_static_int(i, f"in jax.numpy.{name} argument 1") for i in indices_or_sections]
+        bounds = [_clip_index(i, size) for i in points]
+        starts, stops = [0] + bounds, bounds + [size]
+    else:
+        sections = _static_int(indices_or_sections, f"in jax.numpy.{name} argument 1")
+        starts, stops = _even_sections(name, size, sections)
+    axis = _axis(axis, ary.ndim)
+    return [st.slice_in_dim(ary, s, builtins.max(s, e), 1, axis) for s, e in zip(starts, stops)]
+
+
+def _clip_index(i, size):
+    return builtins.min(builtins.max(i + size if i < 0 else i, 0), size)
+
+
+def _even_sections(name, size, sections):
+    if sections <= 0:
+        raise ValueError(f"jnp.{name}: number of sections must be larger than 0, got "
+                         f"{sections}")
+    part, rest = builtins.divmod(size, sections)
+    if rest and name != "array_split":
+        raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+    sizes = [part + 1] * rest + [part] * (sections - rest)
+    stops = np.cumsum(sizes).tolist()
+    return [0] + stops[:-1], stops
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Equal sections of ary (or pieces between indices) along axis."""
+    return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like split, allowing unequal sections."""
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """split along axis 1 (axis 0 for 1-d arrays)."""
+    a, = _arrays("hsplit", ary)
+    if a.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return _split("hsplit", a, indices_or_sections, 1 if a.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """split along axis 0 (arrays of 2 or more dimensions)."""
+    a, = _arrays("vsplit", ary)
+    if a.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return _split("vsplit", a, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """split along axis 2 (arrays of 3 or more dimensions)."""
+    a, = _arrays("dsplit", ary)
+    if a.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return _split("dsplit", a, indices_or_sections, 2)
+
+
+def tile(A, reps):
+    """A repeated reps times along each axis."""
+    A, = _arrays("tile", A)
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    reps = tuple(_static_int(r, "reps argument of jnp.tile") for r in reps)
+    if builtins.any(r < 0 for r in reps):
+        raise ValueError(f"jnp.tile: reps must be non-negative, got {reps}")
+    reps = (1,) * (A.ndim - len(reps)) + reps
+    A = reshape(A, (1,) * (len(reps) - A.ndim) + A.shape)
+    # Broadcast a new size-r axis before each axis, then merge the pairs.
+    shape = builtins.sum(((r, d) for r, d in zip(reps, A.shape)), ())
+    tiled = st.broadcast_in_dim(A, shape, tuple(range(1, 2 * A.ndim, 2)))
+    return st.reshape(tiled, tuple(r * d for r, d in zip(reps, A.shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element of a repeated `repeats` times along axis (flattened when None). Traced
+    repeats need a static total_repeat_length (the output is cut, or padded with the last
+    element, to it)."""
+    a, = _arrays("repeat", a)
+    if not isinstance(repeats, (int, np.integer)):
+        repeats, = _arrays("repeat", repeats)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, _static_int(
+            total_repeat_length, "total_repeat_length argument of jnp.repeat"))
+    reps = concrete_value(repeats, "When jit-compiling jnp.repeat, the total number of "
+                                    "repeats must be static. To fix this, either specify a "
+                                    "static value for `repeats`, or pass a static value to "
+                                    "`total_repeat_length`.")
+    if reps.ndim == 0 or reps.shape == (1,):
+        return _repeat_scalar(a, int(reps.ravel()[0]), axis)
+    return _repeat_each(a, reps, axis)
+
+
+def _repeat_scalar(a, r, axis):
+    if r < 0:
+        raise ValueError(f"jnp.repeat: repeats must be non-negative, got {r}")
+    shape = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+    dims = tuple(range(axis + 1)) + tuple(range(axis + 2, a.ndim + 1))
+    return st.reshape(st.broadcast_in_dim(a, shape, dims), _with(a.shape, axis, a.shape[axis] * r))
+
+
+def _repeat_each(a, reps, axis):
+    if reps.shape != (a.shape[axis],):
+        raise ValueError(f"jnp.repeat: repeats must be a scalar or have the length of axis "
+                         f"{axis} ({a.shape[axis]}), got shape {reps.shape}")
+    if (reps < 0).any():
+        raise ValueError("jnp.repeat: repeats must be non-negative")
+    pieces = [_repeat_scalar(st.slice_in_dim(a, i, i + 1, 1, axis), int(r), axis)
+              for i, r in enumerate(reps) if r]
+    return st.concatenate(pieces, axis) if pieces else \
+        zeros_like(a, shape=_with(a.shape, axis, 0))
+
+
+def _repeat_to_length(a, repeats, axis, total):
+    """Output position j takes the element whose block (the running sum of repeats) covers
+    it; positions past the sum take the last element, as in JAX."""
+    n = a.shape[axis]
+    if total == 0 or n == 0:
+        return zeros_like(a, shape=_with(a.shape, axis, total)) if total == 0 else a
+    if not is_traced(repeats):
+        ends = np.cumsum(np.broadcast_to(np.ravel(concrete_value(repeats, "")), (n,)))
+        idx = np.minimum(np.searchsorted(ends, np.arange(total), side="right"), n - 1)
+        return take(a, concrete(idx.astype(np.int32)), axis=axis)
+    ends = lax.cumsum(broadcast_to(astype(ravel(repeats), _dt.int32), (n,)), 0)
+    covered = ew.le(st.broadcast_in_dim(ends, (total, n), (1,)),
+                    st.broadcasted_iota(_dt.int32, (total, n), 0))
+    idx = sum(covered, axis=1, dtype=_dt.int32)
+    return take(a, minimum(idx, n - 1), axis=axis)
+
+
+def flip(m, axis=None):
+    """m reversed along axis (all axes when None)."""
+    m, = _arrays("flip", m)
+    return st.rev(m, _axes(axis, m.ndim)) if m.ndim else m
+
+
+def fliplr(m):
+    """m reversed along axis 1."""
+    m, = _arrays("fliplr", m)
+    if m.ndim < 2:
+        raise ValueError("fliplr requires an array of at least two dimensions")
+    return flip(m, 1)
+
+
+def flipud(m):
+    """m reversed along axis 0."""
+    m, = _arrays("flipud", m)
+    if m.ndim < 1:
+        raise ValueError("flipud requires an array of at least one dimension")
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted cyclically along axis (flattened when None); shift may be traced."""
+    a, = _arrays("roll", a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    axes = tuple(_axis(ax, a.ndim) for ax in (axis if isinstance(axis, (tuple, list))
+                                              else (axis,)))
+    if is_traced(shift):
+        return _roll_dynamic(a, asarray(shift), axes)
+    shifts = np.asarray(concrete_value(shift, "roll shift"))
+    if shifts.ndim > 1 or np.ndim(axes) > 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), shifts)):
+        a = _roll_static(a, int(s), int(ax))
+    return a
+
+
+def _roll_static(a, s, ax):
+    n = a.shape[ax]
+    if n == 0:
+        return a
+    i = -s % n
+    return st.concatenate([st.slice_in_dim(a, i, n, 1, ax), st.slice_in_dim(a, 0, i, 1, ax)], ax)
+
+
+def _roll_dynamic(a, shift, axes):
+    if shift.ndim > 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    shifts = broadcast_to(shift, np.broadcast_shapes(shift.shape, (len(axes),))
+                          if shift.ndim or len(axes) > 1 else ())
+    shifts = [shifts] if shifts.ndim == 0 else [shifts[i] for i in range(shifts.shape[0])]
+    for s, ax in zip(shifts, np.broadcast_to(np.asarray(axes), (len(shifts),))):
+        n = a.shape[ax]
+        s = remainder(astype(s, _dt.int32), builtins.max(n, 1))
+        doubled = st.concatenate([a, a], int(ax))
+        a = st.dynamic_slice_in_dim(doubled, ew.sub(lax_full((), n, _dt.int32), s), n, int(ax))
+    return a
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times in the plane of axes."""
+    m, = _arrays("rot90", m)
+    if m.ndim < 2:
+        raise ValueError(f"rot90 requires its first argument to have ndim at least two, but "
+                         f"got first argument of shape {m.shape}, which has ndim {m.ndim}")
+    ax1, ax2 = (_axis(x, m.ndim) for x in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = _static_int(k, "k argument of jnp.rot90") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(m, (ax1, ax2))
+    perm = list(range(m.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return st.transpose(flip(m, ax2), perm) if k == 1 else flip(st.transpose(m, perm), ax2)
+
+
+def append(arr, values, axis=None):
+    """values appended to arr along axis (both flattened when None)."""
+    arr, values = _arrays("append", arr, values)
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis)
+
+
+def rollaxis(a, axis, start=0):
+    """a with `axis` moved to before position `start`."""
+    a, = _arrays("rollaxis", a)
+    axis = _axis(axis, a.ndim)
+    start = operator.index(start)
+    if not -a.ndim <= start <= a.ndim:
+        raise ValueError(f"start={start} must satisfy {-a.ndim} <= start <= {a.ndim}")
+    start = start + a.ndim if start < 0 else start
+    return moveaxis(a, axis, start - 1 if axis < start else start)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """arr without the entries obj (an int, slice or static integer array) along axis."""
+    a, = _arrays("delete", arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axis(axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(obj, slice):
+        drop = np.arange(n)[obj]
+    else:
+        drop = concrete_value(obj, "jnp.delete: obj must be static (refjax has no "
+                                    "assume_unique_indices path)").astype(np.int64).ravel()
+        if ((drop < -n) | (drop >= n)).any():
+            raise IndexError(f"jnp.delete: index out of bounds for axis {axis} with size {n}")
+    keep = np.setdiff1d(np.arange(n), np.mod(drop, builtins.max(n, 1)))
+    return take(a, concrete(keep.astype(np.int32)), axis=axis)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """a with its main diagonal set to val (JAX arrays are immutable: pass inplace=False)."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, so fill_diagonal cannot operate "
+                                  "in place; use jnp.fill_diagonal(a, val, inplace=False).")
+    a, val = _arrays("fill_diagonal", a, val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if wrap and a.ndim == 2 and a.shape[0] > a.shape[1]:
+        raise NotImplementedError("refjax.numpy.fill_diagonal does not implement wrap=True")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    values = astype(resize(val, (builtins.min(a.shape),)), a.dtype)
+    return lax_select(_all_equal_iota(a.shape), _diag_values(values, a.shape), a)
+
+
+def _all_equal_iota(shape):
+    """True where every index is equal (the main diagonal of any rank)."""
+    first = st.broadcasted_iota(_dt.int32, shape, 0)
+    mask = lax_full(shape, True, _dt.bool_)
+    for d in range(1, len(shape)):
+        mask = ew.bitwise_and(mask, ew.eq(first, st.broadcasted_iota(_dt.int32, shape, d)))
+    return mask
+
+
+def _diag_values(values, shape):
+    """values[i] at every position whose first index is i (< len(values))."""
+    n = values.shape[0]
+    padded = st.pad(values, _zero_scalar(values), [(0, shape[0] - n, 0)]) if shape[0] > n \
+        else st.slice_in_dim(values, 0, shape[0], 1, 0)
+    return st.broadcast_in_dim(padded, shape, (0,))
+
+
+def resize(a, new_shape):
+    """a flattened, cycled and reshaped to new_shape."""
+    a, = _arrays("resize", a)
+    new_shape = _shape_arg(new_shape, "resize")
+    size = int(np.prod(new_shape, dtype=np.int64))
+    flat = ravel(a)
+    if flat.size == 0 or size == 0:
+        return zeros(new_shape, a.dtype)
+    reps = -(-size // flat.size)
+    return reshape(st.slice_in_dim(tile(flat, reps), 0, size, 1, 0), new_shape)
+
+
+# ---------------------------------------------------------------- pad
+
+def _pad_width(pad_width, ndim):
+    value = concrete_value(pad_width, "pad_width argument of jnp.pad")
+    if value.dtype.kind not in "iub":
+        raise TypeError(f"`pad_width` must be of integral type, got {value.dtype}")
+    try:
+        widths = np.broadcast_to(value, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"jnp.pad: pad_width {pad_width!r} cannot be broadcast to "
+                         f"({ndim}, 2)") from None
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    return [(int(lo), int(hi)) for lo, hi in widths]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """array padded by pad_width; modes constant, empty, edge, wrap, reflect, symmetric,
+    maximum, minimum, mean, median (the statistics over the whole axis)."""
+    array, = _arrays("pad", array)
+    widths = _pad_width(pad_width, array.ndim)
+    if callable(mode) or mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unexpected = set(kwargs) - _PAD_KWARGS.get(mode, set())
+    if unexpected:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
+    if mode in ("constant", "empty"):
+        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+    for axis, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            array = _PAD_MODES[mode](array, axis, lo, hi, **kwargs)
+    return array
+
+
+def _pad_constant(array, widths, constant_values):
+    values = astype(asarray(constant_values), array.dtype)
+    if values.ndim == 0:
+        return st.pad(array, values, [(lo, hi, 0) for lo, hi in widths])
+    values = broadcast_to(values, (array.ndim, 2))
+    for axis, (lo, hi) in enumerate(widths):
+        for side, amount in enumerate((lo, hi)):
+            config = [(0, 0, 0)] * array.ndim
+            config[axis] = (amount, 0, 0) if side == 0 else (0, amount, 0)
+            array = st.pad(array, values[axis, side], config)
+    return array
+
+
+def _check_nonempty_axis(array, axis, mode):
+    if array.shape[axis] == 0:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _pad_edge(array, axis, lo, hi):
+    _check_nonempty_axis(array, axis, "edge")
+    n = array.shape[axis]
+    first = _repeat_scalar(st.slice_in_dim(array, 0, 1, 1, axis), lo, axis)
+    last = _repeat_scalar(st.slice_in_dim(array, n - 1, n, 1, axis), hi, axis)
+    return st.concatenate([first, array, last], axis)
+
+
+def _periodic(block, axis, start, length):
+    """Elements start .. start+length of the periodic extension of block along axis."""
+    p = block.shape[axis]
+    first = start // p
+    copies = -(-(start + length) // p) - first
+    tiled = st.concatenate([block] * copies, axis) if copies > 1 else block
+    offset = start - first * p
+    return st.slice_in_dim(tiled, offset, offset + length, 1, axis)
+
+
+def _pad_periodic(array, axis, lo, hi, block, origin):
+    """array extended by lo/hi elements of the periodic signal `block` (array sits at
+    offset `origin` of the block)."""
+    n = array.shape[axis]
+    left = _periodic(block, axis, origin - lo, lo) if lo else None
+    right = _periodic(block, axis, origin + n, hi) if hi else None
+    return st.concatenate([x for x in (left, array, right) if x is not None], axis)
+
+
+def _pad_wrap(array, axis, lo, hi):
+    _check_nonempty_axis(array, axis, "wrap")
+    n = array.shape[axis]
+    return _pad_periodic(array, axis, lo, hi, array, n * (-(-lo // n)))
+
+
+def _reflect_block(array, axis, include_edge):
+    n = array.shape[axis]
+    back = st.rev(array, (axis,))
+    if not include_edge:
+        if n == 1:
+            return array
+        back = st.slice_in_dim(back, 1, n - 1, 1, axis)
+    return st.concatenate([array, back], axis)
+
+
+def _pad_reflect(array, axis, lo, hi, reflect_type="even", include_edge=False):
+    mode = "symmetric" if include_edge else "reflect"
+    _check_nonempty_axis(array, axis, mode)
+    if reflect_type != "even":
+        raise NotImplementedError(f"refjax.numpy.pad: reflect_type={reflect_type!r} is not "
+                                  "implemented (only 'even')")
+    block = _reflect_block(array, axis, include_edge)
+    p = block.shape[axis]
+    return _pad_periodic(array, axis, lo, hi, block, p * (-(-lo // p)))
+
+
+def _pad_symmetric(array, axis, lo, hi, reflect_type="even"):
+    return _pad_reflect(array, axis, lo, hi, reflect_type, include_edge=True)
+
+
+def _pad_stat(stat):
+    def pad_fn(array, axis, lo, hi, stat_length=None):
+        if stat_length is not None:
+            raise NotImplementedError("refjax.numpy.pad: stat_length is not implemented")
+        _check_nonempty_axis(array, axis, stat.__name__)
+        value = stat(array, axis, keepdims=True)
+        if _dt.is_int(array.dtype) and stat in (mean, median):
+            value = round(value)
+        value = astype(value, array.dtype)
+        return st.concatenate([_repeat_scalar(value, lo, axis), array,
+                               _repeat_scalar(value, hi, axis)], axis)
+    return pad_fn
+
+
+_PAD_MODES = {"constant": None, "empty": None, "edge": _pad_edge, "wrap": _pad_wrap,
+              "reflect": _pad_reflect, "symmetric": _pad_symmetric,
+              "maximum": _pad_stat(max), "minimum": _pad_stat(min), "mean": _pad_stat(mean),
+              "median": _pad_stat(median)}
+_PAD_KWARGS = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}, **{m: {"stat_length"} for m in
+                                                 ("maximum", "minimum", "mean", "median")}}

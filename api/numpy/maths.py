@@ -1,0 +1,439 @@
+"""Comparisons (isclose, array_equal) and maths built on the rest: logaddexp, diff, interp, cov."""
+import builtins
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from .. import lax
+from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
+                        lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
+                        _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
+                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar)
+from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
+                     isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
+                     not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
+                     _complex_ordered)
+from .creation import diagonal, zeros_like
+from .indexing import clip, take, where
+from .reductions import all, mean, sum
+from .manipulation import concatenate, flip
+from .sorting import searchsorted
+from .products import dot
+
+
+# ---------------------------------------------------------------- comparisons and misc maths
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close)."""
+    a, b = promote_dtypes(*_check_args("isclose", a, b))
+    if not _dt.is_inexact(result_type(a, b)):
+        return equal(a, b)
+    a, b = _promote_to_inexact(a, b)
+    a, b = _broadcast_all(asarray(a), asarray(b))
+    real = _real_dtype(a.dtype)
+    rtol_ = broadcast_to(astype(asarray(rtol), real), a.shape)
+    atol_ = broadcast_to(astype(asarray(atol), real), a.shape)
+    in_range = ew.le(ew.abs(ew.sub(a, b)), ew.add(atol_, ew.mul(rtol_, ew.abs(b))))
+    out = logical_or(ew.eq(a, b), logical_and(isfinite(b), in_range))
+    return logical_or(out, logical_and(isnan(a), isnan(b))) if equal_nan else out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close (an Array, as in JAX)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether the arrays have one shape and equal elements."""
+    a1, a2 = asarray(a1), asarray(a2)
+    if a1.shape != a2.shape:
+        return asarray(False)
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return all(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether the arrays broadcast to one shape with equal elements."""
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        return all(equal(a1, a2))
+    except ValueError:
+        return asarray(False)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """x with NaN, +inf and -inf replaced (by 0, the largest and the smallest finite)."""
+    x, = _arrays("nan_to_num", x)
+    if not _dt.is_inexact(x.dtype):
+        return x
+    if _dt.kind(x.dtype) == "c":
+        parts = [nan_to_num(f(x), nan=nan, posinf=posinf, neginf=neginf)
+                 for f in (ew.real, ew.imag)]
+        return add(parts[0], multiply(parts[1], lax_full((), 1j, x.dtype)))
+    info = _dt.finfo(x.dtype)
+    out = where(isnan(x), astype(asarray(nan), x.dtype), x)
+    out = where(isposinf(out), astype(asarray(info.max if posinf is None else posinf), x.dtype),
+                out)
+    return where(isneginf(out), astype(asarray(info.min if neginf is None else neginf), x.dtype),
+                 out)
+
+
+def heaviside(x1, x2, /):
+    """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
+    x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("heaviside", x1, x2)))
+    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
+    inner = where(isnan(x1), x1, x2)
+    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, inner))
+
+
+def _logaddexp_impl(x1, x2, exp_fn, scale):
+    if _dt.kind(x1.dtype) != "f":
+        raise ValueError(f"logaddexp requires real floating-point inputs in refjax; got "
+                         f"{x1.dtype}")
+    amax = ew.max(x1, x2)
+    delta = ew.sub(x1, x2)
+    softplus = ew.log1p(exp_fn(ew.neg(ew.abs(delta))))
+    if scale != 1:
+        softplus = ew.mul(softplus, ew._const(softplus, scale))
+    return lax_select(isnan(delta), ew.add(x1, x2), ew.add(amax, softplus))
+
+
+def _replace_inf(x):
+    return lax_select(isposinf(x), zeros_like(x), x)
+
+
+def _logaddexp_rule(exp_fn, scale):
+    """JAX's JVP of logaddexp: t1 * exp(x1 - out) + t2 * exp(x2 - out) (in base 2 for
+    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN."""
+    from ...core.transforms.custom import custom_jvp
+
+    @custom_jvp
+    def fn(x1, x2):
+        return _logaddexp_impl(x1, x2, exp_fn, scale)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = fn(x1, x2)
+        w1 = exp_fn(ew.sub(_replace_inf(x1), _replace_inf(out)))
+        w2 = exp_fn(ew.sub(_replace_inf(x2), _replace_inf(out)))
+        return out, ew.add(ew.mul(t1, w1), ew.mul(t2, w2))
+    return fn
+
+
+_logaddexp_e = _logaddexp_rule(ew.exp, 1)
+_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2))
+
+
+def logaddexp(x1, x2, /):
+    """log(exp(x1) + exp(x2)) without overflow."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("logaddexp", x1, x2))))
+    return _logaddexp_e(x1, x2)
+
+
+def logaddexp2(x1, x2, /):
+    """log2(2**x1 + 2**x2) without overflow."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("logaddexp2", x1, x2))))
+    return _logaddexp_2(x1, x2)
+
+
+def hypot(x1, x2, /):
+    """sqrt(x1**2 + x2**2) without intermediate overflow."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("hypot", x1, x2))))
+    if _dt.kind(x1.dtype) == "c":
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = ew.abs(x1), ew.abs(x2)
+    is_inf = logical_or(isposinf(x1), isposinf(x2))
+    big, small = ew.max(x1, x2), ew.min(x1, x2)
+    zero = ew.eq(big, _const_like(big, 0))
+    ratio = ew.div(small, lax_select(zero, _const_like(big, 1), big))
+    r = lax_select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
+                                                       ew.integer_pow(ratio, 2)))))
+    return lax_select(is_inf, _lax_const(r, np.inf), r)
+
+
+def copysign(x1, x2, /):
+    """|x1| with the sign of x2."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("copysign", x1, x2))))
+    if _dt.kind(x1.dtype) == "c":
+        raise TypeError("copysign does not support complex-valued inputs")
+    return lax_select(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
+
+
+def sinc(x, /):
+    """sin(pi x) / (pi x), 1 at 0."""
+    x, = _promote_to_inexact(*_check_args("sinc", x))
+    x = asarray(x)
+    is_zero = ew.eq(x, _lax_const(x, 0))
+    pi_x = ew.mul(_lax_const(x, np.pi), x)
+    safe = lax_select(is_zero, _lax_const(x, 1), pi_x)
+    # The zero branch is x * 0 + 1, so its derivative at 0 is the true one (0), not NaN.
+    at_zero = ew.add(ew.mul(pi_x, _lax_const(x, 0)), _lax_const(x, 1))
+    return lax_select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
+
+
+def fmax(x1, x2):
+    """Elementwise maximum ignoring NaNs."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmax", x1, x2))))
+    return where(logical_or(_complex_ordered(ew.gt)(x1, x2), isnan(x2)), x1, x2)
+
+
+def fmin(x1, x2):
+    """Elementwise minimum ignoring NaNs."""
+    x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmin", x1, x2))))
+    return where(logical_or(_complex_ordered(ew.lt)(x1, x2), isnan(x2)), x1, x2)
+
+
+def divmod(x1, x2, /):
+    """(floor_divide(x1, x2), remainder(x1, x2))."""
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def modf(x, /, out=None):
+    """The fractional and integral parts of x."""
+    _no_out("modf", out)
+    whole = trunc(_promote_to_inexact(*_check_args("modf", x))[0])
+    return subtract(x, whole), whole
+
+
+def angle(z, deg=False):
+    """The argument of complex z (in degrees when deg); float32 for integer z."""
+    z, = _arrays("angle", z)
+    re, im = real(z), imag(z)
+    if not _dt.is_inexact(re.dtype) or (_dt.kind(z.dtype) == "f" and z.ndim == 0):
+        re, im = astype(re, _dt.default_float()), astype(im, _dt.default_float())
+    out = ew.atan2(im, re)
+    return rad2deg(out) if deg else out
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The n-th discrete difference along axis (not_equal for booleans)."""
+    arr, = _arrays("diff", a)
+    n = _static_int(n, "'n' argument of jnp.diff")
+    axis = _static_int(axis, "'axis' argument of jnp.diff")
+    if n == 0:
+        return arr
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if arr.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = _axis(axis, arr.ndim)
+    parts = [_diff_edge(prepend, arr, axis), arr, _diff_edge(append, arr, axis)]
+    parts = [p for p in parts if p is not None]
+    arr = concatenate(parts, axis) if len(parts) > 1 else arr
+    op = not_equal if arr.dtype == _dt.bool_ else subtract
+    for _ in range(n):
+        size = arr.shape[axis]
+        arr = op(st.slice_in_dim(arr, 1, builtins.max(size, 1), 1, axis),
+                 st.slice_in_dim(arr, 0, builtins.max(size - 1, 0), 1, axis))
+    return arr
+
+
+def _diff_edge(value, arr, axis):
+    if value is None:
+        return None
+    value, = _arrays("diff", value)
+    return broadcast_to(value, _with(arr.shape, axis, 1)) if value.ndim == 0 else value
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of consecutive elements of the flattened array."""
+    ary, = _arrays("ediff1d", ary)
+    flat = ravel(ary)
+    out = subtract(flat[1:], flat[:-1]) if flat.size else flat
+    parts = [ravel(asarray(to_begin))] if to_begin is not None else []
+    parts += [out] + ([ravel(asarray(to_end))] if to_end is not None else [])
+    return concatenate(parts) if len(parts) > 1 else out
+
+
+def _windows(x, m):
+    """(len(x) - m + 1, m) sliding windows of the 1-d x: the rows of x repeated, flattened
+    and re-cut with one extra column so row k starts at element k."""
+    length = x.shape[0]
+    count = length - m + 1
+    rows = st.broadcast_in_dim(x, (count, length), (1,))
+    flat = st.pad(st.reshape(rows, (count * length,)), _zero_scalar(x), [(0, count, 0)])
+    return st.slice_in_dim(st.reshape(flat, (count, length + 1)), 0, m, 1, 1)
+
+
+def _correlate_valid(x, y, precision, pet):
+    return dot(_windows(x, y.shape[0]), y, precision=precision, preferred_element_type=pet)
+
+
+def _conv(name, a, v, mode, precision, preferred_element_type):
+    a, v = _arrays(name, a, v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    a, v = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(a, v)
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
+    reverse = False
+    if name == "correlate":
+        v = conj(v)
+        if a.shape[0] < v.shape[0]:
+            a, v, reverse = v, a, True
+    else:
+        if a.shape[0] < v.shape[0]:
+            a, v = v, a
+        v = flip(v)
+    m = v.shape[0]
+    pads = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}
+    if mode not in pads:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    a = st.pad(a, _zero_scalar(a), [pads[mode] + (0,)])
+    out = _correlate_valid(a, v, precision, preferred_element_type)
+    return flip(out) if reverse else out
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Discrete linear convolution of 1-d arrays."""
+    return _conv("convolve", a, v, mode, precision, preferred_element_type)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation of 1-d arrays."""
+    return _conv("correlate", a, v, mode, precision, preferred_element_type)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of (xp, fp) at x."""
+    x, xp, fp = _arrays("interp", x, xp, fp)
+    if xp.shape != fp.shape or xp.ndim != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = _promote_to_inexact(x, xp)
+    fp, = _promote_to_inexact(fp)
+    if _dt.kind(x.dtype) == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
+    if period is not None:
+        period = absolute(asarray(period))
+        x, xp = remainder(x, period), remainder(xp, period)
+        xp, fp = lax.sort_key_val(xp, fp, 0)
+        xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    i = clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    fp_hi, fp_lo = take(fp, i), take(fp, subtract(i, 1))
+    xp_hi, xp_lo = take(xp, i), take(xp, subtract(i, 1))
+    dx = subtract(xp_hi, xp_lo)
+    dx0 = less_equal(absolute(dx), np.spacing(_dt.finfo(xp.dtype).eps))
+    f = where(dx0, fp_lo, add(fp_lo, multiply(divide(subtract(x, xp_lo), where(dx0, 1, dx)),
+                                              subtract(fp_hi, fp_lo))))
+    return _interp_edges(f, x, xp, fp, left, right, period)
+
+
+def _interp_edges(f, x, xp, fp, left, right, period):
+    for value, side, edge, test in ((left, "left", 0, less), (right, "right", -1, greater)):
+        if isinstance(value, str):
+            if value != "extrapolate":
+                raise ValueError(f"the only valid string value of `{side}` is 'extrapolate', "
+                                 f"but got: {value!r}")
+            continue
+        if period is None:
+            f = where(test(x, xp[edge]), fp[edge] if value is None else value, f)
+    return f
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """Integral of y along axis by the trapezoidal rule."""
+    if x is None:
+        y, = _promote_to_inexact(*_arrays("trapezoid", y))
+        dx_arr = asarray(dx)
+        if dx_arr.ndim > 0:
+            dx_arr = _move_to_end(reshape(dx_arr, (1,) * (y.ndim - dx_arr.ndim) + dx_arr.shape),
+                                  axis)
+    else:
+        y, x = _promote_to_inexact(*_arrays("trapezoid", y, x))
+        dx_arr = diff(x) if x.ndim == 1 else _move_to_end(diff(x, axis=axis), axis)
+    y = _move_to_end(y, axis)
+    if dx_arr.ndim == 0 or dx_arr.shape[-1] == 1:
+        d = dx_arr if dx_arr.ndim == 0 else dx_arr[..., 0]
+        return multiply(d, subtract(sum(y, -1), multiply(0.5, add(y[..., 0], y[..., -1]))))
+    return multiply(0.5, sum(multiply(dx_arr, add(y[..., 1:], y[..., :-1])), -1))
+
+
+def polyval(p, x, *, unroll=16):
+    """The polynomial with coefficients p (highest degree first) at x (Horner's rule)."""
+    p, x = promote_dtypes(*_arrays("polyval", p, x))
+    y = zeros_like(x, shape=broadcast_shapes(p.shape[1:], x.shape))
+    for i in range(p.shape[0]):
+        y = add(multiply(y, x), p[i])
+    return y
+
+
+def iscomplex(x):
+    """Elementwise: a non-zero imaginary part."""
+    x, = _arrays("iscomplex", x)
+    return ew.ne(imag(x), _const_like(imag(x), 0))
+
+
+def isreal(x):
+    """Elementwise: a zero imaginary part."""
+    x, = _arrays("isreal", x)
+    return ew.eq(imag(x), _const_like(imag(x), 0))
+
+
+# ---------------------------------------------------------------- covariance and correlation
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows (columns when not rowvar) of m,
+    with optional integer frequency weights and observation weights (NumPy's formula)."""
+    m, = _promote_to_inexact(*_arrays("cov", m))
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = atleast_2d(m)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if x.shape[0] == 0:
+        return reshape(asarray([], dtype=x.dtype), (0, 0))
+    if y is not None:
+        y2 = atleast_2d(_promote_to_inexact(*_arrays("cov", y))[0])
+        x = concatenate([x, y2.T if not rowvar and y2.shape[0] != 1 else y2], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    w = _cov_weights(fweights, aweights, x.shape[1])
+    if w is None:
+        avg, fact = mean(x, axis=1, keepdims=True), x.shape[1] - ddof
+    else:
+        v1 = sum(w)
+        avg = divide(sum(multiply(x, w), axis=1, keepdims=True), v1)
+        fact = subtract(v1, ddof if aweights is None
+                        else divide(multiply(ddof, sum(multiply(w, aweights))), v1))
+    centered = subtract(x, avg)
+    weighted = centered if w is None else multiply(centered, w)
+    return squeeze(divide(dot(weighted, conj(centered).T), fact))
+
+
+def _cov_weights(fweights, aweights, n):
+    """The product of the frequency and observation weights (None without either), checked
+    as JAX checks them."""
+    w = None
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is None:
+            continue
+        weights = asarray(weights)
+        if name == "fweights" and not _dt.is_int(weights.dtype):
+            raise TypeError("fweights must be integer.")
+        if weights.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if weights.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        w = weights if w is None else multiply(w, weights)
+    return w
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients (cov normalised by the standard deviations)."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return divide(c, c)
+    d = diagonal(c)
+    stddev = sqrt(real(d))
+    c = divide(divide(c, stddev[:, None]), stddev[None, :])
+    return clip(c, -1, 1) if _dt.kind(c.dtype) != "c" else c

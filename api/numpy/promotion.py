@@ -1,0 +1,547 @@
+"""Scalar types, asarray/astype, dtype promotion, broadcasting, argument helpers, basic reshapes."""
+import builtins
+import operator
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.array import Array
+from ...core.avals import ShapedArray
+from ...core.errors import ConcretizationTypeError
+from ...core.trace import Tracer, get_aval
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+
+
+class _ScalarMeta(type):
+    """The class of jnp.float32 and friends: a dtype argument (np.dtype(jnp.float32) works)
+    and a constructor, `jnp.float32(3)` being a 0-d Array (JAX has no scalar objects)."""
+
+    @property
+    def __numpy_dtype__(cls):
+        return cls.dtype
+
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __call__(cls, x):
+        return asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+
+def _make_scalar_type(np_type):
+    name = np.dtype(np_type).name
+    return _ScalarMeta(name, (object,), {
+        "dtype": np.dtype(np_type), "__module__": "refjax.numpy",
+        "__doc__": f"A refjax scalar constructor of type {name}: `jnp.{name}(x)` is an Array."})
+
+
+bool_ = _make_scalar_type(np.bool_)
+int8, int16, int32, int64 = map(_make_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_make_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = map(_make_scalar_type, (np.float16, np.float32, np.float64))
+bfloat16 = _make_scalar_type(_dt.bfloat16.type)
+complex64, complex128 = map(_make_scalar_type, (np.complex64, np.complex128))
+single, double, csingle, cdouble = float32, float64, complex64, complex128
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
+float0 = _dt.float0
+inexact, floating, integer, signedinteger, unsignedinteger, number, complexfloating = (
+    np.inexact, np.floating, np.integer, np.signedinteger, np.unsignedinteger, np.number,
+    np.complexfloating)
+generic = np.generic
+dtype = np.dtype
+pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
+newaxis = None
+ndarray = Array
+promote_types = _dt.promote_types
+finfo, iinfo = _dt.finfo, _dt.iinfo
+
+
+def issubdtype(a, b):
+    """np.issubdtype that knows bfloat16 is floating."""
+    return _dt.issubdtype(a, b)
+
+
+def _is_array(x):
+    return isinstance(x, (Array, Tracer))
+
+
+def ndim(x):
+    """The number of dimensions of x."""
+    return len(np.shape(x)) if not _is_array(x) else x.ndim
+
+
+def shape(x):
+    """The shape of x."""
+    return tuple(x.shape) if _is_array(x) else np.shape(x)
+
+
+def size(x, axis=None):
+    """The number of elements of x (along axis)."""
+    s = shape(x)
+    return int(np.prod(s)) if axis is None else s[axis]
+
+
+# ---------------------------------------------------------------- asarray and astype
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence."""
+    if _is_array(a):
+        return a if dtype is None else astype(a, dtype)
+    if _dt.is_python_scalar(a) and type(a) is not bool:
+        target = _dt.canonicalize_dtype(dtype) if dtype is not None else _dt.python_scalar_dtype(a)
+        return ew.weak_scalar(a, target) if dtype is None else concrete(np.asarray(a, target))
+    if isinstance(a, (list, tuple)) and _contains_traced(a):
+        out = stack([asarray(x) for x in a])
+        return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
+    value = np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
+    if value.dtype == object:
+        raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
+                        "to a JAX array")
+    if value.dtype.kind in "USO":
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {value.dtype}")
+    target = _dt.canonicalize_dtype(dtype if dtype is not None else value.dtype)
+    return concrete(value.astype(target, copy=False))
+
+
+def _contains_traced(seq):
+    return builtins.any(_is_array(x) or (isinstance(x, (list, tuple)) and _contains_traced(x))
+                        for x in seq)
+
+
+def concrete(value):
+    from ...backends.base import make_array
+    return make_array(value, ShapedArray(value.shape, value.dtype))
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0):
+    """Like asarray; `ndmin` prepends dimensions."""
+    out = asarray(object, dtype=dtype)
+    if ndmin > out.ndim:
+        out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def astype(x, dtype, copy=False, device=None):
+    """x converted to dtype."""
+    x = asarray(x)
+    dtype = _dt.canonicalize_dtype(dtype)
+    if x.dtype == dtype and not x.weak_type:
+        return x
+    return ew.convert_element_type(x, dtype)
+
+
+# ---------------------------------------------------------------- promotion and broadcasting
+
+def _dtype_weak(x):
+    if _dt.is_python_scalar(x):
+        return _dt.python_scalar_dtype(x), type(x) is not bool
+    aval = get_aval(asarray(x) if isinstance(x, (list, tuple)) else x)
+    return aval.dtype, aval.weak_type
+
+
+def result_type(*args, return_weak_type_flag=False):
+    """The dtype jnp computes in for these operands (JAX's lattice)."""
+    pairs = []
+    for a in args:
+        if isinstance(a, (np.dtype, type, str)) and not _dt.is_python_scalar(a):
+            pairs.append((np.dtype(a), False))
+        else:
+            pairs.append(_dtype_weak(a))
+    dtype, weak = _dt.result_type_of(pairs)
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def promote_dtypes(*args):
+    """Convert operands to their common dtype (keeping Python scalars as weak literals)."""
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
+    return [_convert(a, dtype, weak) for a in args]
+
+
+def _convert(a, dtype, weak):
+    if _dt.is_python_scalar(a):
+        value = _wrap_int(a, dtype)
+        return ew.weak_scalar(value, dtype) if weak else concrete(np.asarray(value, dtype))
+    a = asarray(a)
+    aval = get_aval(a)
+    if aval.dtype == dtype and aval.weak_type == weak:
+        return a
+    return ew.convert_element_type(a, dtype, weak_type=weak)
+
+
+def _wrap_int(a, dtype):
+    """A Python int taken modulo the range of an integer dtype (C-style, as JAX does for
+    weakly typed operands: uint8 array + 300 adds 44)."""
+    if _dt.is_int(dtype) and type(a) is int:
+        return np.asarray(a).astype(dtype).item()
+    return a
+
+
+def _promote_to_inexact(*args):
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
+    if not _dt.is_inexact(dtype):
+        dtype = _dt.default_float()
+    return [_convert(a, dtype, weak) for a in args]
+
+
+def broadcast_shapes(*shapes):
+    """NumPy broadcasting of shapes; ValueError when incompatible (as jnp)."""
+    try:
+        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        listed = [tuple(s) for s in shapes]
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={listed}") from None
+
+
+def broadcast_to(x, shape):
+    """x broadcast to shape with NumPy's rules."""
+    x = asarray(x)
+    shape = tuple(operator.index(d) for d in
+                  (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    xs = x.shape
+    if xs == shape:
+        return x
+    nd = len(shape)
+    if len(xs) > nd or builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape {shape}")
+    lead = nd - len(xs)
+    squeeze_dims = tuple(i for i, (a, b) in enumerate(zip(xs, shape[lead:])) if a == 1 and b != 1)
+    if squeeze_dims:
+        x = st.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze_dims))
+    kept = tuple(lead + i for i in range(len(xs)) if i not in squeeze_dims)
+    return st.broadcast_in_dim(x, shape, kept)
+
+
+def _broadcast_args(*args):
+    shapes = [np.shape(a) if _dt.is_python_scalar(a) else tuple(get_aval(a).shape) for a in args]
+    full = broadcast_shapes(*shapes)
+    return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
+
+
+def _broadcast_all(*arrays):
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def _check_args(name, *args):
+    out = []
+    for a in args:
+        if _is_array(a) or _dt.is_python_scalar(a):
+            out.append(a)
+        elif isinstance(a, (np.ndarray, np.generic)):
+            out.append(asarray(a))
+        elif isinstance(a, (list, tuple)):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, but got "
+                            f"{type(a).__name__} at position {len(out)}.")
+        else:
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__}")
+    return out
+
+
+def _promote_to_numeric(*args):
+    """Common dtype, with bool promoted to the default int (JAX's promote_args_numeric)."""
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
+    if dtype == _dt.bool_:
+        dtype = _dt.default_int()
+    return [_convert(a, dtype, weak) for a in args]
+
+
+def _lax_const(x, value):
+    """A constant of x's dtype, weakly typed only when x is a weakly typed scalar (as JAX's
+    lax._const: other weak operands come out strong after meeting it)."""
+    out = lax_full(x.shape, value, x.dtype)
+    return ew.convert_element_type(out, x.dtype, weak_type=True) if x.weak_type and x.ndim == 0 \
+        else out
+
+
+def _strong_const(x, value):
+    """A strongly typed constant of x's dtype (JAX's _constant_like)."""
+    return ew.convert_element_type(ew.weak_scalar(value, x.dtype), x.dtype)
+
+
+def _zeros_of(x):
+    return ew.full(get_aval(x).shape, 0, get_aval(x).dtype)
+
+
+def _ones_of(x):
+    return ew.full(get_aval(x).shape, 1, get_aval(x).dtype)
+
+
+# ---------------------------------------------------------------- reshape, transpose, stack
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """a with a new shape; one dimension may be -1."""
+    a = asarray(a)
+    shape = newshape if shape is None else shape
+    if isinstance(shape, int) or not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    shape = [operator.index(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1]))
+        if known == 0 or a.size % known:
+            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
+                            f"{tuple(shape)}")
+        shape[shape.index(-1)] = a.size // known
+    if order == "F":
+        return transpose(st.reshape(transpose(a), tuple(shape[::-1])))
+    return st.reshape(a, tuple(shape))
+
+
+def transpose(a, axes=None):
+    """a with axes permuted (reversed by default)."""
+    a = asarray(a)
+    if axes is None:
+        axes = tuple(range(a.ndim))[::-1]
+    axes = tuple(_canon_axis(ax, a.ndim, "transpose") for ax in axes)
+    return st.transpose(a, axes)
+
+
+def _canon_axis(axis, ndim, name="axis"):
+    axis = operator.index(axis)
+    if not -ndim <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Join arrays of one shape along a new axis."""
+    arrays = [asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("Need at least one array to stack.")
+    arrays = promote_dtypes(*arrays)
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"All input arrays must have the same shape, got {sorted(shapes)}")
+    axis = _canon_axis(axis, arrays[0].ndim + 1, "stack")
+    out = st.concatenate([st.expand_dims(a, (axis,)) for a in arrays], axis)
+    return astype(out, dtype) if dtype is not None else out
+
+
+# ---------------------------------------------------------------- argument helpers
+
+def _arrays(name, *args):
+    """Arrays from array-likes (Arrays, tracers, NumPy values, Python scalars); a TypeError,
+    as in jnp, for lists and other objects."""
+    return [asarray(a) for a in _check_args(name, *args)]
+
+
+def _axis(axis, ndim):
+    """A non-negative axis; ValueError when out of bounds, TypeError when not an integer."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _axes(axis, ndim, allow_none=True):
+    """A tuple of distinct non-negative axes from None (all), an int or a sequence."""
+    if axis is None and allow_none:
+        return tuple(range(ndim))
+    items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    axes = tuple(_axis(a, ndim) for a in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return axes
+
+
+def _static_int(x, context):
+    """x as a Python int; ConcretizationTypeError (a TypeError) for traced values."""
+    if isinstance(x, Tracer):
+        x = _concrete_array(x, context)
+    return operator.index(x)
+
+
+def _concrete_array(x, context):
+    if not isinstance(x, Tracer):
+        return x
+    value = x.to_concrete_value()
+    if value is None:
+        raise ConcretizationTypeError(x, context)
+    return value
+
+
+def concrete_value(x, context):
+    """The NumPy value of x, or ConcretizationTypeError when x is traced."""
+    return np.asarray(_concrete_array(x, context))
+
+
+def is_traced(x):
+    return isinstance(x, Tracer) and x.to_concrete_value() is None
+
+
+def _user_dtype(dtype, name):
+    """A canonical dtype from a user's dtype argument (TypeError for non-numeric ones)."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError as err:
+        raise TypeError(f"{name}: cannot interpret {dtype!r} as a data type ({err})") from None
+    if d not in _dt.SUPPORTED:
+        raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d} in {name}")
+    return _dt.canonicalize_dtype(d)
+
+
+def _to_inexact_dtype(d):
+    return d if _dt.is_inexact(d) else _dt.default_float()
+
+
+def _real_dtype(d):
+    return {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}.get(np.dtype(d), np.dtype(d))
+
+
+def lax_full(shape, value, dtype):
+    return ew.full(tuple(shape), value, dtype)
+
+
+def _const_like(x, value):
+    """value as an array of x's shape, dtype and weak type."""
+    out = lax_full(x.shape, value, x.dtype)
+    return ew.convert_element_type(out, x.dtype, weak_type=True) if x.weak_type else out
+
+
+def lax_select(pred, on_true, on_false):
+    return ew.select_n(pred, on_false, on_true)
+
+
+def _move_to_end(x, axis):
+    return moveaxis(x, axis, -1)
+
+
+def _with(seq, i, value):
+    out = list(seq)
+    out[i] = value
+    return tuple(out)
+
+
+def _zero_scalar(x):
+    return lax_full((), 0, x.dtype)
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+# ---------------------------------------------------------------- basic shape manipulation
+
+def moveaxis(a, source, destination):
+    """a with the source axes moved to the destination positions."""
+    a, = _arrays("moveaxis", a)
+    src = _axes(source, a.ndim, allow_none=False)
+    dst = _axes(destination, a.ndim, allow_none=False)
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
+    perm = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return st.transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    """a without size-1 axes (all of them when axis is None)."""
+    a, = _arrays("squeeze", a)
+    if axis is None:
+        return st.squeeze(a, tuple(i for i, d in enumerate(a.shape) if d == 1))
+    axes = _axes(axis, a.ndim, allow_none=False)
+    if builtins.any(a.shape[d] != 1 for d in axes):
+        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={a.shape} and dimensions={axes}")
+    return st.squeeze(a, axes)
+
+
+def ravel(a, order="C", *, out_sharding=None):
+    """a flattened to 1-d (order 'C' or 'F')."""
+    a, = _arrays("ravel", a)
+    if order not in ("C", "F", "K", "A"):
+        raise ValueError(f"Unsupported order {order!r} for jnp.ravel")
+    return reshape(a, (a.size,), order="F" if order == "F" else "C")
+
+
+def broadcast_arrays(*args):
+    """The arguments broadcast against each other."""
+    arrays = _arrays("broadcast_arrays", *args)
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def _atleast(name, n, arys):
+    arrays = _arrays(name, *arys)
+    out = [_atleast_one(a, n) for a in arrays]
+    return out[0] if len(out) == 1 else out
+
+
+def _atleast_one(a, n):
+    if a.ndim >= n:
+        return a
+    if n == 3 and a.ndim == 1:
+        return reshape(a, (1,) + a.shape + (1,))
+    if n == 3 and a.ndim == 2:
+        return reshape(a, a.shape + (1,))
+    return reshape(a, (1,) * (n - a.ndim) + a.shape)
+
+
+def atleast_1d(*arys):
+    """Arrays with at least one dimension."""
+    return _atleast("atleast_1d", 1, arys)
+
+
+def atleast_2d(*arys):
+    """Arrays with at least two dimensions (1-d ones as rows)."""
+    return _atleast("atleast_2d", 2, arys)
+
+
+def atleast_3d(*arys):
+    """Arrays with at least three dimensions (NumPy's placement of the new axes)."""
+    return _atleast("atleast_3d", 3, arys)
+
+
+# ---------------------------------------------------------------- dtype and type predicates
+
+def iscomplexobj(x):
+    """Whether x has a complex dtype."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return True
+    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
+        return False
+    dt = getattr(x, "dtype", None)
+    return _dt.kind(dt if dt is not None else asarray(x).dtype) == "c"
+
+
+def isrealobj(x):
+    """Whether x does not have a complex dtype."""
+    return not iscomplexobj(x)
+
+
+def isscalar(element):
+    """Whether element is a scalar: a Python or NumPy scalar, or a 0-d array."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, np.ndarray) or _is_array(element):
+        return element.ndim == 0
+    return False
+
+
+def can_cast(from_, to, casting="safe"):
+    """NumPy's can_cast on dtypes (of arrays, too)."""
+    source = from_.dtype if hasattr(from_, "dtype") and not isinstance(from_, type) else from_
+    return bool(np.can_cast(np.dtype(source), np.dtype(to), casting))
+
+
+def isdtype(dtype, kind):
+    """Array-API dtype kind test ('bool', 'signed integer', 'integral', 'real floating',
+    'complex floating', 'numeric', or dtypes)."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    d = np.dtype(dtype)
+    table = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+             "real floating": "f", "complex floating": "c", "numeric": "iufc"}
+    return builtins.any(_dt.kind(d) in table[k] if isinstance(k, str) else d == np.dtype(k)
+                        for k in kinds)

@@ -1,0 +1,629 @@
+"""Reductions (sum, mean, var, argmax, nan*), cumulative reductions and order statistics."""
+import builtins
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.primitives import elementwise as ew
+from ...core.primitives import structural as st
+from .. import lax
+from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
+                        ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
+                        _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
+                        _with)
+from .ufuncs import (add, ceil, divide, floor, isnan, less_equal, logical_not, maximum, minimum,
+                     multiply, subtract, true_divide)
+from .indexing import take_along_axis, where
+
+
+# ---------------------------------------------------------------- reductions
+
+def _promote_integer_dtype(d):
+    """Small integer (and bool) sums accumulate in the default int (uint) type, as in JAX."""
+    if d == _dt.bool_:
+        return _dt.default_int()
+    if _dt.kind(d) == "u" and d.itemsize < _dt.canonicalize_dtype(_dt.uint64).itemsize:
+        return _dt.canonicalize_dtype(_dt.uint64)
+    if _dt.kind(d) == "i" and d.itemsize < _dt.default_int().itemsize:
+        return _dt.default_int()
+    return d
+
+
+def _upcast_f16(d):
+    return _dt.float32 if d in (_dt.float16, _dt.bfloat16) else d
+
+
+def _check_where(name, where):
+    if where is None:
+        return None
+    where, = _arrays(name, where)
+    if where.dtype != _dt.bool_:
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                         f"where.dtype={where.dtype}.")
+    return where
+
+
+def _init_value(identity, dtype):
+    """The reduction's identity in dtype (inf saturating to the finite range of ints)."""
+    if dtype == _dt.bool_:
+        return identity > 0
+    if np.isinf(identity) and _dt.is_int(dtype):
+        info = _dt.iinfo(dtype)
+        return int(info.min if identity < 0 else info.max)
+    return identity
+
+
+class _Monoid:
+    """A reduction: its lax reducer, elementwise op and identity (with bool variants)."""
+
+    def __init__(self, reduce, op, identity, bool_reduce=None, bool_op=None):
+        self.reduce, self.op, self.identity = reduce, op, identity
+        self.bool_reduce, self.bool_op = bool_reduce or reduce, bool_op or op
+
+    def for_dtype(self, dtype):
+        if dtype == _dt.bool_:
+            return self.bool_reduce, self.bool_op
+        return self.reduce, self.op
+
+
+_SUM = _Monoid(lax.reduce_sum, ew.add, 0, lax.reduce_or, ew.bitwise_or)
+_PROD = _Monoid(lax.reduce_prod, ew.mul, 1, lax.reduce_and, ew.bitwise_and)
+_MAX = _Monoid(lax.reduce_max, ew.max, -np.inf, lax.reduce_or, ew.bitwise_or)
+_MIN = _Monoid(lax.reduce_min, ew.min, np.inf, lax.reduce_and, ew.bitwise_and)
+_ALL = _Monoid(lax.reduce_and, ew.bitwise_and, True)
+_ANY = _Monoid(lax.reduce_or, ew.bitwise_or, False)
+
+
+def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=False,
+               initial=None, where=None, has_identity=True, preproc=None,
+               promote_integers=False, upcast_f16=False):
+    """jnp's reductions: promotion, where-masking, initial and keepdims around a lax reducer.
+    The result is never weakly typed (as in JAX)."""
+    _no_out(name, out)
+    a, = _arrays(name, a)
+    where = _check_where(name, where)
+    a = preproc(a) if preproc else a
+    axes = _axes(axis, a.ndim)
+    if initial is None and not has_identity:
+        _check_nonempty(name, a, axes, where)
+    result_dtype, comp = _reduction_dtypes(name, a.dtype, dtype, promote_integers, upcast_f16)
+    a = ew.convert_element_type(a, comp) if a.dtype != comp or a.weak_type else a
+    reduce, op = monoid.for_dtype(comp)
+    if where is not None:
+        a = lax_select(broadcast_to(where, a.shape),
+                    a, _const_like(a, _init_value(monoid.identity, comp)))
+    result = reduce(a, axes) if axes else a
+    if initial is not None:
+        result = op(broadcast_to(_initial(initial, comp), result.shape), result)
+    if keepdims:
+        result = st.expand_dims(result, axes)
+    return astype(result, result_dtype)
+
+
+def _reduction_dtypes(name, a_dtype, dtype, promote_integers, upcast_f16):
+    """The result dtype and the (float16-upcast) computation dtype of a reduction."""
+    if dtype is not None:
+        result = _user_dtype(dtype, name)
+    else:
+        result = _promote_integer_dtype(a_dtype) if promote_integers else a_dtype
+    return result, _upcast_f16(result) if upcast_f16 and _dt.is_inexact(result) else result
+
+
+def _check_nonempty(name, a, axes, where):
+    if where is not None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'")
+    if builtins.any(a.shape[d] == 0 for d in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
+def _initial(initial, dtype):
+    init = ew.convert_element_type(asarray(_check_args("initial", initial)[0]), dtype)
+    if init.shape != ():
+        raise ValueError(f"initial value must be a scalar. Got array of shape {init.shape}")
+    return init
+
+
+def _cast_to_numeric(a):
+    return astype(a, _dt.default_int()) if a.dtype == _dt.bool_ else a
+
+
+def _cast_to_bool(a):
+    if _dt.kind(a.dtype) == "c":
+        a = ew.real(a)
+    return astype(a, _dt.bool_)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    """Sum over axis (small ints and bools accumulate in int32; float16 in float32)."""
+    return _reduction(a, "sum", _SUM, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                      initial=initial, where=where, preproc=_cast_to_numeric,
+                      promote_integers=promote_integers, upcast_f16=dtype is None)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product over axis."""
+    return _reduction(a, "prod", _PROD, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                      initial=initial, where=where, preproc=_cast_to_numeric,
+                      promote_integers=promote_integers, upcast_f16=dtype is None)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Maximum over axis (NaN propagates; an empty reduction needs `initial`)."""
+    return _reduction(a, "max", _MAX, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                      where=where, has_identity=False)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Minimum over axis (NaN propagates; an empty reduction needs `initial`)."""
+    return _reduction(a, "min", _MIN, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                      where=where, has_identity=False)
+
+
+amax, amin = max, min
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether all elements along axis are truthy."""
+    return _reduction(a, "all", _ALL, axis=axis, out=out, keepdims=keepdims, where=where,
+                      preproc=_cast_to_bool)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether any element along axis is truthy."""
+    return _reduction(a, "any", _ANY, axis=axis, out=out, keepdims=keepdims, where=where,
+                      preproc=_cast_to_bool)
+
+
+def _count(a, axis, keepdims, where, dtype):
+    """The number of elements each reduction combines, as an array of dtype."""
+    if where is None:
+        axes = _axes(axis, a.ndim)
+        n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+        shape = _reduced_shape(a.shape, axes, keepdims)
+        return lax_full(shape, n, dtype)
+    return sum(broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
+
+
+def _reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean (integers give float32)."""
+    _no_out("mean", out)
+    a, = _arrays("mean", a)
+    where = _check_where("mean", where)
+    result_dtype = _to_inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
+    comp = _upcast_f16(result_dtype) if dtype is None and _dt.is_inexact(result_dtype) \
+        else result_dtype
+    total = sum(a, axis, dtype=comp, keepdims=keepdims, where=where)
+    return astype(ew.div(total, _count(a, axis, keepdims, where, comp)), result_dtype)
+
+
+def _var_dtypes(a_dtype, dtype):
+    if dtype is not None:
+        if _dt.kind(a_dtype) == "c" and _dt.kind(dtype) != "c":
+            raise ValueError("jax.numpy.var does not support real dtype parameters when "
+                             "computing the variance of an array of complex values.")
+        return _upcast_f16(dtype), dtype
+    if not _dt.is_inexact(a_dtype):
+        d = _to_inexact_dtype(a_dtype)
+        return _upcast_f16(d), d
+    return _upcast_f16(a_dtype), _real_dtype(a_dtype)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Variance with `ddof` (or `correction`) degrees of freedom removed; NaN when none
+    remain."""
+    _no_out("var", out)
+    correction = _correction(ddof, correction)
+    a, = _arrays("var", a)
+    where = _check_where("var", where)
+    comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "var"))
+    a = astype(a, comp)
+    a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if mean is None \
+        else astype(asarray(mean), comp)
+    centered = subtract(a, a_mean)
+    if _dt.kind(comp) == "c":
+        centered = ew.real(ew.mul(centered, ew.conj(centered)))
+        comp = centered.dtype
+    else:
+        centered = ew.integer_pow(centered, 2)
+    normalizer = ew.sub(_count(a, axis, keepdims, where, comp),
+                        lax_full(_reduced_shape(a.shape, _axes(axis, a.ndim), keepdims),
+                              correction, comp))
+    result = astype(ew.div(sum(centered, axis, dtype=comp, keepdims=keepdims, where=where),
+                           normalizer), dtype)
+    return lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), result,
+                   _const_like(result, np.nan))
+
+
+_mean_fn = mean
+
+
+def _correction(ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Standard deviation: the square root of var."""
+    return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                       correction=correction))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """Weighted mean; with returned=True also the sum of the weights."""
+    a, = _arrays("average", a)
+    axes = _axes(axis, a.ndim)
+    if weights is None:
+        a, = _promote_to_inexact(a)
+        avg = mean(a, axis, keepdims=keepdims)
+        n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+        weights_sum = lax_full((), n, avg.dtype)
+    else:
+        a, weights = _promote_to_inexact(*_arrays("average", a, weights))
+        weights = _average_weights(a, weights, axis, axes)
+        weights_sum = sum(weights, axis, keepdims=keepdims)
+        avg = divide(sum(multiply(a, weights), axis, keepdims=keepdims), weights_sum)
+    if returned:
+        return avg, broadcast_to(weights_sum, avg.shape)
+    return avg
+
+
+def _average_weights(a, weights, axis, axes):
+    if a.shape == weights.shape:
+        return weights
+    if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+    if weights.shape != tuple(a.shape[d] for d in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along specified "
+                         "axis.")
+    shape = tuple(d if i in axes else 1 for i, d in enumerate(a.shape))
+    return st.reshape(weights, shape, dimensions=tuple(np.argsort(axes)))
+
+
+def _argminmax(name, lax_name, a, axis, out, keepdims):
+    _no_out(name, out)
+    a, = _arrays(name, a)
+    if axis is None:
+        flat = ravel(a)
+        if flat.size == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        result = getattr(lax, lax_name)(flat, 0, _dt.default_int())
+        return reshape(result, (1,) * a.ndim) if keepdims else result
+    ax = _axis(axis, a.ndim)
+    if a.shape[ax] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    result = getattr(lax, lax_name)(a, ax, _dt.default_int())
+    return st.expand_dims(result, (ax,)) if keepdims else result
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the first maximum (flattened when axis is None; NaN counts as maximal)."""
+    return _argminmax("argmax", "argmax", a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the first minimum (flattened when axis is None; NaN counts as minimal)."""
+    return _argminmax("argmin", "argmin", a, axis, out, keepdims)
+
+
+def _nan_arg(name, fn, fill, a, axis, out, keepdims):
+    a, = _arrays(name, a)
+    if not _dt.is_inexact(a.dtype):
+        return fn(a, axis, out, keepdims)
+    mask = isnan(a)
+    res = fn(lax_select(mask, _const_like(a, fill), a), axis, out, keepdims)
+    all_nan = all(mask, axis, keepdims=bool(keepdims))
+    return lax_select(all_nan, _const_like(res, -1), res)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """argmax ignoring NaNs (-1 where all are NaN)."""
+    return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """argmin ignoring NaNs (-1 where all are NaN)."""
+    return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+
+
+def _nan_filled(name, a, fill):
+    a, = _arrays(name, a)
+    if not _dt.is_inexact(a.dtype):
+        return a
+    return lax_select(isnan(a), _const_like(a, fill), a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """sum treating NaNs as zero."""
+    return sum(_nan_filled("nansum", a, 0), axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """prod treating NaNs as one."""
+    return prod(_nan_filled("nanprod", a, 1), axis, dtype, out, keepdims, initial, where)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """max ignoring NaNs (NaN where all are NaN)."""
+    a, = _arrays("nanmax", a)
+    res = max(_nan_filled("nanmax", a, -np.inf), axis, out, keepdims, initial, where)
+    return _nan_where_all_nan(a, res, axis, keepdims)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """min ignoring NaNs (NaN where all are NaN)."""
+    a, = _arrays("nanmin", a)
+    res = min(_nan_filled("nanmin", a, np.inf), axis, out, keepdims, initial, where)
+    return _nan_where_all_nan(a, res, axis, keepdims)
+
+
+def _nan_where_all_nan(a, res, axis, keepdims):
+    if not _dt.is_inexact(a.dtype):
+        return res
+    return lax_select(all(isnan(a), axis, keepdims=keepdims), _const_like(res, np.nan), res)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """mean of the non-NaN elements."""
+    _no_out("nanmean", out)
+    a, = _arrays("nanmean", a)
+    if not _dt.is_inexact(a.dtype):
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    dtype = _to_inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "nanmean")
+    normalizer = sum(logical_not(isnan(a)), axis, dtype=dtype, keepdims=keepdims, where=where)
+    total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
+    return divide(total, normalizer)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """var of the non-NaN elements."""
+    _no_out("nanvar", out)
+    a, = _arrays("nanvar", a)
+    comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "nanvar"))
+    a = astype(a, comp)
+    a_mean = nanmean(a, axis, dtype=comp, keepdims=True, where=where) if mean is None else \
+        astype(asarray(mean), comp)
+    centered = lax_select(isnan(a), _const_like(a, 0), subtract(a, a_mean))
+    centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
+        else ew.integer_pow(centered, 2)
+    normalizer = sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
+    normalizer = ew.sub(astype(normalizer, centered.dtype), _const_like(
+        astype(normalizer, centered.dtype), ddof))
+    result = sum(centered, axis, keepdims=keepdims, where=where)
+    out = ew.div(result, normalizer)
+    out = lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), out, _const_like(out, np.nan))
+    return astype(out, dtype)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """std of the non-NaN elements."""
+    return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """The number of non-zero elements along axis (int32)."""
+    a, = _arrays("count_nonzero", a)
+    return sum(ew.ne(a, _const_like(a, 0)), axis, dtype=_dt.default_int(), keepdims=keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """max - min along axis."""
+    _no_out("ptp", out)
+    a, = _arrays("ptp", a)
+    return ew.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+# ---------------------------------------------------------------- cumulative reductions
+
+def _cumulative(name, lax_name, a, axis, dtype, out, fill_nan=False, fill_value=0,
+                promote_integers=False):
+    _no_out(name, out)
+    a, = _arrays(name, a)
+    if axis is None or a.ndim == 0:
+        a = ravel(a)
+    axis = _axis(0 if axis is None else axis, a.ndim)
+    if fill_nan and _dt.is_inexact(a.dtype):
+        a = lax_select(isnan(a), _const_like(a, fill_value), a)
+    if dtype is None:
+        result = _promote_integer_dtype(a.dtype) if promote_integers or a.dtype == _dt.bool_ \
+            else a.dtype
+        comp = result
+    else:
+        result = _user_dtype(dtype, name)
+        if result == _dt.bool_ and a.dtype != _dt.bool_:
+            a = ew.ne(a, _const_like(a, 0))
+        comp = _promote_integer_dtype(result) if result == _dt.bool_ else result
+    a = ew.convert_element_type(a, comp)
+    return astype(getattr(lax, lax_name)(a, axis), result)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along axis (flattened when axis is None; bools count as int32)."""
+    return _cumulative("cumsum", "cumsum", a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along axis (flattened when axis is None)."""
+    return _cumulative("cumprod", "cumprod", a, axis, dtype, out)
+
+
+cumproduct = cumprod
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """cumsum treating NaNs as zero."""
+    return _cumulative("nancumsum", "cumsum", a, axis, dtype, out, fill_nan=True)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """cumprod treating NaNs as one."""
+    return _cumulative("nancumprod", "cumprod", a, axis, dtype, out, fill_nan=True,
+                       fill_value=1)
+
+
+def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
+    x, = _arrays(name, x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
+                             f"not specified, got shape {x.shape}.")
+        axis = 0
+    out = fn(x, axis=axis, dtype=dtype)
+    if include_initial:
+        ax = _axis(axis, out.ndim)
+        out = st.concatenate([lax_full(_with(out.shape, ax, 1), identity, out.dtype), out], ax)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative sum (include_initial prepends a zero)."""
+    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative product (include_initial prepends a one)."""
+    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+
+
+# ---------------------------------------------------------------- order statistics
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """The q-th quantiles along axis (q in [0, 1]; the q dimensions come first)."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                     squash_nans=False)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """The q-th percentiles along axis (q in [0, 100])."""
+    a, q = _arrays("percentile", a, q)
+    q = true_divide(q, 100.0)
+    return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                     squash_nans=False)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along axis (NaN when the slice holds a NaN)."""
+    return _quantile("median", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None,
+                     squash_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """quantile ignoring NaNs."""
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, None,
+                     squash_nans=True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """percentile ignoring NaNs."""
+    a, q = _arrays("nanpercentile", a, q)
+    return _quantile("nanpercentile", a, true_divide(q, 100.0), axis, out, overwrite_input,
+                     method, keepdims, None, squash_nans=True)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """median ignoring NaNs."""
+    return _quantile("nanmedian", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims,
+                     None, squash_nans=True)
+
+
+def _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights, squash_nans):
+    if overwrite_input or out is not None:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
+                         "out != None")
+    if weights is not None:
+        raise NotImplementedError(f"refjax.numpy.{name} does not support weights")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint' or "
+                         "'nearest'")
+    a, q = _arrays(name, a, q)
+    a, = _promote_to_inexact(a)
+    if _dt.kind(a.dtype) == "c":
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    a, keep_shape = _reduce_to_last_axis(a, axis, keepdims)
+    if a.shape[-1] == 0:
+        raise ValueError(f"jnp.{name}: cannot compute quantiles of an empty axis")
+    result = _quantile_last_axis(a, q, method, squash_nans)
+    if keep_shape is not None:
+        result = reshape(result, q.shape + keep_shape)
+    return astype(result, a.dtype)
+
+
+def _reduce_to_last_axis(a, axis, keepdims):
+    """a with the reduced axes merged into a last one, and the keepdims shape (or None)."""
+    axes = _axes(axis, a.ndim)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape)) if keepdims \
+        else None
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    merged = st.reshape(a, tuple(a.shape[i] for i in kept) + (n,), dimensions=kept + axes)
+    return merged, keep_shape
+
+
+def _quantile_last_axis(a, q, method, squash_nans):
+    """Quantiles of the sorted last axis; q's dimensions lead the result."""
+    n = a.shape[-1]
+    if squash_nans:
+        a = lax.sort(a, a.ndim - 1)
+        counts = astype(sum(logical_not(isnan(a)), -1, keepdims=True), q.dtype)
+    else:
+        has_nan = any(isnan(a), -1, keepdims=True)
+        a = lax.sort(lax_select(broadcast_to(has_nan, a.shape), _const_like(a, np.nan), a),
+                     a.ndim - 1)
+        counts = lax_full((1,) * a.ndim, n, q.dtype)
+    qb = reshape(q, q.shape + (1,) * a.ndim)
+    pos = multiply(qb, subtract(counts, 1))
+    low, high = floor(pos), ceil(pos)
+    high_weight = subtract(pos, low)
+    low_weight = subtract(1, high_weight)
+    hi_idx = maximum(0, minimum(high, subtract(counts, 1)))
+    lo_idx = maximum(0, minimum(low, subtract(counts, 1)))
+    low_value = _take_last(a, astype(lo_idx, _dt.int32))
+    high_value = _take_last(a, astype(hi_idx, _dt.int32))
+    return _quantile_combine(method, low_value, high_value, low_weight, high_weight, q)
+
+
+def _take_last(a, idx):
+    """a[..., idx] where idx has shape q.shape + (..., 1) broadcasting against a's batch."""
+    nq = idx.ndim - a.ndim
+    batch = broadcast_shapes(idx.shape[nq:-1], a.shape[:-1])
+    idx = broadcast_to(idx, idx.shape[:nq] + batch + (1,))
+    a_b = broadcast_to(a, idx.shape[:nq] + batch + a.shape[-1:])
+    return st.squeeze(take_along_axis(a_b, idx, -1), (idx.ndim - 1,))
+
+
+def _quantile_combine(method, low_value, high_value, low_weight, high_weight, q):
+    lw = squeeze(low_weight, -1)
+    hw = squeeze(high_weight, -1)
+    if method == "linear":
+        return add(multiply(astype(low_value, q.dtype), lw),
+                   multiply(astype(high_value, q.dtype), hw))
+    if method == "lower":
+        return low_value
+    if method == "higher":
+        return high_value
+    if method == "nearest":
+        return where(less_equal(hw, 0.5), low_value, high_value)
+    return multiply(add(low_value, high_value), 0.5)

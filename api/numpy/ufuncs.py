@@ -1,0 +1,453 @@
+"""Elementwise maths: arithmetic, powers, exp/log/trig, rounding, complex parts, NaN/inf tests."""
+import operator
+
+import numpy as np
+
+from ...core import dtypes as _dt
+from ...core.trace import get_aval
+from ...core.primitives import elementwise as ew
+from .. import lax
+from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
+                        _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
+                        _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
+                        _strong_const, _zeros_of)
+
+
+# ---------------------------------------------------------------- elementwise maths
+
+def _binary(lax_fn, name, promote=promote_dtypes):
+    def fn(x, y, /):
+        x, y = promote(*_check_args(name, x, y))
+        x, y = _broadcast_args(x, y)
+        return lax_fn(x, y)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} with NumPy broadcasting and JAX type promotion."
+    return fn
+
+
+def _unary(lax_fn, name, promote=promote_dtypes):
+    def fn(x, /):
+        x, = promote(*_check_args(name, x))
+        return lax_fn(asarray(x))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}."
+    return fn
+
+
+def _complex_from_parts(re, im, dtype):
+    """re + i*im as dtype (exact for finite im; refjax has no lax.complex)."""
+    i = ew.weak_scalar(1j, dtype)
+    return ew.add(ew.convert_element_type(re, dtype, weak_type=re.weak_type),
+                  ew.mul(ew.convert_element_type(im, dtype, weak_type=im.weak_type), i))
+
+
+def _complex_ordered(lax_op):
+    """lax_op, lexicographic (real part, then imaginary part) on complex operands, as jnp."""
+    def op(x, y):
+        if _dt.kind(get_aval(x).dtype) != "c":
+            return lax_op(x, y)
+        re_x, re_y = ew.real(x), ew.real(y)
+        return ew.select_n(ew.eq(re_x, re_y), lax_op(re_x, re_y),
+                           lax_op(ew.imag(x), ew.imag(y)))
+    return op
+
+
+def _add(x, y):
+    return ew.bitwise_or(x, y) if get_aval(x).dtype == _dt.bool_ else ew.add(x, y)
+
+
+def _mul(x, y):
+    return ew.bitwise_and(x, y) if get_aval(x).dtype == _dt.bool_ else ew.mul(x, y)
+
+
+add = _binary(_add, "add")
+subtract = _binary(ew.sub, "subtract")
+multiply = _binary(_mul, "multiply")
+maximum = _binary(ew.max, "maximum")
+minimum = _binary(ew.min, "minimum")
+equal = _binary(ew.eq, "equal")
+not_equal = _binary(ew.ne, "not_equal")
+less = _binary(_complex_ordered(ew.lt), "less")
+less_equal = _binary(_complex_ordered(ew.le), "less_equal")
+greater = _binary(_complex_ordered(ew.gt), "greater")
+greater_equal = _binary(_complex_ordered(ew.ge), "greater_equal")
+arctan2 = _binary(ew.atan2, "arctan2", _promote_to_inexact)
+nextafter = _binary(ew.nextafter, "nextafter", _promote_to_inexact)
+true_divide = divide = _binary(ew.div, "true_divide", _promote_to_inexact)
+float_power = _binary(ew.pow, "float_power", _promote_to_inexact)
+left_shift = _binary(ew.shift_left, "left_shift", _promote_to_numeric)
+bitwise_and = _binary(ew.bitwise_and, "bitwise_and")
+bitwise_or = _binary(ew.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(ew.bitwise_xor, "bitwise_xor")
+
+
+def _right_shift(x, y):
+    if _dt.kind(get_aval(x).dtype) == "u":
+        return ew.shift_right_logical(x, y)
+    return ew.shift_right_arithmetic(x, y)
+
+
+right_shift = _binary(_right_shift, "right_shift", _promote_to_numeric)
+
+
+def _to_bool(x):
+    return x if x.dtype == _dt.bool_ else ew.ne(x, _lax_const(x, 0))
+
+
+def _logical(lax_fn, name):
+    def fn(x, y, /):
+        x, y = _broadcast_args(*promote_dtypes(*_check_args(name, x, y)))
+        return lax_fn(_to_bool(asarray(x)), _to_bool(asarray(y)))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} of the truth values."
+    return fn
+
+
+logical_and = _logical(ew.bitwise_and, "logical_and")
+logical_or = _logical(ew.bitwise_or, "logical_or")
+logical_xor = _logical(ew.bitwise_xor, "logical_xor")
+
+
+def logical_not(x, /):
+    """Elementwise logical negation of the truth values."""
+    x, = promote_dtypes(*_check_args("logical_not", x))
+    return ew.bitwise_not(_to_bool(asarray(x)))
+
+
+def _floor_divide(x, y):
+    dtype = get_aval(x).dtype
+    if _dt.kind(dtype) == "u":
+        return ew.div(x, y)
+    if _dt.is_int(dtype):
+        q = ew.div(x, y)
+        fix = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _zeros_of(q)))
+        return ew.select_n(fix, q, ew.sub(q, _const_like(q, 1)))
+    if _dt.kind(dtype) == "c":
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x, y):
+    """NumPy's floating divmod: the quotient from (x - fmod(x, y)) / y, then corrected."""
+    x, y = _broadcast_all(x, y)
+    mod = ew.rem(x, y)
+    corrected = lax_select(ew.eq(y, _zeros_of(y)), x, ew.sub(x, mod))
+    div = ew.div(corrected, y)
+    fix = ew.bitwise_and(ew.ne(mod, _zeros_of(mod)), ew.ne(ew.sign(y), ew.sign(mod)))
+    mod = lax_select(fix, ew.add(mod, y), mod)
+    div = lax_select(fix, ew.sub(div, _const_like(div, 1)), div)
+    return ew.round(div, ew.RoundingMethod.TO_NEAREST_EVEN), mod
+
+
+floor_divide = _binary(_floor_divide, "floor_divide", _promote_to_numeric)
+
+
+def _nonzero_divisor(y):
+    """Integer divisors with zeros replaced by ones (JAX's remainder and fmod never trap)."""
+    if not _dt.is_int(get_aval(y).dtype):
+        return y
+    return lax_select(ew.eq(y, _zeros_of(y)), _const_like(y, 1), y)
+
+
+def _remainder(x, y):
+    x, y = _broadcast_all(x, y)
+    y = _nonzero_divisor(y)
+    r = ew.rem(x, y)
+    zero = _zeros_of(r)
+    fix = ew.bitwise_and(ew.ne(ew.lt(r, zero), ew.lt(y, zero)), ew.ne(r, zero))
+    return lax_select(fix, ew.add(r, y), r)
+
+
+remainder = mod = _binary(_remainder, "remainder", _promote_to_numeric)
+fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
+               _promote_to_numeric)
+
+
+def _int_power(x, y):
+    """Integer power by squaring over the 6 bits that cannot overflow (as JAX)."""
+    x, y = _broadcast_all(x, y)
+    one = _ones_of(y)
+    zero_base = ew.bitwise_and(ew.eq(x, _zeros_of(x)), ew.ne(y, _zeros_of(y)))
+    acc = lax_select(zero_base, _zeros_of(x), _ones_of(x))
+    for _ in range(6):
+        acc = lax_select(ew.ne(ew.bitwise_and(y, one), _zeros_of(y)), ew.mul(acc, x), acc)
+        x = ew.mul(x, x)
+        y = ew.shift_right_logical(y, one)
+    return acc
+
+
+def _power(x, y):
+    if _dt.is_int(get_aval(x).dtype):
+        return _int_power(x, y)
+    return ew.pow(x, y)
+
+
+def power(x1, x2, /):
+    """x1 ** x2; a concrete integer exponent uses lax.integer_pow, as jnp does."""
+    x1, x2 = _check_args("power", x1, x2)
+    if not is_traced(x2) and np.ndim(x2) == 0 and _is_integer_like(x2):
+        x1, = _promote_to_numeric(x1)
+        return ew.integer_pow(asarray(x1), int(x2))
+    a1, a2 = asarray(x1), asarray(x2)
+    if _dt.is_inexact(a1.dtype) and _dt.is_int(a2.dtype):
+        # As lax.pow(float, int) in JAX: the exponent does not promote the base.
+        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype)))
+    return _binary(_power, "power", _promote_to_numeric)(x1, x2)
+
+
+def _is_integer_like(x):
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
+
+
+pow = power
+
+
+def _floor_or_ceil(name, lax_fn):
+    def fn(x, /):
+        x, = _arrays(name, x)
+        if _dt.kind(x.dtype) in "iub":
+            return x
+        return lax_fn(x)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} (integers and booleans pass through)."
+    return fn
+
+
+negative = _unary(ew.neg, "negative")
+sign = _unary(ew.sign, "sign")
+floor = _floor_or_ceil("floor", ew.floor)
+ceil = _floor_or_ceil("ceil", ew.ceil)
+exp = _unary(ew.exp, "exp", _promote_to_inexact)
+exp2 = _unary(ew.exp2, "exp2", _promote_to_inexact)
+log = _unary(ew.log, "log", _promote_to_inexact)
+log1p = _unary(ew.log1p, "log1p", _promote_to_inexact)
+expm1 = _unary(ew.expm1, "expm1", _promote_to_inexact)
+tanh = _unary(ew.tanh, "tanh", _promote_to_inexact)
+sin = _unary(ew.sin, "sin", _promote_to_inexact)
+cos = _unary(ew.cos, "cos", _promote_to_inexact)
+tan = _unary(ew.tan, "tan", _promote_to_inexact)
+arcsin = _unary(ew.asin, "arcsin", _promote_to_inexact)
+arccos = _unary(ew.acos, "arccos", _promote_to_inexact)
+arctan = _unary(ew.atan, "arctan", _promote_to_inexact)
+sinh = _unary(ew.sinh, "sinh", _promote_to_inexact)
+cosh = _unary(ew.cosh, "cosh", _promote_to_inexact)
+arcsinh = _unary(ew.asinh, "arcsinh", _promote_to_inexact)
+arccosh = _unary(ew.acosh, "arccosh", _promote_to_inexact)
+arctanh = _unary(ew.atanh, "arctanh", _promote_to_inexact)
+sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
+cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
+square = _unary(lambda x: ew.integer_pow(x, 2), "square", _promote_to_numeric)
+reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
+deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
+                           _promote_to_inexact)
+rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_const(x, 180 / np.pi)), "rad2deg",
+                           _promote_to_inexact)
+
+
+def _log_base(name, base):
+    """log(x) / log(base), with a strongly typed constant (per part for complex x)."""
+    def fn(x, /):
+        x, = _promote_to_inexact(*_check_args(name, x))
+        r = ew.log(asarray(x))
+        if _dt.kind(r.dtype) != "c":
+            return ew.div(r, _strong_const(r, np.log(base)))
+        re, im = ew.real(r), ew.imag(r)
+        scale = _strong_const(re, np.log(base))
+        return _complex_from_parts(ew.div(re, scale), ew.div(im, scale), r.dtype)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise base-{base} logarithm."
+    return fn
+
+
+log2 = _log_base("log2", 2)
+log10 = _log_base("log10", 10)
+
+
+def conjugate(x, /):
+    """Complex conjugate (real inputs pass through)."""
+    x, = _arrays("conjugate", x)
+    return ew.conj(x) if _dt.kind(x.dtype) == "c" else x
+
+
+conj = conjugate
+
+
+def real(val, /):
+    """The real part (real inputs pass through)."""
+    val, = _arrays("real", val)
+    return ew.real(val) if _dt.kind(val.dtype) == "c" else val
+
+
+def imag(val, /):
+    """The imaginary part (zeros, with the input's weak type, for real inputs)."""
+    # zeros_like lives in creation, which builds on ufuncs (logspace, geomspace): imported
+    # here, not at the top, to keep the module graph acyclic.
+    from .creation import zeros_like
+    val, = _arrays("imag", val)
+    return ew.imag(val) if _dt.kind(val.dtype) == "c" else zeros_like(val)
+
+
+def _full_bool(x, value):
+    return ew.full(get_aval(x).shape, value, _dt.bool_)
+
+
+def absolute(x, /):
+    """|x| (unsigned and bool pass through)."""
+    x, = _arrays("absolute", x)
+    if _dt.kind(x.dtype) in "ub":
+        return x
+    return ew.abs(x)
+
+
+abs = absolute
+
+
+def positive(x, /):
+    """x (after promotion)."""
+    x, = promote_dtypes(*_check_args("positive", x))
+    return asarray(x)
+
+
+def invert(x, /):
+    """Bitwise (logical, for bool) NOT."""
+    x, = promote_dtypes(*_check_args("invert", x))
+    return ew.bitwise_not(asarray(x))
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def _round_parts(x, round_real):
+    """round_real applied to the real and imaginary parts of complex x: x plus the (finite)
+    corrections, which keeps infinite parts infinite."""
+    # zeros_like lives in creation, which builds on ufuncs (logspace, geomspace): imported
+    # here, not at the top, to keep the module graph acyclic.
+    from .creation import zeros_like
+    re, im = ew.real(x), ew.imag(x)
+    deltas = [lax_select(ew.is_finite(p), ew.sub(round_real(p), p), zeros_like(p))
+              for p in (re, im)]
+    return ew.add(x, _complex_from_parts(deltas[0], deltas[1], x.dtype))
+
+
+def rint(x, /):
+    """Round to the nearest integer, ties to even (integers become float32)."""
+    x, = _arrays("rint", x)
+    if _dt.kind(x.dtype) in "iub":
+        return astype(x, _dt.default_float())
+    to_even = lambda v: ew.round(v, ew.RoundingMethod.TO_NEAREST_EVEN)  # noqa: E731
+    return _round_parts(x, to_even) if _dt.kind(x.dtype) == "c" else to_even(x)
+
+
+def round(a, decimals=0, out=None):
+    """Round half to even, at `decimals` digits (jnp.round)."""
+    _no_out("round", out)
+    a, = _arrays("round", a)
+    decimals = _static_int(decimals, "'decimals' argument of jnp.round")
+    if _dt.is_int(a.dtype):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+    if a.dtype == _dt.bool_:
+        raise ValueError(f"jnp.round is not defined for dtype {a.dtype}")
+    if decimals > np.log10(float(_dt.finfo(a.dtype).max)):
+        return a
+    rounder = lambda v: _round_float(v, decimals)  # noqa: E731
+    return _round_parts(a, rounder) if _dt.kind(a.dtype) == "c" else rounder(a)
+
+
+def _round_float(x, decimals):
+    if decimals == 0:
+        return ew.round(x, ew.RoundingMethod.TO_NEAREST_EVEN)
+    dtype = x.dtype
+    x = ew.convert_element_type(x, _dt.float32, weak_type=x.weak_type) if dtype == _dt.float16 \
+        else x
+    factor = _lax_const(x, 10.0 ** decimals)
+    out = ew.div(ew.round(ew.mul(x, factor), ew.RoundingMethod.TO_NEAREST_EVEN), factor)
+    return ew.convert_element_type(out, dtype, weak_type=out.weak_type) if dtype == _dt.float16 \
+        else out
+
+
+around = round
+
+
+def trunc(x, /):
+    """Round towards zero (integers and booleans pass through)."""
+    x, = _arrays("trunc", x)
+    if not _dt.is_inexact(x.dtype):
+        return x
+    return ew.select_n(ew.lt(x, _lax_const(x, 0)), ew.floor(x), ew.ceil(x))
+
+
+fix = trunc
+
+
+def isnan(x, /):
+    """Elementwise x != x."""
+    x, = _arrays("isnan", x)
+    return ew.ne(x, x)
+
+
+def isfinite(x, /):
+    """Elementwise: neither infinite nor NaN (always true for integers)."""
+    x, = _arrays("isfinite", x)
+    if _dt.kind(x.dtype) == "f":
+        return ew.is_finite(x)
+    if _dt.kind(x.dtype) == "c":
+        return ew.bitwise_and(ew.is_finite(ew.real(x)), ew.is_finite(ew.imag(x)))
+    return _full_bool(x, True)
+
+
+def isinf(x, /):
+    """Elementwise: +inf or -inf (in either part of complex x)."""
+    x, = _arrays("isinf", x)
+    if _dt.kind(x.dtype) == "f":
+        return ew.eq(ew.abs(x), _strong_const(x, np.inf))
+    if _dt.kind(x.dtype) == "c":
+        re, im = ew.real(x), ew.imag(x)
+        return ew.bitwise_or(ew.eq(ew.abs(re), _strong_const(re, np.inf)),
+                             ew.eq(ew.abs(im), _strong_const(im, np.inf)))
+    return _full_bool(x, False)
+
+
+def _isposneginf(name, infinity, x):
+    x, = _arrays(name, x)
+    if _dt.kind(x.dtype) == "c":
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    if _dt.kind(x.dtype) == "f":
+        return ew.eq(x, _strong_const(x, infinity))
+    return _full_bool(x, False)
+
+
+def isposinf(x, /, out=None):
+    """Elementwise x == +inf."""
+    _no_out("isposinf", out)
+    return _isposneginf("isposinf", np.inf, x)
+
+
+def isneginf(x, /, out=None):
+    """Elementwise x == -inf."""
+    _no_out("isneginf", out)
+    return _isposneginf("isneginf", -np.inf, x)
+
+
+def signbit(x, /):
+    """Elementwise: the sign bit is set (true for -0.0 and negative NaNs)."""
+    x, = promote_dtypes(*_check_args("signbit", x))
+    x = asarray(x)
+    if _dt.kind(x.dtype) in "ub":
+        return _full_bool(x, False)
+    if _dt.is_int(x.dtype):
+        return ew.lt(x, _strong_const(x, 0))
+    if _dt.kind(x.dtype) != "f":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
+    bits = lax.bitcast_convert_type(x, np.dtype(f"int{x.dtype.itemsize * 8}")) \
+        if hasattr(lax, "bitcast_convert_type") else None
+    if bits is None:
+        zero = _zeros_of(x)
+        negative_zero = ew.bitwise_and(ew.eq(x, zero), ew.lt(ew.div(_ones_of(x), x), zero))
+        return ew.bitwise_or(ew.lt(x, zero), negative_zero)
+    return ew.lt(bits, _zeros_of(bits))

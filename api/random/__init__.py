@@ -1,0 +1,50 @@
+"""refjax.random: jax.random's threefry2x32 PRNG and its samplers, written with refjax.lax only.
+
+Every value is computed by refjax primitives (no NumPy maths on data), so the samplers run
+eagerly on any backend and under jit, vmap, grad and make_jaxpr, and agree bit for bit with
+JAX's default configuration: the threefry2x32 implementation with
+`jax_threefry_partitionable=True` (JAX's default since 0.5).
+
+Keys come in two kinds, as in JAX:
+- legacy raw keys (`PRNGKey`): uint32 arrays whose last dimension is 2;
+- typed keys (`key`, `wrap_key_data`): a `PRNGKeyArray`, a thin wrapper around the same
+  uint32[..., 2] data whose shape drops the trailing 2 and whose dtype prints as key<fry>.
+  It is a pytree node with that data as its only leaf, so transformations see a uint32 array
+  (in JAX a key array is itself a leaf of a special dtype). Consequences: `in_axes`/`out_axes`
+  must be non-negative for key arguments (a negative axis would count the hidden trailing 2),
+  and `tree_leaves(key)` returns the key data.
+Every function accepts both kinds and returns keys of the kind it was given.
+"""
+from .prng import (  # noqa: F401
+    KeyDType, PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
+    split, wrap_key_data)
+from .samplers import (  # noqa: F401
+    bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
+    rademacher, randint, truncated_normal, uniform)
+
+# Names the single-module refjax.random had at module level (its own imports); kept so the
+# namespace is unchanged.
+import math  # noqa: F401
+import operator  # noqa: F401
+import warnings  # noqa: F401
+from collections.abc import Sequence  # noqa: F401
+
+import numpy as np  # noqa: F401
+
+from ...core.array import Array  # noqa: F401
+from ...core.pytree import register_pytree_node  # noqa: F401
+from ...core.sequence import LeadingAxis  # noqa: F401
+from ...core.trace import Tracer  # noqa: F401
+from .. import lax  # noqa: F401
+from .. import numpy as jnp  # noqa: F401
+
+__all__ = [
+    "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "clone",
+    "PRNGKeyArray", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli",
+    "categorical", "choice", "permutation", "truncated_normal", "gumbel", "exponential",
+    "logistic", "laplace", "rademacher",
+]
+
+
+# The submodules are the implementation, not part of jax.random: out of the namespace.
+del prng, samplers  # noqa: F821
