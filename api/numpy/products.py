@@ -302,7 +302,7 @@ def _einsum_prepare(x, labels, sizes):
             i = labels.index(c)
             j = labels.index(c, i + 1)
             x = diagonal(x, 0, i, j)
-            labels = [l for k, l in enumerate(labels) if k not in (i, j)] + [c]
+            labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [c]
     target = tuple(sizes[c] for c in labels)
     if x.shape != target:
         x = broadcast_to(x, target)

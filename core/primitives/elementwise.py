@@ -65,13 +65,18 @@ def _unop_abstract_eval(name, kinds, result_dtype=None):
     return abstract_eval
 
 
-def unop(name, kinds, result_dtype=None):
-    """An elementwise unary primitive: abstract eval, vectorized batching, a lax function."""
+def _elementwise_primitive(name, abstract_eval):
+    """An elementwise primitive: its abstract eval, vectorized batching, elementwise layouts."""
     prim = make_primitive(name)
-    prim.def_abstract_eval(_unop_abstract_eval(name, kinds, result_dtype))
+    prim.def_abstract_eval(abstract_eval)
     defvectorized(prim)
     prim.def_sharding(sp.elementwise)
     return prim
+
+
+def unop(name, kinds, result_dtype=None):
+    """An elementwise unary primitive accepting dtypes of `kinds`."""
+    return _elementwise_primitive(name, _unop_abstract_eval(name, kinds, result_dtype))
 
 
 def _lax_unary(prim):
@@ -313,11 +318,7 @@ def _binop_abstract_eval(name, kinds, result_dtype=None):
 
 def binop(name, kinds, result_dtype=None):
     """An elementwise n-ary primitive over operands of one shape (scalars broadcast)."""
-    prim = make_primitive(name)
-    prim.def_abstract_eval(_binop_abstract_eval(name, kinds, result_dtype))
-    defvectorized(prim)
-    prim.def_sharding(sp.elementwise)
-    return prim
+    return _elementwise_primitive(name, _binop_abstract_eval(name, kinds, result_dtype))
 
 
 def _lax_binary(prim):

@@ -64,21 +64,14 @@ class BatchTrace(Trace):
 
 def vmap_flat(fun, args, in_dims, axis_data, out_dims_wanted=None):
     """Run fun on a batch; outputs are moved to `out_dims_wanted` (default 0)."""
-    parent = current_trace()
-    trace = BatchTrace(parent, axis_data)
-    tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
-    with set_current_trace(trace):
-        outs = fun(*tracers)
-    pairs = [trace.lift(o) for o in outs]
-    wanted = out_dims_wanted or [0] * len(pairs)
-    with set_current_trace(parent):
-        return [_move_out(v, d, w, axis_data.size) for (v, d), w in zip(pairs, wanted)]
+    outs, dims = vmap_flat_dims(fun, args, in_dims, axis_data)
+    wanted = out_dims_wanted or [0] * len(outs)
+    return [_move_out(v, d, w, axis_data.size) for v, d, w in zip(outs, dims, wanted)]
 
 
 def vmap_flat_dims(fun, args, in_dims, axis_data):
-    """Like vmap_flat but outputs keep their natural batch dims: returns (outs, out_dims)."""
-    parent = current_trace()
-    trace = BatchTrace(parent, axis_data)
+    """Run fun on a batch; outputs keep their natural batch dims: returns (outs, out_dims)."""
+    trace = BatchTrace(current_trace(), axis_data)
     tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     with set_current_trace(trace):
         outs = fun(*tracers)
