@@ -1,8 +1,7 @@
-"""refjax.debug: visualize_array_sharding, print and callback."""
-import numpy as np
-
-from ..core import pytree
+"""refjax.debug: print and callback (runtime values, wherever they are staged) and
+visualize_array_sharding."""
 from ..core.array import Array
+from ..core.primitives import debugging
 
 
 def _blocks(array):
@@ -47,14 +46,5 @@ def visualize_array_sharding(array, **kwargs):
     print(sharding_table(array))
 
 
-def print(fmt, *args, **kwargs):  # noqa: A001 - mirrors jax.debug.print
-    """Format and print values now (concrete values; traced values print their aval)."""
-    import builtins
-    values = pytree.tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x,
-                             (args, kwargs))
-    builtins.print(fmt.format(*values[0], **values[1]))
-
-
-def callback(fn, *args, **kwargs):
-    """Call fn with the (concrete) values now."""
-    fn(*args, **kwargs)
+print = debugging.debug_print  # noqa: A001 - mirrors jax.debug.print
+callback = debugging.debug_callback

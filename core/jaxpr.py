@@ -147,13 +147,14 @@ def _pp_eqn(eqn, namer, indent):
     args = " ".join(namer(v) for v in eqn.invars)
     name = eqn.primitive.name
     params = [(k, _format_param(v, namer, indent)) for k, v in eqn.params.items()]
-    one_line = f"{lhs} = {name}" + (f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else "")
+    head = f"{lhs} = {name}" if lhs else name  # effects without outputs print no binder
+    one_line = head + (f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else "")
     one_line += f" {args}" if args else ""
     if len(one_line) + indent <= 80 and "\n" not in one_line:
         return one_line
     pad = " " * (indent + 2)
     body = "".join(f"{pad}{k}={v}\n" for k, v in params)
-    return f"{lhs} = {name}[\n{body}{' ' * indent}]" + (f" {args}" if args else "")
+    return f"{head}[\n{body}{' ' * indent}]" + (f" {args}" if args else "")
 
 
 def _pp(jaxpr, namer, indent):

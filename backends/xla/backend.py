@@ -428,7 +428,7 @@ class XlaBackend(Backend):
     def lower_eqn(self, prim, vals, params, out_avals):
         """One primitive on JAX values, its outputs cast to out_avals' dtypes (JAX may give
         weak or wider types). float0 values never reach a rule: they carry no data."""
-        if all(a.dtype == _FLOAT0 for a in out_avals):
+        if out_avals and all(a.dtype == _FLOAT0 for a in out_avals):
             return [float0_zeros(a.shape) for a in out_avals]
         if self._strip_constraints and constraint_sharding(prim, params) is not None:
             return [vals[0]]

@@ -1,6 +1,8 @@
 """jit: stage a function to a ClosedJaxpr once per signature and run it as the `jit` primitive."""
+import collections
 import functools
 import inspect
+import threading
 import weakref
 
 from .. import pytree, runtime
@@ -30,13 +32,78 @@ def _jit_abstract_eval(*avals, jaxpr, **_):
     return jaxpr.out_avals
 
 
-_all_caches = weakref.WeakSet()
+# ---------------------------------------------------------------- the trace cache
+
+_MAX_STAGED = 256  # signatures remembered per function (least recently used dropped)
+
+
+class TraceCache:
+    """The staged jaxprs of one function under one set of jit options, by signature (LRU,
+    bounded), and its fast-path runners. Shared, as JAX's cache is, by every jit wrapper of
+    that function with those options (`jit(f)(x)` in a loop traces f once); safe under
+    threads (two threads may trace the same signature at once: the last one is kept)."""
+
+    __slots__ = ("_staged", "runners", "_lock", "__weakref__")
+
+    def __init__(self):
+        self._staged = collections.OrderedDict()
+        self.runners = {}  # fast_path's: read and written without the lock (single dict ops)
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            staged = self._staged.get(key)
+            if staged is not None:
+                self._staged.move_to_end(key)
+            return staged
+
+    def put(self, key, staged):
+        with self._lock:
+            self._staged[key] = staged
+            if len(self._staged) > _MAX_STAGED:
+                self._staged.popitem(last=False)
+
+    def clear(self):
+        with self._lock:
+            self._staged.clear()
+            self.runners.clear()
+
+    def __len__(self):
+        return len(self._staged)
+
+
+# function -> {jit options: TraceCache}. Weak keys: the cache (and the jaxprs, constants and
+# compiled programs it keeps alive) goes when the function does.
+_SHARED = weakref.WeakKeyDictionary()
+_PRIVATE = weakref.WeakSet()  # caches of functions that cannot be weakly referenced, or unshared
+_SHARED_LOCK = threading.Lock()
+
+
+def trace_cache(fun, options):
+    """The cache of `fun` under hashable jit `options` (None: a private one)."""
+    if options is not None:
+        try:
+            with _SHARED_LOCK:
+                per_fun = _SHARED.get(fun)
+                if per_fun is None:
+                    per_fun = _SHARED[fun] = {}
+                cache = per_fun.get(options)
+                if cache is None:
+                    cache = per_fun[options] = TraceCache()
+                return cache
+        except TypeError:  # fun or options unhashable, or fun not weakly referenceable
+            pass
+    cache = TraceCache()
+    _PRIVATE.add(cache)
+    return cache
 
 
 def clear_caches():
     """Drop every jit cache (and the backends' compiled executables)."""
-    for wrapped in list(_all_caches):
-        wrapped.clear_cache()
+    with _SHARED_LOCK:
+        caches = [c for per_fun in list(_SHARED.values()) for c in per_fun.values()]
+    for cache in caches + list(_PRIVATE):
+        cache.clear()
     runtime.clear_backend_caches()
 
 
@@ -82,20 +149,25 @@ class JitWrapped:
     """What jax.jit returns: callable, with .lower(), .trace(), .eval_shape(), .clear_cache()."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 in_shardings, out_shardings):
+                 in_shardings, out_shardings, shared=True):
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
-        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
+            else tuple(static_argnames or ())
         self._donate_argnums = _normalize_argnums(donate_argnums)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         self._signature = _signature(fun)
         self._resolve_static_names()
-        self._cache = {}
-        self._fast = {}
-        self._name = _fun_name(fun)
-        _all_caches.add(self)
+        self._name = self.__name__ = _fun_name(fun)
+        self._cache = trace_cache(fun, self._options() if shared else None)
+        self._fast = self._cache.runners
+
+    def _options(self):
+        """What, besides the function, decides its traces (the shared cache's key)."""
+        return (type(self), self._name, self._static_argnums, self._static_argnames,
+                self._donate_argnums, self._in_shardings, self._out_shardings)
 
     def _resolve_static_names(self):
         sig = self._signature
@@ -148,7 +220,7 @@ class JitWrapped:
         if staged is None:
             staged = self._trace(static, static_kw, in_tree, avals)
             if not staged.tracer_consts:
-                self._cache[key] = staged
+                self._cache.put(key, staged)
         return staged, leaves
 
     def _trace(self, static, static_kw, in_tree, avals):
@@ -195,8 +267,11 @@ class JitWrapped:
         return eval_shape(self, *args, **kwargs)
 
     def clear_cache(self):
+        """Forget this function's traces (for every jit wrapper of it with these options)."""
         self._cache.clear()
-        self._fast.clear()
+
+    def __repr__(self):
+        return f"<PjitFunction of {self._fun!r}>"
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -267,6 +342,9 @@ def _signature(fun):
 
 
 def _fun_name(fun):
+    """The name jaxprs show for fun (a partial's underlying function's, as JAX)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
     return getattr(fun, "__name__", type(fun).__name__)
 
 
@@ -308,7 +386,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
     """A function returning the ClosedJaxpr of `fun` at the given arguments."""
-    wrapped = JitWrapped(fun, static_argnums, (), None, None, None)
+    wrapped = JitWrapped(fun, static_argnums, (), None, None, None, shared=False)
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
@@ -333,7 +411,7 @@ def _recapture(closed, n):
 
 def eval_shape(fun, *args, **kwargs):
     """Output shapes and dtypes of fun(*args) as ShapeDtypeStructs, without computing."""
-    wrapped = JitWrapped(fun, None, None, None, None, None)
+    wrapped = JitWrapped(fun, None, None, None, None, None, shared=False)
     staged, _ = wrapped._stage(args, kwargs)
     return pytree.tree_unflatten(staged.out_tree, [
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)

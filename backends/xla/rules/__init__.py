@@ -3,7 +3,7 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (calls, control_flow, elementwise, gather, linalg, parallel,  # noqa: F401
+from . import (calls, control_flow, debugging, elementwise, gather, linalg, parallel,  # noqa: F401
                reductions, sharding_ops, sorting, structural)
 
 
