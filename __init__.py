@@ -29,7 +29,8 @@ from .core.sharding import (  # noqa: E402
     AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding, set_mesh)
 from .core.transforms.jvp import jvp, stop_gradient  # noqa: E402
 from .core.transforms.vmap import vmap  # noqa: E402
-from .core.transforms.custom import custom_jvp, custom_vjp  # noqa: E402
+from .core.transforms.custom import custom_jvp  # noqa: E402
+from .core.transforms.custom_vjp import custom_vjp  # noqa: E402
 from .core.transforms.autodiff import (  # noqa: E402
     vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian, hessian, linear_transpose)
 from .core.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402

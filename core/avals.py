@@ -45,10 +45,12 @@ class ShapedArray:
             self._hash = hash(self._key())
         return self._hash
 
-    def str_short(self):
+    def str_short(self, short_dtypes=True):
+        """`f32[3,4]` (`float32[3,4]` with short_dtypes=False, as JAX's error messages)."""
         shape = ",".join(map(str, self.shape))
         vma = f"{{{','.join(sorted(self.vma))}}}" if self.vma else ""
-        return f"{dtypes.short_name(self.dtype)}[{shape}]{vma}"
+        name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{shape}]{vma}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -56,6 +58,13 @@ class ShapedArray:
 
     def __str__(self):
         return self.str_short()
+
+
+def mismatch_extra(a, b):
+    """", so the dtypes do not match" and the like, as JAX's messages end."""
+    what = [w for w, differ in (("the dtypes do not match", a.dtype != b.dtype),
+                                ("the shapes do not match", a.shape != b.shape)) if differ]
+    return ", so " + ", and ".join(what) if what else ""
 
 
 def same_type(a, b):

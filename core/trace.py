@@ -24,6 +24,13 @@ class EvalTrace(Trace):
     def process_primitive(self, prim, args, params):
         return runtime.eval_primitive(prim, args, params)
 
+    def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
+        """Evaluation runs a custom_jvp function itself (its rule is for differentiation)."""
+        return fun(*args)
+
+    def process_custom_vjp_call(self, call, fun, rule, args):
+        return fun(*args)
+
 
 class _State(threading.local):
     trace = EvalTrace()

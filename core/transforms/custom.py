@@ -1,49 +1,163 @@
-"""custom_jvp and custom_vjp: user-defined derivative rules, as call primitives whose JVP
-(or linearization) runs the user's rule; they compose with jit and vmap."""
+"""custom_jvp: a function with a user-defined JVP rule. Calling it asks the current trace what
+to do, as JAX does: evaluation runs the function, JVP (and grad, through linearize) runs the
+rule on the primal values without running the function, and any other trace (staging, vmap)
+stages the function as a `custom_jvp_call` equation whose rules call the user's rule later.
+What custom_jvp and custom_vjp (custom_vjp.py) share is here too."""
 import functools
 import inspect
 
 from .. import pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import Tracer, as_value, get_aval
-from .ad import Zero, instantiate
-from .batching import bdim_at_front, moveaxis
+from ..trace import Tracer, as_value, current_trace, get_aval
+from .ad import instantiate
+from .batching import moveaxis
 from .staging import stage
 from .vmap import batch_jaxpr, vmap_flat
 
 custom_jvp_call_p = make_primitive("custom_jvp_call", multiple_results=True)
-custom_vjp_call_p = make_primitive("custom_vjp_call", multiple_results=True)
-custom_lin_p = make_primitive("custom_lin", multiple_results=True)
-
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 
 
-def _split_nondiff(args, nondiff_argnums):
+# ---------------------------------------------------------------- what both share
+
+def split_nondiff(args, nondiff_argnums):
     nondiff = tuple(args[i] for i in nondiff_argnums)
     diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
     return nondiff, diff
 
 
-def _merge(nondiff_argnums, nondiff, diff):
+def merge_nondiff(nondiff_argnums, nondiff, diff):
     args, nd, d = [], iter(nondiff), iter(diff)
     for i in range(len(nondiff_argnums) + len(diff)):
         args.append(next(nd) if i in nondiff_argnums else next(d))
     return args
 
 
-def _check_nondiff(nondiff, name):
+def check_nondiff(nondiff, name):
     for x in pytree.tree_leaves(nondiff):
         if isinstance(x, Tracer):
             raise TypeError(f"{name}: nondiff_argnums arguments must not be traced values (got "
                             f"{x!r}); pass arrays as differentiable arguments instead.")
 
 
+def resolve_kwargs(fun, args, kwargs):
+    ba = inspect.signature(fun).bind(*args, **kwargs)
+    ba.apply_defaults()
+    return ba.args
+
+
+def fun_name(fun):
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+class FlatFun:
+    """The decorated function over the flat differentiable leaves (the nondiff arguments
+    fixed). It records its output structure and types the first time it runs, so that the
+    rules' outputs can be checked against them (as JAX does when the function ran)."""
+
+    def __init__(self, f, nondiff, in_tree):
+        self.f, self.nondiff, self.in_tree = f, nondiff, in_tree
+        self.out_tree = self.out_avals = None
+
+    def __call__(self, *leaves):
+        args = merge_nondiff(self.f.nondiff_argnums, self.nondiff,
+                             pytree.tree_unflatten(self.in_tree, leaves))
+        out_leaves, out_tree = pytree.tree_flatten(self.f.fun(*args))
+        out_leaves = [as_value(x) for x in out_leaves]
+        self.record(out_tree, out_leaves)
+        return out_leaves
+
+    def record(self, out_tree, out_leaves):
+        if self.out_tree is None:
+            self.out_tree = out_tree
+            self.out_avals = [get_aval(x) for x in out_leaves]
+
+    def py_args(self, leaves):
+        return merge_nondiff(self.f.nondiff_argnums, self.nondiff,
+                             pytree.tree_unflatten(self.in_tree, leaves))
+
+    def check_primal_out(self, rule, kind, out_tree, out_leaves):
+        """TypeError (JAX's) when the primal output a rule (kind "JVP" or "fwd") returns
+        differs in structure or type from the function's, if the function ran."""
+        if self.out_tree is None:
+            return
+        got = pytree.tree_unflatten(out_tree, [_str(get_aval(x)) for x in out_leaves])
+        want = pytree.tree_unflatten(self.out_tree, [_str(a) for a in self.out_avals])
+        if out_tree != self.out_tree:
+            raise TypeError(f"{_pair_intro(rule, kind, self.name, False)} container/pytree "
+                            f"structure:\n    {_types(got)}\nwhile the {self.decorated} function "
+                            f"{self.name} had output container/pytree structure:\n"
+                            f"    {_types(want)}.")
+        if any(not _typematch(get_aval(x), a) for x, a in zip(out_leaves, self.out_avals)):
+            raise TypeError(f"{_pair_intro(rule, kind, self.name, True)} shapes/dtypes of:\n"
+                            f"    {_types(got)}\nwhile the {self.decorated} function {self.name} "
+                            f"had output shapes/dtypes of:\n    {_types(want)}")
+
+    @property
+    def name(self):
+        return fun_name(self.f.fun)
+
+    @property
+    def decorated(self):
+        return f"{type(self.f).__name__}-decorated"
+
+
+def _pair_intro(rule, kind, name, leaves):
+    """The start of JAX's message about a rule's primal output, up to "had"."""
+    if kind == "JVP":
+        same = "with leaves of the same shape/dtype" if leaves else \
+            "of the same container/pytree structure"
+        return (f"{rule} must produce a pair (list or tuple of length two) where the first "
+                "element represents the primal output (equal in value to the output of the "
+                f"custom_jvp-decorated function {name}, and in particular {same}), but instead "
+                "the JVP rule output's first element had")
+    return (f"{rule} must produce a pair (list or tuple of length two) where the first element "
+            "represents the primal output (equal to the output of the custom_vjp-decorated "
+            f"function {name}) and the second element represents residuals (i.e. values stored "
+            "from the forward pass for use on the backward pass), but instead the fwd rule "
+            "output's first element had")
+
+
+def _str(aval):
+    return aval.str_short(short_dtypes=False)
+
+
+def _types(tree):
+    return str(tree).replace("'", "")
+
+
+def _typematch(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def stage_call(fun, leaves):
+    """Stage `fun` over the leaves' avals: (ClosedJaxpr, captured tracers)."""
+    return stage(fun, [get_aval(x) for x in leaves])
+
+
+def batched_aval(aval, d, size):
+    if d is None:
+        return aval
+    return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type)
+
+
+def process_or_stage(name, stage_and_bind, *args):
+    """Let the current trace handle a custom_jvp/custom_vjp call if it has a rule for it
+    (`process_custom_jvp_call` / `process_custom_vjp_call`: evaluation and JVP do), else
+    stage the function and bind the call primitive (staging, vmap, shard_map...)."""
+    process = getattr(current_trace(), f"process_{name}_call", None)
+    if process is not None:
+        return process(functools.partial(process_or_stage, name, stage_and_bind), *args)
+    return stage_and_bind(*args)
+
+
+# ---------------------------------------------------------------- custom_jvp
+
 class custom_jvp:
     """A function with a custom JVP rule: `f.defjvp(rule)` with rule(primals, tangents) ->
-    (primal_out, tangent_out), or `f.defjvps(*per_arg)`."""
+    (primal_out, tangent_out), or `f.defjvps(*per_arg)`. Under jvp and grad the rule runs (on
+    concrete primals outside jit) and f does not; evaluation runs f."""
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
@@ -74,260 +188,119 @@ class custom_jvp:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            args = _resolve_kwargs(self.fun, args, kwargs)
+            args = resolve_kwargs(self.fun, args, kwargs)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using "
                                  "defjvp.")
-        nondiff, leaves, in_tree, out_box, closed, consts = _stage_call(self, args, "custom_jvp")
-        flat_jvp = _flat_jvp(self.jvp, self.nondiff_argnums, nondiff, in_tree, out_box)
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=flat_jvp,
-                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
-        return pytree.tree_unflatten(out_box["tree"], outs)
+        nondiff, diff = split_nondiff(args, self.nondiff_argnums)
+        check_nondiff(nondiff, "custom_jvp")
+        leaves, in_tree = pytree.tree_flatten(diff)
+        leaves = [as_value(x) for x in leaves]
+        fun = FlatFun(self, nondiff, in_tree)
+        jvp = FlatJvp(self.jvp, fun)
+        outs = process_or_stage("custom_jvp", _stage_custom_jvp, fun, jvp, leaves,
+                                self.symbolic_zeros)
+        return pytree.tree_unflatten(fun.out_tree, outs)
 
 
-def _stage_call(f, args, name):
-    """Split off nondiff args, flatten the rest and stage f.fun over the flat leaves.
-    Returns (nondiff, leaves, in_tree, out_box, closed jaxpr, tracer consts); out_box["tree"]
-    receives the output structure."""
-    nondiff, diff = _split_nondiff(args, f.nondiff_argnums)
-    _check_nondiff(nondiff, name)
-    leaves, in_tree = pytree.tree_flatten(diff)
-    leaves = [as_value(x) for x in leaves]
-    out_box = {}
-
-    def flat_fun(*flat):
-        out = f.fun(*_merge(f.nondiff_argnums, nondiff, pytree.tree_unflatten(in_tree, flat)))
-        out_leaves, out_box["tree"] = pytree.tree_flatten(out)
-        return out_leaves
-
-    closed, consts = stage(flat_fun, [get_aval(x) for x in leaves])
-    return nondiff, leaves, in_tree, out_box, closed, consts
+def _stage_custom_jvp(fun, jvp, leaves, symbolic_zeros):
+    closed, consts = stage_call(fun, leaves)
+    return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=jvp,
+                                  num_consts=len(consts), symbolic_zeros=symbolic_zeros)
 
 
-def _resolve_kwargs(fun, args, kwargs):
-    ba = inspect.signature(fun).bind(*args, **kwargs)
-    ba.apply_defaults()
-    return ba.args
+class FlatJvp:
+    """The user's JVP rule over flat lists, with JAX's checks of what it returns (a param of
+    custom_jvp_call; hashed by identity)."""
 
-
-class _FlatJvp:
-    """The user's JVP rule over flat lists (a param of custom_jvp_call; hashed by identity)."""
-
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, rule, fun):
+        self.rule, self.fun = rule, fun
 
     def __call__(self, primals, tangents):
-        return self.fn(primals, tangents)
+        p = tuple(pytree.tree_unflatten(self.fun.in_tree, primals))
+        t = tuple(pytree.tree_unflatten(self.fun.in_tree, tangents))
+        nondiff = self.fun.nondiff
+        res = self.rule(*nondiff, p, t) if self.fun.f.nondiff_argnums else self.rule(p, t)
+        if not (isinstance(res, (tuple, list)) and len(res) == 2):
+            raise TypeError(f"{self.what} must produce a pair (list or tuple of length two) "
+                            f"representing primal and tangent outputs, but got {res}.")
+        out_leaves, out_tree = pytree.tree_flatten(res[0])
+        t_leaves, t_tree = pytree.tree_flatten(res[1])
+        if t_tree != out_tree:
+            raise TypeError(f"{self.what} must produce primal and tangent outputs with equal "
+                            f"container (pytree) structures, but got {out_tree} and {t_tree} "
+                            "respectively.")
+        out_leaves = [as_value(x) for x in out_leaves]
+        self.fun.check_primal_out(self.what, "JVP", out_tree, out_leaves)
+        self.fun.record(out_tree, out_leaves)
+        return out_leaves, _checked_tangents(out_leaves, [as_value(x) for x in t_leaves])
+
+    @property
+    def what(self):
+        return f"Custom JVP rule {fun_name(self.rule)} for function {self.fun.name}"
 
     def __repr__(self):
-        return "jvp"
+        return fun_name(self.rule)
 
 
-def _flat_jvp(user_jvp, nondiff_argnums, nondiff, in_tree, out_box):
-    def flat(primals, tangents):
-        p = pytree.tree_unflatten(in_tree, primals)
-        t = pytree.tree_unflatten(in_tree, tangents)
-        res = user_jvp(*nondiff, tuple(p), tuple(t)) if nondiff_argnums else user_jvp(tuple(p), tuple(t))
-        if not (isinstance(res, (tuple, list)) and len(res) == 2):
-            raise TypeError("custom_jvp rule must return a pair (primal_out, tangent_out), got "
-                            f"{type(res).__name__}")
-        out, t_out = res
-        out_leaves, out_tree = pytree.tree_flatten(out)
-        t_leaves, t_tree = pytree.tree_flatten(t_out)
-        if t_tree != out_tree:
-            raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with equal "
-                            f"container (pytree) structures, but got {out_tree} and {t_tree}.")
-        for o, t in zip(out_leaves, t_leaves):
-            if get_aval(as_value(o)).shape != get_aval(as_value(t)).shape:
-                raise ValueError(f"Custom JVP rule must produce primal and tangent outputs with "
-                                 f"equal shapes, got {get_aval(o).shape} and {get_aval(t).shape}")
-        return out_leaves, [as_value(t) for t in t_leaves]
-    return _FlatJvp(flat)
+def _checked_tangents(outs, tangents):
+    """JAX's check: each tangent output has the tangent type of its primal output."""
+    want = [get_aval(o).strip_weak_type().to_tangent_aval() for o in outs]
+    got = [get_aval(t).strip_weak_type() for t in tangents]
+    if all(_typematch(w, g) for w, g in zip(want, got)):
+        return tangents
+    prims = [get_aval(o).strip_weak_type() for o in outs]
+    if len(want) == 1:
+        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                        f"corresponding shapes and dtypes. Expected {_str(want[0])} "
+                        f"(tangent type of {_str(prims[0])}) but got {_str(got[0])}.")
+    lines = [f"  primal {_str(p)} with tangent {_str(g)}, expecting tangent {_str(w)}"
+             for p, w, g in zip(prims, want, got) if not _typematch(w, g)]
+    raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
+                    "shapes and dtypes, but got:\n" + "\n".join(lines))
 
+
+# ---------------------------------------------------------------- custom_jvp_call's rules
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
-    consts, primals = primals[:num_consts], primals[num_consts:]
-    tangents = tangents[num_consts:]
+    primals, tangents = primals[num_consts:], tangents[num_consts:]
     if not symbolic_zeros:
         tangents = [instantiate(t) for t in tangents]
-    del consts  # closed-over values enter the user's rule through its own closure
-    outs, t_outs = jvp(list(primals), list(tangents))
-    return outs, t_outs
+    # closed-over values enter the user's rule through its own closure
+    return jvp(list(primals), list(tangents))
 
 
 def _custom_jvp_call_batch(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros):
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [None if d is None else 0 for d in dims]
     closed, _ = batch_jaxpr(call_jaxpr, axis_data, [d is not None for d in dims], True)
-    p_dims = in_dims[num_consts:]
-
-    def batched_jvp(primals, tangents):
-        n = len(primals)
-        return _split2(vmap_flat(lambda *pt: _concat(*jvp(list(pt[:n]), list(pt[n:]))),
-                                 list(primals) + list(tangents), p_dims + p_dims, axis_data), n)
-
-    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=closed, jvp=_FlatJvp(batched_jvp),
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=closed,
+                                  jvp=_BatchedJvp(jvp, in_dims[num_consts:], axis_data),
                                   num_consts=num_consts, symbolic_zeros=False)
     return outs, [0] * len(outs)
 
 
-def _split2(outs, _):
-    k = len(outs) // 2
-    return outs[:k], outs[k:]
+class _BatchedJvp:
+    """A custom JVP rule under vmap: the rule vmapped over primals and tangents, which are
+    batched alike (outputs at 0)."""
 
+    def __init__(self, jvp, dims, axis_data):
+        self.jvp, self.dims, self.axis_data = jvp, dims, axis_data
 
-def _concat(a, b):
-    return list(a) + [instantiate(t) for t in b]
+    def __call__(self, primals, tangents):
+        n = len(primals)
 
+        def both(*pt):
+            outs, t_outs = self.jvp(list(pt[:n]), list(pt[n:]))
+            return list(outs) + [instantiate(t) for t in t_outs]
+        flat = vmap_flat(both, list(primals) + list(tangents), self.dims + self.dims,
+                         self.axis_data)
+        return flat[:len(flat) // 2], flat[len(flat) // 2:]
 
-def _batched_aval(aval, d, size):
-    if d is None:
-        return aval
-    return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type)
+    def __repr__(self):
+        return repr(self.jvp)
 
 
 custom_jvp_call_p.def_call("call_jaxpr")
 custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)
 custom_jvp_call_p.def_batch(_custom_jvp_call_batch)
-
-
-# ---------------------------------------------------------------- custom_vjp
-
-class custom_vjp:
-    """A function with a custom VJP: `f.defvjp(fwd, bwd)`; fwd(*args) -> (out, residuals),
-    bwd(residuals, cotangent_out) -> tuple of cotangents (one per differentiable argument)."""
-
-    def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd = self.bwd = None
-
-    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
-        self.fwd, self.bwd = fwd, bwd
-
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = _resolve_kwargs(self.fun, args, kwargs)
-        if self.fwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using "
-                                 "defvjp.")
-        nondiff, leaves, in_tree, out_box, closed, consts = _stage_call(self, args, "custom_vjp")
-        rule = _VjpRule(self, nondiff, in_tree, out_box, [get_aval(x) for x in leaves])
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=closed, rule=rule,
-                                      num_consts=len(consts))
-        return pytree.tree_unflatten(out_box["tree"], outs)
-
-
-class _VjpRule:
-    """fwd and bwd over flat lists (a param of custom_vjp_call; hashed by identity)."""
-
-    def __init__(self, f, nondiff, in_tree, out_box, in_avals):
-        self.f, self.nondiff, self.in_tree, self.out_box = f, nondiff, in_tree, out_box
-        self.in_avals = in_avals
-
-    def __repr__(self):
-        return f"{self.f.__name__}_vjp"
-
-    def fwd(self, primals):
-        args = _merge(self.f.nondiff_argnums, self.nondiff, pytree.tree_unflatten(self.in_tree, primals))
-        res = self.f.fwd(*args)
-        if not (isinstance(res, (tuple, list)) and len(res) == 2):
-            raise TypeError("custom_vjp fwd must return a pair (output, residuals), got "
-                            f"{type(res).__name__}")
-        out, residuals = res
-        out_leaves, out_tree = pytree.tree_flatten(out)
-        self.out_box.setdefault("tree", out_tree)
-        res_leaves, self.res_tree = pytree.tree_flatten(residuals)
-        return out_leaves, [as_value(r) for r in res_leaves]
-
-    def bwd(self, res_leaves, cts):
-        residuals = pytree.tree_unflatten(self.res_tree, res_leaves)
-        ct_tree = pytree.tree_unflatten(self.out_box["tree"], cts)
-        args = (*self.nondiff, residuals, ct_tree) if self.f.nondiff_argnums else (residuals, ct_tree)
-        grads = self.f.bwd(*args)
-        if not isinstance(grads, (tuple, list)):
-            raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
-                            f"differentiable argument, got {type(grads).__name__}")
-        diff = pytree.tree_unflatten(self.in_tree, [None] * self.in_tree.num_leaves)
-        if len(grads) != len(diff):
-            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
-                            f"(pytree) structure as the args tuple of the primal function: "
-                            f"expected {len(diff)} cotangents, got {len(grads)}")
-        flat = []
-        for g, sub in zip(grads, diff):
-            n = len(pytree.tree_leaves(sub, is_leaf=lambda x: x is None)) if sub is not None else 1
-            leaves = pytree.tree_leaves(g) if g is not None else [None] * n
-            flat.extend(leaves)
-        return [Zero(a.to_tangent_aval()) if g is None else as_value(g)
-                for g, a in zip(flat, self.in_avals)]
-
-
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, rule, num_consts):
-    primals, tangents = primals[num_consts:], tangents[num_consts:]
-    outs, residuals = rule.fwd(list(primals))
-    nz = [instantiate(t) for t in tangents]
-    out_avals = tuple(get_aval(o).to_tangent_aval() for o in outs)
-    t_outs = custom_lin_p.bind(*residuals, *nz, num_res=len(residuals), rule=rule,
-                               out_avals=out_avals)
-    return outs, t_outs
-
-
-def _custom_lin_transpose(cts, *args, num_res, rule, out_avals):
-    residuals = args[:num_res]
-    cts = [instantiate(c) for c in cts]
-    grads = rule.bwd(list(residuals), cts)
-    return [None] * num_res + list(grads)
-
-
-def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, rule, num_consts):
-    vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
-    in_dims = [None if d is None else 0 for d in dims]
-    closed, _ = batch_jaxpr(call_jaxpr, axis_data, [d is not None for d in dims], True)
-    batched = _BatchedVjpRule(rule, in_dims[num_consts:], axis_data)
-    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=closed, rule=batched, num_consts=num_consts)
-    return outs, [0] * len(outs)
-
-
-class _BatchedVjpRule:
-    """fwd/bwd of a custom_vjp function under vmap: both vmapped, residuals batched at 0."""
-
-    def __init__(self, rule, in_dims, axis_data):
-        self.rule, self.in_dims, self.axis_data = rule, in_dims, axis_data
-
-    def __repr__(self):
-        return f"batched_{self.rule!r}"
-
-    def fwd(self, primals):
-        box = {}
-
-        def f(*p):
-            outs, res = self.rule.fwd(list(p))
-            box["n_out"] = len(outs)
-            return list(outs) + list(res)
-
-        flat = vmap_flat(f, list(primals), self.in_dims, self.axis_data)
-        return flat[:box["n_out"]], flat[box["n_out"]:]
-
-    def bwd(self, residuals, cts):
-        n_res = len(residuals)
-        grads = vmap_flat(
-            lambda *rc: [instantiate(g) for g in self.rule.bwd(list(rc[:n_res]), list(rc[n_res:]))],
-            list(residuals) + list(cts), [0] * (n_res + len(cts)), self.axis_data)
-        return grads
-
-
-def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
-    vals = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
-    batched = _BatchedVjpRule(rule, None, axis_data)
-    new_avals = tuple(_batched_aval(a, 0, axis_data.size) for a in out_avals)
-    outs = custom_lin_p.bind(*vals, num_res=num_res, rule=batched, out_avals=new_avals)
-    return outs, [0] * len(outs)
-
-
-custom_vjp_call_p.def_call("call_jaxpr")
-custom_vjp_call_p.def_jvp(_custom_vjp_call_jvp)
-custom_vjp_call_p.def_batch(_custom_vjp_call_batch)
-custom_lin_p.def_transpose(_custom_lin_transpose)
-custom_lin_p.def_batch(_custom_lin_batch)
-custom_lin_p.nondiff_reason = "it is the linearized part of a custom_vjp function"

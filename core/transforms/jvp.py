@@ -60,6 +60,38 @@ class JVPTrace(Trace):
         return JVPTracer(self, out, out_t)
 
 
+    def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
+        """A custom_jvp function under JVP: its rule runs on the primals (values of the parent
+        trace: concrete outside jit) and the function does not, as in JAX."""
+        primals, tangents = self._split(args)
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return call(fun, jvp, primals, symbolic_zeros)
+        with set_current_trace(self.rule_trace):
+            if not symbolic_zeros:
+                tangents = [instantiate(t) for t in tangents]
+            outs, out_t = jvp(primals, tangents)
+        return [JVPTracer(self, o, t) for o, t in zip(outs, out_t)]
+
+    def process_custom_vjp_call(self, call, fun, rule, args):
+        """A custom_vjp function under JVP: fwd runs on the primals; the tangents go through a
+        custom_lin equation, whose transpose runs bwd (forward mode raises, as in JAX)."""
+        primals, tangents = self._split(args)
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return call(fun, rule, primals)
+        with set_current_trace(self.parent):
+            outs, residuals = rule.fwd(primals)
+        out_avals = [get_aval(o).to_tangent_aval() for o in outs]
+        with set_current_trace(self.rule_trace):
+            out_t = rule.linear(residuals, [instantiate(t) for t in tangents], out_avals)
+        return [JVPTracer(self, o, t) for o, t in zip(outs, out_t)]
+
+    def _split(self, args):
+        pairs = [self.lift(x) for x in args]
+        return [p for p, _ in pairs], [t for _, t in pairs]
+
+
 def _no_jvp_message(prim):
     why = f": {prim.nondiff_reason}" if prim.nondiff_reason else ""
     return f"Differentiation rule for '{prim.name}' not implemented{why}"

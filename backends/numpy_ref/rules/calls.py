@@ -2,7 +2,7 @@
 stop_gradient and shard_map (a checked nested vmap), each interpreting its sub-jaxpr."""
 import numpy as np
 
-from ....core.transforms import custom, jit as jit_mod
+from ....core.transforms import custom, custom_vjp, jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
 from ..backend import interpret_jaxpr
@@ -14,12 +14,12 @@ def _jit(*args, jaxpr, **_):
     return interpret_jaxpr(jaxpr, args)
 
 
-@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
+@rule(custom.custom_jvp_call_p, custom_vjp.custom_vjp_call_p)
 def _custom_call(*args, call_jaxpr, **_):
     return interpret_jaxpr(call_jaxpr, args)
 
 
-@rule(custom.custom_lin_p)
+@rule(custom_vjp.custom_lin_p)
 def _custom_lin(*args, **_):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 

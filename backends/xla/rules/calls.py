@@ -3,7 +3,7 @@
 import jax
 import numpy as np
 
-from ....core.transforms import custom
+from ....core.transforms import custom, custom_vjp
 from ....core.transforms import jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
@@ -17,12 +17,12 @@ def _jit(*args, jaxpr, **_):
     return get_backend("xla").interpret(jaxpr, args)
 
 
-@rule(custom.custom_jvp_call_p, custom.custom_vjp_call_p)
+@rule(custom.custom_jvp_call_p, custom_vjp.custom_vjp_call_p)
 def _custom_call(*args, call_jaxpr, **_):
     return get_backend("xla").interpret(call_jaxpr, args)
 
 
-@rule(custom.custom_lin_p)
+@rule(custom_vjp.custom_lin_p)
 def _custom_lin(*args, **_):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
