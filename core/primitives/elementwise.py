@@ -271,8 +271,15 @@ deflinear(conj_p, _conj_transpose)
 
 def _abs_jvp(t, x):
     if dtypes.kind(get_aval(x).dtype) == "c":
-        raise NotImplementedError("abs: JVP of complex abs is not implemented")
+        return _complex_abs_jvp(t, x)
     return mul(t, sign(x))
+
+
+def _complex_abs_jvp(t, x):
+    """d|z| = Re(conj(z) dz) / |z| (JAX's; 0 at z = 0, where |z| is taken as 1)."""
+    r = convert_element_type(abs(x), get_aval(x).dtype)
+    safe_r = select_n(eq(r, _const(r, 0)), r, full_like(r, 1))
+    return real(mul(t, div(conj(x), safe_r)))
 
 
 defjvp(abs_p, _abs_jvp)

@@ -40,40 +40,66 @@ def _flatten_fun(fun, in_tree, has_aux=False):
 
 
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
-    """(fun(*primals), pullback): the pullback maps output cotangents to input cotangents."""
+    """(fun(*primals), pullback): the pullback (a `VJP`, a pytree whose leaves are the
+    residuals) maps output cotangents to input cotangents."""
     leaves, in_tree = pytree.tree_flatten(primals)
     leaves = [as_value(x) for x in leaves]
     flat, box = _flatten_fun(fun, in_tree, has_aux)
     out_p, jaxpr, residuals = linearize_flat(flat, leaves)
-    out_tree = box["tree"]
-    in_avals = [get_aval(x) for x in leaves]
-
-    def pullback(cotangents):
-        ct_leaves, ct_tree = pytree.tree_flatten(cotangents)
-        if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {out_tree}.")
-        for ct, o in zip(ct_leaves, out_p):
-            _check_ct(ct, o)
-        ct_leaves = [as_value(c) for c in ct_leaves]
-        cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), ct_leaves)
-        cts = [_materialize(c, a) for c, a in zip(cts, in_avals)]
-        return pytree.tree_unflatten(in_tree, cts)
-
-    out = pytree.tree_unflatten(out_tree, out_p)
+    pullback = VJP(jaxpr, in_tree, box["tree"], tuple(get_aval(x) for x in leaves),
+                   tuple(get_aval(o) for o in out_p), residuals, _fun_name(fun))
+    out = pytree.tree_unflatten(box["tree"], out_p)
     return (out, pullback, box["aux"]) if has_aux else (out, pullback)
 
 
-def _check_ct(ct, out):
-    expected = get_aval(out).to_tangent_aval()
-    got = get_aval(as_value(ct))
-    if got.shape != expected.shape:
-        raise ValueError(f"vjp: cotangent of shape {got.shape} does not match the primal output "
-                         f"of shape {expected.shape}")
-    if got.dtype != expected.dtype and not (dtypes.is_inexact(got.dtype)
-                                            and dtypes.is_inexact(expected.dtype)):
-        raise TypeError(f"vjp: cotangent dtype {got.dtype.name} does not match the primal output "
-                        f"dtype {get_aval(out).dtype.name} (expected {expected.dtype.name})")
+class VJP:
+    """The pullback jax.vjp returns: callable on output cotangents, and a pytree whose leaves
+    are the residuals (so it can be returned from jit, flattened, passed around)."""
+
+    def __init__(self, jaxpr, in_tree, out_tree, in_avals, out_avals, residuals, name):
+        self.jaxpr, self.in_tree, self.out_tree = jaxpr, in_tree, out_tree
+        self.in_avals, self.out_avals, self.name = in_avals, out_avals, name
+        self.residuals = list(residuals)
+
+    def __call__(self, cotangents):
+        ct_leaves, ct_tree = pytree.tree_flatten(cotangents)
+        if ct_tree != self.out_tree:
+            raise ValueError(
+                "unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                "`jax.vjp` must match the pytree\nstructure of the differentiated function "
+                f"{self.name}.\n\nBut the tree structures differ: the cotangent has structure "
+                f"{ct_tree}, the output had {self.out_tree}.")
+        ct_leaves = [_check_ct(as_value(c), a) for c, a in zip(ct_leaves, self.out_avals)]
+        cts = backward_pass(self.jaxpr, self.residuals, [True] * len(self.jaxpr.invars),
+                            ct_leaves)
+        cts = [_materialize(c, a) for c, a in zip(cts, self.in_avals)]
+        return pytree.tree_unflatten(self.in_tree, cts)
+
+    def _static(self):
+        return (self.jaxpr, self.in_tree, self.out_tree, self.in_avals, self.out_avals,
+                self.name)
+
+
+pytree.register_pytree_node(
+    VJP, lambda f: (f.residuals, f._static()),
+    lambda static, residuals: VJP(*static[:5], residuals, static[5]))
+
+
+def _fun_name(fun):
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _check_ct(ct, out_aval):
+    """The cotangent, if it has the tangent type of its output (JAX's ValueError if not;
+    float cotangents of another float dtype are accepted, as JAX does)."""
+    expected, got = out_aval.to_tangent_aval(), get_aval(ct)
+    if got.shape == expected.shape and (got.dtype == expected.dtype or (
+            dtypes.is_inexact(got.dtype) and dtypes.is_inexact(expected.dtype))):
+        return ct
+    raise ValueError("unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                     f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
+                     "the corresponding output of the differentiated function had JAX type "
+                     f"{out_aval.strip_weak_type().str_short(False)}")
 
 
 def _materialize(ct, aval):
