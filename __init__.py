@@ -11,13 +11,15 @@ from .backends.base import (set_backend, get_backend, default_backend, backend,
                             current_backend_name)
 from .backends import numpy_ref as _numpy_ref  # noqa: F401  (registers the oracle)
 from .api import array_methods as _array_methods
-from .api import numpy, lax, tree_util, tree, nn, sharding, debug, random, dtypes, ops, test_util
+from .api import (numpy, lax, tree_util, tree, nn, sharding, debug, random, dtypes, ops,
+                  test_util, ad_checkpoint)
 
 _array_methods.install()
 
 for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("tree", tree),
                    ("nn", nn), ("sharding", sharding), ("debug", debug), ("random", random),
-                   ("dtypes", dtypes), ("ops", ops), ("test_util", test_util)):
+                   ("dtypes", dtypes), ("ops", ops), ("test_util", test_util),
+                   ("ad_checkpoint", ad_checkpoint)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
 
 from .api.devices import (  # noqa: E402

@@ -4,7 +4,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import avals as avals_mod
-from . import dtypes, runtime
+from . import dtypes, runtime, source_info
 
 
 class Var:
@@ -41,6 +41,7 @@ class JaxprEqn(NamedTuple):
     invars: list
     outvars: list
     params: dict
+    source_info: Any = None  # the user's line that bound it (core/source_info.py)
 
 
 class Jaxpr(NamedTuple):
@@ -207,8 +208,16 @@ def typecheck_jaxpr(jaxpr):
 # ---------------------------------------------------------------- evaluation
 
 def bind_eqn(eqn, ins):
-    """Bind one equation on the current trace; returns the list of its outputs."""
-    outs = eqn.primitive.bind(*ins, **eqn.params)
+    """Bind one equation on the current trace (keeping its source); returns the list of its
+    outputs."""
+    if eqn.source_info is None:
+        outs = eqn.primitive.bind(*ins, **eqn.params)
+    else:
+        previous = source_info.set_rebinding(eqn.source_info)
+        try:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        finally:
+            source_info.restore(previous)
     return outs if eqn.primitive.multiple_results else [outs]
 
 

@@ -28,7 +28,7 @@ def linearize_flat(fun, primals):
     """Returns (out primals, linear jaxpr, residuals, out tangent avals): the jaxpr maps input
     tangents to output tangents; its constvars are the residuals (values of the parent trace)."""
     parent = current_trace()
-    tangent_trace = StagingTrace()
+    tangent_trace = StagingTrace(record_source=False)
     tangents = [tangent_trace.new_arg(get_aval(p).to_tangent_aval()) for p in primals]
     dispatch = TangentDispatchTrace(parent, tangent_trace)
     out_p, out_t = jvp_flat(fun, primals, tangents, parent=parent, rule_trace=dispatch)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import jaxpr as jx
-from .. import dtypes
+from .. import dtypes, source_info
 from ..array import Array
 from ..avals import ShapedArray
 from ..trace import Trace, Tracer, get_aval, set_current_trace
@@ -25,7 +25,10 @@ class StagingTracer(Tracer):
 class StagingTrace(Trace):
     """Builds a jaxpr. Values of other traces and concrete arrays become constants."""
 
-    def __init__(self):
+    def __init__(self, record_source=True):
+        # Internal traces (a rule's helper, the tangents of linearize) skip looking up the
+        # user's line for each equation: equations they re-bind keep their own source.
+        self.current_source = source_info.current if record_source else source_info.rebound
         self.invars = []
         self.eqns = []
         self.constvars = {}  # id(value) -> (Var, value)
@@ -57,7 +60,7 @@ class StagingTrace(Trace):
         out = prim.abstract_eval(*(v.aval for v in invars), **params)
         out_avals = out if prim.multiple_results else [out]
         outvars = [jx.Var(a) for a in out_avals]
-        self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params))
+        self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params, self.current_source()))
         tracers = [StagingTracer(self, v) for v in outvars]
         return tracers if prim.multiple_results else tracers[0]
 
@@ -83,9 +86,9 @@ def _as_literal(x):
     return None
 
 
-def trace_to_jaxpr(fun, in_avals):
+def trace_to_jaxpr(fun, in_avals, record_source=True):
     """Stage fun(*tracers) into (jaxpr, consts) where consts are the captured values."""
-    trace = StagingTrace()
+    trace = StagingTrace(record_source)
     args = [trace.new_arg(a) for a in in_avals]
     with set_current_trace(trace):
         outs = fun(*args)
@@ -105,18 +108,18 @@ def closure_convert(jaxpr, consts):
             [c for c, k in zip(consts, keep) if not k])
 
 
-def stage(fun, in_avals):
+def stage(fun, in_avals, record_source=True):
     """Stage fun into (ClosedJaxpr, tracer consts): the concrete values it captures stay
     consts; captured tracers (of enclosing traces) become leading inputs, returned so the
     caller passes them (jit, custom_jvp/vjp, shard_map)."""
-    jaxpr, consts = trace_to_jaxpr(fun, in_avals)
+    jaxpr, consts = trace_to_jaxpr(fun, in_avals, record_source)
     return closure_convert(jaxpr, consts)
 
 
 def stage_closed(fun, in_avals):
     """Stage a rule's helper function (a transformed body) to a ClosedJaxpr. It may capture
     concrete values only: a captured tracer here is a bug in the rule."""
-    closed, tracer_consts = stage(fun, in_avals)
+    closed, tracer_consts = stage(fun, in_avals, record_source=False)
     if tracer_consts:
         raise RuntimeError("internal error: a transformation rule captured a traced value "
                            f"while staging {getattr(fun, '__name__', fun)}")

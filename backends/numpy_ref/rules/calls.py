@@ -2,14 +2,14 @@
 stop_gradient and shard_map (a checked nested vmap), each interpreting its sub-jaxpr."""
 import numpy as np
 
-from ....core.transforms import custom, custom_vjp, jit as jit_mod
+from ....core.transforms import checkpoint, custom, custom_vjp, jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
 from ..backend import interpret_jaxpr
 from ._common import rule
 
 
-@rule(jit_mod.jit_p)
+@rule(jit_mod.jit_p, checkpoint.remat_p)
 def _jit(*args, jaxpr, **_):
     return interpret_jaxpr(jaxpr, args)
 
@@ -22,6 +22,11 @@ def _custom_call(*args, call_jaxpr, **_):
 @rule(custom_vjp.custom_lin_p)
 def _custom_lin(*args, **_):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+@rule(checkpoint.name_p)
+def _name(x, *, name):
+    return x
 
 
 @rule(jvp_mod.stop_gradient_p)

@@ -3,7 +3,7 @@
 import jax
 import numpy as np
 
-from ....core.transforms import custom, custom_vjp
+from ....core.transforms import checkpoint, custom, custom_vjp
 from ....core.transforms import jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
@@ -12,7 +12,7 @@ from ..backend import jax_spec
 from ._common import rule
 
 
-@rule(jit_mod.jit_p)
+@rule(jit_mod.jit_p, checkpoint.remat_p)
 def _jit(*args, jaxpr, **_):
     return get_backend("xla").interpret(jaxpr, args)
 
@@ -25,6 +25,11 @@ def _custom_call(*args, call_jaxpr, **_):
 @rule(custom_vjp.custom_lin_p)
 def _custom_lin(*args, **_):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+@rule(checkpoint.name_p)
+def _name(x, *, name):
+    return x
 
 
 @rule(jvp_mod.stop_gradient_p)

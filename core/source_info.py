@@ -1,0 +1,100 @@
+"""Source information of staged equations: the user's line that bound each primitive (the
+first frame outside refjax), as JAX records it for print_saved_residuals and errors.
+Re-binding an equation (partial evaluation, transformation of a jaxpr) keeps its source."""
+import os
+import sys
+import threading
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class SourceInfo:
+    """The user's frame that bound a primitive, resolved to file:line:column (function) only
+    when asked (capturing it is on every staged equation's path)."""
+
+    __slots__ = ("code", "lasti", "line")
+
+    def __init__(self, code, lasti, line):
+        self.code, self.lasti, self.line = code, lasti, line
+
+    @property
+    def file(self):
+        return self.code.co_filename
+
+    @property
+    def function(self):
+        return getattr(self.code, "co_qualname", self.code.co_name)
+
+    @property
+    def column(self):
+        for start, _, col, _ in _positions(self.code, self.lasti):
+            return col or 0
+        return 0
+
+    def summarize(self):
+        return f"{self.file}:{self.line}:{self.column} ({self.function})"
+
+    def __repr__(self):
+        return f"SourceInfo({self.summarize()})"
+
+
+class _Override(threading.local):
+    info = None
+
+
+_override = _Override()
+_internal = {}  # code object -> whether it is refjax's own (frames to look past)
+
+
+def _classify(code):
+    path = code.co_filename
+    hit = _internal[code] = (path.startswith(_ROOT) and _TESTS not in path[len(_ROOT) - 1:]) \
+        or path.startswith("<frozen")
+    return hit
+
+
+_TESTS = os.sep + "tests" + os.sep
+
+
+def current():
+    """The source of the primitive being bound: the equation being re-bound, or the first
+    frame outside refjax (None if there is none)."""
+    info = _override.info
+    if info is not None:
+        return info
+    frame, internal = sys._getframe(1), _internal
+    while frame is not None:
+        code = frame.f_code
+        hit = internal.get(code)
+        if not (_classify(code) if hit is None else hit):
+            return SourceInfo(code, frame.f_lasti, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def rebound():
+    """The source of an equation being re-bound, if any (no look-up of the user's line)."""
+    return _override.info
+
+
+_positions_of = {}  # code object -> its instructions' (line, end line, column, end column)
+
+
+def _positions(code, lasti):
+    positions = _positions_of.get(code)
+    if positions is None:
+        positions = _positions_of[code] = list(getattr(code, "co_positions", lambda: [])())
+    return positions[lasti // 2:lasti // 2 + 1]
+
+
+def set_rebinding(info):
+    """Make primitives bound from now on take `info` as their source (re-binding an equation
+    keeps the user's line it came from); returns the previous setting, to restore."""
+    previous = _override.info
+    if info is not None:
+        _override.info = info
+    return previous
+
+
+def restore(previous):
+    _override.info = previous
