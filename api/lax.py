@@ -1,4 +1,8 @@
 """refjax.lax: the lax functions, each binding one primitive (re-exported from core/primitives)."""
+import functools as _functools
+
+from ..core import dtypes as _dtypes
+from ..core.primitives.elementwise import weak_scalar as _weak_scalar
 from ..core.primitives.elementwise import (  # noqa: F401
     neg, sign, floor, ceil, round, RoundingMethod, is_finite, exp, exp2, log, log1p, expm1, tanh,
     logistic, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt,
@@ -41,3 +45,27 @@ from ..core.primitives.parallel import (  # noqa: F401,E402
     pcast)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
+
+
+# ---------------------------------------------------------------- no implicit promotion
+
+def _own_type(x):
+    """A Python scalar as a weakly-typed value of its own default dtype (JAX's lax does not
+    lift it to the other operands' dtype, so lax.add(uint8 array, 0) raises TypeError)."""
+    if _dtypes.is_python_scalar(x) and type(x) is not bool:
+        return _weak_scalar(x, _dtypes.python_scalar_dtype(x))
+    return x
+
+
+def _strict(fn):
+    @_functools.wraps(fn)
+    def strict(*args):
+        return fn(*[_own_type(a) for a in args])  # (`map` is lax.map here)
+    return strict
+
+
+for _name in ("add", "sub", "mul", "div", "rem", "max", "min", "atan2", "nextafter",
+              "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
+              "shift_right_arithmetic", "eq", "ne", "lt", "le", "gt", "ge", "clamp",
+              "polygamma"):
+    globals()[_name] = _strict(globals()[_name])

@@ -98,6 +98,17 @@ def kind(dtype):
     return "f" if dtype == bfloat16 else dtype.kind
 
 
+def to_inexact_dtype(dtype):
+    """The floating dtype a non-inexact dtype computes in (as JAX 0.10: float32 for bools and
+    integers of up to 32 bits even under x64, the default float for 64-bit ones)."""
+    dtype = np.dtype(dtype)
+    if is_inexact(dtype):
+        return dtype
+    if dtype.itemsize >= 8 and kind(dtype) in "iu":
+        return default_float()
+    return np.dtype(np.float32)
+
+
 def weak_node(dtype):
     return {"b": bool_, "i": I_WEAK, "u": I_WEAK, "f": F_WEAK, "c": C_WEAK}[kind(dtype)]
 
@@ -144,12 +155,23 @@ def result_type_of(pairs):
 
 
 def _check_strict(pairs):
-    strong = sorted({str(np.dtype(d)) for d, w in pairs if not w})
-    if len(strong) > 1:
-        raise TypePromotionError(
-            f"Input dtypes {tuple(strong)} have no available implicit dtype promotion path "
-            "when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
-            "desired output type, or set jax_numpy_dtype_promotion=standard.")
+    """JAX's strict lattice: one strong dtype at most, and weak Python-scalar kinds only
+    beside types of their category or above (int -> any number, float -> floating or
+    complex, complex -> complex; bool has no promotion at all)."""
+    strong = {np.dtype(d) for d, w in pairs if not w}
+    weak = {weak_node(d) for d, w in pairs if w}
+    if len(strong) <= 1 and all(kind(s) in _STRICT_ABOVE[w] for w in weak for s in strong):
+        return
+    nodes = list(dict.fromkeys([str(_PY_TYPE[weak_node(d)]) for d, w in pairs if w] +
+                               [str(np.dtype(d)) for d, w in pairs if not w]))
+    raise TypePromotionError(
+        f"Input dtypes {tuple(nodes)} have no available implicit dtype promotion path when "
+        "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output "
+        "type, or set jax_numpy_dtype_promotion=standard.")
+
+
+_STRICT_ABOVE = {I_WEAK: "iufc", F_WEAK: "fc", C_WEAK: "c", bool_: ""}
+_PY_TYPE = {I_WEAK: int, F_WEAK: float, C_WEAK: complex, bool_: bool}  # JAX names weak types so
 
 
 def issubdtype(a, b):

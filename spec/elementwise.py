@@ -80,10 +80,19 @@ def nary(n, elements=(), domain=(), scalars=True, params=None):
             for i in range(n):
                 full = not scalars or n == 1 or draw(st.sampled_from((True, True, True, False)))
                 elems = _call(domain[i] if diff else elements[i], dtype)
-                args.append(Arg(shape if full else (), dtype, draw(weak_flag(dtype)), elems))
+                arg_shape = _some_dims_one(draw, shape) if full and scalars and n > 1 else shape
+                args.append(Arg(arg_shape if full else (), dtype, draw(weak_flag(dtype)), elems))
             return Signature(tuple(args), draw(params) if params is not None else {})
         return sig()
     return signature
+
+
+def _some_dims_one(draw, shape):
+    """shape, or (one time in four) shape with some dimensions 1: lax broadcasts size-1
+    dimensions of operands of equal rank."""
+    if not shape or draw(st.sampled_from((False, False, False, True))) is False:
+        return shape
+    return tuple(1 if draw(st.booleans()) else d for d in shape)
 
 
 def lax_fn(name, *param_names):

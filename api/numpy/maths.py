@@ -201,7 +201,8 @@ def divmod(x1, x2, /):
 def modf(x, /, out=None):
     """The fractional and integral parts of x."""
     _no_out("modf", out)
-    whole = trunc(_promote_to_inexact(*_check_args("modf", x))[0])
+    x, = _promote_to_inexact(*_check_args("modf", x))
+    whole = trunc(x)
     return subtract(x, whole), whole
 
 

@@ -187,8 +187,7 @@ def _wrap_int(a, dtype):
 
 def _promote_to_inexact(*args):
     dtype, weak = result_type(*args, return_weak_type_flag=True)
-    if not _dt.is_inexact(dtype):
-        dtype = _dt.default_float()
+    dtype = _dt.to_inexact_dtype(dtype)
     return [_convert(a, dtype, weak) for a in args]
 
 
@@ -247,10 +246,10 @@ def _check_args(name, *args):
 
 
 def _promote_to_numeric(*args):
-    """Common dtype, with bool promoted to the default int (JAX's promote_args_numeric)."""
+    """Common dtype, with bool promoted to int32 (JAX's promote_args_numeric, x64 or not)."""
     dtype, weak = result_type(*args, return_weak_type_flag=True)
     if dtype == _dt.bool_:
-        dtype = _dt.default_int()
+        dtype = _dt.int32
     return [_convert(a, dtype, weak) for a in args]
 
 
@@ -391,7 +390,7 @@ def _user_dtype(dtype, name):
 
 
 def _to_inexact_dtype(d):
-    return d if _dt.is_inexact(d) else _dt.default_float()
+    return _dt.to_inexact_dtype(d)
 
 
 def _real_dtype(d):

@@ -300,11 +300,22 @@ defjvp(integer_pow_p, _integer_pow_jvp)
 # ---------------------------------------------------------------- binary
 
 def _broadcast_shapes(name, shapes):
-    full = [s for s in shapes if s != ()]
-    if any(s != full[0] for s in full):
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                        f"{', '.join(map(str, shapes))}.")
-    return full[0] if full else ()
+    """lax's broadcasting: rank-0 operands broadcast to any shape; the others have one rank
+    and each dimension one size, or 1 (as JAX's lax)."""
+    full = [tuple(s) for s in shapes if s != ()]
+    if not full:
+        return ()
+    if len({len(s) for s in full}) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
+                        f"{set(len(s) for s in full)}")
+    out = []
+    for sizes in zip(*full):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(map(str, full))}.")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
 
 
 def _binop_abstract_eval(name, kinds, result_dtype=None):
@@ -398,11 +409,17 @@ def pow(x, y):
 
 
 def _unbroadcast(aval, ct):
-    """Sum a cotangent down to an operand's shape (scalar operands broadcast in binops)."""
-    if aval.shape == tuple(get_aval(ct).shape):
+    """Sum a cotangent down to an operand's shape (rank-0 operands and size-1 dimensions
+    broadcast in binops)."""
+    ct_shape = tuple(get_aval(ct).shape)
+    if aval.shape == ct_shape:
         return ct
     from .reductions import reduce_sum
-    return reduce_sum(ct, tuple(range(len(get_aval(ct).shape))))
+    from .structural import reshape
+    if not aval.shape:
+        return reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a == 1 != c)
+    return reshape(reduce_sum(ct, axes), aval.shape)
 
 
 def _linear_ct(x, ct):
@@ -438,11 +455,13 @@ def _add_sub_jvp(prim, negate_y):
 
 
 def _to_shape(t, shape):
-    """A scalar operand's tangent broadcast to the output's shape."""
-    if get_aval(t).shape == shape:
+    """An operand's tangent broadcast to the output's shape (a scalar's, or one with size-1
+    dimensions)."""
+    t_shape = get_aval(t).shape
+    if t_shape == shape:
         return t
     from .structural import broadcast_in_dim
-    return broadcast_in_dim(t, shape, ())
+    return broadcast_in_dim(t, shape, tuple(range(len(t_shape))))
 
 
 _add_sub_jvp(add_p, False)
@@ -502,7 +521,8 @@ def _pow_abstract_eval(x, y):
 def _pow_jvp_lhs(t, x, y):
     y = _as_dtype_of(y, x)  # an integer exponent counts as a value of the base's dtype
     d = mul(y, pow(x, sub(y, _const(y, 1))))  # of the broadcast shape, unlike x or y alone
-    return mul(t, select_n(eq(y, _const(y, 0)), d, full_like(d, 0)))
+    y_is_0 = _to_shape(eq(y, _const(y, 0)), get_aval(d).shape)
+    return mul(t, select_n(y_is_0, d, full_like(d, 0)))
 
 
 def _as_dtype_of(y, x):

@@ -52,12 +52,12 @@ def vectorized_batcher(prim, full_args=lambda i: False):
 
 
 def _unbatched_shape(vals, dims):
-    """The per-example shape of the operation: that of its non-scalar operands."""
-    shape = ()
-    for v, d in zip(vals, dims):
-        vs = _shape(v)
-        shape = (vs if d is None else vs[:d] + vs[d + 1:]) or shape
-    return shape
+    """The per-example shape of the operation: that of its non-scalar operands, whose
+    size-1 dimensions broadcast against the others' (operands have one rank)."""
+    shapes = [vs if d is None else vs[:d] + vs[d + 1:]
+              for vs, d in ((_shape(v), d) for v, d in zip(vals, dims))]
+    shapes = [s for s in shapes if s]
+    return tuple(next((d for d in sizes if d != 1), 1) for sizes in zip(*shapes))
 
 
 def _to_full(v, d, full, force):
