@@ -69,7 +69,7 @@ class VJP:
                 "`jax.vjp` must match the pytree\nstructure of the differentiated function "
                 f"{self.name}.\n\nBut the tree structures differ: the cotangent has structure "
                 f"{ct_tree}, the output had {self.out_tree}.")
-        ct_leaves = [_check_ct(as_value(c), a) for c, a in zip(ct_leaves, self.out_avals)]
+        ct_leaves = [_check_ct(c, a) for c, a in zip(ct_leaves, self.out_avals)]
         cts = backward_pass(self.jaxpr, self.residuals, [True] * len(self.jaxpr.invars),
                             ct_leaves)
         cts = [_materialize(c, a) for c, a in zip(cts, self.in_avals)]
@@ -103,9 +103,10 @@ def _check_ct(ct, out_aval):
 
 
 def _materialize(ct, aval):
-    tangent_aval = aval.to_tangent_aval()
-    if type(ct) is Zero or ct is None:
-        return zeros_like_aval(tangent_aval.update(weak_type=False))
+    if type(ct) is Zero or ct is None:  # a zero cotangent of the input's type, weak if it is
+        zeros = zeros_like_aval(aval.to_tangent_aval())
+        weak = aval.weak_type and dtypes.is_inexact(aval.dtype)
+        return ew.convert_element_type(zeros, zeros.dtype, weak_type=True) if weak else zeros
     return ct
 
 
@@ -210,13 +211,14 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _ones_like(x):
-    """The seed cotangent, placed like the output when it is a concrete array (as JAX's
-    ones_like is), so gradients of values living on some device come back there."""
+    """The seed cotangent, of the output's type (weak if it is, so gradients at Python scalars
+    are weak as JAX's) and placed like it when it is a concrete array (as JAX's ones_like),
+    so gradients of values living on some device come back there."""
     aval = get_aval(x)
     if isinstance(x, Array):
-        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval.strip_weak_type(),
-                                  sharding=x.sharding)
-    return ew.full(aval.shape, 1, aval.dtype)
+        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval, sharding=x.sharding)
+    one = ew.full(aval.shape, 1, aval.dtype)
+    return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
@@ -252,24 +254,35 @@ def _std_basis(leaves):
     for x in leaves:
         aval, n = get_aval(x), _size(x)
         block = st.slice(eye, (0, start), (total, start + n))
-        if aval.dtype != dtype:
-            block = ew.convert_element_type(block, aval.dtype)
-        out.append(st.reshape(block, (total,) + aval.shape))
+        out.append(_cast_like(st.reshape(block, (total,) + aval.shape), x))
         start += n
     return out
 
 
-def _split_flat_axis(jac, axis, leaves, rest_shape, leaf_first):
+def _cast_like(block, example):
+    """block with example's dtype and weak type (its real part for a real example), as JAX
+    gives each Jacobian block the type of the leaf it belongs to."""
+    aval, dtype = get_aval(example), get_aval(block).dtype
+    if dtypes.kind(dtype) == "c" and dtypes.kind(aval.dtype) != "c":
+        block = ew.real(block)
+    if get_aval(block).dtype == aval.dtype and get_aval(block).weak_type == aval.weak_type:
+        return block
+    return ew.convert_element_type(block, aval.dtype, weak_type=aval.weak_type)
+
+
+def _split_flat_axis(jac, axis, leaves, rest_shape, leaf_first, example=None):
     """Split `axis` of jac, which runs over the flattened `leaves`, into one block per leaf,
-    each reshaped to leaf.shape + rest_shape (leaf_first) or rest_shape + leaf.shape."""
+    each reshaped to leaf.shape + rest_shape (leaf_first) or rest_shape + leaf.shape and
+    cast like `example` (default: like its leaf)."""
     blocks, start, shape = [], 0, get_aval(jac).shape
     for x in leaves:
         n, leaf_shape = _size(x), get_aval(x).shape
         lo, hi = [0] * len(shape), list(shape)
         lo[axis], hi[axis] = start, start + n
         block = st.slice(jac, lo, hi)
-        blocks.append(st.reshape(block, leaf_shape + rest_shape if leaf_first
-                                 else rest_shape + leaf_shape))
+        block = st.reshape(block, leaf_shape + rest_shape if leaf_first
+                           else rest_shape + leaf_shape)
+        blocks.append(_cast_like(block, x if example is None else example))
         start += n
     return blocks
 
@@ -289,7 +302,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         jac_tangents = vmap(push, in_axes=0, out_axes=-1)(*_std_basis(leaves))
         result = pytree.tree_map(
             lambda o, j: _per_argnums(pytree.tree_unflatten(in_tree, _split_flat_axis(
-                j, get_aval(j).ndim - 1, leaves, get_aval(o).shape, False)), argnums),
+                j, get_aval(j).ndim - 1, leaves, get_aval(o).shape, False, example=o)),
+                argnums),
             out, jac_tangents)
         return (result, aux) if has_aux else result
     return jac
@@ -306,7 +320,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         cts = vmap(lambda *b: pullback(pytree.tree_unflatten(out_tree, b)))(
             *_std_basis(out_leaves))
         # cts: per input leaf, (total outputs, *in_shape); split them per output leaf.
-        per_in = [_split_flat_axis(c, 0, out_leaves, get_aval(c).shape[1:], True) for c in cts]
+        per_in = [_split_flat_axis(c, 0, out_leaves, get_aval(c).shape[1:], True, example=x)
+                  for c, x in zip(cts, leaves)]
         per_out = [_per_argnums(pytree.tree_unflatten(in_tree, list(blocks)), argnums)
                    for blocks in zip(*per_in)] if per_in else \
             [_per_argnums(pytree.tree_unflatten(in_tree, []), argnums) for _ in out_leaves]

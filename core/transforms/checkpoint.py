@@ -18,9 +18,10 @@ from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, wi
 from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
 from ..primitives.structural import copy_p
-from ..trace import as_value, get_aval
+from ..trace import Tracer, as_value, get_aval
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import defvectorized, moveaxis
+from .jit import signature_key, trace_cache
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
 from .staging import stage_closed, stage_with_const_inputs
@@ -228,11 +229,22 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
             out_leaves, box["tree"] = pytree.tree_flatten(out)
             return out_leaves
 
-        closed, consts = stage_with_const_inputs(flat, [get_aval(x) for x in leaves])
+        avals = tuple(get_aval(x) for x in leaves)
+        key = signature_key(in_tree, avals, tuple((i, args[i]) for i in sorted(static)))
+        hit = cache.get(key)
+        if hit is None:
+            closed, consts = stage_with_const_inputs(flat, list(avals))
+            hit = closed, consts, box["tree"]
+            if not any(isinstance(c, Tracer) for c in consts):
+                cache.put(key, hit)
+        closed, consts, out_tree = hit
         outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=bool(prevent_cse),
                             differentiated=False, policy=policy)
-        return pytree.tree_unflatten(box["tree"], outs)
+        return pytree.tree_unflatten(out_tree, outs)
 
+    # As JAX's, the trace of fun is cached per function (weakly) and signature: a function
+    # reading a global it was traced with keeps that trace (the policy applies afterwards).
+    cache = trace_cache(fun, ("checkpoint", static_argnums, static_argnames))
     return checkpointed
 
 

@@ -9,7 +9,7 @@ import inspect
 from .. import pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import Tracer, as_value, current_trace, get_aval
+from ..trace import Tracer, current_trace, get_aval
 from .ad import instantiate
 from .batching import moveaxis
 from .staging import stage
@@ -64,7 +64,6 @@ class FlatFun:
         args = merge_nondiff(self.f.nondiff_argnums, self.nondiff,
                              pytree.tree_unflatten(self.in_tree, leaves))
         out_leaves, out_tree = pytree.tree_flatten(self.f.fun(*args))
-        out_leaves = [as_value(x) for x in out_leaves]
         self.record(out_tree, out_leaves)
         return out_leaves
 
@@ -194,8 +193,7 @@ class custom_jvp:
                                  "defjvp.")
         nondiff, diff = split_nondiff(args, self.nondiff_argnums)
         check_nondiff(nondiff, "custom_jvp")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [as_value(x) for x in leaves]
+        leaves, in_tree = pytree.tree_flatten(diff)  # as given: evaluation passes them as is
         fun = FlatFun(self, nondiff, in_tree)
         jvp = FlatJvp(self.jvp, fun)
         outs = process_or_stage("custom_jvp", _stage_custom_jvp, fun, jvp, leaves,
@@ -230,10 +228,9 @@ class FlatJvp:
             raise TypeError(f"{self.what} must produce primal and tangent outputs with equal "
                             f"container (pytree) structures, but got {out_tree} and {t_tree} "
                             "respectively.")
-        out_leaves = [as_value(x) for x in out_leaves]
         self.fun.check_primal_out(self.what, "JVP", out_tree, out_leaves)
         self.fun.record(out_tree, out_leaves)
-        return out_leaves, _checked_tangents(out_leaves, [as_value(x) for x in t_leaves])
+        return out_leaves, _checked_tangents(out_leaves, t_leaves)
 
     @property
     def what(self):

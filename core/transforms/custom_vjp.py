@@ -43,8 +43,7 @@ class custom_vjp:
                                  "defvjp.")
         nondiff, diff = split_nondiff(args, self.nondiff_argnums)
         check_nondiff(nondiff, "custom_vjp")
-        leaves, in_tree = pytree.tree_flatten(diff)
-        leaves = [as_value(x) for x in leaves]
+        leaves, in_tree = pytree.tree_flatten(diff)  # as given: evaluation passes them as is
         fun = FlatFun(self, nondiff, in_tree)
         rule = VjpRule(fun, [get_aval(x) for x in leaves])
         outs = process_or_stage("custom_vjp", _stage_custom_vjp, fun, rule, leaves)

@@ -98,6 +98,14 @@ def trace_cache(fun, options):
     return cache
 
 
+def signature_key(in_tree, avals, static=(), static_kw=()):
+    """What, besides the function and its options, decides a trace: the arguments' structure,
+    avals and static values, the backend, the dtype config and the bound axis names."""
+    return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
+            config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
+            axis_env_key())
+
+
 def clear_caches():
     """Drop every jit cache (and the backends' compiled executables)."""
     with _SHARED_LOCK:
@@ -213,9 +221,7 @@ class JitWrapped:
             static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
             leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
             avals = _avals_of(leaves)
-        key = (in_tree, avals, static, static_kw, runtime.current_backend_name(),
-               config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-               axis_env_key())
+        key = signature_key(in_tree, avals, static, static_kw)
         staged = self._cache.get(key)
         if staged is None:
             staged = self._trace(static, static_kw, in_tree, avals)

@@ -18,10 +18,21 @@ class TangentDispatchTrace(Trace):
         self.tangent_trace = tangent_trace
 
     def process_primitive(self, prim, args, params):
+        return self._target(args).process_primitive(prim, args, params)
+
+    def _target(self, args):
         s = self.tangent_trace
-        if any(type(a) is StagingTracer and a._trace is s for a in args):
-            return s.process_primitive(prim, args, params)
-        return self.parent.process_primitive(prim, args, params)
+        return s if any(type(a) is StagingTracer and a._trace is s for a in args) \
+            else self.parent
+
+    def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
+        """A custom_jvp function called inside a JVP rule runs where its operands live."""
+        with set_current_trace(self._target(args)):
+            return call(fun, jvp, args, symbolic_zeros)
+
+    def process_custom_vjp_call(self, call, fun, rule, args):
+        with set_current_trace(self._target(args)):
+            return call(fun, rule, args)
 
 
 def linearize_flat(fun, primals):

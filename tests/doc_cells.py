@@ -1,0 +1,82 @@
+"""Run the code cells of JAX documentation pages (MyST markdown notebooks) as a notebook
+would, with `jax` being real JAX or refjax, and record what each cell shows: its stdout,
+the repr of its last expression, or its exception class. Used by tests/test_doc_examples.py
+to compare refjax with JAX cell by cell."""
+import ast
+import contextlib
+import io
+import re
+import sys
+import traceback
+
+_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def cells(markdown):
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
+    out = []
+    for body in _CELL.findall(markdown):
+        lines = [l for l in body.splitlines() if not l.startswith(":")]
+        out.append("\n".join(lines).strip("\n"))
+    return out
+
+
+def as_refjax(source):
+    """The cell with `jax` imports resolved to refjax."""
+    source = re.sub(r"^(\s*)import jax\b(?!\.)", r"\1import refjax as jax", source, flags=re.M)
+    source = re.sub(r"^(\s*)import jax\.([\w.]+) as", r"\1import refjax.\2 as", source,
+                    flags=re.M)
+    source = re.sub(r"^(\s*)from jax(\.[\w.]+)? import", r"\1from refjax\2 import", source,
+                    flags=re.M)
+    return source
+
+
+def run_cell(source, namespace):
+    """What the cell shows: (stdout + repr of the last expression, or 'Error: ClassName')."""
+    if source.lstrip().startswith(("%", "!")) or "\n%" in source:
+        return "<magic>"
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(tree, "<cell>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                if value is not None:
+                    print(repr(value))
+            _flush(namespace)
+    except Exception as e:  # the class of a cell's error is what a notebook shows
+        return _HEX.sub("0x", out.getvalue()) + f"Error: {type(e).__name__}"
+    return _HEX.sub("0x", out.getvalue())
+
+
+def _flush(namespace):
+    jax = namespace.get("jax")
+    barrier = getattr(jax, "effects_barrier", None)
+    if barrier is not None and jax.__name__ == "jax":
+        barrier()
+
+
+def run_page(markdown, refjax):
+    """[(cell source, what it shows)] for every cell of a page, in one namespace."""
+    namespace = {"__name__": "__main__"}
+    results = []
+    for source in cells(markdown):
+        src = as_refjax(source) if refjax else source
+        try:
+            results.append((source, run_cell(src, namespace)))
+        except SyntaxError:
+            results.append((source, "<syntax>"))
+    return results
+
+
+if __name__ == "__main__":
+    page = open(sys.argv[1]).read()
+    ours, theirs = run_page(page, True), run_page(page, False)
+    same = sum(a[1] == b[1] for a, b in zip(ours, theirs))
+    print(f"{same}/{len(ours)} cells show the same")
+    for i, ((src, a), (_, b)) in enumerate(zip(ours, theirs)):
+        if a != b:
+            print(f"--- cell {i}:\n{src[:300]}\n>>> refjax:\n{a[:600]}\n>>> jax:\n{b[:600]}")
