@@ -7,7 +7,6 @@ import contextlib
 import io
 import re
 import sys
-import traceback
 
 _CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
@@ -17,7 +16,7 @@ def cells(markdown):
     """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
     out = []
     for body in _CELL.findall(markdown):
-        lines = [l for l in body.splitlines() if not l.startswith(":")]
+        lines = [line for line in body.splitlines() if not line.startswith(":")]
         out.append("\n".join(lines).strip("\n"))
     return out
 
