@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from ...core import dtypes as _dt
-from ...core.array import Array
+from ...core.array import Array, BaseArray
 from ...core.avals import ShapedArray
 from ...core.errors import ConcretizationTypeError
 from ...core.trace import Tracer, get_aval
@@ -60,7 +60,7 @@ generic = np.generic
 dtype = np.dtype
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
-ndarray = Array
+ndarray = BaseArray  # jnp.ndarray is jax.Array
 promote_types = _dt.promote_types
 finfo, iinfo = _dt.finfo, _dt.iinfo
 

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes, runtime
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
+from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -640,6 +641,9 @@ convert_element_type_p = make_primitive("convert_element_type")
 @convert_element_type_p.def_abstract_eval
 def _convert_abstract_eval(x, *, new_dtype, weak_type=False, sharding=None):
     return ShapedArray(x.shape, new_dtype, weak_type=weak_type)
+
+
+convert_element_type_p.def_pp(pp_hiding("sharding"))  # the binder's type says it
 
 
 def convert_element_type(x, new_dtype, weak_type=False):

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
+from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -52,6 +53,10 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=
                             f"shape; got operand of shape {x.shape}, target broadcast shape "
                             f"{shape}, broadcast_dimensions {dims}")
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+# The shape and sharding are the binder's type; no broadcast dimensions need no saying.
+broadcast_in_dim_p.def_pp(pp_hiding("shape", "sharding", broadcast_dimensions=()))
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
