@@ -13,7 +13,7 @@ from .promotion import (asarray, astype, atleast_1d, broadcast_arrays, broadcast
                         broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
                         lax_select, moveaxis, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
                         _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
-                        _with, _zeros_of)
+                        _where, _with, staged_as)
 from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
 from .creation import zeros, zeros_like, _shape_arg
 
@@ -33,27 +33,100 @@ def getitem(x, idx):
 
 
 def _basic_index(x, idx):
-    out, dims_to_squeeze, new_axes, dim = x, [], [], 0
-    out_dim = 0
-    for item in idx:
-        if item is Ellipsis:  # standing for no dimension (see expand_ellipsis)
-            continue
-        if item is None:
-            new_axes.append(out_dim)
-            out_dim += 1
-            continue
-        if isinstance(item, slice):
-            out = _static_slice(out, dim, item)
-            dim += 1
-            out_dim += 1
-        elif _is_int_index(item):
-            out = _int_index(out, dim, item)
-            dims_to_squeeze.append(dim)
-            dim += 1
-        else:
+    """x[idx] for ints, slices, None and scalar integer arrays, as JAX's: one static `slice`
+    when every item is static, else one `dynamic_slice` (unit steps), then `rev`, `squeeze`
+    and `expand_dims` as needed."""
+    items = [i for i in idx if i is not Ellipsis]  # an Ellipsis left here stands for nothing
+    for item in items:
+        if not (item is None or isinstance(item, slice) or _is_int_index(item)):
             raise _unsupported_index(item, x.shape)
-    out = st.squeeze(out, tuple(dims_to_squeeze)) if dims_to_squeeze else out
-    return st.expand_dims(out, tuple(new_axes)) if new_axes else out
+    if builtins.all(item is None or isinstance(item, (slice, int, np.integer)) for item in items):
+        return _static_slice_index(x, items)
+    if builtins.any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in items):
+        return _strided_dynamic_index(x, items)
+    return _dynamic_slice_index(x, items)
+
+
+def _static_slice_index(x, items):
+    start, limit, strides, layout = [], [], [], _IndexLayout()
+    for item in items:
+        if item is None:
+            layout.new_axis(len(start))
+            continue
+        axis, size = len(start), x.shape[len(start)]
+        if isinstance(item, slice):
+            lo, hi, step = item.indices(size)
+            if step < 0:  # JAX's: slice forwards with the stride, then reverse
+                lo, hi = builtins.min(size, hi + 1 + builtins.abs(lo - hi - 1) % -step), lo + 1
+                layout.rev_axes.append(axis)
+            start.append(lo)
+            limit.append(builtins.max(lo, hi))
+            strides.append(builtins.abs(step))
+            continue
+        if size == 0:
+            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+        i = int(item) + size if int(item) < 0 else int(item)
+        i = builtins.min(builtins.max(i, 0), size - 1)  # clamped, as JAX's retrieval
+        start, limit, strides = start + [i], limit + [i + 1], strides + [1]
+        layout.squeeze_axes.append(axis)
+    return layout.apply(st.slice(x, start, limit, strides))
+
+
+def _dynamic_slice_index(x, items):
+    starts, sizes, layout = [], [], _IndexLayout()
+    for item in items:
+        if item is None:
+            layout.new_axis(len(starts))
+            continue
+        axis, size = len(starts), x.shape[len(starts)]
+        if isinstance(item, slice):
+            lo, hi, step = item.indices(size)
+            if step < 0:
+                new_lo = hi + 1
+                starts.append(new_lo)
+                sizes.append(builtins.max(0, lo + 1 - new_lo))
+                layout.rev_axes.append(axis)
+            else:
+                starts.append(lo)
+                sizes.append(builtins.max(0, hi - lo))
+            continue
+        if size == 0:
+            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+        starts.append(asarray(item))
+        sizes.append(1)
+        layout.squeeze_axes.append(axis)
+    if len(starts) > 1:  # as JAX: start indices of one dtype (static ones as constants)
+        starts = [concrete(np.array(i, np.int32)) if isinstance(i, int) else
+                  ew.convert_element_type(i, _dt.int32) for i in starts]
+    return layout.apply(st.dynamic_slice(x, starts, sizes))
+
+
+def _strided_dynamic_index(x, items):
+    """Traced integers next to a slice with a step other than 1 or -1: the slices first
+    (a static slice), then the traced integers and None (a dynamic slice)."""
+    static = [i if isinstance(i, slice) else slice(None) for i in items if i is not None]
+    dynamic = [slice(None) if isinstance(i, slice) else i for i in items]
+    return _dynamic_slice_index(_static_slice_index(x, static), dynamic)
+
+
+class _IndexLayout:
+    """What follows basic indexing's slice: dimensions reversed (negative steps), squeezed
+    (integer items) and inserted (None items), in JAX's order."""
+
+    def __init__(self):
+        self.rev_axes, self.squeeze_axes, self.newaxis_dims = [], [], []
+
+    def new_axis(self, consumed):
+        self.newaxis_dims.append(consumed - len(self.squeeze_axes) + len(self.newaxis_dims))
+
+    def apply(self, out):
+        if self.rev_axes:
+            out = st.rev(out, tuple(self.rev_axes))
+        if self.squeeze_axes:
+            out = st.squeeze(out, tuple(self.squeeze_axes))
+        if self.newaxis_dims:
+            out = st.expand_dims(out, tuple(self.newaxis_dims))
+        return out
 
 
 def _unsupported_index(item, shape):
@@ -140,8 +213,13 @@ def advanced_index_vector(advanced):
         return concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
                          .astype(np.int32))
     arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
-    wrapped = [where(less(a, 0), add(a, n), a) for a, n in zip(arrays, sizes)]
+    wrapped = [_normalize_index(a, n) for a, n in zip(arrays, sizes)]
     return stack(wrapped, axis=-1)
+
+
+def _normalize_index(index, size):
+    """A traced index in [-size, size) moved to [0, size), as JAX's (a lax select)."""
+    return lax_select(less(index, 0), ew.add(index, np.array(size, index.dtype)), index)
 
 
 def _advanced_index_of_empty(y, advanced, separated):
@@ -225,31 +303,6 @@ def _is_int_index(item):
         aval = get_aval(item)
         return aval.shape == () and _dt.is_int(aval.dtype)
     return False
-
-
-def _static_slice(x, dim, s):
-    start, stop, step = s.indices(x.shape[dim])
-    if step > 0:
-        return st.slice_in_dim(x, start, builtins.max(start, stop), step, dim)
-    n = len(range(start, stop, step))
-    if n == 0:
-        return st.slice_in_dim(x, 0, 0, 1, dim)
-    flipped = st.rev(x, (dim,))
-    first = x.shape[dim] - 1 - start
-    return st.slice_in_dim(flipped, first, first + (n - 1) * (-step) + 1, -step, dim)
-
-
-def _int_index(x, dim, i):
-    size = x.shape[dim]
-    if isinstance(i, (int, np.integer)):
-        if size == 0:
-            raise IndexError(f"index {int(i)} is out of bounds for axis {dim} with size 0")
-        # Out-of-bounds indices are clamped, as in JAX's retrieval.
-        i = builtins.min(builtins.max(int(i) + size if i < 0 else int(i), 0), size - 1)
-        return st.slice_in_dim(x, i, i + 1, 1, dim)
-    i = asarray(i)
-    i = ew.select_n(ew.lt(i, _zeros_of(i)), i, ew.add(i, ew._const(i, size)))
-    return st.dynamic_slice_in_dim(x, i, 1, dim)
 
 
 # ---------------------------------------------------------------- take, where, select, nonzero
@@ -397,13 +450,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise TypeError("jnp.where: either both or neither of x and y must be given")
-    condition, x, y = _check_args("where", condition, x, y)
-    x, y = promote_dtypes(x, y)
-    condition = asarray(condition)
-    if condition.dtype != _dt.bool_:
-        condition = ew.ne(condition, _const_like(condition, 0))
-    condition, x, y = _broadcast_all(condition, x, y)
-    return ew.select_n(condition, y, x)
+    return _where(*_check_args("where", condition, x, y))
 
 
 def select(condlist, choicelist, default=0):
@@ -446,7 +493,11 @@ def _piece(fn, x, args, kw):
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """arr limited to [min, max] (either bound optional). The a/a_min/a_max keywords of older
     JAX versions are accepted with a DeprecationWarning."""
-    arr, min, max = _clip_legacy_args(arr, min, max, a, a_min, a_max)
+    return _clip(*_clip_legacy_args(arr, min, max, a, a_min, a_max))
+
+
+@staged_as("clip")
+def _clip(arr, min, max):
     if arr is None:
         raise ValueError("No input was provided to the clip function.")
     _check_args("clip", arr)

@@ -184,6 +184,9 @@ conj_p = make_primitive("conj")
 conj = _lax_unary(conj_p)
 defvectorized(conj_p)
 conj_p.def_sharding(sp.elementwise)
+# JAX carries the operand's dtype as a param (for its transpose); refjax reads it from the
+# operand, and prints it as JAX does.
+conj_p.def_pp(lambda eqn, context: [("input_dtype", eqn.invars[0].aval.dtype)])
 
 
 @conj_p.def_abstract_eval
@@ -651,6 +654,8 @@ def convert_element_type(x, new_dtype, weak_type=False):
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if dtypes.is_python_scalar(x):
         x = weak_scalar(x, dtypes.python_scalar_dtype(x))
+    elif hasattr(x, "aval") and (x.aval.dtype, x.aval.weak_type) == (new_dtype, bool(weak_type)):
+        return x  # as JAX: no equation for a conversion that changes nothing
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
                                        sharding=None)
 
