@@ -119,6 +119,7 @@ class PpContext:
         self.var_names = dict(var_names)
         self.shared_jaxprs = {}  # id(jaxpr) -> its name
         self.shared_names = set()
+        self.var_vmas = {}  # var -> the mesh axes it varies over, where a rule knows them
         self._next = 0
 
     def name(self, v):
@@ -134,6 +135,11 @@ class PpContext:
             name, self._next = _encode_name(self._next), self._next + 1
             if name not in self.shared_names:
                 return name
+
+    def type_of(self, v):
+        """`f32[3]` for v (with the axes it varies over inside shard_map, as JAX)."""
+        vma = self.var_vmas.get(v)
+        return pp_aval(v.aval.update(vma=vma) if vma else v.aval)
 
     def suggest_same_var_names(self, for_vars, like_vars):
         """Name the binders `for_vars` of an inner jaxpr as the `like_vars` they stand for at
@@ -165,7 +171,7 @@ def _pp_var(v, context):
 
 def pp_vars(vs, context, separator="", print_shapes=False):
     """Variables separated by `separator` and a break, with their types for binders."""
-    docs = [_pp_var(v, context) + (pp.text(":" + pp_aval(v.aval)) if print_shapes else pp.nil())
+    docs = [_pp_var(v, context) + (pp.text(":" + context.type_of(v)) if print_shapes else pp.nil())
             for v in vs]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 

@@ -1,5 +1,6 @@
 """Indexing (x[idx], basic and advanced) and take, where, select, clip, nonzero, unravel_index."""
 import builtins
+import operator
 
 import numpy as np
 
@@ -9,13 +10,14 @@ from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_1d, broadcast_arrays, broadcast_shapes,
+from .promotion import (asarray, astype, atleast_1d, broadcast_shapes,
                         broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
-                        lax_select, moveaxis, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
+                        lax_select, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
                         _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
                         _where, _with, staged_as)
 from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
 from .creation import zeros, zeros_like, _shape_arg
+from .index_gather import gather, normalize_index
 
 
 # ---------------------------------------------------------------- indexing
@@ -175,62 +177,16 @@ def _is_index_array(item):
 
 
 def _advanced_index(x, idx):
-    """Basic indexing with the advanced items replaced by full slices, then one `gather` of
-    the advanced axes (integer scalars count as advanced, as in NumPy), as in JAX: negative
-    indices wrap, out-of-bounds ones are clamped (PROMISE_IN_BOUNDS), and get no gradient."""
-    basic, advanced, separated = split_advanced(x, idx)
-    y = _basic_index(x, basic)
-    positions = [p for p, _, _ in advanced]
-    if builtins.any(y.shape[p] == 0 for p in positions):
-        return _advanced_index_of_empty(y, advanced, separated)
-    index = advanced_index_vector(advanced)
-    nb = index.ndim - 1
-    rest = [d for d in range(y.ndim) if d not in positions]
-    dn = lax.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
-                                    collapsed_slice_dims=tuple(positions),
-                                    start_index_map=tuple(positions))
-    sizes = tuple(1 if d in positions else y.shape[d] for d in range(y.ndim))
-    out = lax.gather(y, index, dn, sizes, mode="promise_in_bounds")
-    return _place_advanced_dims(out, nb, positions, separated)
-
-
-def _place_advanced_dims(out, nb, positions, separated):
-    """The advanced dims (leading in `out`) where NumPy puts them: first when separated by a
-    slice, None or Ellipsis, else where the first advanced item was."""
-    if separated:
-        return out
-    return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
-
-
-def advanced_index_vector(advanced):
-    """The advanced items broadcast together, negative entries wrapped, stacked along a new
-    last axis (the gather's index vector); computed with NumPy when every item is concrete."""
-    sizes = [n for _, n, _ in advanced]
-    items = [i for _, _, i in advanced]
-    if not builtins.any(is_traced(i) for i in items):
-        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
-        wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, sizes)]
-        return concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
-                         .astype(np.int32))
-    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
-    wrapped = [_normalize_index(a, n) for a, n in zip(arrays, sizes)]
-    return stack(wrapped, axis=-1)
-
-
-def _normalize_index(index, size):
-    """A traced index in [-size, size) moved to [0, size), as JAX's (a lax select)."""
-    return lax_select(less(index, 0), ew.add(index, np.array(size, index.dtype)), index)
-
-
-def _advanced_index_of_empty(y, advanced, separated):
-    """An advanced index into an empty axis: only empty index arrays are valid there."""
-    shape = np.broadcast_shapes(*(np.shape(i) for _, _, i in advanced))
-    if int(np.prod(shape, dtype=np.int64)):
-        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
-    positions = [p for p, _, _ in advanced]
-    rest = tuple(y.shape[d] for d in range(y.ndim) if d not in positions)
-    out = zeros(tuple(shape) + rest, y.dtype)
-    return _place_advanced_dims(out, len(shape), positions, separated)
+    """x[idx] with index arrays: one `gather` (integer scalars count as index arrays then, as
+    in NumPy), as in JAX: negative indices wrap, out-of-bounds ones are clamped
+    (PROMISE_IN_BOUNDS) and get no gradient (the transposed scatter drops them)."""
+    _, advanced, _ = split_advanced(x, idx)
+    if builtins.any(n == 0 for _, n, _ in advanced):
+        shape = np.broadcast_shapes(*(np.shape(i) if not is_traced(i) else i.shape
+                                      for _, _, i in advanced))
+        if int(np.prod(shape, dtype=np.int64)):
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    return gather(x, idx, "promise_in_bounds")
 
 
 def split_advanced(x, idx):
@@ -332,6 +288,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     the default 'fill' mode (negative ones wrap once), are clamped in 'clip' mode, taken
     modulo the axis size in 'wrap' mode."""
     _no_out("take", out)
+    return _take(a, indices, None if axis is None else operator.index(axis), mode=mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@staged_as("_take", static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                                     "fill_value"))
+def _take(a, indices, axis, *, mode, unique_indices, indices_are_sorted, fill_value):
     a, indices = _arrays("take", a, indices)
     if not _dt.is_int(indices.dtype):
         raise ValueError("indices must have an integer type")
@@ -363,9 +327,10 @@ _GATHER_MODES = {None: "fill", "fill": "fill", "drop": "fill", "clip": "clip",
                  "promise_in_bounds": "promise_in_bounds"}
 
 
-def _take_indices(indices, n, mode, wrap_negative):
-    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, all of
-    them taken modulo n in 'wrap' mode; with NumPy when concrete) and the gather's mode."""
+def _take_indices(indices, n, mode, wrap_negative, normalize=None):
+    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, by
+    `normalize(indices, n)` when traced; all of them taken modulo n in 'wrap' mode; with
+    NumPy when concrete) and the gather's mode."""
     if not is_traced(indices):
         idx = concrete_value(indices, "").astype(np.int64)
         idx = np.mod(idx, n) if mode == "wrap" else np.where(idx < 0, idx + n, idx) \
@@ -376,8 +341,12 @@ def _take_indices(indices, n, mode, wrap_negative):
     if mode == "wrap":
         return remainder(indices, n), _GATHER_MODES[mode]
     if wrap_negative:
-        indices = where(less(indices, 0), add(indices, n), indices)
+        indices = (normalize or _wrap_negative)(indices, n)
     return indices, _GATHER_MODES[mode]
+
+
+def _wrap_negative(indices, n):
+    return where(less(indices, 0), add(indices, n), indices)
 
 
 def _check_take_mode(name, mode):
@@ -391,6 +360,8 @@ def _check_take_mode(name, mode):
         raise ValueError(f"Invalid mode '{mode}' for np.{name}")
 
 
+@staged_as("take_along_axis", static_argnames=("axis", "mode", "fill_value",
+                                               "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """arr[..., indices[..., i, ...], ...] along axis, other dimensions broadcasting: one
@@ -416,7 +387,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
         return zeros(out_shape, a.dtype)
     wrap = mode != "promise_in_bounds" if wrap_negative_indices is None \
         else wrap_negative_indices
-    idx, gather_mode = _take_indices(indices, n, mode, wrap)
+    idx, gather_mode = _take_indices(indices, n, mode, wrap, normalize_index)
     return _gather_along(a, idx, axis, gather_mode,
                          gather_fill_value(a.dtype, fill_value) if gather_mode == "fill" else None)
 

@@ -348,8 +348,12 @@ def rint(x, /):
 def round(a, decimals=0, out=None):
     """Round half to even, at `decimals` digits (jnp.round)."""
     _no_out("round", out)
+    return _round(a, _static_int(decimals, "'decimals' argument of jnp.round"))
+
+
+@staged_as("round", static_argnames=("decimals",))
+def _round(a, decimals):
     a, = _arrays("round", a)
-    decimals = _static_int(decimals, "'decimals' argument of jnp.round")
     if _dt.is_int(a.dtype):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
@@ -368,7 +372,7 @@ def _round_float(x, decimals):
     dtype = x.dtype
     x = ew.convert_element_type(x, _dt.float32, weak_type=x.weak_type) if dtype == _dt.float16 \
         else x
-    factor = _lax_const(x, 10.0 ** decimals)
+    factor = _strong_const(x, 10.0 ** decimals)
     out = ew.div(ew.round(ew.mul(x, factor), ew.RoundingMethod.TO_NEAREST_EVEN), factor)
     return ew.convert_element_type(out, dtype, weak_type=out.weak_type) if dtype == _dt.float16 \
         else out
@@ -404,6 +408,7 @@ def isfinite(x, /):
     return _full_bool(x, True)
 
 
+@staged_as("isinf")
 def isinf(x, /):
     """Elementwise: +inf or -inf (in either part of complex x)."""
     x, = _arrays("isinf", x)
