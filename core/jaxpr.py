@@ -8,6 +8,7 @@ import numpy as np
 from . import avals as avals_mod
 from . import dtypes, runtime
 from . import pretty_print as pp
+from .config import config
 
 
 class Var:
@@ -60,9 +61,9 @@ class Jaxpr(NamedTuple):
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
-    def pretty_print(self, *, width=80):
+    def pretty_print(self, *, width=80, use_color=None):
         """The jaxpr as JAX prints it, laid out for `width` columns."""
-        return pp_jaxpr_text(self, width)
+        return pp_jaxpr_text(self, width, use_color)
 
 
 class ClosedJaxpr:
@@ -84,9 +85,9 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, *, width=80):
+    def pretty_print(self, *, width=80, use_color=None):
         """The jaxpr as JAX prints it, laid out for `width` columns."""
-        return pp_jaxpr_text(self.jaxpr, width)
+        return pp_jaxpr_text(self.jaxpr, width, use_color)
 
     # Identity semantics: jaxprs are cache keys (by the object), never compared structurally.
     def __hash__(self):
@@ -171,8 +172,8 @@ def _pp_var(v, context):
 
 def pp_vars(vs, context, separator="", print_shapes=False):
     """Variables separated by `separator` and a break, with their types for binders."""
-    docs = [_pp_var(v, context) + (pp.text(":" + context.type_of(v)) if print_shapes else pp.nil())
-            for v in vs]
+    docs = [_pp_var(v, context) + (pp.type_annotation(pp.text(":" + context.type_of(v)))
+                                   if print_shapes else pp.nil()) for v in vs]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 
 
@@ -222,8 +223,9 @@ def _pp_skeleton(jaxpr, context):
     outvars = pp.concat([pp.text("("), pp_vars(jaxpr.outvars, context, separator=","),
                          pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
     return pp.group(pp.nest(2, pp.concat([
-        pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
-        pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outvars])) + pp.text(" }"))
+        pp.text("{ "), pp.keyword(pp.text("lambda ")), constvars, pp.text("; "), invars,
+        pp.text(". "), pp.keyword(pp.text("let")), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.keyword(pp.text("in ")), outvars])) + pp.text(" }"))
 
 
 def pp_jaxpr(jaxpr, context):
@@ -322,9 +324,12 @@ def pp_toplevel_jaxpr(top):
     return pp.concat(docs + [pp_jaxpr(top, context)])
 
 
-def pp_jaxpr_text(jaxpr, width=80):
-    """A jaxpr printed in JAX's format."""
-    return pp_toplevel_jaxpr(jaxpr).format(width)
+def pp_jaxpr_text(jaxpr, width=80, use_color=None):
+    """A jaxpr printed in JAX's format; colored (ANSI) when `use_color`, by default where JAX
+    colors it (a notebook or a terminal, unless jax_pprint_use_color is off)."""
+    if use_color is None:
+        use_color = pp.CAN_USE_COLOR and config.read("jax_pprint_use_color")
+    return pp_toplevel_jaxpr(jaxpr).format(width, use_color=use_color)
 
 
 # ---------------------------------------------------------------- typecheck

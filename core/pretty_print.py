@@ -1,12 +1,17 @@
-"""Wadler/Lindig pretty-printing documents (text, concat, brk, group, nest) and their formatter.
+"""Wadler/Lindig pretty-printing documents (text, concat, brk, group, nest, color) and their
+formatter.
 
 A document describes text with optional line breaks. `format(width)` lays it out: a `group`
 prints flat (its breaks as their text) when the group alone fits in what is left of the
 current line, else each of its own breaks starts a new line indented by the enclosing `nest`s.
 This is the layout JAX prints jaxprs with (Wadler, "A prettier printer", 1998; Lindig,
 "Strictly Pretty", 2000), including JAX's choice of measuring only the group, not the rest of
-the line after it.
+the line after it. With `use_color`, `color` documents become ANSI escapes as JAX writes them:
+before each text (or flat break) whose colors differ from the current ones, only the
+attributes that change, and a return to the defaults at the end.
 """
+import enum
+import sys
 
 
 class Doc:
@@ -20,9 +25,10 @@ class Doc:
     def __str__(self):
         return self.format()
 
-    def format(self, width=80):
-        """The document laid out in lines of at most `width` columns where groups allow."""
-        return _Formatter(width).run(self)
+    def format(self, width=80, *, use_color=False):
+        """The document laid out in lines of at most `width` columns where groups allow
+        (colored with ANSI escapes when `use_color`)."""
+        return _Formatter(width, use_color).run(self)
 
 
 class _Nil(Doc):
@@ -82,6 +88,40 @@ class _Nest(Doc):
         return f"nest({self.n}, {self.child!r})"
 
 
+class Color(enum.Enum):
+    """ANSI colors (their SGR code offsets); RESET is the terminal's default."""
+    BLACK, RED, GREEN, YELLOW, BLUE, MAGENTA, CYAN, WHITE, RESET = (*range(8), 9)
+
+
+class Intensity(enum.Enum):
+    """ANSI intensities (their SGR codes)."""
+    DIM, NORMAL, BRIGHT = 2, 22, 1
+
+
+class _Color(Doc):
+    __slots__ = ("child", "foreground", "background", "intensity")
+
+    def __init__(self, child, foreground, background, intensity):
+        self.child, self.foreground = child, foreground
+        self.background, self.intensity = background, intensity
+
+    def __repr__(self):
+        return f"color({self.child!r})"
+
+
+def _can_use_color():
+    """Whether the output is a notebook or a terminal (where JAX colors jaxprs)."""
+    shell = getattr(sys.modules.get("builtins"), "get_ipython", None)
+    if shell is not None:
+        ipython = shell()
+        if type(ipython).__name__ == "ZMQInteractiveShell" or "colab" in str(type(ipython)):
+            return True
+    return hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+
+
+CAN_USE_COLOR = _can_use_color()  # decided once, when refjax is imported, as JAX does
+
+
 def nil():
     """The empty document."""
     return _Nil()
@@ -113,6 +153,21 @@ def nest(n, doc):
     return _Nest(n, doc)
 
 
+def color(doc, foreground=None, background=None, intensity=None):
+    """`doc` in these colors (None: as around it); only when formatted with use_color."""
+    return _Color(doc, foreground, background, intensity)
+
+
+def keyword(doc):
+    """A keyword of a jaxpr (`lambda`, `let`, `in`), colored as JAX colors it."""
+    return color(doc, foreground=Color.BLUE, intensity=Intensity.BRIGHT)
+
+
+def type_annotation(doc):
+    """A type annotation of a jaxpr (`:f32[3]`), colored as JAX colors it."""
+    return color(doc, foreground=Color.MAGENTA, intensity=Intensity.NORMAL)
+
+
 def join(sep, docs):
     """The documents with `sep` between each two."""
     docs = list(docs)
@@ -124,42 +179,63 @@ def join(sep, docs):
     return concat(parts)
 
 
-class _Formatter:
-    """Lays out one document: a stack of (indent, flat, doc) still to print, the output so
-    far and the current column."""
+_DEFAULT_COLORS = (Color.RESET, Color.RESET, Intensity.NORMAL)
 
-    def __init__(self, width):
-        self.width = width
+
+class _Formatter:
+    """Lays out one document: a stack of (indent, flat, colors, doc) still to print, the
+    output so far, the current column and the colors last written."""
+
+    def __init__(self, width, use_color=False):
+        self.width, self.use_color = width, use_color
         self.out = []
         self.column = 0
+        self.colors = _DEFAULT_COLORS
 
     def run(self, doc):
-        todo = [(0, False, doc)]
+        todo = [(0, False, _DEFAULT_COLORS, doc)]
         while todo:
-            indent, flat, doc = todo.pop()
-            self._step(todo, indent, flat, doc)
+            self._step(todo, *todo.pop())
+        self._set_colors(_DEFAULT_COLORS)
         return "".join(self.out)
 
-    def _step(self, todo, indent, flat, doc):
+    def _step(self, todo, indent, flat, colors, doc):
         kind = type(doc)
         if kind is _Text:
-            self._emit(doc.text)
+            self._emit(doc.text, colors)
         elif kind is _Concat:
-            todo.extend((indent, flat, child) for child in reversed(doc.children))
+            todo.extend((indent, flat, colors, child) for child in reversed(doc.children))
         elif kind is _Break:
-            self._emit(doc.text) if flat else self._newline(indent)
+            self._emit(doc.text, colors) if flat else self._newline(indent)
         elif kind is _Nest:
-            todo.append((indent + doc.n, flat, doc.child))
+            todo.append((indent + doc.n, flat, colors, doc.child))
         elif kind is _Group:
-            todo.append((indent, flat or _fits(doc.child, self.width - self.column), doc.child))
+            fits = flat or _fits(doc.child, self.width - self.column)
+            todo.append((indent, fits, colors, doc.child))
+        elif kind is _Color:
+            new = (doc.foreground, doc.background, doc.intensity)
+            todo.append((indent, flat, tuple(n or c for n, c in zip(new, colors)), doc.child))
 
-    def _emit(self, s):
+    def _emit(self, s, colors):
+        self._set_colors(colors)
         self.out.append(s)
         self.column += len(s)
 
     def _newline(self, indent):
         self.out.append("\n" + " " * indent)
         self.column = indent
+
+    def _set_colors(self, colors):
+        if not self.use_color or colors == self.colors:
+            return
+        codes = [_code(new, base) for new, old, base in zip(colors, self.colors, (30, 40, 0))
+                 if new != old]
+        self.out.append(f"\x1b[{';'.join(codes)}m")
+        self.colors = colors
+
+
+def _code(value, base):
+    return str(base + value.value)
 
 
 def _fits(doc, room):
@@ -172,6 +248,6 @@ def _fits(doc, room):
             room -= len(doc.text)
         elif kind is _Concat:
             todo.extend(reversed(doc.children))
-        elif kind is _Nest or kind is _Group:
+        elif kind is _Nest or kind is _Group or kind is _Color:
             todo.append(doc.child)
     return room >= 0

@@ -79,10 +79,20 @@ def _param(value, memo):
 
 @functools.lru_cache(maxsize=None)
 def _jax_texts(sharding):
+    """{name: (plain text, colored text)} of JAX's jaxprs of the programs."""
     real_jax.config.update("jax_num_cpu_devices", 8)
     cases = jaxpr_programs.sharding_programs(real_jax) if sharding else \
         jaxpr_programs.programs(real_jax)
-    return {name: str(normalized(real_jax.make_jaxpr(f)(*args))) for name, (f, args) in cases.items()}
+    jaxprs = {name: normalized(real_jax.make_jaxpr(f)(*args)) for name, (f, args) in cases.items()}
+    return {name: (j.pretty_print(use_color=False), j.pretty_print(use_color=True))
+            for name, j in jaxprs.items()}
+
+
+def _assert_prints_as_jax(closed, want):
+    """JAX's text, plain and with JAX's ANSI colors (what str() gives in a terminal or a
+    notebook)."""
+    assert closed.pretty_print(use_color=False) == want[0]
+    assert closed.pretty_print(use_color=True) == want[1]
 
 
 def _names(sharding):
@@ -94,13 +104,21 @@ def _names(sharding):
 @pytest.mark.parametrize("name", _names(False))
 def test_program_prints_as_jax(name):
     f, args = jaxpr_programs.programs(jax)[name]
-    assert str(jax.make_jaxpr(f)(*args)) == _jax_texts(False)[name]
+    _assert_prints_as_jax(jax.make_jaxpr(f)(*args), _jax_texts(False)[name])
 
 
 @pytest.mark.parametrize("name", _names(True))
 def test_sharding_program_prints_as_jax(name):
     f, args = jaxpr_programs.sharding_programs(jax)[name]
-    assert str(jax.make_jaxpr(f)(*args)) == _jax_texts(True)[name]
+    _assert_prints_as_jax(jax.make_jaxpr(f)(*args), _jax_texts(True)[name])
+
+
+def test_str_colors_where_jax_does():
+    ours = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+    theirs = real_jax.make_jaxpr(lambda x: real_jax.numpy.sin(x) * 2.0)(1.0)
+    assert str(ours) == str(theirs) and repr(ours) == repr(theirs)
+    with jax.config.override(jax_pprint_use_color=False):
+        assert str(ours) == theirs.pretty_print(use_color=False)
 
 
 def test_enough_programs():
@@ -116,7 +134,10 @@ def test_shared_jaxprs_unused_values_and_literals():
     want = str(real_jax.make_jaxpr(lambda x: (theirs_inner(x), theirs_inner(x + 1.0),
                                               real_jax.numpy.sin(x))[:2])(1.0))
     assert text == want
-    assert text.startswith("let <lambda> = ") is False and "_:f32[] = sin" in text
+    # the jit's jaxpr, used twice, comes first (named after the function, without <>); the
+    # unused sin prints `_`; the literal keeps its type
+    assert text.startswith("let lambda = { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[]")
+    assert "jaxpr=lambda] c" in text and "_:f32[] = sin c" in text
 
 
 def test_long_jaxprs_are_laid_out_at_the_requested_width():

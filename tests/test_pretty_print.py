@@ -15,11 +15,16 @@ _leaves = st.one_of(st.tuples(st.just("text"), _texts),
                     st.just(("nil",)))
 
 
+_colors = st.sampled_from([None, "BLACK", "RED", "BLUE", "MAGENTA", "WHITE", "RESET"])
+_intensities = st.sampled_from([None, "DIM", "NORMAL", "BRIGHT"])
+
+
 def _nodes(children):
     return st.one_of(st.tuples(st.just("concat"), st.lists(children, max_size=5)),
                      st.tuples(st.just("group"), children),
                      st.tuples(st.just("nest"), st.integers(0, 4), children),
-                     st.tuples(st.just("join"), children, st.lists(children, max_size=4)))
+                     st.tuples(st.just("join"), children, st.lists(children, max_size=4)),
+                     st.tuples(st.just("color"), children, _colors, _colors, _intensities))
 
 
 documents = st.recursive(_leaves, _nodes, max_leaves=40)
@@ -40,13 +45,18 @@ def build(lib, tree):
         return lib.group(build(lib, args[0]))
     if kind == "nest":
         return lib.nest(args[0], build(lib, args[1]))
+    if kind == "color":
+        fg, bg, intensity = (None if n is None else getattr(enum, n)
+                             for n, enum in zip(args[1:], (lib.Color, lib.Color, lib.Intensity)))
+        return lib.color(build(lib, args[0]), foreground=fg, background=bg, intensity=intensity)
     return lib.join(build(lib, args[0]), [build(lib, c) for c in args[1]])
 
 
 @budget(25)
-@given(documents, st.sampled_from([0, 1, 3, 8, 20, 40, 80]))
-def test_formatter_matches_jax(tree, width):
-    assert build(pp, tree).format(width) == build(jpp, tree).format(width, use_color=False)
+@given(documents, st.sampled_from([0, 1, 3, 8, 20, 40, 80]), st.booleans())
+def test_formatter_matches_jax(tree, width, use_color):
+    assert build(pp, tree).format(width, use_color=use_color) == \
+        build(jpp, tree).format(width, use_color=use_color)
 
 
 def test_examples_of_jax_documentation_of_the_formatter():
@@ -64,6 +74,14 @@ def test_examples_of_jax_documentation_of_the_formatter():
             ).format(width=9) == "aaaa bbbbccccc"
     # Indentation is written even on lines left empty.
     assert pp.nest(2, pp.text("a") + pp.brk() + pp.brk() + pp.text("b")).format() == "a\n  \n  b"
+
+
+def test_colors_as_jax_writes_them():
+    # JAX's pretty_printer_test: only the attributes that change, reset at the end.
+    doc = pp.concat([pp.keyword(pp.text("let")), pp.text(" "),
+                     pp.type_annotation(pp.text("x:f32"))])
+    assert doc.format(use_color=True) == "\x1b[34;1mlet\x1b[39;22m \x1b[35mx:f32\x1b[39m"
+    assert doc.format() == "let x:f32"
 
 
 def test_str_and_plus():
