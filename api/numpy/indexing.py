@@ -51,11 +51,7 @@ def _basic_index(x, idx):
 
 def _static_slice_index(x, items):
     start, limit, strides, layout = [], [], [], _IndexLayout()
-    for item in items:
-        if item is None:
-            layout.new_axis(len(start))
-            continue
-        axis, size = len(start), x.shape[len(start)]
+    for axis, size, item in layout.axes(items, x.shape):
         if isinstance(item, slice):
             lo, hi, step = item.indices(size)
             if step < 0:  # JAX's: slice forwards with the stride, then reverse
@@ -64,39 +60,28 @@ def _static_slice_index(x, items):
             start.append(lo)
             limit.append(builtins.max(lo, hi))
             strides.append(builtins.abs(step))
-            continue
-        if size == 0:
-            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
-        i = int(item) + size if int(item) < 0 else int(item)
-        i = builtins.min(builtins.max(i, 0), size - 1)  # clamped, as JAX's retrieval
-        start, limit, strides = start + [i], limit + [i + 1], strides + [1]
-        layout.squeeze_axes.append(axis)
+        else:
+            i = int(item) + size if int(item) < 0 else int(item)
+            i = builtins.min(builtins.max(i, 0), size - 1)  # clamped, as JAX's retrieval
+            start, limit, strides = start + [i], limit + [i + 1], strides + [1]
     return layout.apply(st.slice(x, start, limit, strides))
 
 
 def _dynamic_slice_index(x, items):
     starts, sizes, layout = [], [], _IndexLayout()
-    for item in items:
-        if item is None:
-            layout.new_axis(len(starts))
+    for axis, size, item in layout.axes(items, x.shape):
+        if not isinstance(item, slice):
+            starts.append(asarray(item))
+            sizes.append(1)
             continue
-        axis, size = len(starts), x.shape[len(starts)]
-        if isinstance(item, slice):
-            lo, hi, step = item.indices(size)
-            if step < 0:
-                new_lo = hi + 1
-                starts.append(new_lo)
-                sizes.append(builtins.max(0, lo + 1 - new_lo))
-                layout.rev_axes.append(axis)
-            else:
-                starts.append(lo)
-                sizes.append(builtins.max(0, hi - lo))
-            continue
-        if size == 0:
-            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
-        starts.append(asarray(item))
-        sizes.append(1)
-        layout.squeeze_axes.append(axis)
+        lo, hi, step = item.indices(size)
+        if step < 0:
+            starts.append(hi + 1)
+            sizes.append(builtins.max(0, lo - hi))
+            layout.rev_axes.append(axis)
+        else:
+            starts.append(lo)
+            sizes.append(builtins.max(0, hi - lo))
     if len(starts) > 1:  # as JAX: start indices of one dtype (static ones as constants)
         starts = [concrete(np.array(i, np.int32)) if isinstance(i, int) else
                   ew.convert_element_type(i, _dt.int32) for i in starts]
@@ -118,8 +103,20 @@ class _IndexLayout:
     def __init__(self):
         self.rev_axes, self.squeeze_axes, self.newaxis_dims = [], [], []
 
-    def new_axis(self, consumed):
-        self.newaxis_dims.append(consumed - len(self.squeeze_axes) + len(self.newaxis_dims))
+    def axes(self, items, shape):
+        """(axis, size, item) per item indexing an axis of x; None items are new axes and
+        integer items squeezed axes (IndexError for an integer into an empty axis)."""
+        axis = 0
+        for item in items:
+            if item is None:
+                self.newaxis_dims.append(axis - len(self.squeeze_axes) + len(self.newaxis_dims))
+                continue
+            if not isinstance(item, slice):
+                if shape[axis] == 0:
+                    raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+                self.squeeze_axes.append(axis)
+            yield axis, shape[axis], item
+            axis += 1
 
     def apply(self, out):
         if self.rev_axes:
