@@ -29,6 +29,10 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None):
         if x.ndim < 1:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              f"ndim {x.ndim}")
+    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:  # JAX's error comes from dot_general, without the operands' shapes
+        raise TypeError(f"matmul: contracting dimensions must agree, got shapes {a.shape} and "
+                        f"{b.shape} (dimension {k_a} != {k_b})")
     dtype, weak = _product_dtype("matmul", (a, b), preferred_element_type)
     plan = _matmul_plan(a, b)
     a, b = st.squeeze(a, plan["a_squeeze"]), st.squeeze(b, plan["b_squeeze"])
