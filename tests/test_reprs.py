@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import refjax as jax
 import refjax.numpy as jnp
-from refjax.spec.checks import budget
+from refjax.spec.checks import budget, enable_x64
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 
@@ -63,6 +63,14 @@ def test_array_repr_and_str_match_jax(value):
 ], ids=lambda v: f"{v.dtype}{list(v.shape)}")
 def test_array_repr_of_long_empty_and_wrapped_arrays_matches_jax(value):
     assert_prints_as_jax(value)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint64, np.complex128])
+def test_64_bit_arrays_print_as_jax(dtype):
+    with enable_x64():
+        value = (np.arange(-3, 9).reshape(3, 4) * 1e10 / 7).astype(dtype)
+        assert_prints_as_jax(value)
+        assert_prints_as_jax(1.5)  # weakly typed float64
 
 
 @pytest.mark.parametrize("scalar", [1.0, -0.0, 3, True, 1 - 0j, 2.5e-7, float("nan")])
