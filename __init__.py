@@ -3,7 +3,7 @@ NumPy oracle backend (default) or on XLA (`refjax.set_backend("xla")`)."""
 import sys as _sys
 
 from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
-from .core.array import Array
+from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
 from .core.transforms.jit import jit, make_jaxpr, eval_shape, clear_caches

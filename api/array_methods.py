@@ -1,18 +1,13 @@
 """Operators and methods of Array and Tracer (installed onto both, as JAX does), among them
 `x.at[idx]`, JAX's functional indexed update (`.get`, `.set`, `.add`, `.multiply`, ...).
 
-refjax has no gather or scatter primitive, so `x.at[idx]` is built from existing ones, and
-jit, grad, vmap and every backend work through those primitives' rules. The flat position
-in x of every indexed element comes from indexing an iota of x's shape with idx (padded by
-one slot per dimension, holding -1, where out-of-bounds indices are sent, so that they are
-dropped). Then:
-- ints, slices and None select each element once: the updates are placed in x's shape by
-  the transpose of the indexing (pads, revs, dynamic_update_slice), O(x.size);
-- integer arrays and boolean masks may repeat positions: set, add, subtract, multiply,
-  min and max are one scatter (scatter, scatter-add, scatter-mul, scatter-min, scatter-max)
-  on x with JAX's dimension numbers, or on flat x at the flat targets;
-- apply (a Python function, applied once per occurrence of an index) compares x's flat
-  positions with the targets, an (x.size, n_updates) one-hot mask.
+As in JAX, `x.at[idx].set/add/subtract/multiply/min/max` is one scatter primitive on x
+(scatter, scatter-add, scatter-mul, scatter-min, scatter-max) with the index array and
+dimension numbers JAX builds (numpy/index_gather.py); divide and power combine x with
+ones_like(x).at[idx].multiply(y). `apply` (a Python function, applied once per occurrence of
+an index) compares x's flat positions with the flat targets, found by indexing an iota of x
+padded by one slot per dimension (where out-of-bounds indices are sent, so that they are
+dropped): an (x.size, n_updates) one-hot mask. `.get` is x[idx] with the gather's mode.
 """
 import builtins
 import operator
@@ -22,8 +17,8 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.trace import Tracer
-from .numpy.indexing import (advanced_index_vector, expand_ellipsis, expand_masks,
-                             gather_fill_value, getitem, split_advanced)
+from .numpy.index_gather import gather, index_to_gather
+from .numpy.indexing import expand_ellipsis, expand_masks, gather_fill_value, getitem
 from .numpy.promotion import (concrete, concrete_value, is_traced, lax_full, lax_select,
                               promote_dtypes)
 
@@ -357,22 +352,11 @@ def _targets(shape, items):
 
 
 def _gather(x, index, mode, fill_value, wrap):
-    jnp = _np()
-    x = jnp.asarray(x)
-    clamped, padded = _normalized(_index_items(x.shape, index), x.shape, wrap)
-    if mode == "clip":
-        return getitem(x, clamped)
-    if mode == "fill":
-        fill = gather_fill_value(x.dtype, fill_value)
-        return getitem(jnp.pad(x, [(0, 1)] * x.ndim, constant_values=fill), padded)
-    # promise_in_bounds: out-of-bounds reads are clamped and, as with XLA's gather, get no
-    # gradient (the transposed scatter drops them).
-    out = getitem(x, clamped)
-    in_bounds = jnp.greater_equal(_targets(x.shape, padded), 0)
-    if not is_traced(in_bounds) and np.all(np.asarray(in_bounds)):
-        return out
-    from . import lax
-    return jnp.where(in_bounds, out, lax.stop_gradient(out))
+    """x.at[index].get(): JAX's gather (fill mode: out-of-bounds windows read fill_value,
+    NaN, the dtype's minimum or maximum, or True by default)."""
+    x = _np().asarray(x)
+    fill = gather_fill_value(x.dtype, fill_value) if mode == "fill" else None
+    return gather(x, _index_items(x.shape, index), mode, fill, normalize=wrap)
 
 
 # ------------------------------------------------ the update: dtypes, then combine
@@ -393,91 +377,46 @@ def _scatter(x, index, values, op, mode, wrap, unique_indices=False):
     y = _updates_array(x, values)
     _warn_unsafe_cast(y, x)
     items = _index_items(x.shape, index)
-    shape = _one_scatter_shape(x.shape, items) if op in _SCATTERS and wrap else None
-    targets = None
-    if shape is None:
-        clamped, padded = _normalized(items, x.shape, wrap)
-        targets = _targets(x.shape, clamped if mode == "clip" else padded)
-        shape = targets.shape
-    if 0 in shape:
+    if op in _SCATTERS:
+        return _one_scatter(x, items, y, op, mode, wrap, unique_indices)
+    clamped, padded = _normalized(items, x.shape, wrap)
+    targets = _targets(x.shape, clamped if mode == "clip" else padded)
+    if 0 in targets.shape:
         return x
-    xp, yp = promote_dtypes(x, y)
-    _check_numeric(op, xp.dtype)
-    updates = jnp.broadcast_to(yp, shape)
-    unique = bool(unique_indices) and op in ("mul", "min", "max")
-    if targets is None:
-        out = _scatter_by_index(xp, items, updates, op, mode, unique)
-    elif builtins.all(i is None or isinstance(i, slice) or np.ndim(i) == 0 for i in clamped):
-        out = _scatter_basic(xp, clamped, targets, updates, op)
-    elif op in _SCATTERS:
-        out = jnp.reshape(_scatter_flat(jnp.ravel(xp), jnp.ravel(targets), jnp.ravel(updates),
-                                        op, unique), x.shape)
-    else:
-        out = jnp.reshape(_apply_one_hot(jnp.ravel(xp), jnp.ravel(targets), op), x.shape)
-    if out.dtype == x.dtype and out.weak_type == x.weak_type:
-        return out
+    xp, _ = promote_dtypes(x, y)
+    out = jnp.reshape(_apply_one_hot(jnp.ravel(xp), jnp.ravel(targets), op), x.shape)
+    return _as_type_of(out, x)
+
+
+def _as_type_of(out, x):
     from ..core.primitives import elementwise as ew
     return ew.convert_element_type(out, x.dtype, weak_type=x.weak_type)
 
 
-def _one_scatter_shape(shape, items):
-    """x[items]'s shape when x.at[items] is one scatter on x itself, as JAX stages it:
-    integer arrays (at least one) and integers, full slices, and an Ellipsis separating
-    them; else None (the update goes through flat targets)."""
-    arrays = [i for i in items if i is not Ellipsis and not isinstance(i, slice)]
-    if any(i is None for i in arrays) or any(isinstance(i, slice) and i != slice(None)
-                                             for i in items):
-        return None
-    if not builtins.any(_ndim(i) for i in arrays):
-        return None
-    dummy = np.broadcast_to(np.zeros((), np.int8), shape)
-    stand_ins = tuple(i if i is Ellipsis or isinstance(i, slice) else
-                      np.zeros(np.shape(i) if not is_traced(i) else i.shape, np.intp)
-                      for i in items)
-    try:
-        return dummy[stand_ins].shape
-    except IndexError:  # an empty axis: the flat path handles (drops) those updates
-        return None
-
-
-def _ndim(item):
-    return len(item.shape) if hasattr(item, "shape") else np.ndim(item)
-
-
-def _scatter_by_index(x, items, updates, op, mode, unique=False):
-    """x.at[items] updated by `op` as one scatter (scatter, scatter-add, -mul, -min, -max)
-    with dimension numbers on x:
-    the indexed dims are inserted window dims, the sliced ones window dims of the updates
-    (x[items]'s layout, advanced dims first when separated, as NumPy)."""
+def _one_scatter(x, items, y, op, mode, wrap, unique_indices):
+    """x.at[items] updated by `op` as one scatter on x, staged as JAX's (_scatter_impl): the
+    index array first, then the updates promoted, broadcast to x[items]'s shape (before its
+    new axes), reversed where slices step backwards; integers and slices alone give sorted,
+    unique indices. Out-of-bound updates are dropped (clamped with mode="clip")."""
     from . import lax
-    _, advanced, separated = split_advanced(x, items)   # items hold no None here
-    positions = tuple(d for d, _, _ in advanced)
-    window = [d for d in range(x.ndim) if d not in positions]
-    index = advanced_index_vector(advanced)
-    nb = index.ndim - 1
-    lead = 0 if separated else builtins.sum(1 for w in window if w < positions[0])
-    dn = lax.ScatterDimensionNumbers(
-        update_window_dims=tuple(range(lead)) + tuple(range(lead + nb, nb + len(window))),
-        inserted_window_dims=positions, scatter_dims_to_operand_dims=positions)
-    return _bind_scatter(op, x, index, updates, dn, "clip" if mode == "clip" else "drop",
-                         unique)
-
-
-def _bind_scatter(op, x, index, updates, dn, mode, unique):
-    """The scatter primitive of `op` (sub: a scatter-add of the negated updates)."""
-    from . import lax
-    updates = _np().negative(updates) if op == "sub" else updates
-    return getattr(lax, _SCATTERS[op])(x, index, updates, dn, mode=mode, unique_indices=unique)
-
-
-def _scatter_flat(x, targets, updates, op, unique=False):
-    """Flat x updated at the flat targets by one scatter of `op`'s primitive; negative
-    targets (out of bounds) are dropped, as JAX's default mode drops them."""
-    from . import lax
-    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
-                                     scatter_dims_to_operand_dims=(0,))
-    idx = _np().reshape(targets, (targets.shape[0], 1))
-    return _bind_scatter(op, x, idx, updates, dn, "drop", unique)
+    jnp = _np()
+    plan = index_to_gather(x.shape, items, normalize=wrap)
+    if 0 in plan.slice_shape:
+        return x
+    xp, yp = promote_dtypes(x, y)
+    _check_numeric(op, xp.dtype)
+    updates = jnp.squeeze(jnp.broadcast_to(yp, plan.slice_shape), plan.newaxis_dims)
+    if plan.reversed_dims:
+        updates = lax.rev(updates, plan.reversed_dims)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=plan.offset_dims,
+                                     inserted_window_dims=plan.collapsed_slice_dims,
+                                     scatter_dims_to_operand_dims=plan.start_index_map)
+    updates = jnp.negative(updates) if op == "sub" else updates
+    out = getattr(lax, _SCATTERS[op])(xp, plan.indices, updates, dn,
+                                      indices_are_sorted=plan.basic,
+                                      unique_indices=plan.basic or bool(unique_indices),
+                                      mode="clip" if mode == "clip" else "drop")
+    return _as_type_of(out, x)
 
 
 def _check_numeric(op, dtype):
@@ -520,42 +459,6 @@ def _warn_unsafe_cast(y, x):
                       f"dtype={y.dtype} to dtype={x.dtype}. In future JAX releases this will "
                       "result in an error.", FutureWarning, stacklevel=4)
 
-
-# ------------------------------------------------ basic indices: the transpose of x[idx]
-
-def _scatter_basic(x, items, targets, updates, op):
-    """Ints, slices and None select each element once: the updates are placed in x's shape
-    by the transpose of the indexing itself (pads, revs, reshapes; dynamic_update_slice for
-    a traced int), O(x.size), and the positions they reach come from the targets."""
-    placed = _place(x.shape, x.dtype, items, updates)
-    return _where(_reached(x.shape, items, targets), _combine(op, x, placed), x)
-
-
-def _place(shape, dtype, items, updates):
-    """updates (of x[items]'s shape) at x[items] in zeros of x's shape."""
-    from ..core.avals import ShapeDtypeStruct
-    from ..core.transforms.autodiff import linear_transpose
-    jnp = _np()
-    stand_in = np.dtype(np.uint8) if dtype == np.bool_ else dtype  # bools do not transpose
-    transpose = linear_transpose(lambda z: getitem(z, items), ShapeDtypeStruct(shape, stand_in))
-    placed, = transpose(jnp.astype(updates, stand_in))
-    return jnp.astype(placed, dtype)
-
-
-def _reached(shape, items, targets):
-    """The mask, in x's shape, of the positions an in-bounds target reaches: NumPy for
-    concrete targets, else the in-bounds flags placed like the updates."""
-    jnp = _np()
-    if is_traced(targets):
-        in_bounds = jnp.astype(jnp.greater_equal(targets, 0), np.uint8)
-        return jnp.not_equal(_place(shape, np.uint8, items, in_bounds), 0)
-    t = np.ravel(np.asarray(concrete_value(targets, "")))
-    mask = np.zeros(int(np.prod(shape, dtype=np.int64)), bool)
-    mask[t[t >= 0]] = True
-    return mask.reshape(shape)
-
-
-# ------------------------------------------------ apply at integer-array indices: one-hot
 
 def _index_math(targets):
     """The module that computes masks from the targets: NumPy when they are concrete (then

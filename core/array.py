@@ -1,9 +1,13 @@
-"""Array: the concrete value users see, a backend buffer plus its aval."""
+"""Array: the concrete value users see, a backend buffer plus its aval; BaseArray, the type
+users check (refjax.Array), which tracers are instances of too, as with jax.Array."""
+import abc
+
 import numpy as np
 
-from . import errors, runtime
+from . import dtypes, errors, runtime
 from .avals import ShapedArray
 from .sequence import LeadingAxis
+from .trace import Tracer
 
 
 class Array(LeadingAxis):
@@ -92,29 +96,54 @@ class Array(LeadingAxis):
     global_shards = addressable_shards
 
     def __repr__(self):
+        """JAX's repr: NumPy's text of the values (`[]` and the shape when empty), then the
+        dtype and weak type, on the last line when it fits in NumPy's line width."""
         value = self._value()
-        if value.dtype.kind == "V":  # float0
+        if value.dtype == dtypes.float0:
             return f"Array({value!r})"
-        prefix = "Array("
-        body = np.array2string(value, separator=", ", prefix=prefix)
-        dtype = f"dtype={self.dtype.name}"
-        if self.weak_type:
-            dtype += ", weak_type=True"
-        last = (prefix + body).rsplit("\n", 1)[-1]
-        sep = "\n" + " " * len(prefix) if len(last) + len(dtype) + 3 > 80 else " "
+        prefix, width = "Array(", np.get_printoptions()["linewidth"]
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        if value.size == 0:
+            body = f"[], shape={value.shape}"
+        else:
+            body = np.array2string(value, prefix=prefix, suffix=",", separator=", ",
+                                   max_line_width=width)
+        last_line = len(body) - body.rfind("\n") + 1
+        # JAX pads with the prefix's width, on the same line, when the dtype would overflow.
+        sep = " " * len(prefix) if last_line + len(dtype) + 2 > width else " "
         return f"{prefix}{body},{sep}{dtype})"
 
     def __str__(self):
         return str(self._value())
 
     def __format__(self, spec):
-        return format(self._value(), spec) if self.ndim == 0 else str(self)
+        value = self._value()
+        return format(value if self.ndim else value[()], spec)
 
     def __reduce__(self):
         return (_rebuild, (self._value(), self.weak_type))
 
     def __dlpack__(self, *args, **kwargs):
         return self._value().__dlpack__(*args, **kwargs)
+
+
+# Printed as JAX's concrete class is (`type(x)` shows ArrayImpl); refjax's modules call it Array.
+Array.__name__ = Array.__qualname__ = "ArrayImpl"
+
+
+class BaseArray(abc.ABC):
+    """The array type of the public API, exported as `refjax.Array` (and `refjax.numpy.ndarray`)
+    as jax.Array is: concrete arrays (`ArrayImpl`) and tracers are instances of it, so
+    `isinstance(x, jax.Array)` holds inside transformations as it does in JAX, while `type(x)`
+    is the concrete or tracer class."""
+
+    __slots__ = ()
+
+
+BaseArray.__name__ = BaseArray.__qualname__ = "Array"
+BaseArray.__module__ = "refjax"
+BaseArray.register(Array)
+BaseArray.register(Tracer)
 
 
 def _rebuild(value, weak_type):

@@ -46,18 +46,25 @@ class ShapedArray:
         return self._hash
 
     def str_short(self, short_dtypes=True):
-        """`f32[3,4]` (`float32[3,4]` with short_dtypes=False, as JAX's error messages)."""
+        """`f32[3,4]` (`float32[3,4]` without short dtypes), with the varying manual axes as
+        JAX prints them: `{V:x}`, `{V:(x,y)}`."""
+        dtype = dtypes.short_name(self.dtype) if short_dtypes else dtypes.long_name(self.dtype)
         shape = ",".join(map(str, self.shape))
-        vma = f"{{{','.join(sorted(self.vma))}}}" if self.vma else ""
-        name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
-        return f"{name}[{shape}]{vma}"
+        return f"{dtype}[{shape}]{_vma_str(self.vma)}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
     def __str__(self):
-        return self.str_short()
+        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+
+def _vma_str(vma):
+    if not vma:
+        return ""
+    axes = sorted(vma)
+    return f"{{V:{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}}}"
 
 
 def mismatch_extra(a, b):

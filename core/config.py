@@ -11,6 +11,7 @@ _DEFAULTS = {
     "jax_default_matmul_precision": None,
     "jax_debug_nans": False,
     "jax_traceback_filtering": "auto",
+    "jax_pprint_use_color": True,
 }
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict")}
 _overrides = contextvars.ContextVar("refjax_config_overrides", default={})

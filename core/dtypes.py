@@ -29,6 +29,12 @@ def short_name(dtype):
     return _SHORT[np.dtype(dtype)]
 
 
+def long_name(dtype):
+    """'float32' for float32 ('float0' for float0), as JAX prints avals in full."""
+    dtype = np.dtype(dtype)
+    return "float0" if dtype == float0 else dtype.name
+
+
 # Nodes of the promotion lattice: dtypes plus the three weak kinds of Python scalars.
 class _Weak(str):
     pass

@@ -1,10 +1,14 @@
 """The jaxpr IR: Var, Literal, JaxprEqn, Jaxpr, ClosedJaxpr; printer, typecheck, eval_jaxpr."""
+import re
+from collections import Counter, deque
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import avals as avals_mod
 from . import dtypes, runtime, source_info
+from . import pretty_print as pp
+from .config import config
 
 
 class Var:
@@ -29,7 +33,7 @@ class Literal:
         self.aval = aval
 
     def __repr__(self):
-        return f"{_format_scalar(self.val)}:{self.aval.str_short()}"
+        return pp_literal(self)
 
 
 class DropVar(Var):
@@ -51,13 +55,16 @@ class Jaxpr(NamedTuple):
     eqns: list
 
     def __str__(self):
-        return pp_jaxpr(self)
+        return pp_jaxpr_text(self)
+
+    __repr__ = __str__
 
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
-    def pretty_print(self, **_):
-        return str(self)
+    def pretty_print(self, *, width=80, use_color=None):
+        """The jaxpr as JAX prints it, laid out for `width` columns."""
+        return pp_jaxpr_text(self, width, use_color)
 
 
 class ClosedJaxpr:
@@ -75,9 +82,13 @@ class ClosedJaxpr:
     eqns = property(lambda self: self.jaxpr.eqns)
 
     def __str__(self):
-        return pp_jaxpr(self.jaxpr)
+        return pp_jaxpr_text(self.jaxpr)
 
     __repr__ = __str__
+
+    def pretty_print(self, *, width=80, use_color=None):
+        """The jaxpr as JAX prints it, laid out for `width` columns."""
+        return pp_jaxpr_text(self.jaxpr, width, use_color)
 
     # Identity semantics: jaxprs are cache keys (by the object), never compared structurally.
     def __hash__(self):
@@ -88,92 +99,238 @@ class ClosedJaxpr:
 
 
 # ---------------------------------------------------------------- printing
+#
+# JAX's text for jaxprs, as documents for core/pretty_print.py. Names are given while the
+# document is built, in JAX's order: an equation's binders, then its params (inner jaxprs),
+# then its operands. A primitive's `pp` rule chooses which params print, in which order.
 
 def _encode_name(n):
     s = ""
     while True:
-        s = chr(ord("a") + n % 26) + s
-        n //= 26
+        n, i = divmod(n, 26)
+        s = chr(ord("a") + i) + s
         if n == 0:
             return s
 
 
-def _format_scalar(val):
-    val = np.asarray(val)
-    if val.dtype == np.bool_:
-        return str(bool(val))
-    if val.dtype.kind in "iu":
-        return str(int(val))
-    if val.dtype.kind == "c":
-        return str(complex(val))
-    return repr(float(val))
+class PpContext:
+    """Names while printing one top-level jaxpr: variables (unused outputs of the top level
+    are `_`), and jaxprs used more than once, printed first as `let name = ... in`."""
 
+    def __init__(self, var_names=()):
+        self.var_names = dict(var_names)
+        self.shared_jaxprs = {}  # id(jaxpr) -> its name
+        self.shared_names = set()
+        self.var_vmas = {}  # var -> the mesh axes it varies over, where a rule knows them
+        self._next = 0
 
-class _Namer:
-    def __init__(self):
-        self.names = {}
-
-    def __call__(self, v):
-        if isinstance(v, Literal):
-            return repr(v)
+    def name(self, v):
+        """The name of a variable, giving it the next free one on first sight."""
         if isinstance(v, DropVar):
             return "_"
-        if v not in self.names:
-            self.names[v] = _encode_name(len(self.names))
-        return self.names[v]
+        if v not in self.var_names:
+            self.var_names[v] = self._fresh()
+        return self.var_names[v]
 
-    def binder(self, v):
-        return f"{self(v)}:{v.aval.str_short()}"
+    def _fresh(self):
+        while True:
+            name, self._next = _encode_name(self._next), self._next + 1
+            if name not in self.shared_names:
+                return name
 
+    def type_of(self, v):
+        """`f32[3]` for v (with the axes it varies over inside shard_map, as JAX)."""
+        vma = self.var_vmas.get(v)
+        return pp_aval(v.aval.update(vma=vma) if vma else v.aval)
 
-def _format_param(value, namer, indent):
-    if isinstance(value, ClosedJaxpr):
-        value = value.jaxpr
-    if isinstance(value, Jaxpr):
-        return _pp(value, namer, indent + 2)
-    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
-        inner = [_pp(v.jaxpr if isinstance(v, ClosedJaxpr) else v, namer, indent + 4) for v in value]
-        return "(\n" + "".join(" " * (indent + 4) + s + "\n" for s in inner) + " " * (indent + 2) + ")"
-    if isinstance(value, np.dtype):
-        return value.name
-    if isinstance(value, type) and issubclass(value, np.generic):
-        return np.dtype(value).name
-    if callable(value) and hasattr(value, "__name__"):
-        return value.__name__
-    return str(value)
-
-
-def _pp_eqn(eqn, namer, indent):
-    lhs = " ".join(namer.binder(v) for v in eqn.outvars)
-    args = " ".join(namer(v) for v in eqn.invars)
-    name = eqn.primitive.name
-    params = [(k, _format_param(v, namer, indent)) for k, v in eqn.params.items()]
-    head = f"{lhs} = {name}" if lhs else name  # effects without outputs print no binder
-    one_line = head + (f"[{' '.join(f'{k}={v}' for k, v in params)}]" if params else "")
-    one_line += f" {args}" if args else ""
-    if len(one_line) + indent <= 80 and "\n" not in one_line:
-        return one_line
-    pad = " " * (indent + 2)
-    body = "".join(f"{pad}{k}={v}\n" for k, v in params)
-    return f"{head}[\n{body}{' ' * indent}]" + (f" {args}" if args else "")
+    def suggest_same_var_names(self, for_vars, like_vars):
+        """Name the binders `for_vars` of an inner jaxpr as the `like_vars` they stand for at
+        the call site (each name once), as JAX does for jit."""
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for for_v, like_v in zip(for_vars, like_vars):
+            if (type(like_v) is not Literal and like_v not in used
+                    and type(for_v) is not Literal and for_v not in self.var_names):
+                used.add(like_v)
+                self.var_names[for_v] = self.name(like_v)
 
 
-def _pp(jaxpr, namer, indent):
-    consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
-    ins = " ".join(namer.binder(v) for v in jaxpr.invars)
-    head = f"{{ lambda {consts}{'; ' if consts else ''}; {ins}. let".replace("; ;", ";")
-    if not consts:
-        head = f"{{ lambda ; {ins}. let"
-    lines = [head] + [" " * (indent + 4) + _pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
-    outs = ", ".join(namer(v) for v in jaxpr.outvars)
-    trailing = "," if len(jaxpr.outvars) == 1 else ""
-    lines.append(" " * (indent + 2) + f"in ({outs}{trailing}) }}")
-    return "\n".join(lines)
+def pp_literal(lit):
+    """`2.0:f32[]`: the value as Python prints its item, then the type."""
+    val = np.asarray(lit.val)
+    return f"{val.item() if val.ndim == 0 else '[...]'}:{pp_aval(lit.aval)}"
 
 
-def pp_jaxpr(jaxpr):
-    """Print a jaxpr in JAX's format."""
-    return _pp(jaxpr, _Namer(), 0)
+def pp_aval(aval):
+    """`f32[3,4]`, with the varying manual axes as `{V:x}` or `{V:(x,y)}`."""
+    return aval.str_short()
+
+
+def _pp_var(v, context):
+    return pp.text(pp_literal(v) if type(v) is Literal else context.name(v))
+
+
+def pp_vars(vs, context, separator="", print_shapes=False):
+    """Variables separated by `separator` and a break, with their types for binders."""
+    docs = [_pp_var(v, context) + (pp.type_annotation(pp.text(":" + context.type_of(v)))
+                                   if print_shapes else pp.nil()) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
+
+
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
+def pp_param_value(v, context):
+    """A param's value: jaxprs as jaxprs, frozensets sorted, anything else as str() (with
+    object addresses masked, so that printing is deterministic)."""
+    if type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
+        return pp_jaxprs(v, context)
+    if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        return pp_jaxpr(_open(v), context)
+    if isinstance(v, frozenset):
+        return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
+    return pp.text(_ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(v)))
+
+
+def _pp_kv_pairs(pairs, context):
+    if not pairs:
+        return pp.nil()
+    items = pp.join(pp.brk(), [pp.text(f"{k}=") + pp_param_value(v, context) for k, v in pairs])
+    return pp.group(pp.nest(2, pp.concat([pp.text("["), pp.brk(""), items]))
+                    + pp.brk("") + pp.text("]"))
+
+
+def eqn_params(eqn, context):
+    """The (name, value) params an equation prints, in order: its primitive's `pp` rule, or
+    every param sorted by name."""
+    rule = eqn.primitive.pp
+    return rule(eqn, context) if rule else sorted(eqn.params.items())
+
+
+def pp_eqn(eqn, context):
+    """`outs:types = name[params] operands` (effects without outputs print no binders)."""
+    params = eqn_params(eqn, context)
+    lhs = pp_vars(eqn.outvars, context, print_shapes=True)
+    rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(params, context),
+           pp.text(" ") + pp_vars(eqn.invars, context)]
+    return pp.concat([lhs, pp.text(" = "), *rhs] if eqn.outvars else rhs)
+
+
+def _pp_skeleton(jaxpr, context):
+    constvars = pp_vars(jaxpr.constvars, context, print_shapes=True)
+    invars = pp_vars(jaxpr.invars, context, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])
+    outvars = pp.concat([pp.text("("), pp_vars(jaxpr.outvars, context, separator=","),
+                         pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ "), pp.keyword(pp.text("lambda ")), constvars, pp.text("; "), invars,
+        pp.text(". "), pp.keyword(pp.text("let")), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.keyword(pp.text("in ")), outvars])) + pp.text(" }"))
+
+
+def pp_jaxpr(jaxpr, context):
+    """A jaxpr, or the name it is shared under."""
+    name = context.shared_jaxprs.get(id(jaxpr))
+    return pp.text(name) if name else _pp_skeleton(jaxpr, context)
+
+
+def pp_jaxprs(jaxprs, context):
+    """A tuple of jaxprs (cond's branches), one per line when they do not fit on one."""
+    docs = [pp_jaxpr(_open(j), context) for j in jaxprs]
+    return pp.group(pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), docs)]))
+                    + pp.brk("") + pp.text(")"))
+
+
+def _open(j):
+    return j.jaxpr if isinstance(j, ClosedJaxpr) else j
+
+
+def pp_hiding(*names, **defaults):
+    """A `pp` rule printing the params sorted by name but for `names` (JAX hides what the
+    binder's type already says) and those equal to their value in `defaults`."""
+    def rule(eqn, context):
+        return [(k, v) for k, v in sorted(eqn.params.items())
+                if k not in names and not (k in defaults and _same(v, defaults[k]))]
+    return rule
+
+
+def _same(value, default):
+    return type(value) is type(default) and value == default
+
+
+def pp_call(eqn, context):
+    """The `pp` rule of call-like primitives with a `name` (jit): name first, then the other
+    params sorted; the inner jaxpr's binders take the names of the call's operands and
+    results."""
+    inner = _open(eqn.primitive.call_jaxpr(eqn.params))
+    if id(inner) not in context.shared_jaxprs:
+        context.suggest_same_var_names(inner.invars, eqn.invars)
+        context.suggest_same_var_names(inner.outvars, eqn.outvars)
+    rest = sorted((k, v) for k, v in eqn.params.items() if k != "name")
+    return [("name", eqn.params["name"])] + rest
+
+
+def _dropvars(jaxpr):
+    """The outputs of equations nothing reads, named `_`."""
+    names, used = {}, {v for v in jaxpr.outvars if type(v) is not Literal}
+    for eqn in reversed(jaxpr.eqns):
+        names.update((v, "_") for v in eqn.outvars if v not in used)
+        used.update(v for v in eqn.invars if type(v) is not Literal)
+    return names
+
+
+def _jaxprs_in_params(params):
+    for val in params.values():
+        for v in (val if type(val) is tuple else (val,)):
+            if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                yield _open(v)
+
+
+def _count_jaxprs(top):
+    """How often each jaxpr is printed (long inner ones count twice, so that they are pulled
+    to the top as JAX does), and the name each one would be shared under."""
+    counts, names, queue = {}, {}, deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        seen = counts.setdefault(id(jaxpr), [jaxpr, 0])
+        seen[1] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            for sub in _jaxprs_in_params(eqn.params):
+                queue.append(sub)
+                if name is not None:
+                    names.setdefault(id(sub), str(name).strip("<>"))
+    return counts, names
+
+
+def pp_toplevel_jaxpr(top):
+    """The document of a jaxpr as JAX prints it: shared jaxprs first, then the jaxpr."""
+    context = PpContext(_dropvars(top))
+    counts, names = _count_jaxprs(top)
+    name_counts, shared = Counter(), []
+    for key, (jaxpr, count) in counts.items():
+        if count == 1:
+            continue
+        name = names.get(key, "jaxpr")
+        if name_counts[name] > 0:
+            name_counts[name] += 1
+            name += str(name_counts[name] - 1)
+        name_counts[name] += 1
+        context.shared_names.add(name)
+        context.shared_jaxprs[key] = name
+        shared.append((name, jaxpr))
+    docs = [pp.concat([pp.text(f"let {name} = "), _pp_skeleton(jaxpr, context), pp.text(" in"),
+                       pp.brk()]) for name, jaxpr in shared]
+    return pp.concat(docs + [pp_jaxpr(top, context)])
+
+
+def pp_jaxpr_text(jaxpr, width=80, use_color=None):
+    """A jaxpr printed in JAX's format; colored (ANSI) when `use_color`, by default where JAX
+    colors it (a notebook or a terminal, unless jax_pprint_use_color is off)."""
+    if use_color is None:
+        use_color = pp.CAN_USE_COLOR and config.read("jax_pprint_use_color")
+    return pp_toplevel_jaxpr(jaxpr).format(width, use_color=use_color)
 
 
 # ---------------------------------------------------------------- typecheck

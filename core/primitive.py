@@ -22,6 +22,9 @@ RULES = {
                 "outputs replicated (sharding_propagation.py)",
     "vma": "(eqn, in_vmas, strict) -> [vma per output]: the mesh axes each output varies "
            "over inside shard_map; absent: the union of the inputs' (vma.py)",
+    "pp": "(eqn, context) -> [(param, value), ...]: the params a printed jaxpr shows, in "
+          "order (JAX hides some and reorders others); absent: every param sorted by name "
+          "(jaxpr.py)",
 }
 
 
@@ -98,6 +101,9 @@ class Primitive:
 
     def def_vma(self, rule):
         return self.set_rule("vma", rule)
+
+    def def_pp(self, rule):
+        return self.set_rule("pp", rule)
 
     def def_call(self, param):
         """Declare a call-like primitive whose `param` holds the ClosedJaxpr it applies."""

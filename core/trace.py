@@ -103,13 +103,25 @@ class Tracer(LeadingAxis):
     __hash__ = None
 
     def __repr__(self):
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        return self.short_repr()
+
+    __str__ = __repr__
+
+    def short_repr(self):
+        """What this tracer prints as, inside the repr of a tracer wrapping it too (JAX's
+        `_short_repr`): `JitTracer(~float32[])`, `JVPTracer(primal=..., tangent=...)`..."""
+        return f"{type(self).__name__}<{self.aval}>"
 
     def item(self):
         return self._concrete_or_raise(errors.ConcretizationTypeError).item()
 
     def tolist(self):
         return self._concrete_or_raise(errors.ConcretizationTypeError).tolist()
+
+
+def short_repr(x):
+    """A tracer's short repr, or str() of a value: how tracers print what they carry."""
+    return x.short_repr() if isinstance(x, Tracer) else str(x)
 
 
 def get_aval(x):

@@ -8,14 +8,21 @@ from .jaxpr import Literal
 def jaxpr_vma(jaxpr, in_vmas, strict=False):
     """The vma of each output of `jaxpr` given its inputs'; `strict` (check_vma) rejects what
     JAX's type system rejects (a rule raises naming the operation)."""
+    env = var_vmas(jaxpr, in_vmas, strict)
+    return [_read(env, v) for v in jaxpr.outvars]
+
+
+def var_vmas(jaxpr, in_vmas, strict=False):
+    """The vma of every variable of `jaxpr` (its own, not its inner jaxprs') given its
+    inputs'."""
     env = dict(zip(jaxpr.invars, in_vmas))
-
-    def read(v):
-        return frozenset() if type(v) is Literal else env.get(v, frozenset())
-
     for eqn in jaxpr.eqns:
-        env.update(zip(eqn.outvars, eqn_vma(eqn, [read(v) for v in eqn.invars], strict)))
-    return [read(v) for v in jaxpr.outvars]
+        env.update(zip(eqn.outvars, eqn_vma(eqn, [_read(env, v) for v in eqn.invars], strict)))
+    return env
+
+
+def _read(env, v):
+    return frozenset() if type(v) is Literal else env.get(v, frozenset())
 
 
 def eqn_vma(eqn, in_vmas, strict):

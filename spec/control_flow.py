@@ -155,13 +155,13 @@ def _scan_signature(dtype, diff):
         args = ((Arg((), dtype, False, elems),) * n_consts
                 + tuple(Arg(s, d, False, elems) for s, d in carry)
                 + tuple(Arg((length,) + s, d, False, elems) for s, d in xs))
-        return Signature(args, {"jaxpr": jaxpr, "length": length, "linear": (False,) * len(args),
-                                "num_carry": len(carry), "num_consts": n_consts,
-                                "reverse": draw(st.booleans()), "unroll": 1})
+        return Signature(args, {"jaxpr": jaxpr, "length": length, "num_carry": len(carry),
+                                "num_consts": n_consts, "reverse": draw(st.booleans()),
+                                "unroll": 1})
     return sig()
 
 
-def _scan_reference(jax, *args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
+def _scan_reference(jax, *args, jaxpr, length, num_carry, num_consts, reverse, unroll):
     consts, init = args[:num_consts], args[num_consts:num_consts + num_carry]
     xs = args[num_consts + num_carry:]
 

@@ -25,16 +25,17 @@ rule of the primitive (see `Primitive` in core/primitive.py for what each rule i
 means the primitive has none: *linearize* and *partial eval* (higher-order primitives only;
 the others are linearized through their JVP), *sharding* (without one, outputs on a mesh
 are replicated), *vma* (without one, an output varies wherever an operand does; call-like
-primitives are looked through, "call"), *call* (call-like primitives: the param holding
+primitives are looked through, "call"), *pp* (the params a printed jaxpr shows, in order;
+without one, every param sorted by name), *call* (call-like primitives: the param holding
 their jaxpr), *layout* (the param that sets the outputs' layout), *axis env* (collectives,
 whose rules run on unbatched operands too); *numpy* and *xla* link to the backends' rules.
 """
 
 _COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "abstract eval",
-            "jvp", "transpose", "batch", "linearize", "partial eval", "sharding", "vma", "call",
-            "layout", "axis env", "numpy", "xla")
+            "jvp", "transpose", "batch", "linearize", "partial eval", "sharding", "vma", "pp",
+            "call", "layout", "axis env", "numpy", "xla")
 _RULES = ("abstract_eval", "jvp", "transpose", "batch", "linearize", "partial_eval", "sharding",
-          "vma")
+          "vma", "pp")
 
 
 def _dtypes(names):

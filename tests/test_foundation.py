@@ -164,7 +164,7 @@ def test_donate_argnums_accepted_and_disable_jit():
 
     with jax.config.override(jax_disable_jit=True):
         jax.jit(g)(jnp.asarray(1.0))
-    assert calls == ["Array"]
+    assert calls == ["ArrayImpl"]  # as JAX's concrete class
 
 
 def test_eval_shape_and_shape_dtype_struct():
@@ -227,10 +227,10 @@ def test_config_context_managers_and_dtypes_namespace_match_jax():
     seen = []
     with jax.disable_jit():
         jax.jit(lambda v: seen.append(type(v)) or v)(jnp.ones(2))
-    assert seen == [jax.Array]
+    assert seen == [type(jnp.ones(2))] and issubclass(seen[0], jax.Array)
     with jax.disable_jit(False):
         jax.jit(lambda v: seen.append(type(v)) or v)(jnp.ones(2))
-    assert seen[-1] is not jax.Array
+    assert seen[-1] is not seen[0] and issubclass(seen[-1], jax.Array)  # a tracer, as in JAX
     for name in ("float0", "bfloat16"):
         assert getattr(jax.dtypes, name) == getattr(real_jax.dtypes, name)
     for dt in (np.float64, np.int64, np.bool_, np.uint8, jnp.bfloat16):

@@ -57,7 +57,7 @@ import operator  # noqa: F401
 
 import numpy as np  # noqa: F401
 
-from ...core.array import Array  # noqa: F401
+from ...core.array import BaseArray as Array  # noqa: F401
 from ...core.avals import ShapedArray  # noqa: F401
 from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.trace import Tracer, get_aval  # noqa: F401

@@ -13,7 +13,7 @@ from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concret
                         lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, result_type,
                         stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
                         _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
-                        _zero_scalar)
+                        _zero_scalar, staged_as)
 from .ufuncs import divide, log10, multiply, power
 
 
@@ -90,8 +90,8 @@ def _like_shape_dtype(a, dtype, shape, name):
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like a (shape, dtype, weak type) filled with fill_value."""
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
-    fill = asarray(_check_args("full_like", fill_value)[0])
-    fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and fill.ndim == 0)
+    fill = _check_args("full_like", fill_value)[0]
+    fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
     return broadcast_to(fill, out_shape)
 
 
@@ -219,7 +219,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 def _eye_mask(n, m, k):
     rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
     cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
-    return ew.eq(ew.add(rows, lax_full((n, m), k, _dt.int32)), cols)
+    return ew.eq(ew.add(rows, np.int32(k)), cols)
 
 
 def _dim(n, what):
@@ -243,9 +243,8 @@ def identity(n, dtype=None):
 
 
 def _tri_mask(n, m, k):
-    rows = st.broadcasted_iota(_dt.int32, (n, m), 0)
-    cols = st.broadcasted_iota(_dt.int32, (n, m), 1)
-    return ew.ge(ew.add(rows, lax_full((n, m), k, _dt.int32)), cols)
+    shifted = ew.add(st.broadcasted_iota(_dt.int32, (n, m), 0), np.int32(k))
+    return ew.ge(shifted, st.broadcasted_iota(_dt.int32, (n, m), 1))
 
 
 def tri(N, M=None, k=0, dtype=None):
@@ -265,11 +264,13 @@ def _triangle(name, m, keep_lower, k):
     return lax_select(mask, m, zero) if keep_lower else lax_select(mask, zero, m)
 
 
+@staged_as("tril", static_argnames=("k",))
 def tril(m, k=0):
     """m with the elements above the k-th diagonal zeroed."""
     return _triangle("tril", m, True, _static_int(k, "k argument of jnp.tril"))
 
 
+@staged_as("triu", static_argnames=("k",))
 def triu(m, k=0):
     """m with the elements below the k-th diagonal zeroed."""
     return _triangle("triu", m, False, _static_int(k, "k argument of jnp.triu"))

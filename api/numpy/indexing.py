@@ -1,5 +1,6 @@
 """Indexing (x[idx], basic and advanced) and take, where, select, clip, nonzero, unravel_index."""
 import builtins
+import operator
 
 import numpy as np
 
@@ -9,13 +10,14 @@ from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_1d, broadcast_arrays, broadcast_shapes,
+from .promotion import (asarray, astype, atleast_1d, broadcast_shapes,
                         broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
-                        lax_select, moveaxis, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
+                        lax_select, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
                         _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
-                        _with, _zeros_of)
+                        _where, _with, staged_as)
 from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
 from .creation import zeros, zeros_like, _shape_arg
+from .index_gather import gather, normalize_index
 
 
 # ---------------------------------------------------------------- indexing
@@ -33,27 +35,97 @@ def getitem(x, idx):
 
 
 def _basic_index(x, idx):
-    out, dims_to_squeeze, new_axes, dim = x, [], [], 0
-    out_dim = 0
-    for item in idx:
-        if item is Ellipsis:  # standing for no dimension (see expand_ellipsis)
-            continue
-        if item is None:
-            new_axes.append(out_dim)
-            out_dim += 1
-            continue
-        if isinstance(item, slice):
-            out = _static_slice(out, dim, item)
-            dim += 1
-            out_dim += 1
-        elif _is_int_index(item):
-            out = _int_index(out, dim, item)
-            dims_to_squeeze.append(dim)
-            dim += 1
-        else:
+    """x[idx] for ints, slices, None and scalar integer arrays, as JAX's: one static `slice`
+    when every item is static, else one `dynamic_slice` (unit steps), then `rev`, `squeeze`
+    and `expand_dims` as needed."""
+    items = [i for i in idx if i is not Ellipsis]  # an Ellipsis left here stands for nothing
+    for item in items:
+        if not (item is None or isinstance(item, slice) or _is_int_index(item)):
             raise _unsupported_index(item, x.shape)
-    out = st.squeeze(out, tuple(dims_to_squeeze)) if dims_to_squeeze else out
-    return st.expand_dims(out, tuple(new_axes)) if new_axes else out
+    if builtins.all(item is None or isinstance(item, (slice, int, np.integer)) for item in items):
+        return _static_slice_index(x, items)
+    if builtins.any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in items):
+        return _strided_dynamic_index(x, items)
+    return _dynamic_slice_index(x, items)
+
+
+def _static_slice_index(x, items):
+    start, limit, strides, layout = [], [], [], _IndexLayout()
+    for axis, size, item in layout.axes(items, x.shape):
+        if isinstance(item, slice):
+            lo, hi, step = item.indices(size)
+            if step < 0:  # JAX's: slice forwards with the stride, then reverse
+                lo, hi = builtins.min(size, hi + 1 + builtins.abs(lo - hi - 1) % -step), lo + 1
+                layout.rev_axes.append(axis)
+            start.append(lo)
+            limit.append(builtins.max(lo, hi))
+            strides.append(builtins.abs(step))
+        else:
+            i = int(item) + size if int(item) < 0 else int(item)
+            i = builtins.min(builtins.max(i, 0), size - 1)  # clamped, as JAX's retrieval
+            start, limit, strides = start + [i], limit + [i + 1], strides + [1]
+    return layout.apply(st.slice(x, start, limit, strides))
+
+
+def _dynamic_slice_index(x, items):
+    starts, sizes, layout = [], [], _IndexLayout()
+    for axis, size, item in layout.axes(items, x.shape):
+        if not isinstance(item, slice):
+            starts.append(asarray(item))
+            sizes.append(1)
+            continue
+        lo, hi, step = item.indices(size)
+        if step < 0:
+            starts.append(hi + 1)
+            sizes.append(builtins.max(0, lo - hi))
+            layout.rev_axes.append(axis)
+        else:
+            starts.append(lo)
+            sizes.append(builtins.max(0, hi - lo))
+    if len(starts) > 1:  # as JAX: start indices of one dtype (static ones as constants)
+        starts = [concrete(np.array(i, np.int32)) if isinstance(i, int) else
+                  ew.convert_element_type(i, _dt.int32) for i in starts]
+    return layout.apply(st.dynamic_slice(x, starts, sizes))
+
+
+def _strided_dynamic_index(x, items):
+    """Traced integers next to a slice with a step other than 1 or -1: the slices first
+    (a static slice), then the traced integers and None (a dynamic slice)."""
+    static = [i if isinstance(i, slice) else slice(None) for i in items if i is not None]
+    dynamic = [slice(None) if isinstance(i, slice) else i for i in items]
+    return _dynamic_slice_index(_static_slice_index(x, static), dynamic)
+
+
+class _IndexLayout:
+    """What follows basic indexing's slice: dimensions reversed (negative steps), squeezed
+    (integer items) and inserted (None items), in JAX's order."""
+
+    def __init__(self):
+        self.rev_axes, self.squeeze_axes, self.newaxis_dims = [], [], []
+
+    def axes(self, items, shape):
+        """(axis, size, item) per item indexing an axis of x; None items are new axes and
+        integer items squeezed axes (IndexError for an integer into an empty axis)."""
+        axis = 0
+        for item in items:
+            if item is None:
+                self.newaxis_dims.append(axis - len(self.squeeze_axes) + len(self.newaxis_dims))
+                continue
+            if not isinstance(item, slice):
+                if shape[axis] == 0:
+                    raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+                self.squeeze_axes.append(axis)
+            yield axis, shape[axis], item
+            axis += 1
+
+    def apply(self, out):
+        if self.rev_axes:
+            out = st.rev(out, tuple(self.rev_axes))
+        if self.squeeze_axes:
+            out = st.squeeze(out, tuple(self.squeeze_axes))
+        if self.newaxis_dims:
+            out = st.expand_dims(out, tuple(self.newaxis_dims))
+        return out
 
 
 def _unsupported_index(item, shape):
@@ -102,57 +174,16 @@ def _is_index_array(item):
 
 
 def _advanced_index(x, idx):
-    """Basic indexing with the advanced items replaced by full slices, then one `gather` of
-    the advanced axes (integer scalars count as advanced, as in NumPy), as in JAX: negative
-    indices wrap, out-of-bounds ones are clamped (PROMISE_IN_BOUNDS), and get no gradient."""
-    basic, advanced, separated = split_advanced(x, idx)
-    y = _basic_index(x, basic)
-    positions = [p for p, _, _ in advanced]
-    if builtins.any(y.shape[p] == 0 for p in positions):
-        return _advanced_index_of_empty(y, advanced, separated)
-    index = advanced_index_vector(advanced)
-    nb = index.ndim - 1
-    rest = [d for d in range(y.ndim) if d not in positions]
-    dn = lax.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
-                                    collapsed_slice_dims=tuple(positions),
-                                    start_index_map=tuple(positions))
-    sizes = tuple(1 if d in positions else y.shape[d] for d in range(y.ndim))
-    out = lax.gather(y, index, dn, sizes, mode="promise_in_bounds")
-    return _place_advanced_dims(out, nb, positions, separated)
-
-
-def _place_advanced_dims(out, nb, positions, separated):
-    """The advanced dims (leading in `out`) where NumPy puts them: first when separated by a
-    slice, None or Ellipsis, else where the first advanced item was."""
-    if separated:
-        return out
-    return moveaxis(out, tuple(range(nb)), tuple(range(positions[0], positions[0] + nb)))
-
-
-def advanced_index_vector(advanced):
-    """The advanced items broadcast together, negative entries wrapped, stacked along a new
-    last axis (the gather's index vector); computed with NumPy when every item is concrete."""
-    sizes = [n for _, n, _ in advanced]
-    items = [i for _, _, i in advanced]
-    if not builtins.any(is_traced(i) for i in items):
-        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
-        wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, sizes)]
-        return concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
-                         .astype(np.int32))
-    arrays = broadcast_arrays(*(astype(asarray(i), _dt.int32) for i in items))
-    wrapped = [where(less(a, 0), add(a, n), a) for a, n in zip(arrays, sizes)]
-    return stack(wrapped, axis=-1)
-
-
-def _advanced_index_of_empty(y, advanced, separated):
-    """An advanced index into an empty axis: only empty index arrays are valid there."""
-    shape = np.broadcast_shapes(*(np.shape(i) for _, _, i in advanced))
-    if int(np.prod(shape, dtype=np.int64)):
-        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
-    positions = [p for p, _, _ in advanced]
-    rest = tuple(y.shape[d] for d in range(y.ndim) if d not in positions)
-    out = zeros(tuple(shape) + rest, y.dtype)
-    return _place_advanced_dims(out, len(shape), positions, separated)
+    """x[idx] with index arrays: one `gather` (integer scalars count as index arrays then, as
+    in NumPy), as in JAX: negative indices wrap, out-of-bounds ones are clamped
+    (PROMISE_IN_BOUNDS) and get no gradient (the transposed scatter drops them)."""
+    _, advanced, _ = split_advanced(x, idx)
+    if builtins.any(n == 0 for _, n, _ in advanced):
+        shape = np.broadcast_shapes(*(np.shape(i) if not is_traced(i) else i.shape
+                                      for _, _, i in advanced))
+        if int(np.prod(shape, dtype=np.int64)):
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    return gather(x, idx, "promise_in_bounds")
 
 
 def split_advanced(x, idx):
@@ -227,31 +258,6 @@ def _is_int_index(item):
     return False
 
 
-def _static_slice(x, dim, s):
-    start, stop, step = s.indices(x.shape[dim])
-    if step > 0:
-        return st.slice_in_dim(x, start, builtins.max(start, stop), step, dim)
-    n = len(range(start, stop, step))
-    if n == 0:
-        return st.slice_in_dim(x, 0, 0, 1, dim)
-    flipped = st.rev(x, (dim,))
-    first = x.shape[dim] - 1 - start
-    return st.slice_in_dim(flipped, first, first + (n - 1) * (-step) + 1, -step, dim)
-
-
-def _int_index(x, dim, i):
-    size = x.shape[dim]
-    if isinstance(i, (int, np.integer)):
-        if size == 0:
-            raise IndexError(f"index {int(i)} is out of bounds for axis {dim} with size 0")
-        # Out-of-bounds indices are clamped, as in JAX's retrieval.
-        i = builtins.min(builtins.max(int(i) + size if i < 0 else int(i), 0), size - 1)
-        return st.slice_in_dim(x, i, i + 1, 1, dim)
-    i = asarray(i)
-    i = ew.select_n(ew.lt(i, _zeros_of(i)), i, ew.add(i, ew._const(i, size)))
-    return st.dynamic_slice_in_dim(x, i, 1, dim)
-
-
 # ---------------------------------------------------------------- take, where, select, nonzero
 
 # JAX's: take has 'wrap' and not 'promise_in_bounds'; take_along_axis passes its mode to the
@@ -279,6 +285,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     the default 'fill' mode (negative ones wrap once), are clamped in 'clip' mode, taken
     modulo the axis size in 'wrap' mode."""
     _no_out("take", out)
+    return _take(a, indices, None if axis is None else operator.index(axis), mode=mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@staged_as("_take", static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                                     "fill_value"))
+def _take(a, indices, axis, *, mode, unique_indices, indices_are_sorted, fill_value):
     a, indices = _arrays("take", a, indices)
     if not _dt.is_int(indices.dtype):
         raise ValueError("indices must have an integer type")
@@ -310,9 +324,10 @@ _GATHER_MODES = {None: "fill", "fill": "fill", "drop": "fill", "clip": "clip",
                  "promise_in_bounds": "promise_in_bounds"}
 
 
-def _take_indices(indices, n, mode, wrap_negative):
-    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, all of
-    them taken modulo n in 'wrap' mode; with NumPy when concrete) and the gather's mode."""
+def _take_indices(indices, n, mode, wrap_negative, normalize=None):
+    """The indices a take's gather reads (negative ones wrapped when `wrap_negative`, by
+    `normalize(indices, n)` when traced; all of them taken modulo n in 'wrap' mode; with
+    NumPy when concrete) and the gather's mode."""
     if not is_traced(indices):
         idx = concrete_value(indices, "").astype(np.int64)
         idx = np.mod(idx, n) if mode == "wrap" else np.where(idx < 0, idx + n, idx) \
@@ -323,8 +338,12 @@ def _take_indices(indices, n, mode, wrap_negative):
     if mode == "wrap":
         return remainder(indices, n), _GATHER_MODES[mode]
     if wrap_negative:
-        indices = where(less(indices, 0), add(indices, n), indices)
+        indices = (normalize or _wrap_negative)(indices, n)
     return indices, _GATHER_MODES[mode]
+
+
+def _wrap_negative(indices, n):
+    return where(less(indices, 0), add(indices, n), indices)
 
 
 def _check_take_mode(name, mode):
@@ -338,6 +357,8 @@ def _check_take_mode(name, mode):
         raise ValueError(f"Invalid mode '{mode}' for np.{name}")
 
 
+@staged_as("take_along_axis", static_argnames=("axis", "mode", "fill_value",
+                                               "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """arr[..., indices[..., i, ...], ...] along axis, other dimensions broadcasting: one
@@ -363,7 +384,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
         return zeros(out_shape, a.dtype)
     wrap = mode != "promise_in_bounds" if wrap_negative_indices is None \
         else wrap_negative_indices
-    idx, gather_mode = _take_indices(indices, n, mode, wrap)
+    idx, gather_mode = _take_indices(indices, n, mode, wrap, normalize_index)
     return _gather_along(a, idx, axis, gather_mode,
                          gather_fill_value(a.dtype, fill_value) if gather_mode == "fill" else None)
 
@@ -397,13 +418,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise TypeError("jnp.where: either both or neither of x and y must be given")
-    condition, x, y = _check_args("where", condition, x, y)
-    x, y = promote_dtypes(x, y)
-    condition = asarray(condition)
-    if condition.dtype != _dt.bool_:
-        condition = ew.ne(condition, _const_like(condition, 0))
-    condition, x, y = _broadcast_all(condition, x, y)
-    return ew.select_n(condition, y, x)
+    return _where(*_check_args("where", condition, x, y))
 
 
 def select(condlist, choicelist, default=0):
@@ -446,7 +461,11 @@ def _piece(fn, x, args, kw):
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """arr limited to [min, max] (either bound optional). The a/a_min/a_max keywords of older
     JAX versions are accepted with a DeprecationWarning."""
-    arr, min, max = _clip_legacy_args(arr, min, max, a, a_min, a_max)
+    return _clip(*_clip_legacy_args(arr, min, max, a, a_min, a_max))
+
+
+@staged_as("clip")
+def _clip(arr, min, max):
     if arr is None:
         raise ValueError("No input was provided to the clip function.")
     _check_args("clip", arr)

@@ -11,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_to, concrete, concrete_value, is_traced,
                         lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, transpose,
                         _arrays, _atleast_one, _axes, _axis, _is_array, _static_int, _user_dtype,
-                        _with, _zero_scalar)
+                        _with, _zero_scalar, staged_as)
 from .ufuncs import minimum, remainder, round
 from .creation import zeros, zeros_like, _shape_arg
 from .indexing import take
@@ -270,6 +270,11 @@ def _repeat_to_length(a, repeats, axis, total):
 def flip(m, axis=None):
     """m reversed along axis (all axes when None)."""
     m, = _arrays("flip", m)
+    return _flip(m, axis if axis is None or isinstance(axis, int) else tuple(axis))
+
+
+@staged_as("_flip", static_argnames=("axis",))
+def _flip(m, axis):
     return st.rev(m, _axes(axis, m.ndim)) if m.ndim else m
 
 
@@ -456,13 +461,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if unexpected:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
     if mode in ("constant", "empty"):
-        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+        return _pad_constant(array, tuple(map(tuple, widths)), kwargs.get("constant_values", 0))
     for axis, (lo, hi) in enumerate(widths):
         if lo or hi:
             array = _PAD_MODES[mode](array, axis, lo, hi, **kwargs)
     return array
 
 
+@staged_as("_pad", static_argnums=(1,))
 def _pad_constant(array, widths, constant_values):
     values = astype(asarray(constant_values), array.dtype)
     if values.ndim == 0:

@@ -8,9 +8,9 @@ from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, moveaxis, promote_dtypes,
+from .promotion import (astype, broadcast_to, moveaxis, promote_dtypes,
                         ravel, reshape, result_type, squeeze, stack, _arrays, _axes, _axis,
-                        _broadcast_all, _check_args, _const_like, _move_to_end, _no_out,
+                        _broadcast_all, _const_like, _move_to_end, _no_out,
                         _promote_to_inexact, _user_dtype)
 from .ufuncs import absolute, multiply, power, subtract
 from .creation import diagonal, zeros_like
@@ -21,51 +21,92 @@ from .manipulation import matrix_transpose
 # ---------------------------------------------------------------- products
 
 def matmul(a, b, /, *, precision=None, preferred_element_type=None):
-    """NumPy matmul: 1-d operands are promoted, leading dims broadcast as batch dims."""
-    a, b = promote_dtypes(*_check_args("matmul", a, b))
-    a, b = asarray(a), asarray(b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: inputs must be at least 1-dimensional, got shapes {a.shape} "
-                         f"and {b.shape}")
-    a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    a2 = reshape(a, (1,) + a.shape) if a_vec else a
-    b2 = reshape(b, b.shape + (1,)) if b_vec else b
-    if a2.shape[-1] != b2.shape[-2]:
+    """NumPy matmul: 1-d operands are promoted, leading dims broadcast as batch dims. As in
+    JAX, one dot_general on the operands (size-1 batch dims squeezed, not broadcast) whose
+    result is transposed into place; the operands are not converted first."""
+    a, b = _arrays("matmul", a, b)
+    for i, x in enumerate((a, b)):
+        if x.ndim < 1:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
+                             f"ndim {x.ndim}")
+    k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:  # JAX's error comes from dot_general, without the operands' shapes
         raise TypeError(f"matmul: contracting dimensions must agree, got shapes {a.shape} and "
-                        f"{b.shape} (dimension {a2.shape[-1]} != {b2.shape[-2]})")
-    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    a2 = broadcast_to(a2, batch + a2.shape[-2:])
-    b2 = broadcast_to(b2, batch + b2.shape[-2:])
-    nb = len(batch)
-    dims = (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
-    out = lax.dot_general(a2, b2, dims, precision=precision,
-                          preferred_element_type=preferred_element_type)
-    if a_vec:
-        out = st.squeeze(out, (nb,))
-    if b_vec:
-        out = st.squeeze(out, (out.ndim - 1,))
-    return out
+                        f"{b.shape} (dimension {k_a} != {k_b})")
+    dtype, weak = _product_dtype("matmul", (a, b), preferred_element_type)
+    plan = _matmul_plan(a, b)
+    a, b = st.squeeze(a, plan["a_squeeze"]), st.squeeze(b, plan["b_squeeze"])
+    dims = (((a.ndim - 1,), (b.ndim - 1 - plan["b_is_mat"],)), (plan["a_batch"], plan["b_batch"]))
+    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype)
+    out = st.transpose(out, plan["perm"])
+    if plan["both_squeeze"]:
+        out = st.expand_dims(out, plan["both_squeeze"])
+    return _as_product_dtype(out, dtype, weak)
+
+
+def _matmul_plan(a, b):
+    """How matmul lays its batch dimensions out (JAX's): a dimension only one operand has,
+    or of size 1 in one operand, is a free dimension of the other; equal ones are batch
+    dimensions of dot_general; `perm` puts the result's dimensions back in order."""
+    a_mat, b_mat = a.ndim > 1, b.ndim > 1
+    a_dims = a.shape[:-2] if a_mat else ()
+    b_dims = b.shape[:-2] if b_mat else ()
+    n = builtins.max(len(a_dims), len(b_dims))
+    a_dims = (None,) * (n - len(a_dims)) + a_dims
+    b_dims = (None,) * (n - len(b_dims)) + b_dims
+    plan = dict(a_squeeze=[], b_squeeze=[], both_squeeze=[], a_batch=[], b_batch=[])
+    idx_batch, idx_a, idx_b = [], [], []
+    for i, (da, db) in enumerate(zip(a_dims, b_dims)):
+        if da is None:
+            idx_b.append(i)
+        elif db is None:
+            idx_a.append(i)
+        elif da == 1 and db == 1:
+            plan["a_squeeze"].append(len(idx_batch) + len(idx_a) + len(plan["a_squeeze"]))
+            plan["b_squeeze"].append(len(idx_batch) + len(idx_b) + len(plan["b_squeeze"]))
+            plan["both_squeeze"].append(i)
+        elif da == 1:
+            idx_b.append(i)
+            plan["a_squeeze"].append(len(idx_batch) + len(idx_a) + len(plan["a_squeeze"]))
+        elif db == 1:
+            idx_a.append(i)
+            plan["b_squeeze"].append(len(idx_batch) + len(idx_b) + len(plan["b_squeeze"]))
+        elif da == db:
+            plan["a_batch"].append(len(idx_batch) + len(idx_a))
+            plan["b_batch"].append(len(idx_batch) + len(idx_b))
+            idx_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible types for matmul arguments: {a.aval} and {b.aval}")
+    idx_a += [n] if a_mat else []
+    idx_b += [n + a_mat] if b_mat else []
+    plan["perm"] = tuple(int(p) for p in np.argsort(idx_batch + idx_a + idx_b))
+    plan.update(b_is_mat=b_mat, a_batch=tuple(plan["a_batch"]), b_batch=tuple(plan["b_batch"]))
+    return plan
 
 
 def _product_dtype(name, arrays, preferred_element_type):
-    """Operands promoted to one dtype, the output dtype and its weak type (as jnp.dot)."""
+    """The output dtype of a product and its weak type (as jnp.dot): the operands' promoted
+    type, or the preferred one."""
     if preferred_element_type is None:
-        dtype, weak = result_type(*arrays, return_weak_type_flag=True)
-    else:
-        dtype, weak = _user_dtype(preferred_element_type, name), False
-    return promote_dtypes(*arrays), dtype, weak
+        return result_type(*arrays, return_weak_type_flag=True)
+    return _user_dtype(preferred_element_type, name), False
+
+
+def _as_product_dtype(out, dtype, weak):
+    if (out.dtype, out.weak_type) == (dtype, weak):
+        return out
+    return ew.convert_element_type(out, dtype, weak_type=weak)
 
 
 def _dot_general(a, b, dims, precision, dtype, weak):
-    pet = None if dtype == a.dtype else dtype
-    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=pet)
-    return ew.convert_element_type(out, dtype, weak_type=weak) \
-        if (out.dtype, out.weak_type) != (dtype, weak) else out
+    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype)
+    return _as_product_dtype(out, dtype, weak)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy dot: contracts a's last axis with b's second-to-last (or only) axis."""
-    (a, b), dtype, weak = _product_dtype("dot", _arrays("dot", a, b), preferred_element_type)
+    a, b = _arrays("dot", a, b)
+    dtype, weak = _product_dtype("dot", (a, b), preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         contract = ((), ())
     else:
@@ -131,8 +172,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
     """Contraction of the last `axes` axes of a with the first of b, or of explicit axis
     lists ((a_axes), (b_axes))."""
-    (a, b), dtype, weak = _product_dtype("tensordot", _arrays("tensordot", a, b),
-                                         preferred_element_type)
+    a, b = _arrays("tensordot", a, b)
+    dtype, weak = _product_dtype("tensordot", (a, b), preferred_element_type)
     contract = _tensordot_axes(a, b, axes)
     return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
 
@@ -209,16 +250,15 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         subscripts, operands = _einsum_from_sublists(subscripts, operands)
     if not operands:
         raise ValueError("einsum: no operands were given")
-    arrays, dtype, weak = _product_dtype("einsum", _arrays("einsum", *operands),
-                                         preferred_element_type)
+    arrays = _arrays("einsum", *operands)
+    dtype, weak = _product_dtype("einsum", arrays, preferred_element_type)
     arrays = [astype(x, dtype) for x in arrays]
     terms, output = _parse_einsum(subscripts, [x.ndim for x in arrays])
     sizes = _label_sizes(terms, arrays)
     ops = [_einsum_prepare(x, t, sizes) for x, t in zip(arrays, terms)]
-    op = _einsum_contract(ops, output, sizes, precision)
+    op = _einsum_contract(ops, output, sizes, precision, dtype)
     result = st.transpose(op.array, [op.labels.index(c) for c in output])
-    return ew.convert_element_type(result, dtype, weak_type=weak) \
-        if (result.dtype, result.weak_type) != (dtype, weak) else result
+    return _as_product_dtype(result, dtype, weak)
 
 
 class _Labeled:
@@ -318,11 +358,11 @@ def _sum_labels(op, keep):
     return _Labeled(reducer(op.array, axes), [c for c in op.labels if c in keep])
 
 
-def _einsum_contract(ops, output, sizes, precision):
+def _einsum_contract(ops, output, sizes, precision, dtype):
     while len(ops) > 1:
         i, j = _cheapest_pair(ops, output, sizes)
         rest = [op for k, op in enumerate(ops) if k not in (i, j)]
-        ops = rest + [_contract_pair(ops[i], ops[j], rest, output, precision)]
+        ops = rest + [_contract_pair(ops[i], ops[j], rest, output, precision, dtype)]
     return _sum_labels(ops[0], set(output))
 
 
@@ -344,7 +384,7 @@ def _cheapest_pair(ops, output, sizes):
     return best[1], best[2]
 
 
-def _contract_pair(a, b, rest, output, precision):
+def _contract_pair(a, b, rest, output, precision, dtype):
     keep = _needed(rest, output)
     a = _sum_labels(a, keep | set(b.labels))
     b = _sum_labels(b, keep | set(a.labels))
@@ -354,7 +394,7 @@ def _contract_pair(a, b, rest, output, precision):
     positions = lambda op, labels: tuple(op.labels.index(c) for c in labels)  # noqa: E731
     dims = ((positions(a, contract), positions(b, contract)),
             (positions(a, batch), positions(b, batch)))
-    out = lax.dot_general(a.array, b.array, dims, precision=precision)
+    out = lax.dot_general(a.array, b.array, dims, precision=precision, preferred_element_type=dtype)
     labels = batch + [c for c in a.labels if c not in shared] + \
         [c for c in b.labels if c not in shared]
     return _Labeled(out, labels)

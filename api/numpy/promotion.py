@@ -5,12 +5,13 @@ import operator
 import numpy as np
 
 from ...core import dtypes as _dt
-from ...core.array import Array
+from ...core.array import Array, BaseArray
 from ...core.avals import ShapedArray
 from ...core.errors import ConcretizationTypeError
 from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
+from ...core.transforms.jit import jit
 
 
 class _ScalarMeta(type):
@@ -60,7 +61,7 @@ generic = np.generic
 dtype = np.dtype
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
-ndarray = Array
+ndarray = BaseArray  # jnp.ndarray is jax.Array
 promote_types = _dt.promote_types
 finfo, iinfo = _dt.finfo, _dt.iinfo
 
@@ -225,9 +226,39 @@ def _broadcast_args(*args):
     return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
 
 
+def staged_as(name, **jit_options):
+    """A decorator putting a jnp function in a jit of its own named `name`, as JAX stages its
+    jnp function `name`: one `jit[name=...]` equation in jaxprs, traced once per signature."""
+    def wrap(fun):
+        fun.__name__ = fun.__qualname__ = name
+        return jit(fun, **jit_options)
+    return wrap
+
+
 def _broadcast_all(*arrays):
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return [broadcast_to(a, shape) for a in arrays]
+
+
+@staged_as("_where")  # one staged call however many broadcasts it holds, as in JAX
+def _where(condition, x, y):
+    """jnp.where(condition, x, y) on array-likes (JAX's _where)."""
+    condition = asarray(condition)
+    if condition.dtype != _dt.bool_:
+        condition = ew.ne(condition, _scalar_like(condition, 0))
+    x, y = promote_dtypes(x, y)
+    if condition.ndim == 0:  # select takes a scalar condition as it is
+        x, y = _broadcast_all(x, y)
+    else:
+        condition, x, y = _broadcast_all(condition, x, y)
+    return ew.select_n(condition, y, x)
+
+
+def _scalar_like(x, value):
+    """value as a 0-d constant of x's dtype, weakly typed when x is (JAX's lax._zero and
+    friends): a concrete value, written inline when staged."""
+    aval = get_aval(x)
+    return ew.weak_scalar(value, aval.dtype) if aval.weak_type else np.array(value, aval.dtype)
 
 
 def _check_args(name, *args):
@@ -262,8 +293,9 @@ def _lax_const(x, value):
 
 
 def _strong_const(x, value):
-    """A strongly typed constant of x's dtype (JAX's _constant_like)."""
-    return ew.convert_element_type(ew.weak_scalar(value, x.dtype), x.dtype)
+    """A strongly typed 0-d constant of x's dtype (JAX's _constant_like: a NumPy scalar,
+    written inline when staged)."""
+    return np.array(value, get_aval(x).dtype)
 
 
 def _zeros_of(x):

@@ -10,7 +10,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _with)
+                        _where, _with, staged_as)
 from .ufuncs import (add, ceil, divide, floor, isnan, less_equal, logical_not, maximum, minimum,
                      multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
@@ -89,12 +89,11 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
     result_dtype, comp = _reduction_dtypes(name, a.dtype, dtype, promote_integers, upcast_f16)
     a = ew.convert_element_type(a, comp) if a.dtype != comp or a.weak_type else a
     reduce, op = monoid.for_dtype(comp)
-    if where is not None:
-        a = lax_select(broadcast_to(where, a.shape),
-                    a, _const_like(a, _init_value(monoid.identity, comp)))
-    result = reduce(a, axes) if axes else a
+    if where is not None:  # as JAX: _where with the identity as a NumPy scalar
+        a = _where(where, a, np.array(_init_value(monoid.identity, comp), comp))
+    result = reduce(a, axes)
     if initial is not None:
-        result = op(broadcast_to(_initial(initial, comp), result.shape), result)
+        result = op(_initial(initial, comp), result)
     if keepdims:
         result = st.expand_dims(result, axes)
     return astype(result, result_dtype)
@@ -118,10 +117,10 @@ def _check_nonempty(name, a, axes, where):
 
 
 def _initial(initial, dtype):
-    init = ew.convert_element_type(asarray(_check_args("initial", initial)[0]), dtype)
-    if init.shape != ():
-        raise ValueError(f"initial value must be a scalar. Got array of shape {init.shape}")
-    return init
+    init = _check_args("initial", initial)[0]
+    if np.shape(init) != ():
+        raise ValueError(f"initial value must be a scalar. Got array of shape {np.shape(init)}")
+    return ew.convert_element_type(init, dtype)  # a Python scalar folds to a constant
 
 
 def _cast_to_numeric(a):
@@ -179,11 +178,10 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 
 def _count(a, axis, keepdims, where, dtype):
     """The number of elements each reduction combines, as an array of dtype."""
-    if where is None:
+    if where is None:  # a constant, as JAX's (folded from the Python int)
         axes = _axes(axis, a.ndim)
-        n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
-        shape = _reduced_shape(a.shape, axes, keepdims)
-        return lax_full(shape, n, dtype)
+        return ew.convert_element_type(int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),
+                                       dtype)
     return sum(broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -450,11 +448,13 @@ def _cumulative(name, lax_name, a, axis, dtype, out, fill_nan=False, fill_value=
     return astype(getattr(lax, lax_name)(a, axis), result)
 
 
+@staged_as("cumsum", static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along axis (flattened when axis is None; bools count as int32)."""
     return _cumulative("cumsum", "cumsum", a, axis, dtype, out)
 
 
+@staged_as("cumprod", static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along axis (flattened when axis is None)."""
     return _cumulative("cumprod", "cumprod", a, axis, dtype, out)
@@ -463,11 +463,13 @@ def cumprod(a, axis=None, dtype=None, out=None):
 cumproduct = cumprod
 
 
+@staged_as("nancumsum", static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """cumsum treating NaNs as zero."""
     return _cumulative("nancumsum", "cumsum", a, axis, dtype, out, fill_nan=True)
 
 
+@staged_as("nancumprod", static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """cumprod treating NaNs as one."""
     return _cumulative("nancumprod", "cumprod", a, axis, dtype, out, fill_nan=True,

@@ -8,7 +8,7 @@ from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (astype, broadcast_to, concrete, concrete_value, lax_full, promote_dtypes,
-                        ravel, _arrays, _axis, _static_int, _user_dtype)
+                        ravel, staged_as, _arrays, _axis, _static_int, _user_dtype)
 from .ufuncs import (equal, greater_equal, isnan, less, less_equal, logical_and, logical_not,
                      logical_or, subtract)
 from .creation import zeros, zeros_like
@@ -30,6 +30,7 @@ def _sort_axis(name, a, axis, kind, order):
     return a, _axis(axis, a.ndim)
 
 
+@staged_as("sort", static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """a sorted along axis (flattened when None); NaNs last."""
     a, = _arrays("sort", a)
@@ -38,6 +39,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return st.rev(out, (axis,)) if descending else out
 
 
+@staged_as("argsort", static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """The indices that sort a along axis (a stable sort of (a, iota) pairs)."""
     a, = _arrays("argsort", a)

@@ -8,9 +8,9 @@ from ...core.trace import get_aval
 from ...core.primitives import elementwise as ew
 from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
-                        _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
+                        _broadcast_all, _broadcast_args, _check_args, _lax_const,
                         _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
-                        _strong_const, _zeros_of)
+                        _strong_const, _where, _zeros_of, staged_as)
 
 
 # ---------------------------------------------------------------- elementwise maths
@@ -114,51 +114,54 @@ def logical_not(x, /):
     return ew.bitwise_not(_to_bool(asarray(x)))
 
 
-def _floor_divide(x, y):
-    dtype = get_aval(x).dtype
+@staged_as("floor_divide")
+def floor_divide(x1, x2, /):
+    """x1 // x2, rounded towards negative infinity (NumPy's floor_divide; as JAX's, never
+    trapping on integer division by zero)."""
+    x1, x2 = _broadcast_args(*_promote_to_numeric(*_check_args("floor_divide", x1, x2)))
+    dtype = get_aval(x1).dtype
     if _dt.kind(dtype) == "u":
-        return ew.div(x, y)
+        return ew.div(x1, x2)
     if _dt.is_int(dtype):
-        q = ew.div(x, y)
-        fix = ew.bitwise_and(ew.ne(ew.sign(x), ew.sign(y)), ew.ne(ew.rem(x, y), _zeros_of(q)))
-        return ew.select_n(fix, q, ew.sub(q, _const_like(q, 1)))
+        quotient = ew.div(x1, x2)
+        select = logical_and(not_equal(ew.sign(x1), ew.sign(x2)), not_equal(ew.rem(x1, x2), 0))
+        return _where(select, subtract(quotient, 1), quotient)
     if _dt.kind(dtype) == "c":
         raise TypeError("floor_divide does not support complex-valued inputs")
-    return _float_divmod(x, y)[0]
+    return _float_divmod(x1, x2)[0]
 
 
 def _float_divmod(x, y):
-    """NumPy's floating divmod: the quotient from (x - fmod(x, y)) / y, then corrected."""
-    x, y = _broadcast_all(x, y)
+    """NumPy's floating divmod (CPython's float_divmod): the quotient from
+    (x - fmod(x, y)) / y, then corrected."""
     mod = ew.rem(x, y)
-    corrected = lax_select(ew.eq(y, _zeros_of(y)), x, ew.sub(x, mod))
-    div = ew.div(corrected, y)
-    fix = ew.bitwise_and(ew.ne(mod, _zeros_of(mod)), ew.ne(ew.sign(y), ew.sign(mod)))
-    mod = lax_select(fix, ew.add(mod, y), mod)
-    div = lax_select(fix, ew.sub(div, _const_like(div, 1)), div)
+    div = ew.div(_where(equal(y, 0), x, ew.sub(x, mod)), y)
+    fix = ew.bitwise_and(not_equal(mod, 0), not_equal(ew.sign(y), ew.sign(mod)))
+    mod = lax_select(fix, add(mod, y), mod)
+    div = lax_select(fix, subtract(div, 1.0), div)
     return ew.round(div, ew.RoundingMethod.TO_NEAREST_EVEN), mod
-
-
-floor_divide = _binary(_floor_divide, "floor_divide", _promote_to_numeric)
 
 
 def _nonzero_divisor(y):
     """Integer divisors with zeros replaced by ones (JAX's remainder and fmod never trap)."""
     if not _dt.is_int(get_aval(y).dtype):
         return y
-    return lax_select(ew.eq(y, _zeros_of(y)), _const_like(y, 1), y)
+    return _where(equal(y, 0), _ones_of(y), y)
 
 
-def _remainder(x, y):
-    x, y = _broadcast_all(x, y)
-    y = _nonzero_divisor(y)
-    r = ew.rem(x, y)
-    zero = _zeros_of(r)
-    fix = ew.bitwise_and(ew.ne(ew.lt(r, zero), ew.lt(y, zero)), ew.ne(r, zero))
-    return lax_select(fix, ew.add(r, y), r)
+@staged_as("remainder")
+def remainder(x1, x2, /):
+    """The remainder of x1 / x2 with the sign of x2 (NumPy's remainder, Python's %)."""
+    x1, x2 = _broadcast_args(*_promote_to_numeric(*_check_args("remainder", x1, x2)))
+    zero = _strong_const(x1, 0)
+    x2 = _nonzero_divisor(x2)
+    trunc_mod = ew.rem(x1, x2)
+    not_zero = ew.ne(trunc_mod, zero)
+    do_plus = ew.bitwise_and(ew.ne(ew.lt(trunc_mod, zero), ew.lt(x2, zero)), not_zero)
+    return lax_select(do_plus, ew.add(trunc_mod, x2), trunc_mod)
 
 
-remainder = mod = _binary(_remainder, "remainder", _promote_to_numeric)
+mod = remainder
 fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
                _promote_to_numeric)
 
@@ -345,8 +348,12 @@ def rint(x, /):
 def round(a, decimals=0, out=None):
     """Round half to even, at `decimals` digits (jnp.round)."""
     _no_out("round", out)
+    return _round(a, _static_int(decimals, "'decimals' argument of jnp.round"))
+
+
+@staged_as("round", static_argnames=("decimals",))
+def _round(a, decimals):
     a, = _arrays("round", a)
-    decimals = _static_int(decimals, "'decimals' argument of jnp.round")
     if _dt.is_int(a.dtype):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
@@ -365,7 +372,7 @@ def _round_float(x, decimals):
     dtype = x.dtype
     x = ew.convert_element_type(x, _dt.float32, weak_type=x.weak_type) if dtype == _dt.float16 \
         else x
-    factor = _lax_const(x, 10.0 ** decimals)
+    factor = _strong_const(x, 10.0 ** decimals)
     out = ew.div(ew.round(ew.mul(x, factor), ew.RoundingMethod.TO_NEAREST_EVEN), factor)
     return ew.convert_element_type(out, dtype, weak_type=out.weak_type) if dtype == _dt.float16 \
         else out
@@ -401,6 +408,7 @@ def isfinite(x, /):
     return _full_bool(x, True)
 
 
+@staged_as("isinf")
 def isinf(x, /):
     """Elementwise: +inf or -inf (in either part of complex x)."""
     x, = _arrays("isinf", x)

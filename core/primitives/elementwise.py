@@ -6,7 +6,9 @@ import numpy as np
 
 from .. import dtypes, runtime
 from .. import sharding_propagation as sp
+from ..array import Array
 from ..avals import ShapedArray
+from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -183,6 +185,9 @@ conj_p = make_primitive("conj")
 conj = _lax_unary(conj_p)
 defvectorized(conj_p)
 conj_p.def_sharding(sp.elementwise)
+# JAX carries the operand's dtype as a param (for its transpose); refjax reads it from the
+# operand, and prints it as JAX does.
+conj_p.def_pp(lambda eqn, context: [("input_dtype", eqn.invars[0].aval.dtype)])
 
 
 @conj_p.def_abstract_eval
@@ -669,11 +674,32 @@ def _convert_abstract_eval(x, *, new_dtype, weak_type=False, sharding=None):
     return ShapedArray(x.shape, new_dtype, weak_type=weak_type)
 
 
+convert_element_type_p.def_pp(pp_hiding("sharding"))  # the binder's type says it
+
+
+def _foldable(x):
+    # JAX folds conversions of Python and NumPy scalars; its jnp.asarray keeps Python scalars
+    # as they are where refjax makes concrete 0-d Arrays, which therefore fold too.
+    return dtypes.is_python_scalar(x) or (
+        isinstance(x, (np.ndarray, np.generic, Array)) and np.ndim(x) == 0)
+
+
+def _folded_conversion(x, new_dtype, weak_type):
+    """A Python or NumPy scalar converted now, as JAX folds such conversions (with NumPy's
+    astype, complex values losing their imaginary part): a constant, never an equation."""
+    value = np.asarray(x)
+    if dtypes.kind(value.dtype) == "c" and dtypes.kind(new_dtype) != "c":
+        value = value.real
+    return runtime.make_array(value.astype(new_dtype), ShapedArray((), new_dtype, bool(weak_type)))
+
+
 def convert_element_type(x, new_dtype, weak_type=False):
     """x converted to new_dtype (canonicalized for x64), C-style: floats truncate to ints."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if dtypes.is_python_scalar(x):
-        x = weak_scalar(x, dtypes.python_scalar_dtype(x))
+    if _foldable(x):
+        return _folded_conversion(x, new_dtype, weak_type)
+    if hasattr(x, "aval") and (x.aval.dtype, x.aval.weak_type) == (new_dtype, bool(weak_type)):
+        return x  # as JAX: no equation for a conversion that changes nothing
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
                                        sharding=None)
 

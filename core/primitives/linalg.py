@@ -170,6 +170,15 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
                        weak_type=lhs.weak_type and rhs.weak_type)
 
 
+@dot_general_p.def_pp
+def _dot_general_pp(eqn, context):
+    # As JAX: dimension numbers as lists (shorter), no None params, no out_sharding (the
+    # binder's type says it).
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    params = dict(eqn.params, dimension_numbers=((list(lc), list(rc)), (list(lb), list(rb))))
+    return [(k, v) for k, v in sorted(params.items()) if v is not None and k != "out_sharding"]
+
+
 def _index_tuple(dims):
     if isinstance(dims, (int, np.integer)):
         return (operator.index(dims),)

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
+from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -52,6 +53,10 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=
                             f"shape; got operand of shape {x.shape}, target broadcast shape "
                             f"{shape}, broadcast_dimensions {dims}")
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type)
+
+
+# The shape and sharding are the binder's type; no broadcast dimensions need no saying.
+broadcast_in_dim_p.def_pp(pp_hiding("shape", "sharding", broadcast_dimensions=()))
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
@@ -388,14 +393,21 @@ def dynamic_slice(x, start_indices, slice_sizes):
 
 
 def _wrapped_indices(start_indices, shape):
+    """JAX's: a negative start index counts from the end of its dimension (static indices
+    adjusted here, traced ones by a select), each index keeping its integer type."""
     out = []
     for i, d in zip(start_indices, shape):
-        if dtypes.is_python_scalar(i) or isinstance(i, (np.integer,)):
-            out.append(_index_scalar(int(i) + d if int(i) < 0 else int(i)))
-            continue
-        i = _index_scalar(i)
-        zero, size = weak_scalar(0, dtypes.int32), weak_scalar(d, dtypes.int32)
-        out.append(select_n(lt(i, zero), i, add(i, size)))
+        if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.ndarray)):
+            dtype = dtypes.canonicalize_dtype(np.asarray(i).dtype)
+            out.append(np.array(int(i) + d if int(i) < 0 else int(i), dtype))
+        elif dtypes.kind(get_aval(i).dtype) == "u":
+            out.append(i)
+        else:
+            dtype = get_aval(i).dtype
+            negative = lt(i, 0)
+            # i + d as jnp adds them: a weakly typed i is made strong first
+            out.append(select_n(negative, i, add(convert_element_type(i, dtype),
+                                                 np.array(d, dtype))))
     return out
 
 

@@ -17,7 +17,7 @@ class Zero:
         return Zero(get_aval(x).to_tangent_aval())
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval})"
 
 
 class UndefinedPrimal:

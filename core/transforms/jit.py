@@ -9,7 +9,7 @@ from .. import pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import config
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, pp_call
 from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
@@ -496,3 +496,4 @@ jit_p.def_linearize(_jit_linearize)
 jit_p.def_batch(_jit_batch)
 jit_p.def_transpose(_jit_transpose)
 jit_p.def_partial_eval(_jit_partial_eval)
+jit_p.def_pp(pp_call)

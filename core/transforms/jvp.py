@@ -4,7 +4,8 @@ from .. import pytree
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
+from ..trace import (Trace, Tracer, as_value, current_trace, get_aval, set_current_trace,
+                     short_repr)
 from .. import dtypes
 from . import ad
 from .ad import Zero, instantiate
@@ -29,6 +30,12 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         p = self.primal
         return p.to_concrete_value() if hasattr(p, "to_concrete_value") else p
+
+    def short_repr(self):
+        primal = short_repr(self.primal)
+        if self._trace.linearizing:  # the tangent is staged: JAX shows its type
+            return f"GradTracer(primal={primal}, typeof(tangent)={get_aval(self.tangent).str_short()})"
+        return f"JVPTracer(primal={primal}, tangent={short_repr(self.tangent)})"
 
 
 class JVPTrace(Trace):
@@ -56,8 +63,12 @@ class JVPTrace(Trace):
         with set_current_trace(self.rule_trace):
             out, out_t = rule(primals, tangents, **params)
         if prim.multiple_results:
-            return [JVPTracer(self, o, t) for o, t in zip(out, out_t)]
-        return JVPTracer(self, out, out_t)
+            return [self._maybe_tracer(o, t) for o, t in zip(out, out_t)]
+        return self._maybe_tracer(out, out_t)
+
+    def _maybe_tracer(self, primal, tangent):
+        # As JAX: a value whose tangent is a symbolic zero is no longer traced by this trace.
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
 
 
     def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):

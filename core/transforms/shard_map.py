@@ -12,7 +12,7 @@ from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..trace import Tracer, as_value, current_trace, get_aval
-from ..vma import jaxpr_vma
+from ..vma import jaxpr_vma, var_vmas
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
@@ -525,6 +525,20 @@ shard_map_p.def_batch(_shard_map_batch)
 shard_map_p.def_partial_eval(_shard_map_partial_eval)
 shard_map_p.def_sharding(_shard_map_sharding)
 shard_map_p.def_layout("mesh")
+
+
+@shard_map_p.def_pp
+def _shard_map_pp(eqn, context):
+    """As JAX prints it: the manual axes as `newly_manual_axes`, and with check_vma the
+    body's values typed with the mesh axes they vary over (`f32[2]{V:x}`)."""
+    p = eqn.params
+    if p["check_vma"]:
+        manual = _manual_order(p["mesh"], p["axis_names"])
+        body = p["jaxpr"].jaxpr
+        context.var_vmas.update(var_vmas(body, [_spec_vma(s, manual) for s in p["in_specs"]]))
+    params = {k: v for k, v in p.items() if k != "axis_names"}
+    params["newly_manual_axes"] = frozenset(p["axis_names"])
+    return sorted(params.items())
 
 
 # ---------------------------------------------------------------- the user API

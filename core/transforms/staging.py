@@ -21,6 +21,9 @@ class StagingTracer(Tracer):
     def aval(self):
         return self._var.aval
 
+    def short_repr(self):
+        return f"JitTracer({self.aval})"
+
 
 class StagingTrace(Trace):
     """Builds a jaxpr. Values of other traces and concrete arrays become constants."""

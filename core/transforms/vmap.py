@@ -30,6 +30,9 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
         return ShapedArray(shape, aval.dtype, aval.weak_type)
 
+    def short_repr(self):
+        return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
     def to_concrete_value(self):
         if self.bdim is not_mapped and hasattr(self.val, "to_concrete_value"):
             return self.val.to_concrete_value()

@@ -28,7 +28,7 @@ def _while(*args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
 
 
 @rule(cf.scan_p)
-def _scan(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll,
+def _scan(*args, jaxpr, length, num_carry, num_consts, reverse, unroll,
           _split_transpose=False):
     """ys[i] is the body's output at step i; reverse only changes the order of the steps."""
     consts = list(args[:num_consts])

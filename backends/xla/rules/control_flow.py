@@ -35,7 +35,7 @@ def _while(*args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
 
 
 @rule(cf.scan_p)
-def _scan(*args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll,
+def _scan(*args, jaxpr, length, num_carry, num_consts, reverse, unroll,
           _split_transpose=False):
     consts = list(args[:num_consts])
     init = [_typed(x, a) for x, a in zip(args[num_consts:num_consts + num_carry], jaxpr.out_avals)]

@@ -9,12 +9,11 @@ and map that bind them.
       results      the carry once cond_jaxpr returns False.
 
   scan_p.bind(*consts, *init, *xs,
-              jaxpr, length, linear, num_carry, num_consts, reverse, unroll)
+              jaxpr, length, num_carry, num_consts, reverse, unroll)
       jaxpr        ClosedJaxpr (*consts, *carry, *x_slices) -> (*carry, *y_slices)
       length       int: every x has leading dimension `length`; ys get one.
       reverse      bool: run i = length-1 .. 0 (ys[i] still comes from xs[i]).
       num_consts, num_carry   ints splitting the operands into consts, carry, xs.
-      linear       tuple of bools, one per operand (informational, as in JAX).
       unroll       int >= 0, a performance hint without semantic effect.
       results      (*final carry, *stacked ys).
 
@@ -284,19 +283,17 @@ def _check_predicate(pred_tree, out_avals):
 
 # ---------------------------------------------------------------- scan
 
-def _scan_params(jaxpr, length, linear, num_carry, num_consts, reverse, unroll):
-    return dict(jaxpr=jaxpr, length=length, linear=tuple(linear), num_carry=num_carry,
+def _scan_params(jaxpr, length, num_carry, num_consts, reverse, unroll):
+    return dict(jaxpr=jaxpr, length=length, num_carry=num_carry,
                 num_consts=num_consts, reverse=reverse, unroll=unroll)
 
 
 @scan_p.def_abstract_eval
-def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, reverse, unroll,
+def _scan_abstract_eval(*avals, jaxpr, length, num_carry, num_consts, reverse, unroll,
                         _split_transpose=False):
     consts, init, xs = split(avals, [num_consts, num_carry])
     if any(x.shape[:1] != (length,) for x in xs):
         raise jx.JaxprTypeError(f"scan of length {length} got xs of types {short(xs)}")
-    if len(linear) != len(avals):
-        raise jx.JaxprTypeError(f"scan linear has {len(linear)} entries for {len(avals)} operands")
     check_inputs("scan jaxpr", jaxpr.in_avals, consts + init + [unstacked(x) for x in xs])
     carry_out, ys = split(jaxpr.out_avals, [num_carry])
     if not all(same_type(a, b) for a, b in zip(carry_out, init)):
@@ -305,7 +302,7 @@ def _scan_abstract_eval(*avals, jaxpr, length, linear, num_carry, num_consts, re
     return carry_out + [stacked(y, length) for y in ys]
 
 
-def _scan_jvp(primals, tangents, *, jaxpr, length, linear, num_carry, num_consts, reverse,
+def _scan_jvp(primals, tangents, *, jaxpr, length, num_carry, num_consts, reverse,
               unroll, _split_transpose=False):
     nz = [nonzero(t) for t in tangents]
     const_nz, init_nz, xs_nz = split(nz, [num_consts, num_carry])
@@ -322,11 +319,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, linear, num_carry, num_consts
     c_t, i_t, x_t = split(tangents, [num_consts, num_carry])
     c_dot, x_dot = pick(c_t, const_nz), pick(x_t, xs_nz)
     i_dot = [instantiate(t) for t in pick(i_t, carry_nz)]
-    lin_c, lin_i, lin_x = split(linear, [num_consts, num_carry])
-    new_linear = (lin_c + [True] * len(c_dot) + lin_i + [True] * len(i_dot) + lin_x
-                  + [True] * len(x_dot))
     outs = scan_p.bind(*consts, *c_dot, *init, *i_dot, *xs, *x_dot, **_scan_params(
-        body, length, new_linear, num_carry + len(i_dot), num_consts + len(c_dot), reverse, unroll))
+        body, length, num_carry + len(i_dot), num_consts + len(c_dot), reverse, unroll))
     carry, carry_dot, ys, ys_dot = split(outs, [num_carry, len(i_dot), n_ys])
     return carry + ys, tangents_out(carry + ys, out_nz, carry_dot + ys_dot)
 
@@ -382,8 +376,7 @@ def _known_scan(eqn, known, body_uk, out_uk, res_kind, res_outer, n_res):
                     + pick(kj.outvars[n_known_out:], stacked))
     const_uk, carry_uk, _ = split(body_uk, [nc, nk])
     outvars = pick(eqn.outvars, out_uk, False) + pick(res_outer, stacked)
-    params = _scan_params(body, p["length"], pick(p["linear"], body_uk, False),
-                          nk - sum(carry_uk), nc - sum(const_uk), p["reverse"], p["unroll"])
+    params = _scan_params(body, p["length"], nk - sum(carry_uk), nc - sum(const_uk), p["reverse"], p["unroll"])
     return jx.JaxprEqn(scan_p, pick(eqn.invars, body_uk, False), outvars, params)
 
 
@@ -399,14 +392,13 @@ def _unknown_scan(eqn, unknown, body_uk, out_uk, res_kind, res_outer, n_res):
     invars = [res_in[i] for i in const_res] + list(uk_in) + [res_in[i] for i in ext_res]
     operands = ([res_outer[i] for i in const_res] + pick(eqn.invars, body_uk)
                 + [res_outer[i] for i in ext_res])
-    linear = [False] * len(const_res) + pick(p["linear"], body_uk) + [False] * len(ext_res)
-    params = _scan_params(jx.with_binders(unknown, invars=invars), p["length"], linear,
+    params = _scan_params(jx.with_binders(unknown, invars=invars), p["length"],
                           sum(body_uk[nc:nc + nk]), len(const_res) + sum(body_uk[:nc]),
                           p["reverse"], p["unroll"])
     return jx.JaxprEqn(scan_p, operands, pick(eqn.outvars, out_uk), params)
 
 
-def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, reverse, unroll,
+def _scan_transpose(cts, *args, jaxpr, length, num_carry, num_consts, reverse, unroll,
                     _split_transpose=False):
     """A reverse scan of the transposed body. Its carry holds the cotangents of the carry and
     the running sums of the consts' cotangents; it scans the ys' cotangents (and known xs)
@@ -425,10 +417,8 @@ def _scan_transpose(cts, *args, jaxpr, length, linear, num_carry, num_consts, re
     in_avals = [get_aval(v) for v in ires + acc0 + ct_carry] + [
         unstacked(get_aval(v)) for v in ct_ys + eres]
     body = _transposed_body(jaxpr, const_lin, num_carry, xs_lin, ys_nz, in_avals)
-    n_ct = len(acc0) + num_carry + len(ct_ys)
     outs = scan_p.bind(*ires, *acc0, *ct_carry, *ct_ys, *eres, **_scan_params(
-        body, length, [False] * len(ires) + [True] * n_ct + [False] * len(eres),
-        len(acc0) + num_carry, len(ires), not reverse, unroll))
+        body, length, len(acc0) + num_carry, len(ires), not reverse, unroll))
     ct_consts, ct_init, ct_xs = split(outs, [len(acc0), num_carry])
     return (merge(const_lin, ct_consts, [None] * len(ires))
             + [c if is_undefined_primal(x) else None for c, x in zip(ct_init, init)]
@@ -457,7 +447,7 @@ def _transposed_body(jaxpr, const_lin, num_carry, xs_lin, ys_nz, in_avals):
     return stage_closed(fun, in_avals)
 
 
-def _scan_batch(axis_data, vals, dims, *, jaxpr, length, linear, num_carry, num_consts, reverse,
+def _scan_batch(axis_data, vals, dims, *, jaxpr, length, num_carry, num_consts, reverse,
                 unroll, _split_transpose=False):
     """Consts and carries are batched at 0, xs and ys at 1 (0 is the scanned axis); a carry is
     batched if its initial value or its update is (a fixpoint)."""
@@ -476,7 +466,7 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, length, linear, num_carry, num_
     init = [bdim_at_front(x, d, size) if b else x for x, d, b in zip(init, i_dims, carry_b)]
     xs = [moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, x_dims)]
     outs = scan_p.bind(*consts, *init, *xs, **_scan_params(
-        body, length, linear, num_carry, num_consts, reverse, unroll))
+        body, length, num_carry, num_consts, reverse, unroll))
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[num_carry:]]
 
 
@@ -519,9 +509,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     (closed, consts, y_tree, _, _), init_leaves = _trace_carried(
         lambda avals: _trace_scan_body(f, init_tree, xs_tree, avals, x_avals), init_leaves,
         "scan body", init_tree)
-    n = len(consts) + len(init_leaves) + len(xs_leaves)
     outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, **_scan_params(
-        closed, length, [False] * n, len(init_leaves), len(consts), bool(reverse), unroll))
+        closed, length, len(init_leaves), len(consts), bool(reverse), unroll))
     carry, ys = split(outs, [len(init_leaves)])
     return pytree.tree_unflatten(init_tree, carry), pytree.tree_unflatten(y_tree, ys)
 
