@@ -35,9 +35,17 @@ from ..core.primitives.reductions import (  # noqa: F401,E402
     reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin,
     cumsum, cumprod, cummax, cummin, associative_scan)
 from ..core.primitives.linalg import dot_general, dot, batch_matmul, Precision  # noqa: F401,E402
-from ..core.primitives.sorting import sort, sort_key_val  # noqa: F401,E402
+from ..core.primitives.sorting import (  # noqa: F401,E402
+    sort, sort_key_val, top_k, approx_max_k, approx_min_k)
 from ..core.primitives.parallel import (  # noqa: F401,E402
     psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
     pcast)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
+from ..core.primitives.special import (  # noqa: F401,E402
+    erfc, bessel_i0e, bessel_i1e, igamma, igammac, igamma_grad_a, zeta, random_gamma_grad,
+    betainc)
+from ..core.primitives.bits import (  # noqa: F401,E402
+    bitcast_convert_type, population_count, clz, mulhi, complex)
+from ..core.primitives.fft import fft, FftType  # noqa: F401,E402
+from ..core.primitives.arrays import split, tile, optimization_barrier  # noqa: F401,E402
