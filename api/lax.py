@@ -13,7 +13,7 @@ from ..core.primitives.structural import (  # noqa: F401
 
 from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
 from ..core.primitives.gather import (  # noqa: F401,E402
-    gather, scatter_add, scatter_mul, scatter_min, scatter_max, scatter, GatherDimensionNumbers,
+    gather, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter, GatherDimensionNumbers,
     ScatterDimensionNumbers, GatherScatterMode)
 
 bitwise_not = bitwise_not
@@ -39,7 +39,7 @@ from ..core.primitives.sorting import (  # noqa: F401,E402
     sort, sort_key_val, top_k, approx_max_k, approx_min_k)
 from ..core.primitives.parallel import (  # noqa: F401,E402
     psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
-    pcast)
+    pcast, ragged_all_to_all)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
 from ..core.primitives.special import (  # noqa: F401,E402
@@ -49,3 +49,5 @@ from ..core.primitives.bits import (  # noqa: F401,E402
     bitcast_convert_type, population_count, clz, mulhi, complex)
 from ..core.primitives.fft import fft, FftType  # noqa: F401,E402
 from ..core.primitives.arrays import split, tile, optimization_barrier  # noqa: F401,E402
+from ..core.primitives.rng import (  # noqa: F401,E402
+    RandomAlgorithm, rng_bit_generator, rng_uniform)

@@ -54,9 +54,10 @@ SPECS = [PrimitiveSpec(
           "compare equal, so their order follows stability, not the sign")]
 
 
-class _ValueErrorDtypes(PrimitiveSpec):
-    """A spec whose unsupported dtypes JAX rejects with ValueError (top_k, approx_top_k): they
-    are Invalid cases, not the TypeError the generic dtype test expects."""
+class OwnDtypeErrors(PrimitiveSpec):
+    """A spec whose unsupported dtypes JAX rejects with another error than TypeError (top_k,
+    approx_top_k: ValueError; rng_bit_generator: AssertionError): they are Invalid cases, not
+    the generic dtype test's."""
 
     def rejected_dtypes(self):
         return ()
@@ -108,17 +109,18 @@ _APPROX = {"recall_target": 0.95, "is_max_k": True, "reduction_input_size_overri
            "aggregate_to_topk": True}
 _F = np.ones((2, 3), np.float32)
 
-SPECS.append(_ValueErrorDtypes(
+SPECS.append(OwnDtypeErrors(
     name="top_k", dtypes=ALL, family="sorting", signature=_selection_signature("axis"),
     reference=lambda jax, x, *, k, axis: jax.lax.top_k(x, k, axis=axis), exact=True,
     diff_args=all_args,
     invalid=(Invalid("a complex operand", (_F.astype(np.complex64),), {"k": 1, "axis": 1},
                      ValueError),
              Invalid("k above the axis' size", (_F,), {"k": 4, "axis": 1}, ValueError),
-             Invalid("a rank-0 operand", (np.float32(1),), {"k": 0, "axis": 0}, TypeError)),
+             Invalid("a rank-0 operand", (np.float32(1),), {"k": 0, "axis": 0}, TypeError,
+                     jax_error=ValueError)),
     notes="values in IEEE total order (NaN above +inf, -0.0 below +0.0), ties in index order; "
           "the JVP gathers the tangent at the indices"))
-SPECS.append(_ValueErrorDtypes(
+SPECS.append(OwnDtypeErrors(
     name="approx_top_k", dtypes=("float16", "bfloat16", "float32"), family="sorting",
     signature=_approx_signature, reference=_approx_reference, exact=True, diff_args=all_args,
     invalid=(Invalid("an integer operand", (_F.astype(np.int32),),

@@ -13,7 +13,7 @@ from ..trace import get_aval
 from ..transforms.ad import deflinear
 from ..transforms.batching import bdim_at_front
 from . import structural as st
-from .elementwise import convert_element_type, full, mul, real
+from .elementwise import conj, convert_element_type, full, mul, real
 
 
 class FftType(enum.IntEnum):
@@ -144,7 +144,8 @@ def _irfft_transpose(ct, fft_lengths):
         weights[-1] = 1.0
     scale = np.asarray(weights / math.prod(fft_lengths), aval.dtype)
     scale = runtime.make_array(scale, ShapedArray(scale.shape, aval.dtype))
-    return mul(x, st.broadcast_in_dim(scale, aval.shape, (aval.ndim - 1,)))
+    # conj: JAX's convention for the cotangents of complex operands (jax-ml/jax#6223)
+    return conj(mul(x, st.broadcast_in_dim(scale, aval.shape, (aval.ndim - 1,))))
 
 
 def _fft_batch(axis_data, vals, dims, **params):

@@ -130,7 +130,7 @@ def _top_shapes(operand, k, axis, name):
     shape = list(operand.shape)
     shape[axis] = k
     return [ShapedArray(tuple(shape), operand.dtype, weak_type=operand.weak_type),
-            ShapedArray(tuple(shape), dtypes.int32)]
+            ShapedArray(tuple(shape), dtypes.int32, weak_type=operand.weak_type)]
 
 
 @top_k_p.def_abstract_eval
@@ -167,7 +167,7 @@ def _unaggregated(operand, dim):
             f"{operand.shape[dim]} > {tile}: the number of candidates XLA returns there is "
             f"TPU-specific; pass aggregate_to_topk=True")
     return [ShapedArray(operand.shape, operand.dtype, weak_type=operand.weak_type),
-            ShapedArray(operand.shape, dtypes.int32)]
+            ShapedArray(operand.shape, dtypes.int32, weak_type=operand.weak_type)]
 
 
 def top_k(operand, k, *, axis=-1):
@@ -204,8 +204,12 @@ approx_min_k = _approx(False)
 
 def _take_along(x, idx, axis):
     """x[..., idx, ...] along `axis` (idx of x's shape except there): a batched gather."""
+    from .elementwise import full
     from .gather import GatherDimensionNumbers, gather
-    rank = len(get_aval(idx).shape)
+    aval = get_aval(idx)
+    rank = len(aval.shape)
+    if 0 in get_aval(x).shape:  # nothing to gather (a gather cannot slice an empty dimension)
+        return full(aval.shape, 0, get_aval(x).dtype)
     others = tuple(i for i in range(rank) if i != axis)
     dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                    start_index_map=(axis,), operand_batching_dims=others,

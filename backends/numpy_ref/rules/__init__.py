@@ -1,3 +1,3 @@
 """numpy_ref's rules, one module per core family; importing this package registers them all."""
 from . import (arrays, bits, calls, control_flow, elementwise, fft, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, special, structural)
+               reductions, rng, sharding_ops, sorting, special, structural)

@@ -4,7 +4,7 @@ from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
 from . import (arrays, bits, calls, control_flow, elementwise, fft, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, special, structural)
+               reductions, rng, sharding_ops, sorting, special, structural)
 
 
 def missing_rules():
