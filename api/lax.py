@@ -48,6 +48,27 @@ from ..core.primitives.special import (  # noqa: F401,E402
 from ..core.primitives.bits import (  # noqa: F401,E402
     bitcast_convert_type, population_count, clz, mulhi, complex)
 from ..core.primitives.fft import fft, FftType  # noqa: F401,E402
-from ..core.primitives.arrays import split, tile, optimization_barrier  # noqa: F401,E402
+from ..core.primitives.arrays import (  # noqa: F401,E402
+    split, stack, unstack, tile, optimization_barrier)
 from ..core.primitives.rng import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_uniform)
+
+
+def _export_primitives():
+    """Every primitive object of core/primitives (and stop_gradient_p) as lax.<name>_p, as JAX's
+    lax exports its own (tests/test_lax_primitives_exported.py lists the JAX ones refjax lacks)."""
+    import importlib
+    import pkgutil
+
+    from ..core import primitives as package
+    from ..core.primitive import Primitive
+    from ..core.transforms import jvp
+    modules = [jvp] + [importlib.import_module(m.name) for m in
+                       pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    for module in modules:
+        for attr, value in vars(module).items():
+            if attr.endswith("_p") and not attr.startswith("_") and isinstance(value, Primitive):
+                globals().setdefault(attr, value)
+
+
+_export_primitives()

@@ -23,6 +23,25 @@ def _split_signature(dtype, diff):
     return sig()
 
 
+def _stack_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        shape, n = draw(shapes()), draw(st.integers(1, 3))
+        args = tuple(Arg(shape, dtype, draw(weak_flag(dtype)), _elements(dtype, diff))
+                     for _ in range(n))
+        return Signature(args, {"axis": draw(st.integers(0, len(shape)))})
+    return sig()
+
+
+def _unstack_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        shape = draw(shapes(min_rank=1))
+        return Signature((Arg(shape, dtype, draw(weak_flag(dtype)), _elements(dtype, diff)),),
+                         {"axis": draw(st.integers(0, len(shape) - 1))})
+    return sig()
+
+
 def _tile_signature(dtype, diff):
     @st.composite
     def sig(draw):
@@ -53,6 +72,17 @@ SPECS = [
                          ValueError),
                  Invalid("a negative size", (_F,), {"sizes": (4, -1), "axis": 1}, ValueError)),
         notes="multiple results; the transpose concatenates the cotangents"),
+    PrimitiveSpec(
+        name="stack", dtypes=ALL + COMPLEX, family="arrays", signature=_stack_signature,
+        reference=lambda jax, *xs, axis: jax.lax.stack(xs, axis=axis), exact=True,
+        diff_args=all_args, linear_args=all_args,
+        invalid=(Invalid("operands of two shapes", (_F, _F[:1]), {"axis": 0}),),
+        notes="the transpose unstacks the cotangent"),
+    PrimitiveSpec(
+        name="unstack", dtypes=ALL + COMPLEX, family="arrays", signature=_unstack_signature,
+        reference=lambda jax, x, *, axis: list(jax.lax.unstack(x, axis=axis)), exact=True,
+        diff_args=all_args, linear_args=all_args,
+        notes="multiple results (one per slice); the transpose stacks the cotangents"),
     PrimitiveSpec(
         name="tile", dtypes=ALL + COMPLEX, family="arrays", signature=_tile_signature,
         reference=lambda jax, x, *, reps: jax.lax.tile(x, reps), exact=True,

@@ -1,5 +1,5 @@
-"""split, tile and optimization_barrier: array primitives beside structural.py, with all their
-rules and the lax functions binding them."""
+"""split, stack, unstack, tile and optimization_barrier: array primitives beside
+structural.py, with all their rules and the lax functions binding them."""
 import operator
 
 from .. import sharding_propagation as sp
@@ -29,11 +29,8 @@ def _split_abstract_eval(x, *, sizes, axis):
 
 def split(operand, sizes, axis=0):
     """operand cut along `axis` into pieces of the given sizes (lax.split)."""
-    ndim = len(get_aval(operand).shape)
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"split: axis {axis} is out of bounds for an array of dimension {ndim}")
-    return split_p.bind(operand, sizes=tuple(map(operator.index, sizes)), axis=axis % ndim)
+    axis = _canonical_axis("split", axis, len(get_aval(operand).shape))
+    return split_p.bind(operand, sizes=tuple(map(operator.index, sizes)), axis=axis)
 
 
 def _split_transpose(cts, x, *, sizes, axis):
@@ -59,6 +56,97 @@ def _split_jvp(primals, tangents, **params):
 split_p.def_jvp(_split_jvp)
 split_p.def_transpose(_split_transpose)
 split_p.def_batch(_split_batch)
+
+
+# ---------------------------------------------------------------- stack, unstack
+
+stack_p = make_primitive("stack")
+unstack_p = make_primitive("unstack", multiple_results=True)
+
+
+@stack_p.def_abstract_eval
+def _stack_abstract_eval(*xs, axis):
+    if not xs or any(x.shape != xs[0].shape or x.dtype != xs[0].dtype for x in xs):
+        raise TypeError("stack requires at least one operand, all of one shape and dtype, got "
+                        f"{', '.join(x.str_short() for x in xs)}")
+    if not 0 <= axis <= xs[0].ndim:
+        raise ValueError(f"stack: axis {axis} is out of bounds for {xs[0].ndim + 1} dimensions")
+    shape = xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
+    return ShapedArray(shape, xs[0].dtype, weak_type=all(x.weak_type for x in xs))
+
+
+@unstack_p.def_abstract_eval
+def _unstack_abstract_eval(x, *, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"unstack: axis {axis} is out of bounds for {x.ndim} dimensions")
+    return [ShapedArray(x.shape[:axis] + x.shape[axis + 1:], x.dtype, x.weak_type)] * \
+        x.shape[axis]
+
+
+def stack(operands, axis=0):
+    """The operands (of one shape) joined along a new dimension `axis` (lax.stack)."""
+    ndim = len(get_aval(operands[0]).shape) + 1 if operands else 1
+    return stack_p.bind(*operands, axis=_canonical_axis("stack", axis, ndim))
+
+
+def unstack(x, axis=0):
+    """x cut into its slices along `axis`, which is removed (lax.unstack)."""
+    ndim = len(get_aval(x).shape)
+    return tuple(unstack_p.bind(x, axis=_canonical_axis("unstack", axis, ndim)))
+
+
+def _canonical_axis(name, axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim
+
+
+def _stack_jvp(primals, tangents, *, axis):
+    out = stack_p.bind(*primals, axis=axis)
+    if all(type(t) is Zero for t in tangents):
+        return out, Zero(get_aval(out).to_tangent_aval())
+    return out, stack_p.bind(*map(ad.instantiate, tangents), axis=axis)
+
+
+def _stack_transpose(ct, *xs, axis):
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+    cts = unstack_p.bind(ct, axis=axis)
+    return [c if ad.is_undefined_primal(x) else None for c, x in zip(cts, xs)]
+
+
+def _unstack_jvp(primals, tangents, *, axis):
+    outs = unstack_p.bind(*primals, axis=axis)
+    (t,) = tangents
+    if type(t) is Zero:
+        return outs, [Zero(get_aval(o).to_tangent_aval()) for o in outs]
+    return outs, unstack_p.bind(t, axis=axis)
+
+
+def _unstack_transpose(cts, x, *, axis):
+    if all(type(c) is Zero for c in cts):
+        return [Zero(x.aval)]
+    return [stack_p.bind(*map(ad.instantiate, cts), axis=axis)]
+
+
+def _stack_batch(axis_data, vals, dims, *, axis):
+    xs = [bdim_at_front(x, d, axis_data.size) for x, d in zip(vals, dims)]
+    return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+def _unstack_batch(axis_data, vals, dims, *, axis):
+    (x,), (d,) = vals, dims
+    outs = unstack_p.bind(bdim_at_front(x, d, axis_data.size), axis=axis + 1)
+    return outs, [0] * len(outs)
+
+
+stack_p.def_jvp(_stack_jvp)
+stack_p.def_transpose(_stack_transpose)
+stack_p.def_batch(_stack_batch)
+unstack_p.def_jvp(_unstack_jvp)
+unstack_p.def_transpose(_unstack_transpose)
+unstack_p.def_batch(_unstack_batch)
 
 
 # ---------------------------------------------------------------- tile

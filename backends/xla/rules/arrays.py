@@ -1,4 +1,4 @@
-"""jax.lax lowerings of split, tile and optimization_barrier."""
+"""jax.lax lowerings of split, stack, unstack, tile and optimization_barrier."""
 from jax import lax
 
 from ....core.primitives import arrays
@@ -8,6 +8,16 @@ from ._common import rule
 @rule(arrays.split_p)
 def _split(x, *, sizes, axis):
     return list(lax.split(x, sizes, axis=axis))
+
+
+@rule(arrays.stack_p)
+def _stack(*xs, axis):
+    return lax.stack(xs, axis=axis)
+
+
+@rule(arrays.unstack_p)
+def _unstack(x, *, axis):
+    return list(lax.unstack(x, axis=axis))
 
 
 @rule(arrays.tile_p)
