@@ -76,7 +76,8 @@ SPECS = [
         name="stack", dtypes=ALL + COMPLEX, family="arrays", signature=_stack_signature,
         reference=lambda jax, *xs, axis: jax.lax.stack(xs, axis=axis), exact=True,
         diff_args=all_args, linear_args=all_args,
-        invalid=(Invalid("operands of two shapes", (_F, _F[:1]), {"axis": 0}),),
+        invalid=(Invalid("operands of two shapes", (_F, _F[:1]), {"axis": 0}, ValueError),
+                 Invalid("operands of two dtypes", (_F, _F.astype(np.int32)), {"axis": 0})),
         notes="the transpose unstacks the cotangent"),
     PrimitiveSpec(
         name="unstack", dtypes=ALL + COMPLEX, family="arrays", signature=_unstack_signature,

@@ -66,9 +66,12 @@ unstack_p = make_primitive("unstack", multiple_results=True)
 
 @stack_p.def_abstract_eval
 def _stack_abstract_eval(*xs, axis):
-    if not xs or any(x.shape != xs[0].shape or x.dtype != xs[0].dtype for x in xs):
-        raise TypeError("stack requires at least one operand, all of one shape and dtype, got "
+    if not xs or any(x.dtype != xs[0].dtype for x in xs):
+        raise TypeError("stack requires at least one operand, all of one dtype, got "
                         f"{', '.join(x.str_short() for x in xs)}")
+    if any(x.shape != xs[0].shape for x in xs):
+        raise ValueError("stack: all input arrays must have the same shape, got "
+                         f"{', '.join(str(x.shape) for x in xs)}")
     if not 0 <= axis <= xs[0].ndim:
         raise ValueError(f"stack: axis {axis} is out of bounds for {xs[0].ndim + 1} dimensions")
     shape = xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
