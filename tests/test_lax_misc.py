@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import jax
-import jax.numpy as jnp
 import refjax
 from refjax.spec.checks import enable_x64
 

@@ -8,7 +8,6 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import get_aval
 from ..transforms.ad import defnondiff
 from ..transforms.batching import bdim_at_front
 from . import structural as st
