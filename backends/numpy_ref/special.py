@@ -23,19 +23,17 @@ def _where(cond, value, out):
     return np.where(cond, value, out)
 
 
-@np.errstate(all="ignore")
-def erf(x):
-    return sc.erf(*_f64(x))
+def _scipy(fn):
+    """scipy's function in float64, where its conventions are XLA's."""
+    def wrapped(*args):
+        with np.errstate(all="ignore"):
+            return fn(*_f64(*args))
+    wrapped.__doc__ = f"scipy.special.{fn.__name__} in float64."
+    return wrapped
 
 
-@np.errstate(all="ignore")
-def erfc(x):
-    return sc.erfc(*_f64(x))
-
-
-@np.errstate(all="ignore")
-def erf_inv(x):
-    return sc.erfinv(*_f64(x))
+erf, erfc, erf_inv = _scipy(sc.erf), _scipy(sc.erfc), _scipy(sc.erfinv)
+betainc, bessel_i0e, bessel_i1e = _scipy(sc.betainc), _scipy(sc.i0e), _scipy(sc.i1e)
 
 
 @np.errstate(all="ignore")
@@ -108,20 +106,6 @@ def _infinite_a_nan(a, x):
     return (a == np.inf) & (x >= 1) & (x < np.inf)
 
 
-@np.errstate(all="ignore")
-def betainc(a, b, x):
-    """I_x(a, b) (scipy.special.betainc)."""
-    return sc.betainc(*_f64(a, b, x))
-
-
-@np.errstate(all="ignore")
-def bessel_i0e(x):
-    return sc.i0e(*_f64(x))
-
-
-@np.errstate(all="ignore")
-def bessel_i1e(x):
-    return sc.i1e(*_f64(x))
 
 
 # ---------------------------------------------------------------- d igamma / da
