@@ -8,7 +8,7 @@ from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
 from .core.transforms.jit import jit, make_jaxpr, eval_shape, clear_caches
 from .backends.base import (set_backend, get_backend, default_backend, backend,
-                            current_backend_name)
+                            current_backend_name, effects_barrier)
 from .backends import numpy_ref as _numpy_ref  # noqa: F401  (registers the oracle)
 from .api import array_methods as _array_methods
 from .api import (numpy, lax, tree_util, tree, nn, sharding, debug, random, dtypes, ops,

@@ -17,7 +17,7 @@ from ..core.primitives.structural import (  # noqa: F401
 
 from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
 from ..core.primitives.gather import (  # noqa: F401,E402
-    gather, scatter_add, scatter_mul, scatter_min, scatter_max, scatter, GatherDimensionNumbers,
+    gather, scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter, GatherDimensionNumbers,
     ScatterDimensionNumbers, GatherScatterMode)
 
 bitwise_not = bitwise_not
@@ -39,12 +39,23 @@ from ..core.primitives.reductions import (  # noqa: F401,E402
     reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin,
     cumsum, cumprod, cummax, cummin, associative_scan)
 from ..core.primitives.linalg import dot_general, dot, batch_matmul, Precision  # noqa: F401,E402
-from ..core.primitives.sorting import sort, sort_key_val  # noqa: F401,E402
+from ..core.primitives.sorting import (  # noqa: F401,E402
+    sort, sort_key_val, top_k, approx_max_k, approx_min_k)
 from ..core.primitives.parallel import (  # noqa: F401,E402
     psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
-    pcast)
+    pcast, ragged_all_to_all)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
+from ..core.primitives.special import (  # noqa: F401,E402
+    erfc, bessel_i0e, bessel_i1e, igamma, igammac, igamma_grad_a, zeta, random_gamma_grad,
+    betainc)
+from ..core.primitives.bits import (  # noqa: F401,E402
+    bitcast_convert_type, population_count, clz, mulhi, complex)
+from ..core.primitives.fft import fft, FftType  # noqa: F401,E402
+from ..core.primitives.arrays import (  # noqa: F401,E402
+    split, stack, unstack, tile, optimization_barrier)
+from ..core.primitives.rng import (  # noqa: F401,E402
+    RandomAlgorithm, rng_bit_generator, rng_uniform)
 
 
 # ---------------------------------------------------------------- no implicit promotion
@@ -67,5 +78,25 @@ def _strict(fn):
 for _name in ("add", "sub", "mul", "div", "rem", "max", "min", "atan2", "nextafter",
               "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
               "shift_right_arithmetic", "eq", "ne", "lt", "le", "gt", "ge", "clamp",
-              "polygamma"):
+              "polygamma", "igamma", "igammac", "igamma_grad_a", "zeta", "mulhi", "betainc"):
     globals()[_name] = _strict(globals()[_name])
+
+
+def _export_primitives():
+    """Every primitive object of core/primitives (and stop_gradient_p) as lax.<name>_p, as JAX's
+    lax exports its own (tests/test_lax_misc.py lists the JAX ones refjax lacks)."""
+    import importlib
+    import pkgutil
+
+    from ..core import primitives as package
+    from ..core.primitive import Primitive
+    from ..core.transforms import jvp
+    modules = [jvp] + [importlib.import_module(m.name) for m in
+                       pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    for module in modules:
+        for attr, value in vars(module).items():
+            if attr.endswith("_p") and not attr.startswith("_") and isinstance(value, Primitive):
+                globals().setdefault(attr, value)
+
+
+_export_primitives()

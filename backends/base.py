@@ -60,6 +60,9 @@ class Backend:
     def clear_caches(self):
         pass
 
+    def effects_barrier(self):
+        """Wait until every callback (debug.print, debug.callback) issued so far has run."""
+
     def rule(self, prim):
         """This backend's implementation of `prim`; NotImplementedError names both if absent."""
         cache = self.__dict__.setdefault("_rule_cache", {})
@@ -145,6 +148,13 @@ def set_backend(name):
     """Select the backend used from now on ('numpy_ref' or 'xla')."""
     get_backend(name)  # raises now if it cannot be built
     _default_name[0] = name
+
+
+def effects_barrier():
+    """Wait until the effects (debug prints, callbacks) of every computation so far have run,
+    as jax.effects_barrier(); the NumPy oracle runs them synchronously."""
+    for built in list(_instances.values()):
+        built.effects_barrier()
 
 
 def default_backend():

@@ -3,6 +3,8 @@
 One strategy draws a gather configuration (operand shape, batching dims, start_index_map,
 slice sizes, collapsed dims, indices shape, offset dims); a scatter's configuration is the
 one that writes back what that gather reads (its updates have the gather's output shape)."""
+import dataclasses
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -248,6 +250,12 @@ _SCATTER_ADD = PrimitiveSpec(
           "out-of-bounds windows are dropped (FILL_OR_DROP, PROMISE_IN_BOUNDS) or clamped "
           "(CLIP); no update_jaxpr param; transpose: the cotangent, and its gather")
 
+_SCATTER_SUB = dataclasses.replace(
+    _SCATTER_ADD, name="scatter-sub", reference=_jax_scatter("scatter_sub"),
+    notes="operand minus the updates at their indices (repeated indices accumulate; floats in "
+          "another order than XLA: a tolerance); transpose: the cotangent, and its negated "
+          "gather")
+
 _SCATTER = PrimitiveSpec(
     name="scatter", dtypes=ANY, family="gather", signature=_scatter_signature(True),
     reference=_jax_scatter("scatter"), exact=True, diff_args=args_at(0, 2),
@@ -283,4 +291,4 @@ def _extremal(name, fn_name):
 _SCATTER_MIN = _extremal("scatter-min", "scatter_min")
 _SCATTER_MAX = _extremal("scatter-max", "scatter_max")
 
-SPECS = [_GATHER, _SCATTER_ADD, _SCATTER_MUL, _SCATTER_MIN, _SCATTER_MAX, _SCATTER]
+SPECS = [_GATHER, _SCATTER_ADD, _SCATTER_SUB, _SCATTER_MUL, _SCATTER_MIN, _SCATTER_MAX, _SCATTER]

@@ -163,3 +163,66 @@ SPECS.append(PrimitiveSpec(
          "complex64": (1e-4, 1e-5)},
     diff_args=all_args, linear_args=all_args,
     notes="a random program per block of (n, *block) operands over mesh axis 'x'"))
+
+
+# ---------------------------------------------------------------- ragged_all_to_all
+
+@st.composite
+def _ragged_layout(draw, n):
+    """Chunk rows c per (sender, receiver): sender i reads its chunk for d at d * c, receiver
+    d writes sender i's at i * c. No overlaps: XLA leaves the order of overlapping writes
+    unspecified, and the transpose (as JAX's) sends a row read twice back once. Offsets per
+    device, flattened over devices: io[i][d], ss[i][d], oo[i][d] on sender i, rs[d][i] on d."""
+    c = draw(st.integers(0, 2))
+    ss = [[draw(st.integers(0, c)) for _ in range(n)] for _ in range(n)]
+    io = [[d * c for d in range(n)] for _ in range(n)]
+    oo = [[i * c for _ in range(n)] for i in range(n)]
+    rs = [[ss[i][d] for i in range(n)] for d in range(n)]
+    return c, {"n": n, **{k: tuple(sum(v, [])) for k, v in
+                          (("io", io), ("ss", ss), ("oo", oo), ("rs", rs))}}
+
+
+def _ragged_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        n = draw(_SIZES)
+        c, params = draw(_ragged_layout(n))
+        rest = draw(shapes(max_rank=1))
+        args = [_operand(draw, dtype, (n * n * c,) + rest, diff, False) for _ in range(2)]
+        return Signature(tuple(args), params)
+    return sig()
+
+
+def _ragged_apply(operand, output, *, n, io, ss, oo, rs):
+    import numpy as np
+
+    import refjax
+    index = [np.asarray(v, np.int32) for v in (io, ss, oo, rs)]
+    body = lambda *a: [refjax.lax.ragged_all_to_all(*a, axis_name="x")]  # noqa: E731
+    from refjax.sharding import PartitionSpec as P
+    mesh = refjax.make_mesh((n,), ("x",))
+    return refjax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(
+        operand, output, *index)[0]
+
+
+def _ragged_reference(jax, operand, output, *, n, io, ss, oo, rs):
+    """A Python loop over senders and chunks (JAX's XLA:CPU has no ragged-all-to-all and its
+    vmap rule raises NotImplementedError on the mapped axis)."""
+    import numpy as np
+    x, out = np.asarray(operand), np.array(output)
+    rows_in, rows_out = x.shape[0] // n, out.shape[0] // n
+    for i in range(n):
+        for d in range(n):
+            s, a, b = ss[i * n + d], io[i * n + d], oo[i * n + d]
+            out[d * rows_out + b:][:s] = x[i * rows_in + a:][:s]
+    return jax.numpy.asarray(out)
+
+
+SPECS.append(PrimitiveSpec(
+    name="ragged_all_to_all", dtypes=ALL + COMPLEX, family="parallel",
+    signature=_ragged_signature, apply=_ragged_apply, reference=_ragged_reference, exact=True,
+    diff_args=all_args, linear_args=all_args,
+    notes="run inside shard_map over mesh axis 'x' (the offsets are params of the sample); "
+          "reference: a Python loop; the xla backend gathers every device's chunks (XLA:CPU "
+          "has no ragged-all-to-all); the transpose sends the cotangent's chunks back (rows "
+          "read by two chunks get one of them, as in JAX: samples read disjoint rows)"))

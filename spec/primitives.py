@@ -1,10 +1,10 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
-from . import (control_flow, custom, debugging, elementwise, gather, linalg, parallel,
-               reductions, sharding_ops, sorting, structural, transforms)
+from . import (arrays, bits, control_flow, custom, debugging, elementwise, fft, gather, linalg, parallel,
+               reductions, rng, sharding_ops, sorting, special, structural, transforms)
 from .base import PrimitiveSpec
 
 _MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, custom,
-            sharding_ops, parallel, transforms, gather, debugging]
+            sharding_ops, parallel, transforms, gather, special, bits, fft, arrays, rng, debugging]
 
 
 def _collect():

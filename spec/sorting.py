@@ -52,3 +52,81 @@ SPECS = [PrimitiveSpec(
                      _params(dimension=1), ValueError)),
     notes="multiple results; linear (transposable) in the non-key operands only; -0.0 and 0.0 "
           "compare equal, so their order follows stability, not the sign")]
+
+
+class OwnDtypeErrors(PrimitiveSpec):
+    """A spec whose unsupported dtypes JAX rejects with another error than TypeError (top_k,
+    approx_top_k: ValueError; rng_bit_generator: AssertionError): they are Invalid cases, not
+    the generic dtype test's."""
+
+    def rejected_dtypes(self):
+        return ()
+
+
+def _selection_signature(axis_param, extra=lambda draw: {}):
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            shape = draw(shapes(min_rank=1))
+            axis = draw(st.integers(-len(shape), len(shape) - 1))
+            k = draw(st.integers(0 if axis_param == "axis" else 1, max(shape[axis], 1)))
+            if k > shape[axis]:
+                shape = shape[:axis % len(shape)] + (k,) + shape[axis % len(shape) + 1:]
+            if axis_param == "axis":
+                axis %= len(shape)
+            elements = _GRID if diff else None
+            return Signature((Arg(shape, dtype, draw(weak_flag(dtype)), elements, diff),),
+                             {"k": k, axis_param: axis, **extra(draw)})
+        return sig()
+    return signature
+
+
+def _approx_params(draw):
+    return {"recall_target": 0.95, "is_max_k": draw(st.booleans()),
+            "reduction_input_size_override": -1, "aggregate_to_topk": True}
+
+
+def _approx_reference(jax, x, *, k, reduction_dimension, is_max_k, recall_target,
+                      reduction_input_size_override, aggregate_to_topk):
+    fn = jax.lax.approx_max_k if is_max_k else jax.lax.approx_min_k
+    return fn(x, k, reduction_dimension, recall_target, reduction_input_size_override,
+              aggregate_to_topk)
+
+
+def _finite(name):
+    """approx_top_k's values: XLA orders NaNs arbitrarily (not a total order)."""
+    return floats(name=name) if kind(name) == "f" else None
+
+
+def _approx_signature(dtype, diff):
+    base = _selection_signature("reduction_dimension", _approx_params)(dtype, diff)
+    if diff:
+        return base
+    return base.map(lambda s: s._replace(args=(s.args[0]._replace(elements=_finite(dtype)),)))
+
+
+_APPROX = {"recall_target": 0.95, "is_max_k": True, "reduction_input_size_override": -1,
+           "aggregate_to_topk": True}
+_F = np.ones((2, 3), np.float32)
+
+SPECS.append(OwnDtypeErrors(
+    name="top_k", dtypes=ALL, family="sorting", signature=_selection_signature("axis"),
+    reference=lambda jax, x, *, k, axis: jax.lax.top_k(x, k, axis=axis), exact=True,
+    diff_args=all_args,
+    invalid=(Invalid("a complex operand", (_F.astype(np.complex64),), {"k": 1, "axis": 1},
+                     ValueError),
+             Invalid("k above the axis' size", (_F,), {"k": 4, "axis": 1}, ValueError),
+             Invalid("a rank-0 operand", (np.float32(1),), {"k": 0, "axis": 0}, TypeError,
+                     jax_error=ValueError)),
+    notes="values in IEEE total order (NaN above +inf, -0.0 below +0.0), ties in index order; "
+          "the JVP gathers the tangent at the indices"))
+SPECS.append(OwnDtypeErrors(
+    name="approx_top_k", dtypes=("float16", "bfloat16", "float32"), family="sorting",
+    signature=_approx_signature, reference=_approx_reference, exact=True, diff_args=all_args,
+    invalid=(Invalid("an integer operand", (_F.astype(np.int32),),
+                     dict(_APPROX, k=1, reduction_dimension=1), ValueError),
+             Invalid("k = 0", (_F,), dict(_APPROX, k=0, reduction_dimension=1), ValueError)),
+    notes="exact on the oracle, as XLA's CPU lowering (a sort): -0.0 == +0.0, ties in index "
+          "order; with NaNs XLA's order is unspecified (refjax puts them last), so the samples "
+          "have none; aggregate_to_topk=False keeps the whole (sorted) dimension up to one TPU "
+          "tile (128, 1024 for rank 1), NotImplementedError past it"))

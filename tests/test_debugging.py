@@ -67,7 +67,7 @@ def _captured(capsys, fn, flush=lambda: None):
 def test_prints_what_jax_prints(name, capsys):
     expected = _captured(capsys, _programs(real_jax, real_jax.numpy)[name],
                          real_jax.effects_barrier)
-    actual = _captured(capsys, _programs(refjax, jnp)[name])
+    actual = _captured(capsys, _programs(refjax, jnp)[name], refjax.effects_barrier)
     assert actual == expected
     assert actual  # every program prints something
 
@@ -82,7 +82,7 @@ def test_shard_map_prints_each_devices_block(capsys):
             np_.arange(8.0))
 
     expected = _captured(capsys, lambda: run(real_jax, real_jax.numpy), real_jax.effects_barrier)
-    actual = _captured(capsys, lambda: run(refjax, jnp))
+    actual = _captured(capsys, lambda: run(refjax, jnp), refjax.effects_barrier)
     assert sorted(actual.splitlines()) == sorted(expected.splitlines())
     assert len(actual.splitlines()) == 4
 

@@ -18,6 +18,7 @@ Every function accepts both kinds and returns keys of the kind it was given.
 from .prng import (  # noqa: F401
     KeyDType, PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
     split, wrap_key_data)
+from .gamma import beta, gamma, loggamma  # noqa: F401
 from .samplers import (  # noqa: F401
     bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
     rademacher, randint, truncated_normal, uniform)
@@ -42,9 +43,10 @@ __all__ = [
     "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "clone",
     "PRNGKeyArray", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli",
     "categorical", "choice", "permutation", "truncated_normal", "gumbel", "exponential",
-    "logistic", "laplace", "rademacher",
+    "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta",
 ]
 
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
+# (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
 del prng, samplers  # noqa: F821

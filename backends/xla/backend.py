@@ -218,6 +218,9 @@ class XlaBackend(Backend):
         if not isinstance(buf, np.ndarray):  # float0 buffers (NumPy) run nothing async
             buf.block_until_ready()
 
+    def effects_barrier(self):
+        jax.effects_barrier()  # XLA runs unordered callbacks on its own threads
+
     def clear_caches(self):
         self._eager.clear()
         self._compiled.clear()

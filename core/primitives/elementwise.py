@@ -561,7 +561,11 @@ nextafter_p.nondiff_reason = "nextafter has no derivative rule (as in JAX)"
 for _p in (and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
            eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     defnondiff(_p)
-defjvp(polygamma_p, None, lambda t, m, x: mul(t, polygamma(add(m, _const(m, 1)), x)))
+def _polygamma_jvp_m(t, m, x):
+    raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+defjvp(polygamma_p, _polygamma_jvp_m, lambda t, m, x: mul(t, polygamma(add(m, _const(m, 1)), x)))
 
 
 # ---------------------------------------------------------------- select_n, clamp

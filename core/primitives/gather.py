@@ -16,7 +16,7 @@ from ..transforms import ad
 from ..transforms.ad import Zero
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from . import structural as st
-from .elementwise import add, div, eq, full, mul, select_n, sub
+from .elementwise import add, div, eq, full, mul, neg, select_n, sub
 from .elementwise import max as max_
 
 
@@ -307,6 +307,7 @@ gather_p.def_batch(_gather_batch)
 # ------------------------------------------------- scatter-add, -mul, -min, -max, scatter
 
 scatter_add_p = make_primitive("scatter-add")
+scatter_sub_p = make_primitive("scatter-sub")
 scatter_mul_p = make_primitive("scatter-mul")
 scatter_min_p = make_primitive("scatter-min")
 scatter_max_p = make_primitive("scatter-max")
@@ -370,6 +371,7 @@ def _def_scatter_abstract_eval(prim, accepts_bool=True, combines="adds"):
 
 
 _def_scatter_abstract_eval(scatter_add_p, accepts_bool=False, combines="adds")
+_def_scatter_abstract_eval(scatter_sub_p, accepts_bool=False, combines="subtracts")
 _def_scatter_abstract_eval(scatter_mul_p, accepts_bool=False, combines="multiplies")
 _def_scatter_abstract_eval(scatter_min_p)
 _def_scatter_abstract_eval(scatter_max_p)
@@ -389,6 +391,14 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, *, indices
     """operand with each window of `updates` added at its index (lax.scatter_add); repeated
     indices accumulate; mode None is FILL_OR_DROP (out-of-bounds windows are dropped)."""
     return _bind_scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                unique_indices=False, mode=None):
+    """operand with each window of `updates` subtracted at its index (lax.scatter_sub);
+    repeated indices accumulate; mode None is FILL_OR_DROP."""
+    return _bind_scatter(scatter_sub_p, operand, scatter_indices, updates, dimension_numbers,
                          indices_are_sorted, unique_indices, mode)
 
 
@@ -445,26 +455,34 @@ def _gather_back(ct, idx, dn, operand_shape, updates_shape, params):
                          fill_value=0 if mode is _FILL else None)
 
 
-def _scatter_add_jvp(primals, tangents, *, dimension_numbers, **params):
-    (x, idx, u), (tx, _, tu) = primals, tangents
-    out = scatter_add_p.bind(x, idx, u, dimension_numbers=dimension_numbers, **params)
-    if type(tx) is Zero and type(tu) is Zero:
-        return out, Zero(get_aval(out).to_tangent_aval())
-    return out, scatter_add_p.bind(ad.instantiate(tx), idx, ad.instantiate(tu),
-                                   dimension_numbers=dimension_numbers, **params)
+def _additive_jvp(prim):
+    """scatter-add and scatter-sub are linear in the operand and the updates jointly."""
+    def jvp(primals, tangents, *, dimension_numbers, **params):
+        (x, idx, u), (tx, _, tu) = primals, tangents
+        out = prim.bind(x, idx, u, dimension_numbers=dimension_numbers, **params)
+        if type(tx) is Zero and type(tu) is Zero:
+            return out, Zero(get_aval(out).to_tangent_aval())
+        return out, prim.bind(ad.instantiate(tx), idx, ad.instantiate(tu),
+                              dimension_numbers=dimension_numbers, **params)
+    prim.def_jvp(jvp)
 
 
-def _scatter_add_transpose(ct, x, idx, u, *, dimension_numbers, **params):
-    if ad.is_undefined_primal(idx):
-        raise ValueError("scatter-add is not linear in its indices")
-    if type(ct) is Zero:
-        return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
-                Zero(u.aval) if ad.is_undefined_primal(u) else None]
-    ct_x = ct if ad.is_undefined_primal(x) else None
-    ct_u = None
-    if ad.is_undefined_primal(u):
-        ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u.aval.shape, params)
-    return [ct_x, None, ct_u]
+def _additive_transpose(prim, negate):
+    """The operand's cotangent is ct; the updates' the windows of ct they reach (negated for
+    scatter-sub)."""
+    def transpose(ct, x, idx, u, *, dimension_numbers, **params):
+        if ad.is_undefined_primal(idx):
+            raise ValueError(f"{prim.name} is not linear in its indices")
+        if type(ct) is Zero:
+            return [Zero(x.aval) if ad.is_undefined_primal(x) else None, None,
+                    Zero(u.aval) if ad.is_undefined_primal(u) else None]
+        ct_x = ct if ad.is_undefined_primal(x) else None
+        ct_u = None
+        if ad.is_undefined_primal(u):
+            ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u.aval.shape, params)
+            ct_u = neg(ct_u) if negate else ct_u
+        return [ct_x, None, ct_u]
+    prim.def_transpose(transpose)
 
 
 def _zero_cotangents(x, u):
@@ -634,13 +652,15 @@ def _scatter_batcher(prim):
     prim.def_batch(batch)
 
 
-scatter_add_p.def_jvp(_scatter_add_jvp)
-scatter_add_p.def_transpose(_scatter_add_transpose)
+_additive_jvp(scatter_add_p)
+_additive_transpose(scatter_add_p, negate=False)
+_additive_jvp(scatter_sub_p)
+_additive_transpose(scatter_sub_p, negate=True)
 scatter_mul_p.def_jvp(_scatter_mul_jvp)
 scatter_mul_p.def_transpose(_scatter_mul_transpose)
 _scatter_extremal_jvp(scatter_min_p)
 _scatter_extremal_jvp(scatter_max_p)
 scatter_p.def_jvp(_scatter_jvp)
 scatter_p.def_transpose(_scatter_transpose)
-for _p in (scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p):
+for _p in (scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p):
     _scatter_batcher(_p)

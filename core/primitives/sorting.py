@@ -1,7 +1,9 @@
-"""The sort primitive (lexicographic over num_keys operands, NaNs last) with all its rules."""
+"""The sort, top_k and approx_top_k primitives (sort: lexicographic over num_keys operands,
+NaNs last) with all their rules."""
 import operator
 
 from .. import dtypes
+from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -108,3 +110,136 @@ def _sort_batch(axis_data, vals, dims, *, dimension, **params):
 sort_p.def_jvp(_sort_jvp)
 sort_p.def_transpose(_sort_transpose)
 sort_p.def_batch(_sort_batch)
+
+
+# ---------------------------------------------------------------- top_k, approx_top_k
+
+top_k_p = make_primitive("top_k", multiple_results=True)
+approx_top_k_p = make_primitive("approx_top_k", multiple_results=True)
+
+
+def _top_shapes(operand, k, axis, name):
+    if operand.ndim == 0:
+        raise TypeError(f"{name} operand must have >= 1 dimension, got {operand.shape}")
+    if not -operand.ndim <= axis < operand.ndim:
+        raise ValueError(f"{name}: axis argument out of range: axis={axis} for operand.shape="
+                         f"{operand.shape}")
+    if operand.shape[axis] < k:
+        raise ValueError(f"k argument to {name} must be no larger than size along axis; got "
+                         f"k={k} with shape={list(operand.shape)} and axis={axis}")
+    shape = list(operand.shape)
+    shape[axis] = k
+    return [ShapedArray(tuple(shape), operand.dtype, weak_type=operand.weak_type),
+            ShapedArray(tuple(shape), dtypes.int32, weak_type=operand.weak_type)]
+
+
+@top_k_p.def_abstract_eval
+def _top_k_abstract_eval(operand, *, k, axis):
+    if dtypes.kind(operand.dtype) == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    return _top_shapes(operand, k, axis, "top_k")
+
+
+@approx_top_k_p.def_abstract_eval
+def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                                reduction_input_size_override, aggregate_to_topk):
+    if k <= 0:
+        raise ValueError(f"approx_top_k: k must be positive, got {k}")
+    if operand.ndim and not dtypes.is_float(operand.dtype):
+        raise ValueError(f"approx_top_k: operand must be a floating type, got "
+                         f"{operand.dtype.name}")
+    avals = _top_shapes(operand, k, reduction_dimension, "approx_top_k")
+    if aggregate_to_topk:
+        return avals
+    return _unaggregated(operand, reduction_dimension)
+
+
+# XLA's CPU lowering keeps every candidate when the reduced dimension fits one TPU tile (1024
+# for rank 1, else 128), so with aggregate_to_topk=False the output is the whole dimension,
+# sorted; past a tile the candidate count follows TPU-specific rules refjax does not model.
+def _unaggregated(operand, dim):
+    tile = 1024 if operand.ndim == 1 else 128
+    if operand.shape[dim] > tile:
+        raise NotImplementedError(
+            f"approx_top_k with aggregate_to_topk=False over a dimension of size "
+            f"{operand.shape[dim]} > {tile}: the number of candidates XLA returns there is "
+            f"TPU-specific; pass aggregate_to_topk=True")
+    return [ShapedArray(operand.shape, operand.dtype, weak_type=operand.weak_type),
+            ShapedArray(operand.shape, dtypes.int32, weak_type=operand.weak_type)]
+
+
+def top_k(operand, k, *, axis=-1):
+    """The k largest entries along `axis` and their int32 indices (lax.top_k): NaN above +inf,
+    -NaN below -inf, -0.0 below +0.0; equal entries in index order."""
+    k = operator.index(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    ndim = len(get_aval(operand).shape)
+    axis = operator.index(axis)
+    axis = axis % ndim if ndim and -ndim <= axis < ndim else axis
+    return top_k_p.bind(operand, k=k, axis=axis)
+
+
+def _approx(is_max_k):
+    def approx_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+        return approx_top_k_p.bind(
+            operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+            recall_target=float(recall_target), is_max_k=is_max_k,
+            reduction_input_size_override=operator.index(reduction_input_size_override),
+            aggregate_to_topk=bool(aggregate_to_topk))
+    approx_k.__name__ = "approx_max_k" if is_max_k else "approx_min_k"
+    approx_k.__doc__ = (f"The k {'largest' if is_max_k else 'smallest'} entries along "
+                        "reduction_dimension and their int32 indices (lax.approx_" +
+                        ("max" if is_max_k else "min") + "_k). Exact in refjax (as XLA's CPU "
+                        "lowering): -0.0 equals +0.0, equal entries in index order.")
+    return approx_k
+
+
+approx_max_k = _approx(True)
+approx_min_k = _approx(False)
+
+
+def _take_along(x, idx, axis):
+    """x[..., idx, ...] along `axis` (idx of x's shape except there): a batched gather."""
+    from .elementwise import full
+    from .gather import GatherDimensionNumbers, gather
+    aval = get_aval(idx)
+    rank = len(aval.shape)
+    if 0 in get_aval(x).shape:  # nothing to gather (a gather cannot slice an empty dimension)
+        return full(aval.shape, 0, get_aval(x).dtype)
+    others = tuple(i for i in range(rank) if i != axis)
+    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                   start_index_map=(axis,), operand_batching_dims=others,
+                                   start_indices_batching_dims=others)
+    return gather(x, st.expand_dims(idx, (rank,)), dnums, (1,) * rank)
+
+
+def _selection_jvp(prim, axis_param):
+    def jvp(primals, tangents, **params):
+        values, idx = prim.bind(*primals, **params)
+        (t,) = tangents
+        if type(t) is Zero:
+            return [values, idx], [Zero(get_aval(values).to_tangent_aval()),
+                                   Zero(get_aval(idx).to_tangent_aval())]
+        axis = params[axis_param] % len(get_aval(idx).shape)
+        return [values, idx], [_take_along(t, idx, axis), Zero(get_aval(idx).to_tangent_aval())]
+    prim.def_jvp(jvp)
+
+
+def _selection_batch(prim, axis_param):
+    def batch(axis_data, vals, dims, **params):
+        (x,), (d,) = vals, dims
+        ndim = len(get_aval(x).shape) - 1
+        axis = params[axis_param] % ndim if ndim else params[axis_param]
+        params = dict(params, **{axis_param: axis + 1 if d <= axis else axis})
+        return prim.bind(x, **params), [d, d]
+    prim.def_batch(batch)
+
+
+_selection_jvp(top_k_p, "axis")
+_selection_jvp(approx_top_k_p, "reduction_dimension")
+_selection_batch(top_k_p, "axis")
+_selection_batch(approx_top_k_p, "reduction_dimension")

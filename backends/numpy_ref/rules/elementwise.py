@@ -65,17 +65,19 @@ def _conj(x):
     return np.conj(x)
 
 
-def _special(name):
-    """Special functions (backends/numpy_ref/special.py), computed in float64."""
-    fn = getattr(special, name)
+def special_rule(prim, name=None):
+    """Register the special function `name` (default: the primitive's) of
+    backends/numpy_ref/special.py, computed in float64 and rounded once to the operands'
+    dtype, as prim's rule."""
+    fn = getattr(special, name or prim.name)
 
     def wrapped(*args):
         return np.asarray(fn(*(np.asarray(a, np.float64) for a in args))).astype(args[-1].dtype)
-    return _quiet(wrapped)
+    rule(prim)(_quiet(wrapped))
 
 
 for _p in (ew.erf_p, ew.erf_inv_p, ew.lgamma_p, ew.digamma_p, ew.polygamma_p):
-    rule(_p)(_special(_p.name))
+    special_rule(_p)
 
 
 @rule(ew.abs_p)

@@ -101,6 +101,12 @@ def _scatter_targets(x, indices, updates, dn, mode):
     return tuple(i[keep] for i in index), values[keep]
 
 
+@rule(g.scatter_sub_p)
+def _scatter_sub(x, indices, updates, **params):
+    """x + (-u) for each update u in turn: IEEE subtraction, and wrapping for integers."""
+    return _scatter_add(x, indices, -updates, **params)
+
+
 @rule(g.scatter_add_p)
 def _scatter_add(x, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
                  mode):

@@ -3,8 +3,8 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (calls, control_flow, debugging, elementwise, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, structural)
+from . import (arrays, bits, calls, control_flow, debugging, elementwise, fft, gather, linalg, parallel,  # noqa: F401
+               reductions, rng, sharding_ops, sorting, special, structural)
 
 
 def missing_rules():

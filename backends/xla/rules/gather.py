@@ -34,6 +34,7 @@ def _scatter(fn):
 
 
 rule(g.scatter_add_p)(_scatter(lax.scatter_add))
+rule(g.scatter_sub_p)(_scatter(lax.scatter_sub))
 rule(g.scatter_mul_p)(_scatter(lax.scatter_mul))
 rule(g.scatter_min_p)(_scatter(lax.scatter_min))
 rule(g.scatter_max_p)(_scatter(lax.scatter_max))

@@ -77,3 +77,27 @@ def _axis_index(*, axis_name):
 @rule(par.pvary_p)
 def _pvary(x, *, axes):
     return x  # shard_map is lowered with check_vma=False: varying-ness needs no marking
+
+
+@rule(par.ragged_all_to_all_p)
+def _ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
+                       *, axis_name, axis_index_groups):
+    """XLA:CPU has no ragged-all-to-all (UNIMPLEMENTED): every device gathers the operands
+    and offsets of all and writes the chunks sent to it, in sender order."""
+    name = axis_name[0]
+    ops, io, ss, oo = (lax.all_gather(a, name) for a in (operand, input_offsets, send_sizes,
+                                                          output_offsets))
+    n, k = io.shape
+    me, per = lax.axis_index(name), k // n
+    rows = jnp.arange(output.shape[0])
+    out = output
+    for i in range(n):
+        for j in range(per):
+            c = me * per + j
+            written = (rows >= oo[i, c]) & (rows < oo[i, c] + ss[i, c])
+            if operand.shape[0] == 0:
+                continue
+            src = jnp.clip(io[i, c] + rows - oo[i, c], 0, operand.shape[0] - 1)
+            mask = written.reshape((-1,) + (1,) * (output.ndim - 1))
+            out = jnp.where(mask, ops[i][src], out)
+    return out

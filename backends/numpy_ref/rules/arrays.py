@@ -1,0 +1,30 @@
+"""NumPy rules of split, stack, unstack, tile and optimization_barrier (exact)."""
+import numpy as np
+
+from ....core.primitives import arrays
+from ._common import rule
+
+
+@rule(arrays.split_p)
+def _split(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+@rule(arrays.stack_p)
+def _stack(*xs, axis):
+    return np.stack(xs, axis=axis)
+
+
+@rule(arrays.unstack_p)
+def _unstack(x, *, axis):
+    return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+@rule(arrays.tile_p)
+def _tile(x, *, reps):
+    return np.tile(x, reps)
+
+
+@rule(arrays.optimization_barrier_p)
+def _optimization_barrier(*xs):
+    return list(xs)

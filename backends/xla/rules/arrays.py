@@ -1,0 +1,30 @@
+"""jax.lax lowerings of split, stack, unstack, tile and optimization_barrier."""
+from jax import lax
+
+from ....core.primitives import arrays
+from ._common import rule
+
+
+@rule(arrays.split_p)
+def _split(x, *, sizes, axis):
+    return list(lax.split(x, sizes, axis=axis))
+
+
+@rule(arrays.stack_p)
+def _stack(*xs, axis):
+    return lax.stack(xs, axis=axis)
+
+
+@rule(arrays.unstack_p)
+def _unstack(x, *, axis):
+    return list(lax.unstack(x, axis=axis))
+
+
+@rule(arrays.tile_p)
+def _tile(x, *, reps):
+    return lax.tile(x, reps)
+
+
+@rule(arrays.optimization_barrier_p)
+def _optimization_barrier(*xs):
+    return list(lax.optimization_barrier(xs))

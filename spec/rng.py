@@ -1,0 +1,80 @@
+"""Spec entries of rng_bit_generator and rng_uniform (core/primitives/rng.py)."""
+import numpy as np
+from hypothesis import strategies as st
+
+from .base import UNCHECKED, Arg, Invalid, Signature, kind, np_dtype, shapes
+from .sorting import OwnDtypeErrors
+
+
+def _bits_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        bits = draw(st.sampled_from(("uint8", "uint16", "uint32")))
+        return Signature((Arg((4,), "uint32", False, st.integers(0, 2 ** 32 - 1)),),
+                         {"algorithm": 1, "dtype": np_dtype(bits), "out_sharding": None,
+                          "shape": draw(shapes())})
+    return sig()
+
+
+def _bits_apply(key, *, algorithm, dtype, out_sharding, shape):
+    from refjax import lax
+    return list(lax.rng_bit_generator(key, shape, dtype, algorithm))
+
+
+def _bits_reference(jax, key, *, algorithm, dtype, out_sharding, shape):
+    return list(jax.lax.rng_bit_generator(key, shape, dtype, jax.lax.RandomAlgorithm(algorithm)))
+
+
+_KEY = np.zeros((4,), np.uint32)
+_BITS = {"algorithm": 1, "dtype": np.dtype(np.uint32), "out_sharding": None, "shape": (2,)}
+
+
+def _uniform_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        if kind(dtype) == "f":
+            lo, hi = st.floats(-3.0, 0.0, width=16), st.floats(1.0, 4.0, width=16)
+        else:
+            lo, hi = st.integers(0, 3), st.integers(5, 9)
+        return Signature((Arg((), dtype, False, lo), Arg((), dtype, False, hi)),
+                         {"shape": draw(shapes())})
+    return sig()
+
+
+def _in_range(lax, a, b, shape):
+    """The values are nondeterministic (XLA's RngUniform): compare where they fall, in
+    [a, b), not what they are."""
+    x = lax.rng_uniform(a, b, shape)
+    return lax.bitwise_and(lax.ge(x, lax.broadcast(a, shape)), lax.lt(x, lax.broadcast(b, shape)))
+
+
+def _uniform_apply(a, b, *, shape):
+    from refjax import lax
+    return _in_range(lax, a, b, shape)
+
+
+SPECS = [
+    OwnDtypeErrors(
+        name="rng_bit_generator", dtypes=("uint32",), family="rng", signature=_bits_signature,
+        apply=_bits_apply, reference=_bits_reference, exact=True, nondiff="zero",
+        invalid=(Invalid("an int32 key", (_KEY.astype(np.int32),), _BITS, TypeError,
+                         AssertionError),
+                 Invalid("a uint32[2] key", (_KEY[:2],), _BITS, TypeError, AssertionError),
+                 Invalid("int32 bits", (_KEY,), dict(_BITS, dtype=np.dtype(np.int32)))),
+        notes="RNG_THREE_FRY: XLA's stream bit for bit (the samples draw it, and the tests "
+              "check uint64 too); RNG_DEFAULT (XLA on CPU: Philox) is, in numpy_ref, the "
+              "ThreeFry stream: shape, dtype, uniform bits and a fresh key are promised, not "
+              "XLA's values; RNG_PHILOX raises NotImplementedError in numpy_ref. JAX raises a "
+              "bare AssertionError for a bad key; refjax a TypeError naming the operation"),
+    OwnDtypeErrors(
+        name="rng_uniform", dtypes=("float16", "float32", "int32", "uint32"), family="rng",
+        signature=_uniform_signature, apply=_uniform_apply, exact=True, nondiff="zero",
+        reference=lambda jax, a, b, *, shape: _in_range(jax.lax, a, b, shape),
+        invalid=(Invalid("int8 bounds", (np.int8(0), np.int8(5)), {"shape": (2,)}, TypeError,
+                         UNCHECKED),
+                 Invalid("bounds of two dtypes", (np.float32(0), np.int32(5)), {"shape": (2,)},
+                         TypeError, UNCHECKED)),
+        notes="nondeterministic, as XLA's RngUniform: the spec compares the in-range indicator "
+              "of the values, not the values; XLA aborts the process for int8 bounds (not "
+              "compared with JAX), refjax raises TypeError"),
+]
