@@ -19,6 +19,7 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
                    ("nn", nn), ("sharding", sharding), ("debug", debug), ("random", random),
                    ("dtypes", dtypes), ("ops", ops)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
+_sys.modules[f"{__name__}.lax.linalg"] = lax.linalg
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

@@ -41,3 +41,6 @@ from ..core.primitives.parallel import (  # noqa: F401,E402
     pcast)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
+from ..core.primitives.custom_solve import (  # noqa: F401,E402
+    custom_linear_solve, custom_root, custom_linear_solve_p as linear_solve_p)
+from . import lax_linalg as linalg  # noqa: F401,E402

@@ -3,8 +3,9 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (calls, control_flow, elementwise, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, structural)
+from . import (calls, control_flow, custom_solve, decompositions, elementwise,  # noqa: F401
+               gather, linalg, parallel, reductions, sharding_ops, solvers, sorting,
+               spectral, structural)
 
 
 def missing_rules():
