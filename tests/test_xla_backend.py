@@ -477,7 +477,12 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
              "all_to_all", "pvary",
              # compared across backends by test_differential.py and test_gather.py
-             "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter"}
+             "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter",
+             # compared across backends by test_differential.py and test_linalg.py
+             "cholesky", "cholesky_update", "lu", "lu_pivots_to_permutation", "geqrf",
+             "householder_product", "ormqr", "qr", "symmetric_product", "eigh", "eig", "svd",
+             "schur", "hessenberg", "tridiagonal", "triangular_solve", "tridiagonal_solve",
+             "custom_linear_solve"}
 
 
 def test_every_primitive_has_a_rule():

@@ -284,7 +284,7 @@ def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
     """QR decomposition: (q, r) with x = q @ r (q unitary, r upper triangular, LAPACK's
     Householder signs); with pivoting (q, r, p) and x[:, p] = q @ r. full_matrices: q is
     m x m, else m x min(m, n)."""
-    outs = qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+    outs = qr_p.bind(x, full_matrices=bool(full_matrices), pivoting=bool(pivoting),
                      use_magma=use_magma)
     return tuple(outs)
 
@@ -329,7 +329,7 @@ def _full_qr_jvp(q, dq_mn, dr_nn, n):
 
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     (x,), (dx,) = primals, tangents
-    outs = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    outs = qr_p.bind(x, full_matrices=full_matrices, pivoting=pivoting, use_magma=use_magma)
     q, r = outs[:2]
     extra = [Zero.from_primal(outs[2])] if pivoting else []
     if type(dx) is Zero:

@@ -182,12 +182,14 @@ def mH(x):
 
 
 def _tri_mask(x, k, lower):
+    """rows + k >= cols (lower) or rows + k <= cols, broadcast to x's shape (staged in the
+    order JAX stages it)."""
     n, m = shape(x)[-2:]
-    rows = st.broadcasted_iota(np.int32, (n, m), 0)
+    rows = ew.add(st.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
     cols = st.broadcasted_iota(np.int32, (n, m), 1)
-    mask = ew.ge(ew.add(rows, np.int32(k)), cols) if lower else ew.le(ew.add(rows, np.int32(k)),
-                                                                       cols)
-    return st.broadcast_in_dim(mask, shape(x), (len(shape(x)) - 2, len(shape(x)) - 1))
+    mask = ew.ge(rows, cols) if lower else ew.le(rows, cols)
+    nd = len(shape(x))
+    return mask if nd == 2 else st.broadcast_in_dim(mask, shape(x), (nd - 2, nd - 1))
 
 
 def tril(x, k=0):
@@ -253,7 +255,7 @@ def symmetrize(x, name):
                         f"shape {shape(x)}")
     s = ew.add(x, mH(x))
     s = cast(s, inexact_dtype(get_aval(s).dtype))
-    return ew.div(s, ew.full_like(s, 2))
+    return ew.div(s, 2)
 
 
 def hermitian_from_triangle(t, lower):

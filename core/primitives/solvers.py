@@ -44,8 +44,8 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
     vector = len(shape(b)) == len(shape(a)) - 1
     if vector:
         b = st.expand_dims(b, (len(shape(b)) if left_side else len(shape(b)) - 1,))
-    out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
-                                  transpose_a=bool(transpose_a), conjugate_a=conjugate_a,
+    out = triangular_solve_p.bind(a, b, conjugate_a=conjugate_a, left_side=bool(left_side),
+                                  lower=bool(lower), transpose_a=bool(transpose_a),
                                   unit_diagonal=bool(unit_diagonal))
     if vector:
         out = st.squeeze(out, (len(shape(out)) - (1 if left_side else 2),))
@@ -61,8 +61,8 @@ def _triangular_solve_jvp_a(g_a, ans, a, b, *, left_side, lower, transpose_a, co
     g_a = ew.neg(tril(g_a, -k) if lower else triu(g_a, k))
     g_a = mT(g_a) if transpose_a else g_a
     g_a = conj(g_a) if conjugate_a else g_a
-    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
-                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    params = dict(conjugate_a=conjugate_a, left_side=left_side, lower=lower,
+                  transpose_a=transpose_a, unit_diagonal=unit_diagonal)
 
     def a_inverse(rhs):
         return triangular_solve_p.bind(a, rhs, **params)
@@ -88,7 +88,8 @@ def _triangular_solve_transpose(ct, a, b, *, transpose_a, **params):
         raise ValueError("triangular_solve is linear in b only: its transpose needs a known")
     if type(ct) is Zero:
         return [None, Zero(b.aval)]
-    return [None, triangular_solve_p.bind(a, ct, transpose_a=not transpose_a, **params)]
+    params = dict(sorted({**params, "transpose_a": not transpose_a}.items()))
+    return [None, triangular_solve_p.bind(a, ct, **params)]
 
 
 triangular_solve_p.def_jvp(_triangular_solve_jvp)

@@ -91,8 +91,8 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True, subset_
     if symmetrize_input:
         x = symmetrize(x, "eigh")
     subset = None if subset_by_index is None else tuple(int(i) for i in subset_by_index)
-    v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
-                       subset_by_index=subset, algorithm=implementation)
+    v, w = eigh_p.bind(x, algorithm=implementation, lower=bool(lower),
+                       sort_eigenvalues=bool(sort_eigenvalues), subset_by_index=subset)
     return v, w
 
 
@@ -100,7 +100,7 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
     """Nondegenerate perturbation theory (as JAX), on the Hermitian tangent of the triangle
     eigh reads; a subset's derivative is that slice of the full one."""
     (a,), (a_dot,) = primals, tangents
-    params = dict(lower=lower, sort_eigenvalues=sort_eigenvalues, algorithm=algorithm)
+    params = dict(algorithm=algorithm, lower=lower, sort_eigenvalues=sort_eigenvalues)
     outs = eigh_p.bind(a, subset_by_index=subset_by_index, **params)
     if type(a_dot) is Zero:
         return outs, [Zero.from_primal(o) for o in outs]
@@ -240,8 +240,8 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorit
     full_matrices: u m x m and vh n x n, else their min(m, n) leading columns/rows;
     subset_by_index=(start, end) keeps s[start:end] and their vectors."""
     subset = None if subset_by_index is None else tuple(int(i) for i in subset_by_index)
-    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
-                      subset_by_index=subset, algorithm=algorithm)
+    outs = svd_p.bind(x, algorithm=algorithm, compute_uv=bool(compute_uv),
+                      full_matrices=bool(full_matrices), subset_by_index=subset)
     if not compute_uv:
         return outs[0]
     s, u, vt = outs
@@ -284,16 +284,16 @@ def _rows_like(s, m):
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
     (a,), (da,) = primals, tangents
-    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv,
-                      subset_by_index=subset_by_index, algorithm=algorithm)
+    outs = svd_p.bind(a, algorithm=algorithm, compute_uv=compute_uv,
+                      full_matrices=full_matrices, subset_by_index=subset_by_index)
     if type(da) is Zero:
         return outs, [Zero.from_primal(o) for o in outs]
     m, n = shape(a)[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("Singular value decomposition JVP not implemented for full "
                                   "matrices")
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, subset_by_index=None,
-                          algorithm=algorithm)
+    s, u, vt = svd_p.bind(a, algorithm=algorithm, compute_uv=True, full_matrices=False,
+                          subset_by_index=None)
     ds_mat = matmul(matmul(mH(u), da), mH(vt))
     ds = diagonal(ew.real(ds_mat) if is_complex(ds_mat) else ds_mat)
     tangent = [ds] + (list(_svd_uv_jvp(s, u, vt, da, ds_mat)) if compute_uv else [])
@@ -333,7 +333,7 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
     """(t, q) with x = q t q^H, q unitary and t upper (quasi-, for real x) triangular:
     LAPACK's gees; t alone (a one-element list) without compute_schur_vectors."""
     return schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
-                        sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable)
+                        select_callable=select_callable, sort_eig_vals=bool(sort_eig_vals))
 
 
 _hessenberg_square = _square("hessenberg: Argument to Hessenberg reduction must have shape [..., n, n], "
