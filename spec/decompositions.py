@@ -6,12 +6,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .base import Arg, Invalid, PrimitiveSpec, Signature, all_args, floats
-from .matrices import (BATCH, DTYPES, FD_TOL, FLOATS, SIDES, TOL, general, matrix_arg,
+from .matrices import (BATCH, DTYPES, FD_TOL, FLOATS, SIDES, TOL, general, matrix_arg, ones,
                        positive_definite, vectors, well_conditioned, wide_reference)
-
-
-def _ones(*shape, dtype=np.float32):
-    return np.ones(shape, dtype)
 
 
 def _jax_prim(name):
@@ -44,13 +40,13 @@ def _with_upper_noise(build):
     return noisy
 
 
-_RANK1 = Invalid("a rank-1 operand", (_ones(3),), {})
+_RANK1 = Invalid("a rank-1 operand", (ones(3),), {})
 
 CHOLESKY = PrimitiveSpec(
     name="cholesky", dtypes=DTYPES, family="decompositions",
     signature=_one_matrix(_with_upper_noise(positive_definite), True),
     reference=_jax_prim("cholesky"), tol=TOL, fd_tol=FD_TOL, diff_args=all_args,
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), {}, ValueError), _RANK1),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), {}, ValueError), _RANK1),
     notes="the lower factor in the lower triangle, x's upper triangle passed through (the lax "
           "function zeroes it); samples: positive definite lower triangles")
 
@@ -71,8 +67,8 @@ CHOLESKY_UPDATE = PrimitiveSpec(
     name="cholesky_update", dtypes=FLOATS, family="decompositions",
     signature=_cholesky_update_signature, reference=_jax_prim("cholesky_update"), tol=TOL,
     nondiff="raises",
-    invalid=(Invalid("a batch dimension", (_ones(1, 2, 2), _ones(1, 2)), {}),
-             Invalid("w of another size", (_ones(2, 2), _ones(3)), {}, ValueError)),
+    invalid=(Invalid("a batch dimension", (ones(1, 2, 2), ones(1, 2)), {}),
+             Invalid("w of another size", (ones(2, 2), ones(3)), {}, ValueError)),
     notes="R -> the upper factor of R^T R + w w^T (Givens rotations); no batch dims, and no "
           "derivative, as in JAX; refjax batches it under vmap (JAX cannot)")
 
@@ -147,14 +143,14 @@ HOUSEHOLDER_PRODUCT = PrimitiveSpec(
     name="householder_product", dtypes=DTYPES, family="decompositions",
     signature=_reflectors_signature(False), reference=_jax_prim("householder_product"),
     tol=TOL, nondiff="raises",
-    invalid=(Invalid("more columns than rows", (_ones(2, 3), _ones(2)), {}, ValueError),
-             Invalid("more taus than columns", (_ones(3, 2), _ones(3)), {}, ValueError)),
+    invalid=(Invalid("more columns than rows", (ones(2, 3), ones(2)), {}, ValueError),
+             Invalid("more taus than columns", (ones(3, 2), ones(3)), {}, ValueError)),
     notes="the product of the reflectors I - tau v v^H below a's diagonal (orgqr/ungqr)")
 
 ORMQR = PrimitiveSpec(
     name="ormqr", dtypes=DTYPES, family="decompositions", signature=_reflectors_signature(True),
     reference=_jax_prim("ormqr"), tol=TOL, nondiff="raises",
-    invalid=(Invalid("c not matching a", (_ones(3, 2), _ones(2), _ones(2, 2)),
+    invalid=(Invalid("c not matching a", (ones(3, 2), ones(2), ones(2, 2)),
                      {"left": True, "transpose": False}, ValueError),),
     notes="Q c, Q^H c, c Q or c Q^H with Q the reflectors' product, not formed (ormqr/unmqr)")
 
@@ -168,7 +164,7 @@ QR = PrimitiveSpec(
     name="qr", dtypes=DTYPES, family="decompositions",
     signature=_one_matrix(well_conditioned, False, _qr_params), reference=_jax_prim("qr"),
     tol=TOL, fd_tol=FD_TOL, diff_args=all_args,
-    invalid=(Invalid("a rank-1 operand", (_ones(3),),
+    invalid=(Invalid("a rank-1 operand", (ones(3),),
                      {"pivoting": False, "full_matrices": True, "use_magma": None}),),
     notes="(q, r[, p]): geqrf (geqp3 with pivoting) then orgqr; samples: full-rank matrices")
 
@@ -188,7 +184,7 @@ SYMMETRIC_PRODUCT = PrimitiveSpec(
     name="symmetric_product", dtypes=FLOATS, family="decompositions",
     signature=_symmetric_product_signature, reference=_jax_prim("symmetric_product"),
     tol=TOL, nondiff="raises",
-    invalid=(Invalid("c not matching a", (_ones(2, 3), _ones(3, 3)),
+    invalid=(Invalid("c not matching a", (ones(2, 3), ones(3, 3)),
                      {"alpha": 1.0, "beta": 0.0}, ValueError),),
     notes="alpha a a^T + beta c, all of it (JAX's CPU lowering computes the full product)")
 

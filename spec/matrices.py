@@ -118,6 +118,11 @@ def matrix_arg(draw, build, dtype, batch, m, n=None):
                values=matrices(build, dtype, batch, m, n))
 
 
+def ones(*shape, dtype=np.float32):
+    """A NumPy array of ones (the operands of invalid cases)."""
+    return np.ones(shape, dtype)
+
+
 def plain_arg(draw, dtype, shape, values):
     """An Arg whose values come from the strategy `values`."""
     return Arg(tuple(shape), dtype, draw(weak_flag(dtype)), values=values)

@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .base import Invalid, PrimitiveSpec, Signature, all_args, args_at, kind
-from .matrices import (BATCH, DTYPES, FD_TOL, SIDES, TOL, general, matrices, matrix_arg,
+from .matrices import (BATCH, DTYPES, FD_TOL, SIDES, TOL, general, matrices, matrix_arg, ones,
                        plain_arg, triangular, wide_reference)
 
 
@@ -28,26 +28,22 @@ def _triangular_solve_params(**kw):
     return {**base, **kw}
 
 
-def _ones(*shape, dtype=np.float32):
-    return np.ones(shape, dtype)
-
-
 TRIANGULAR_SOLVE = PrimitiveSpec(
     name="triangular_solve", dtypes=DTYPES, family="solvers",
     signature=_triangular_solve_signature,
     reference=wide_reference(lambda jax, a, b, **p: jax.lax.linalg.triangular_solve_p.bind(
         a, b, **p)),
     tol=TOL, fd_tol=FD_TOL, diff_args=all_args, linear_args=args_at(1),
-    invalid=(Invalid("a non-square a", (_ones(2, 3), _ones(3, 3)), _triangular_solve_params(),
+    invalid=(Invalid("a non-square a", (ones(2, 3), ones(3, 3)), _triangular_solve_params(),
                      ValueError),
-             Invalid("b not matching a", (_ones(2, 2), _ones(3, 3)), _triangular_solve_params(),
+             Invalid("b not matching a", (ones(2, 2), ones(3, 3)), _triangular_solve_params(),
                      ValueError),
-             Invalid("a of rank 1", (_ones(2), _ones(2, 2)), _triangular_solve_params()),
-             Invalid("different numbers of batch dims", (_ones(2, 2), _ones(3, 2, 2)),
+             Invalid("a of rank 1", (ones(2), ones(2, 2)), _triangular_solve_params()),
+             Invalid("different numbers of batch dims", (ones(2, 2), ones(3, 2, 2)),
                      _triangular_solve_params()),
-             Invalid("different batch dims", (_ones(3, 2, 2), _ones(4, 2, 2)),
+             Invalid("different batch dims", (ones(3, 2, 2), ones(4, 2, 2)),
                      _triangular_solve_params(), ValueError),
-             Invalid("different dtypes", (_ones(2, 2), _ones(2, 2, dtype=np.complex64)),
+             Invalid("different dtypes", (ones(2, 2), ones(2, 2, dtype=np.complex64)),
                      _triangular_solve_params())),
     notes="op(a) x = b (left_side) or x op(a) = b; samples: well-conditioned triangles with "
           "noise in the triangle not read; half floats computed in float32/64, rounded once "
@@ -77,7 +73,7 @@ def _tridiagonal_solve_signature(dtype, diff):
     return sig()
 
 
-_V3 = _ones(3)
+_V3 = ones(3)
 
 TRIDIAGONAL_SOLVE = PrimitiveSpec(
     name="tridiagonal_solve", dtypes=DTYPES, family="solvers",
@@ -85,11 +81,11 @@ TRIDIAGONAL_SOLVE = PrimitiveSpec(
     reference=wide_reference(lambda jax, *args, **p: jax.lax.linalg.tridiagonal_solve_p.bind(
         *args, **p)),
     tol=TOL, fd_tol=FD_TOL, diff_args=all_args, linear_args=args_at(3),
-    invalid=(Invalid("diagonals of different shapes", (_V3, _V3, _ones(2), _ones(3, 1)),
+    invalid=(Invalid("diagonals of different shapes", (_V3, _V3, ones(2), ones(3, 1)),
                      {"perturb_singular": False}),
-             Invalid("b not matching the diagonals", (_V3, _V3, _V3, _ones(2, 1)),
+             Invalid("b not matching the diagonals", (_V3, _V3, _V3, ones(2, 1)),
                      {"perturb_singular": False}),
-             Invalid("different dtypes", (_V3, _V3, _V3, _ones(3, 1, dtype=np.complex64)),
+             Invalid("different dtypes", (_V3, _V3, _V3, ones(3, 1, dtype=np.complex64)),
                      {"perturb_singular": False})),
     notes="samples: diagonally dominant systems; dl[0] and du[-1] are not read")
 

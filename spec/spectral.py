@@ -8,12 +8,8 @@ from hypothesis import strategies as st
 
 from .base import Invalid, PrimitiveSpec, Signature, all_args
 from .matrices import (BATCH, DTYPES, FD_TOL, SIDES, TOL, distinct_eigenvalues, general,
-                       hermitian, matrix_arg, phase_normalized, schur_invariants,
+                       hermitian, matrix_arg, ones, phase_normalized, schur_invariants,
                        svd_invariants, well_conditioned, wide_reference)
-
-
-def _ones(*shape, dtype=np.float32):
-    return np.ones(shape, dtype)
 
 
 def _refjax():
@@ -78,8 +74,8 @@ EIGH = PrimitiveSpec(
     name="eigh", dtypes=DTYPES, family="spectral", signature=_eigh_signature,
     apply=_eigh_apply, reference=wide_reference(_eigh_reference), tol=TOL, fd_tol=FD_TOL,
     diff_args=all_args,
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), _EIGH_PARAMS, ValueError),
-             Invalid("a rank-1 operand", (_ones(3),), _EIGH_PARAMS)),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), _EIGH_PARAMS, ValueError),
+             Invalid("a rank-1 operand", (ones(3),), _EIGH_PARAMS)),
     notes="compared as (v with each column's largest entry made real positive, w); samples: "
           "Hermitian matrices with eigenvalues 0.6 apart, noise in the triangle not read; "
           "subsets are computed (JAX's CPU kernel refuses them)")
@@ -105,7 +101,7 @@ EIG = PrimitiveSpec(
     name="eig", dtypes=DTYPES, family="spectral", signature=_eig_signature,
     reference=wide_reference(lambda jax, x, **p: jax.lax.linalg.eig_p.bind(x, **p)), tol=TOL,
     fd_tol=FD_TOL, diff_args=all_args,
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), _EIG_PARAMS, ValueError),),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), _EIG_PARAMS, ValueError),),
     notes="[w, vl, vr] complex (geev: unit vectors, largest component real); samples: "
           "separated eigenvalues (conjugate pairs among them for real matrices); eigenvector "
           "derivatives need enable_eigvec_derivs, as in JAX")
@@ -155,10 +151,10 @@ def _svd_reference(jax, x, *, subset_by_index, compute_uv, **params):
 SVD = PrimitiveSpec(
     name="svd", dtypes=DTYPES, family="spectral", signature=_svd_signature, apply=_svd_apply,
     reference=wide_reference(_svd_reference), tol=TOL, fd_tol=FD_TOL, diff_args=all_args,
-    invalid=(Invalid("full_matrices with a subset", (_ones(3, 2),),
+    invalid=(Invalid("full_matrices with a subset", (ones(3, 2),),
                      {"full_matrices": True, "compute_uv": True, "subset_by_index": (0, 1),
                       "algorithm": None}, ValueError),
-             Invalid("a rank-1 operand", (_ones(3),),
+             Invalid("a rank-1 operand", (ones(3),),
                      {"full_matrices": True, "compute_uv": True, "subset_by_index": None,
                       "algorithm": None})),
     notes="compared as s, the singular vectors with u's phases normalised (vt's follow), and "
@@ -190,7 +186,7 @@ SCHUR = PrimitiveSpec(
     reference=wide_reference(lambda jax, x, **p: schur_invariants(
         jax.numpy, x, *jax.lax.linalg.schur_p.bind(x, **p))),
     tol=TOL, nondiff="raises",
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), _SCHUR_PARAMS, ValueError),),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), _SCHUR_PARAMS, ValueError),),
     notes="compared by what every Schur form shares (sorted diagonal, zeros below the first "
           "subdiagonal, q t q^H = x, q unitary); no derivative, as in JAX")
 
@@ -210,7 +206,7 @@ HESSENBERG = PrimitiveSpec(
     signature=_square_signature(lambda draw: {}),
     reference=wide_reference(lambda jax, a: jax.lax.linalg.hessenberg_p.bind(a)), tol=TOL,
     nondiff="raises",
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), {}, ValueError),),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), {}, ValueError),),
     notes="(a, taus) as LAPACK's gehrd; n = 0 gives empty taus (JAX's shape is (-1,))")
 
 TRIDIAGONAL = PrimitiveSpec(
@@ -218,8 +214,8 @@ TRIDIAGONAL = PrimitiveSpec(
     signature=_square_signature(lambda draw: {"lower": draw(st.booleans())}),
     reference=wide_reference(lambda jax, a, **p: jax.lax.linalg.tridiagonal_p.bind(a, **p)),
     tol=TOL, nondiff="raises",
-    invalid=(Invalid("a non-square matrix", (_ones(2, 3),), {"lower": True}, ValueError),
-             Invalid("an empty matrix", (_ones(0, 0),), {"lower": True}, ValueError)),
+    invalid=(Invalid("a non-square matrix", (ones(2, 3),), {"lower": True}, ValueError),
+             Invalid("an empty matrix", (ones(0, 0),), {"lower": True}, ValueError)),
     notes="(a, d, e, taus) as LAPACK's sytrd/hetrd, reading the `lower` (or upper) triangle")
 
 SPECS = [EIGH, EIG, SVD, SCHUR, HESSENBERG, TRIDIAGONAL]

@@ -225,6 +225,45 @@ def test_derivative_refusals_match_jax():
             module.jvp(lambda x: module.lax.linalg.svd(x)[0], (wide,), (wide,))
 
 
+@both_backends
+def test_eig_is_differentiated_in_reverse_mode_as_jax():
+    """JAX 0.10.2 differentiates eig in reverse mode too (its JVP is linear in the tangent,
+    through custom_linear_solve): eigenvalues and, opted in, eigenvectors."""
+    x = _rng(6).standard_normal((3, 3))
+
+    def loss(m, vectors):
+        def f(x):
+            outs = m.lax.linalg.eig(x, compute_left_eigenvectors=False,
+                                    compute_right_eigenvectors=vectors, enable_eigvec_derivs=True)
+            return sum(m.numpy.sum(m.numpy.real(o * m.numpy.conj(o)) * (i + 1))
+                       for i, o in enumerate(outs))
+        return f
+    for vectors in (False, True):
+        _close(refjax.grad(loss(refjax, vectors))(x), jax.grad(loss(jax, vectors))(x),
+               rtol=1e-8, atol=1e-10)
+
+
+def test_batch_sharded_operands_keep_their_layout():
+    """A batch sharded over a mesh axis stays sharded along it (the matrix dims replicated),
+    on both backends and in JAX."""
+    x = np.stack([_spd(3, s) for s in range(4)])
+    layouts = []
+    for backend in ("numpy_ref", "xla"):
+        with refjax.backend(backend):
+            mesh = refjax.make_mesh((2,), ("b",))
+            sharded = refjax.device_put(x, refjax.NamedSharding(mesh, refjax.P("b")))
+            v, w = rl.eigh(sharded)
+            layouts.append([tuple(o.sharding.spec) for o in (v, w, rl.cholesky(sharded))])
+            _close([w], [jl.eigh(x)[1]])
+    mesh = jax.make_mesh((2,), ("b",))
+    theirs = jax.device_put(x, jax.sharding.NamedSharding(mesh, jax.P("b")))
+    v, w = jl.eigh(theirs)
+    expected = [tuple(o.sharding.spec) for o in (v, w, jl.cholesky(theirs))]
+    assert layouts[0] == layouts[1]
+    assert [s + (None,) * (3 - len(s)) for s in layouts[0]] == \
+        [s + (None,) * (3 - len(s)) for s in expected]
+
+
 # ---------------------------------------------------------------- better than JAX 0.10.2
 
 def test_hessenberg_of_an_empty_matrix():

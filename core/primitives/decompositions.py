@@ -19,9 +19,9 @@ from ..transforms.jvp import stop_gradient
 from . import elementwise as ew
 from . import structural as st
 from .custom_solve import custom_linear_solve
-from .linalg_common import (F, FC, I32, cast, cols, eye, eye_like, is_complex, linalg_primitive,
-                            hermitian_from_triangle, matmul, mH, mT, rows, shape, symmetrize, take_rows,
-                            tril, triu)
+from .linalg_common import (F, FC, I32, cast, cols, eye, eye_like, hermitian_from_triangle,
+                            is_complex, linalg_primitive, matmul, mH, mT, rows, shape, symmetrize,
+                            take_rows, tril, triu)
 from .solvers import triangular_solve
 from .sorting import sort_key_val
 
@@ -78,9 +78,9 @@ cholesky_p.def_jvp(_cholesky_jvp)
 
 def _cholesky_update_shape(r_shape, w_shape):
     if r_shape[0] != r_shape[1] or w_shape[0] != r_shape[1]:
-        raise ValueError("cholesky_update: Rank-1 update to Cholesky decomposition takes a square matrix and a "
-                         f"vector of the same size as input. Got shapes {tuple(r_shape)} and "
-                         f"{tuple(w_shape)} instead")
+        raise ValueError("cholesky_update: Rank-1 update to Cholesky decomposition takes a "
+                         "square matrix and a vector of the same size as input. Got shapes "
+                         f"{tuple(r_shape)} and {tuple(w_shape)} instead")
     return r_shape
 
 
@@ -229,7 +229,8 @@ def _householder_product_shape(a_shape, taus_shape):
                          f"rows as columns, got shape {tuple(a_shape)}")
     if taus_shape[0] > min(m, n):
         raise ValueError("The second argument to householder_product must not have more rows "
-                         "than the minimum of the first argument's rows and columns.")
+                         "than the minimum of the first argument's rows and columns, got "
+                         f"shapes {tuple(a_shape)} and {tuple(taus_shape)}.")
     return a_shape
 
 

@@ -12,6 +12,7 @@ from . import elementwise as ew
 from . import structural as st
 from .gather import GatherDimensionNumbers, gather
 from .linalg import Precision, dot_general
+from .reductions import reduce_sum
 
 # ---------------------------------------------------------------- accepted dtypes
 
@@ -20,12 +21,10 @@ from .linalg import Precision, dot_general
 _CLASSES = {
     "floating": dtypes.is_float,
     "complexfloating": lambda d: dtypes.kind(d) == "c",
-    "integer": lambda d: dtypes.kind(d) in "iu",
     "int32": lambda d: np.dtype(d) == np.int32,
 }
 FC = ("floating", "complexfloating")
 F = ("floating",)
-INT = ("integer",)
 I32 = ("int32",)
 
 
@@ -148,6 +147,7 @@ def cast(x, dtype):
 # ---------------------------------------------------------------- matrices
 
 def shape(x):
+    """x's shape (of any value refjax accepts)."""
     return tuple(get_aval(x).shape)
 
 
@@ -168,6 +168,7 @@ def mT(x):
 
 
 def is_complex(x):
+    """Whether x has a complex dtype."""
     return dtypes.kind(get_aval(x).dtype) == "c"
 
 
@@ -202,11 +203,15 @@ def triu(x, k=0):
     return ew.select_n(_tri_mask(x, k, False), ew.full_like(x, 0), x)
 
 
+def _diagonal_mask(n, m, batch=()):
+    """True on the main diagonal of n x m matrices, broadcast over `batch`."""
+    on = ew.eq(st.broadcasted_iota(np.int32, (n, m), 0), st.broadcasted_iota(np.int32, (n, m), 1))
+    return st.broadcast_in_dim(on, tuple(batch) + (n, m), (len(batch), len(batch) + 1))
+
+
 def eye(n, m, dtype, batch=()):
     """The identity (n x m, ones on the main diagonal), broadcast over `batch`."""
-    rows = st.broadcasted_iota(np.int32, (n, m), 0)
-    ident = ew.convert_element_type(ew.eq(rows, st.broadcasted_iota(np.int32, (n, m), 1)), dtype)
-    return st.broadcast_in_dim(ident, tuple(batch) + (n, m), (len(batch), len(batch) + 1))
+    return ew.convert_element_type(_diagonal_mask(n, m, batch), dtype)
 
 
 def eye_like(x):
@@ -229,22 +234,16 @@ def diagonal(x):
     *batch, n, m = shape(x)
     k = min(n, m)
     square = st.slice(x, (0,) * len(shape(x)), tuple(batch) + (k, k))
-    masked = ew.select_n(ew.convert_element_type(eye(k, k, np.int32, batch), np.bool_),
-                         ew.full_like(square, 0), square)
-    return _sum_last(masked)
-
-
-def _sum_last(x):
-    from .reductions import reduce_sum
-    return reduce_sum(x, (len(shape(x)) - 1,))
+    masked = ew.select_n(_diagonal_mask(k, k, batch), ew.full_like(square, 0), square)
+    return reduce_sum(masked, (len(shape(x)) - 1,))
 
 
 def diag_matrix(v):
     """The (batched) square matrix with diagonal v."""
     *batch, n = shape(v)
-    rows = st.broadcast_in_dim(v, tuple(batch) + (n, n), tuple(range(len(batch))) + (len(batch) + 1,))
-    return ew.select_n(ew.convert_element_type(eye(n, n, np.int32, batch), np.bool_),
-                       ew.full_like(rows, 0), rows)
+    spread = st.broadcast_in_dim(v, tuple(batch) + (n, n),
+                                 tuple(range(len(batch))) + (len(batch) + 1,))
+    return ew.select_n(_diagonal_mask(n, n, batch), ew.full_like(spread, 0), spread)
 
 
 def symmetrize(x, name):
@@ -279,8 +278,3 @@ def take_rows(x, idx):
                                    start_index_map=(nb,), operand_batching_dims=tuple(range(nb)),
                                    start_indices_batching_dims=tuple(range(nb)))
     return gather(x, idx, dnums, (1,) * (nb + 1) + (k,), mode="promise_in_bounds")
-
-
-def batch_axes(x, core):
-    """The batch dims of x: all but its last `core`."""
-    return tuple(range(len(shape(x)) - core))
