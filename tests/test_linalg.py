@@ -45,9 +45,17 @@ def _fd(f, x, t):
     return (np.asarray(f(x + EPS * t)) - np.asarray(f(x - EPS * t))) / (2 * EPS)
 
 
+def _compiled(module, f):
+    """f jitted for JAX (whose op-by-op dispatch compiles each operation) and for refjax on
+    xla; eager on numpy_ref."""
+    if module is jax or refjax.current_backend_name() == "xla":
+        return module.jit(f)
+    return f
+
+
 def _jvp_error(module, f, x, t):
     """max |J t - finite differences| of `module`.jvp(f)."""
-    _, jv = module.jvp(f, (x,), (t,))
+    _, jv = _compiled(module, lambda x, t: module.jvp(f, (x,), (t,)))(x, t)
     return np.abs(np.asarray(jv) - _fd(f, x, t)).max()
 
 
@@ -239,8 +247,8 @@ def test_eig_is_differentiated_in_reverse_mode_as_jax():
                        for i, o in enumerate(outs))
         return f
     for vectors in (False, True):
-        _close(refjax.grad(loss(refjax, vectors))(x), jax.grad(loss(jax, vectors))(x),
-               rtol=1e-8, atol=1e-10)
+        _close(_compiled(refjax, refjax.grad(loss(refjax, vectors)))(x),
+               _compiled(jax, jax.grad(loss(jax, vectors)))(x), rtol=1e-8, atol=1e-10)
 
 
 def test_batch_sharded_operands_keep_their_layout():
@@ -423,7 +431,7 @@ def test_qdwh_polar_decomposition_matches_jax(case):
          "ill-conditioned": rng.standard_normal((5, 2)) @ np.diag([1e-6, 1])}[case]
     kw = {"few iterations": {"max_iterations": 2}, "padded": {"dynamic_shape": (4, 3)}}.get(
         case, {})
-    u, h, iterations, converged = rl.qdwh(x, **kw)
+    u, h, iterations, converged = _compiled(refjax, lambda x: rl.qdwh(x, **kw))(x)
     theirs = jl.qdwh(x, **kw)
     tol = dict(rtol=1e-5, atol=1e-6) if case == "float32" else {}
     _close([u, h], theirs[:2], **tol)
@@ -454,10 +462,11 @@ def _newton_sqrt(m, a):
 @both_backends
 def test_custom_root_value_and_implicit_gradient():
     a = 2.5
-    _close(_newton_sqrt(refjax, a), _newton_sqrt(jax, a))
-    grad = refjax.grad(lambda a: _newton_sqrt(refjax, a))(a)
+    _close(_compiled(refjax, lambda a: _newton_sqrt(refjax, a))(a),
+           _compiled(jax, lambda a: _newton_sqrt(jax, a))(a))
+    grad = _compiled(refjax, refjax.grad(lambda a: _newton_sqrt(refjax, a)))(a)
     np.testing.assert_allclose(float(grad), 0.5 / np.sqrt(a), rtol=1e-12)
-    _close(grad, jax.grad(lambda a: _newton_sqrt(jax, a))(a))
+    _close(grad, _compiled(jax, jax.grad(lambda a: _newton_sqrt(jax, a)))(a))
     grid = np.array([1.0, 4.0, 9.0])
     _close(refjax.jit(refjax.vmap(refjax.grad(lambda a: _newton_sqrt(refjax, a))))(grid),
            0.5 / np.sqrt(grid))
@@ -522,9 +531,12 @@ def test_custom_linear_solve_on_a_pytree_with_gradients():
     def loss(m):
         return lambda a, b: sum(m.numpy.sum(x * w) for x, w in zip(_block_solve(m, a, b),
                                                                   weights))
-    _close(refjax.grad(loss(refjax), (0, 1))(a, b), jax.grad(loss(jax), (0, 1))(a, b))
-    _close(refjax.jvp(lambda b: _block_solve(refjax, a, b), (b,), (b,)),
-           jax.jvp(lambda b: _block_solve(jax, a, b), (b,), (b,)))
+    _close(_compiled(refjax, refjax.grad(loss(refjax), (0, 1)))(a, b),
+           _compiled(jax, jax.grad(loss(jax), (0, 1)))(a, b))
+
+    def tangent(m):
+        return _compiled(m, lambda b: m.jvp(lambda b: _block_solve(m, a, b), (b,), (b,)))
+    _close(tangent(refjax)(b), tangent(jax)(b))
 
 
 @both_backends
@@ -533,8 +545,8 @@ def test_custom_linear_solve_with_aux_and_under_vmap():
     (x, aux) = _block_solve(refjax, a, b, has_aux=True)
     _close([x, aux], list(_block_solve(jax, a, b, has_aux=True)))
     stacked = (np.stack([b[0], 2 * b[0]]), np.stack([b[1], -b[1]]))
-    _close(refjax.vmap(lambda b: _block_solve(refjax, a, b))(stacked),
-           jax.vmap(lambda b: _block_solve(jax, a, b))(stacked))
+    _close(_compiled(refjax, refjax.vmap(lambda b: _block_solve(refjax, a, b)))(stacked),
+           _compiled(jax, jax.vmap(lambda b: _block_solve(jax, a, b)))(stacked))
 
 
 def test_custom_linear_solve_errors_as_jax():

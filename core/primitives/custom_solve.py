@@ -127,22 +127,27 @@ def _transpose(cts, *args, const_lengths, jaxprs):
 def _batch(axis_data, vals, dims, *, const_lengths, jaxprs):
     """Every operand batched at 0 (the unbatched ones broadcast) and every function batched
     with all of its inputs and outputs batched: the four stay consistent with each other."""
-    size = axis_data.size
-    vals = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    params, _ = _split_args(vals, const_lengths)
+    vals = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
 
-    def batched(closed, n_consts):
+    def batched(closed):
         if closed is None:
             return None
         return batch_jaxpr(closed, axis_data, [True] * len(closed.in_avals), True)[0]
-    new = LinearSolveTuple(*[batched(j, n) for j, n in zip(jaxprs, const_lengths)])
+    new = LinearSolveTuple(*map(batched, jaxprs))
     outs = custom_linear_solve_p.bind(*vals, const_lengths=const_lengths, jaxprs=new)
     return outs, [0] * len(outs)
+
+
+def _sharding(in_specs, in_avals, out_avals, *, const_lengths, jaxprs):
+    """x is laid out as b; auxiliary outputs are replicated."""
+    _, b_specs = _split_args(in_specs, const_lengths)
+    return list(b_specs) + [(None,) * len(a.shape) for a in out_avals[len(b_specs):]]
 
 
 custom_linear_solve_p.def_jvp(_jvp)
 custom_linear_solve_p.def_transpose(_transpose)
 custom_linear_solve_p.def_batch(_batch)
+custom_linear_solve_p.def_sharding(_sharding)
 
 
 # ---------------------------------------------------------------- custom_linear_solve

@@ -62,13 +62,25 @@ def _column(v):
 
 
 def _complex(re, im, dtype):
+    """re + i im, of the complex `dtype`."""
     return ew.add(cast(re, dtype), ew.mul(cast(im, dtype), ew.full_like(cast(im, dtype), 1j)))
+
+
+def _differences(w):
+    """The matrix of w[j] - w[i]."""
+    return ew.sub(_column(w), mT(_column(w)))
+
+
+def _reciprocal_off_diagonal(diffs):
+    """1 / diffs off the diagonal and 0 on it (where diffs is 0), without dividing by 0."""
+    ident = eye_like(diffs)
+    return ew.sub(ew.div(ew.full_like(ident, 1), ew.add(diffs, ident)), ident)
 
 
 # ---------------------------------------------------------------- eigh
 
-_eigh_square = _square("eigh: Argument to symmetric eigendecomposition must have shape [..., n, n], "
-                       "got shape {shape}")
+_eigh_square = _square("eigh: Argument to symmetric eigendecomposition must have shape "
+                       "[..., n, n], got shape {shape}")
 
 
 def _eigh_shape(shape_, *, subset_by_index, **_):
@@ -106,18 +118,20 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
         return outs, [Zero.from_primal(o) for o in outs]
     n = shape(a)[-1]
     full = subset_by_index is None or tuple(subset_by_index) == (0, n)
-    v, w_real = outs if full else eigh_p.bind(a, subset_by_index=None, **params)
-    a_dot = hermitian_from_triangle(a_dot, lower)
-    w = cast(w_real, get_aval(a).dtype)
-    ident = eye_like(v)
-    f_mat = ew.sub(ew.integer_pow(ew.add(ident, ew.sub(_column(w), mT(_column(w)))), -1), ident)
-    vdag_adot_v = matmul(matmul(mH(v), a_dot), v)
-    dv = matmul(v, ew.mul(f_mat, vdag_adot_v))
-    dw = diagonal(ew.real(vdag_adot_v) if is_complex(vdag_adot_v) else vdag_adot_v)
+    v, w = outs if full else eigh_p.bind(a, subset_by_index=None, **params)
+    dv, dw = _eigh_tangents(v, w, hermitian_from_triangle(a_dot, lower))
     if not full:
         start, end = subset_by_index
         dv, dw = cols(dv, start, end), st.slice_in_dim(dw, start, end, axis=len(shape(dw)) - 1)
     return outs, [dv, dw]
+
+
+def _eigh_tangents(v, w, a_dot):
+    """dv = v (F * v^H da v), F[i, j] = 1 / (w[j] - w[i]) off the diagonal; dw its diagonal."""
+    vdag_adot_v = matmul(matmul(mH(v), a_dot), v)
+    f_mat = _reciprocal_off_diagonal(_differences(cast(w, get_aval(v).dtype)))
+    dw = diagonal(ew.real(vdag_adot_v) if is_complex(vdag_adot_v) else vdag_adot_v)
+    return matmul(v, ew.mul(f_mat, vdag_adot_v)), dw
 
 
 eigh_p.def_jvp(_eigh_jvp)
@@ -169,10 +183,7 @@ _EIGVEC_DERIVS = ("Derivatives of non-symmetric eigenvectors are only valid unde
 
 def _eig_vec_jvp(w, v, da):
     """dw and dv under geev's normalisation (unit norm, largest component real)."""
-    ident = eye_like(v)
-    f_mat = ew.sub(ew.div(ew.full_like(ident, 1), ew.add(ident, ew.sub(_column(w),
-                                                                         mT(_column(w))))),
-                   ident)
+    f_mat = _reciprocal_off_diagonal(_differences(w))
     p = matmul(solve(v, da), v)
     u = matmul(v, ew.mul(f_mat, p))
     nd = len(shape(v))
@@ -252,9 +263,8 @@ def _svd_uv_jvp(s, u, vt, da, ds_mat):
     """dU, dV^H of a thin SVD (as JAX)."""
     dtype = get_aval(u).dtype
     s_row = _column(s)
-    s_diffs = ew.mul(ew.add(s_row, mT(s_row)), ew.sub(s_row, mT(s_row)))
-    ident = eye_like(s_diffs)
-    f_mat = cast(ew.sub(ew.div(ew.full_like(ident, 1), ew.add(s_diffs, ident)), ident), dtype)
+    f_mat = cast(_reciprocal_off_diagonal(ew.mul(ew.add(s_row, mT(s_row)), _differences(s))),
+                 dtype)
     dss, sds = ew.mul(cast(s_row, dtype), ds_mat), ew.mul(cast(mT(s_row), dtype), ds_mat)
     zero = cast(ew.eq(s, ew.full_like(s, 0)), get_aval(s).dtype)
     s_inv = ew.sub(ew.div(ew.full_like(s, 1), ew.add(s, zero)), zero)
