@@ -105,6 +105,25 @@ def test_free_choices_leave_the_invariants(complex_):
     np.testing.assert_array_equal(below, 0)
 
 
+@both_backends
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_inputs_give_jax_results(bad):
+    """A factorization that fails gives NaNs, as JAX's kernels do (eig's refuses any
+    non-finite input: LAPACK's geev can hang on them)."""
+    x = np.array([[1.0, bad], [2.0, 3.0]])
+    for name in ("cholesky", "eigh", "svd", "eig", "qr", "lu", "schur", "hessenberg"):
+        theirs = jax.tree.leaves(getattr(jl, name)(x))
+        ours = jax.tree.leaves(getattr(rl, name)(x))
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=name)
+
+
+@both_backends
+def test_svd_by_qr_iterations_matches_jax():
+    a = _rng(8).standard_normal((4, 3))
+    _close(rl.svd(a, algorithm=rl.SvdAlgorithm.QR), jl.svd(a, algorithm=jl.SvdAlgorithm.QR))
+
+
 # ---------------------------------------------------------------- errors, as JAX raises them
 
 _F = np.ones((2, 3))

@@ -11,6 +11,7 @@ custom_linear_solve, as JAX's derivative rules use it).
   qr_p.bind(x, pivoting, full_matrices, use_magma) -> q, r[, p]."""
 import numpy as np
 
+from ..avals import ShapedArray
 from ..trace import as_value
 from ..transforms import ad
 from ..transforms.ad import Zero
@@ -98,6 +99,9 @@ def _unstacked_batch(prim):
     application per batch member, stacked."""
     def rule(axis_data, vals, dims, **params):
         vals = [bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
+        if axis_data.size == 0:
+            aval = prim.abstract_eval(*[ShapedArray(shape(v)[1:], v.dtype) for v in vals], **params)
+            return ew.full((0,) + aval.shape, 0, aval.dtype), 0
         outs = [prim.bind(*[st.index_in_dim(v, i, 0) for v in vals], **params)
                 for i in range(axis_data.size)]
         return st.concatenate([st.expand_dims(o, (0,)) for o in outs], 0), 0

@@ -3,7 +3,6 @@ call (through scipy): syevd/heevd, geev, gesdd (gesvd for SvdAlgorithm.QR), gees
 sytrd/hetrd. A driver that fails gives NaN, as in JAX; subsets of eigenpairs and singular
 triplets are slices of the full decomposition (JAX's CPU kernels do not take them)."""
 import numpy as np
-import scipy.linalg
 
 from ....core.primitives import spectral as sp
 from ._common import rule
@@ -45,14 +44,29 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enable_eig
         raise ValueError("Only the lapack implementation is supported on CPU.")
     a = wide(x)
     left, right = compute_left_eigenvectors, compute_right_eigenvectors
-    if a.shape[0] == 0:
-        return (np.zeros(0, complex),) + (np.zeros((0, 0), complex),) * (left + right)
-    try:
-        outs = scipy.linalg.eig(a, left=left, right=right, check_finite=False)
-    except scipy.linalg.LinAlgError:  # geev did not converge
-        return (np.full(a.shape[0], np.nan + 0j),) + (np.full(a.shape, np.nan + 0j),) * (
+    n, complex_ = a.shape[0], np.dtype(complex)
+    if not np.isfinite(a).all():  # as JAX's kernel: geev is not called on them (it can hang)
+        return (np.full(n, np.nan, complex_),) + (np.full(a.shape, np.nan, complex_),) * (
             left + right)
-    return outs if isinstance(outs, tuple) else (outs,)
+    if n == 0:
+        return (np.zeros(0, complex_),) + (np.zeros((0, 0), complex_),) * (left + right)
+    *w, vl, vr, info = lapack("geev", a)(a, compute_vl=int(left), compute_vr=int(right))
+    w = w[0] + 1j * w[1] if len(w) == 2 else w[0]
+    vectors = [_paired(w, v) for v, want in ((vl, left), (vr, right)) if want]
+    outs = (w, *vectors)
+    return outs if info == 0 else tuple(map(nan_like, outs))
+
+
+def _paired(w, v):
+    """Complex eigenvectors from real geev's packing: a conjugate pair (w[j] with a positive
+    imaginary part, then w[j + 1]) shares columns j (real part) and j + 1 (imaginary)."""
+    if np.iscomplexobj(v):
+        return v
+    out = v.astype(complex)
+    for j in np.flatnonzero(w.imag > 0):
+        out[:, j] = v[:, j] + 1j * v[:, j + 1]
+        out[:, j + 1] = out[:, j].conj()
+    return out
 
 
 _SVD_DRIVERS = {None: "gesdd", sp.SvdAlgorithm.DEFAULT: "gesdd",
@@ -71,19 +85,14 @@ def _svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
         s = np.zeros(0, np.real(a).dtype)
         u, vt = (np.eye(m), np.eye(n)) if full_matrices else (np.zeros((m, 0)), np.zeros((0, n)))
         return (s, u, vt) if compute_uv else (s,)
-    try:
-        outs = scipy.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
-                                check_finite=False, lapack_driver=_SVD_DRIVERS[algorithm])
-    except scipy.linalg.LinAlgError:  # the driver did not converge
-        outs = (nan_like(np.zeros((m, m if full_matrices else min(m, n)), a.dtype)),
-                np.full(min(m, n), np.nan), nan_like(np.zeros((n, n), a.dtype)))
-    if not compute_uv:
-        return _subset((outs,) if not isinstance(outs, tuple) else outs[1:2], subset_by_index)
-    u, s, vt = outs
-    return _subset((s, u, vt), subset_by_index)
+    driver = lapack(_SVD_DRIVERS[algorithm], a)
+    u, s, vt, info = driver(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+    outs = (s, u, vt) if compute_uv else (s,)
+    return _subset(outs if info == 0 else tuple(map(nan_like, outs)), subset_by_index)
 
 
 def _subset(outs, subset_by_index):
+    """The singular values start:end (and their vectors) of a full decomposition."""
     if subset_by_index is None:
         return outs
     start, end = subset_by_index
