@@ -2,14 +2,14 @@
 that every draw is a generic matrix: well-conditioned, with separated eigenvalues or
 singular values where derivatives need them), the half-precision reference (JAX's CPU
 kernels have none), and the normalisations that make decompositions with sign or phase
-freedom comparable (written once against the numpy namespace of refjax or of JAX)."""
+freedom comparable (written once against the lax namespace of refjax or of JAX)."""
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import FLOAT, COMPLEX, Arg, kind, np_dtype, weak_flag
+from .base import COMPLEX, FLOAT, Arg, kind, np_dtype, weak_flag
 
 DTYPES = FLOAT + COMPLEX
-FLOATS = FLOAT
+FLOATS = FLOAT  # the real-only primitives (cholesky_update, symmetric_product)
 _HALF = ("float16", "bfloat16")
 # Decompositions: rounding errors grow with the condition of the problem (kept below ~10).
 TOL = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (2e-4, 2e-5),
@@ -145,48 +145,124 @@ def wide_reference(fn):
     return reference
 
 
-# ---------------------------------------------------------------- normalisations
+def normalized_reference(raw, normalize):
+    """A reference whose JAX outputs, raw(jax, *args, **params) (half floats computed as
+    wide_reference does), are compared through normalize(jax.lax, args, outputs): after the
+    rounding, as refjax's outputs are."""
+    wide = wide_reference(raw)
 
-def phase_normalized(jnp, v):
+    def reference(jax, *args, **params):
+        return normalize(jax.lax, args, wide(jax, *args, **params))
+    return reference
+
+
+# ---------------------------------------------------------------- normalisations
+#
+# Written with lax operations only (`lax` is refjax.lax or jax.lax): their dtypes and weak
+# types are the same in both, so what is compared is the decomposition's.
+
+def _complex(x):
+    """Whether x has a complex dtype."""
+    return np.dtype(x.dtype).kind == "c"
+
+
+def _matmul(lax, a, b):
+    """a @ b over the last two dims, batched over the others."""
+    batch = tuple(range(a.ndim - 2))
+    return lax.dot_general(a, b, (((a.ndim - 1,), (a.ndim - 2,)), (batch, batch)))
+
+
+def _mh(lax, x):
+    """x's conjugate transpose (last two dims)."""
+    xt = lax.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+    return lax.conj(xt) if _complex(x) else xt
+
+
+def _down(lax, row, like):
+    """row [..., n] broadcast down the rows of `like` [..., m, n] (or of that shape)."""
+    shape = tuple(getattr(like, "shape", like))
+    return lax.broadcast_in_dim(row, shape, tuple(range(len(shape) - 2)) + (len(shape) - 1,))
+
+
+def _across(lax, col, like):
+    """col [..., m] broadcast across the columns of `like` [..., m, n]."""
+    return lax.broadcast_in_dim(col, like.shape, tuple(range(like.ndim - 1)))
+
+
+def _masked(lax, mask, x):
+    """x where mask, else 0."""
+    return lax.select(mask, x, lax.full(x.shape, 0, x.dtype))
+
+
+def _phase(lax, v):
+    """The phase (sign, if real) of each column's largest entry: [..., n]."""
+    if v.size == 0:
+        return lax.full(v.shape[:-2] + v.shape[-1:], 1, v.dtype)
+    k = lax.argmax(lax.abs(lax.stop_gradient(v)), v.ndim - 2, np.int32)
+    on = lax.eq(lax.broadcasted_iota(np.int32, v.shape, v.ndim - 2), _down(lax, k, v))
+    pivot = lax.reduce_sum(_masked(lax, on, v), (v.ndim - 2,))
+    if not _complex(v):
+        return lax.sign(pivot)
+    # |pivot| as sqrt(re^2 + im^2): refjax has no derivative of a complex abs
+    size = lax.sqrt(lax.real(lax.mul(pivot, lax.conj(pivot))))
+    return lax.div(pivot, lax.convert_element_type(size, v.dtype))
+
+
+def phase_normalized(lax, v):
     """v's columns times the conjugate phase (sign, if real) of their largest entry: the
     same for every choice of phase a decomposition may make."""
-    return v * jnp.conj(_phase(jnp, v))
+    phase = _phase(lax, v)
+    return lax.mul(v, _down(lax, lax.conj(phase) if _complex(v) else phase, v))
 
 
-def _phase(jnp, v):
-    """The phase (sign) of each column's largest entry, as a row [..., 1, n]."""
-    if v.size == 0:
-        return jnp.ones(v.shape[:-2] + (1, v.shape[-1]), v.dtype)
-    k = jnp.argmax(jnp.abs(v), axis=-2)
-    pivot = jnp.take_along_axis(v, jnp.expand_dims(k, -2), axis=-2)
-    return pivot / jnp.abs(pivot)
+def eig_normalized(lax, w, *vectors):
+    """Eigenvalues in lexicographic (real, imaginary) order, the eigenvectors' columns in
+    the same order and phase-normalised: geev orders them and fixes each vector's sign as
+    it goes, which LAPACK does not specify."""
+    if w.size == 0:
+        return [w, *vectors]
+    n = w.shape[-1]
+    iota = lax.broadcasted_iota(np.int32, w.shape, w.ndim - 1)
+    perm = lax.sort((lax.real(w), lax.imag(w), iota), dimension=w.ndim - 1, num_keys=2)[2]
+    square = w.shape + (n,)
+    picks = lax.convert_element_type(  # picks[..., i, j] = (i == perm[j])
+        lax.eq(lax.broadcasted_iota(np.int32, square, w.ndim - 1), _down(lax, perm, square)),
+        w.dtype)
+    batch = tuple(range(w.ndim - 1))
+    ordered = lax.dot_general(w, picks, (((w.ndim - 1,), (w.ndim - 1,)), (batch, batch)))
+    return [ordered] + [phase_normalized(lax, _matmul(lax, v, picks)) for v in vectors]
 
 
-def svd_invariants(jnp, s, u, vt, k):
+def svd_invariants(lax, s, u, vt, k):
     """s, the first k singular vectors with u's phases normalised (vt's rows follow them),
     and the projectors onto the remaining columns of u and rows of vt (any basis of those
     subspaces is as good as another)."""
-    u1, vt1 = u[..., :, :k], vt[..., :k, :]
-    phase = _phase(jnp, u1)
-    u1, vt1 = u1 * jnp.conj(phase), vt1 * jnp.swapaxes(phase, -1, -2)
-    outs = [s, u1, vt1]
+    u1, vt1 = lax.slice_in_dim(u, 0, k, axis=u.ndim - 1), lax.slice_in_dim(vt, 0, k,
+                                                                             axis=vt.ndim - 2)
+    phase = _phase(lax, u1)
+    cphase = lax.conj(phase) if _complex(u) else phase
+    outs = [s, lax.mul(u1, _down(lax, cphase, u1)), lax.mul(vt1, _across(lax, phase, vt1))]
     if u.shape[-1] > k:
-        u2 = u[..., :, k:]
-        outs.append(u2 @ jnp.conj(jnp.swapaxes(u2, -1, -2)))
+        u2 = lax.slice_in_dim(u, k, u.shape[-1], axis=u.ndim - 1)
+        outs.append(_matmul(lax, u2, _mh(lax, u2)))
     if vt.shape[-2] > k:
-        v2 = jnp.conj(jnp.swapaxes(vt[..., k:, :], -1, -2))
-        outs.append(v2 @ jnp.conj(jnp.swapaxes(v2, -1, -2)))
+        v2 = _mh(lax, lax.slice_in_dim(vt, k, vt.shape[-2], axis=vt.ndim - 2))
+        outs.append(_matmul(lax, v2, _mh(lax, v2)))
     return outs
 
 
-def schur_invariants(jnp, x, t, q=None):
+def schur_invariants(lax, x, t, q=None):
     """What every Schur form of x shares: the real parts of t's diagonal sorted (its 2x2
     blocks, for real x, hold a conjugate pair's real part twice), the imaginary parts too,
-    t's zeros below the first subdiagonal; with q: q t q^H == x and q^H q == I."""
-    diag = jnp.diagonal(t, axis1=-2, axis2=-1)
-    outs = [jnp.sort(jnp.real(diag), axis=-1), jnp.sort(jnp.imag(diag), axis=-1),
-            jnp.tril(t, -2)]
+    t's zeros below the first subdiagonal; with q: q t q^H - x == 0 and q^H q."""
+    rows = lax.broadcasted_iota(np.int32, t.shape, t.ndim - 2)
+    cols = lax.broadcasted_iota(np.int32, t.shape, t.ndim - 1)
+    diag = lax.reduce_sum(_masked(lax, lax.eq(rows, cols), t), (t.ndim - 1,))
+    parts = [lax.real(diag), lax.imag(diag)] if _complex(t) else [diag]
+    outs = [lax.sort(p, dimension=p.ndim - 1) for p in parts]
+    outs.append(_masked(lax, lax.ge(rows, lax.add(cols, lax.full(cols.shape, 2, np.int32))),
+                            t))
     if q is not None:
-        qh = jnp.conj(jnp.swapaxes(q, -1, -2))
-        outs += [q @ t @ qh - x, qh @ q]
+        outs += [lax.sub(_matmul(lax, _matmul(lax, q, t), _mh(lax, q)), x),
+                 _matmul(lax, _mh(lax, q), q)]
     return outs

@@ -7,9 +7,10 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .base import Invalid, PrimitiveSpec, Signature, all_args
-from .matrices import (BATCH, DTYPES, FD_TOL, SIDES, TOL, distinct_eigenvalues, general,
-                       hermitian, matrix_arg, ones, phase_normalized, schur_invariants,
-                       svd_invariants, well_conditioned, wide_reference)
+from .matrices import (BATCH, DTYPES, FD_TOL, SIDES, TOL, distinct_eigenvalues,
+                       eig_normalized, general, hermitian, matrix_arg, normalized_reference, ones,
+                       phase_normalized, schur_invariants, svd_invariants, well_conditioned,
+                       wide_reference)
 
 
 def _refjax():
@@ -46,16 +47,16 @@ def _eigh_signature(dtype, diff):
     return sig()
 
 
-def _eigh_outputs(jnp, v, w):
-    return [phase_normalized(jnp, v), w]
+def _eigh_outputs(lax, v, w):
+    return [phase_normalized(lax, v), w]
 
 
 def _eigh_apply(x, **params):
-    refjax = _refjax()
-    return _eigh_outputs(refjax.numpy, *refjax.lax.linalg.eigh_p.bind(x, **params))
+    lax = _refjax().lax
+    return _eigh_outputs(lax, *lax.linalg.eigh_p.bind(x, **params))
 
 
-def _eigh_reference(jax, x, *, subset_by_index, **params):
+def _eigh_raw(jax, x, *, subset_by_index, **params):
     """JAX's CPU kernel takes no subset: the full decomposition, sliced (JAX's shape rule
     checks the subset first)."""
     jax.eval_shape(lambda x: jax.lax.linalg.eigh_p.bind(x, subset_by_index=subset_by_index,
@@ -64,7 +65,7 @@ def _eigh_reference(jax, x, *, subset_by_index, **params):
     if subset_by_index is not None:
         start, end = subset_by_index
         v, w = v[..., start:end], w[..., start:end]
-    return _eigh_outputs(jax.numpy, v, w)
+    return [v, w]
 
 
 _EIGH_PARAMS = {"lower": True, "sort_eigenvalues": True, "subset_by_index": None,
@@ -72,7 +73,9 @@ _EIGH_PARAMS = {"lower": True, "sort_eigenvalues": True, "subset_by_index": None
 
 EIGH = PrimitiveSpec(
     name="eigh", dtypes=DTYPES, family="spectral", signature=_eigh_signature,
-    apply=_eigh_apply, reference=wide_reference(_eigh_reference), tol=TOL, fd_tol=FD_TOL,
+    apply=_eigh_apply,
+    reference=normalized_reference(_eigh_raw, lambda lax, args, outs: _eigh_outputs(lax, *outs)),
+    tol=TOL, fd_tol=FD_TOL,
     diff_args=all_args,
     invalid=(Invalid("a non-square matrix", (ones(2, 3),), _EIGH_PARAMS, ValueError),
              Invalid("a rank-1 operand", (ones(3),), _EIGH_PARAMS)),
@@ -97,12 +100,19 @@ def _eig_signature(dtype, diff):
 _EIG_PARAMS = {"compute_left_eigenvectors": True, "compute_right_eigenvectors": True,
                "enable_eigvec_derivs": False, "implementation": None}
 
+def _eig_apply(x, **params):
+    lax = _refjax().lax
+    return eig_normalized(lax, *lax.linalg.eig_p.bind(x, **params))
+
+
 EIG = PrimitiveSpec(
-    name="eig", dtypes=DTYPES, family="spectral", signature=_eig_signature,
-    reference=wide_reference(lambda jax, x, **p: jax.lax.linalg.eig_p.bind(x, **p)), tol=TOL,
+    name="eig", dtypes=DTYPES, family="spectral", signature=_eig_signature, apply=_eig_apply,
+    reference=normalized_reference(lambda jax, x, **p: jax.lax.linalg.eig_p.bind(x, **p),
+                                   lambda lax, args, outs: eig_normalized(lax, *outs)), tol=TOL,
     fd_tol=FD_TOL, diff_args=all_args,
     invalid=(Invalid("a non-square matrix", (ones(2, 3),), _EIG_PARAMS, ValueError),),
-    notes="[w, vl, vr] complex (geev: unit vectors, largest component real); samples: "
+    notes="[w, vl, vr] complex (geev: unit vectors, largest component real), compared in "
+          "lexicographic order of w with the vectors' signs normalised; samples: "
           "separated eigenvalues (conjugate pairs among them for real matrices); eigenvector "
           "derivatives need enable_eigvec_derivs, as in JAX")
 
@@ -123,19 +133,19 @@ def _svd_signature(dtype, diff):
     return sig()
 
 
-def _svd_outputs(jnp, outs):
+def _svd_outputs(lax, outs):
     if len(outs) == 1:
         return list(outs)
     s, u, vt = outs
-    return svd_invariants(jnp, s, u, vt, s.shape[-1])
+    return svd_invariants(lax, s, u, vt, s.shape[-1])
 
 
 def _svd_apply(x, **params):
-    refjax = _refjax()
-    return _svd_outputs(refjax.numpy, refjax.lax.linalg.svd_p.bind(x, **params))
+    lax = _refjax().lax
+    return _svd_outputs(lax, lax.linalg.svd_p.bind(x, **params))
 
 
-def _svd_reference(jax, x, *, subset_by_index, compute_uv, **params):
+def _svd_raw(jax, x, *, subset_by_index, compute_uv, **params):
     """JAX's CPU kernel takes no subset: the full decomposition, sliced (JAX's shape rule
     checks the subset first)."""
     jax.eval_shape(lambda x: jax.lax.linalg.svd_p.bind(
@@ -145,12 +155,13 @@ def _svd_reference(jax, x, *, subset_by_index, compute_uv, **params):
         start, end = subset_by_index
         outs = [outs[0][..., start:end]] + ([outs[1][..., start:end],
                                              outs[2][..., start:end, :]] if compute_uv else [])
-    return _svd_outputs(jax.numpy, outs)
+    return outs
 
 
 SVD = PrimitiveSpec(
     name="svd", dtypes=DTYPES, family="spectral", signature=_svd_signature, apply=_svd_apply,
-    reference=wide_reference(_svd_reference), tol=TOL, fd_tol=FD_TOL, diff_args=all_args,
+    reference=normalized_reference(_svd_raw, lambda lax, args, outs: _svd_outputs(lax, outs)),
+    tol=TOL, fd_tol=FD_TOL, diff_args=all_args,
     invalid=(Invalid("full_matrices with a subset", (ones(3, 2),),
                      {"full_matrices": True, "compute_uv": True, "subset_by_index": (0, 1),
                       "algorithm": None}, ValueError),
@@ -174,8 +185,8 @@ def _schur_signature(dtype, diff):
 
 
 def _schur_apply(x, **params):
-    refjax = _refjax()
-    return schur_invariants(refjax.numpy, x, *refjax.lax.linalg.schur_p.bind(x, **params))
+    lax = _refjax().lax
+    return schur_invariants(lax, x, *lax.linalg.schur_p.bind(x, **params))
 
 
 _SCHUR_PARAMS = {"compute_schur_vectors": True, "sort_eig_vals": False, "select_callable": None}
@@ -183,8 +194,8 @@ _SCHUR_PARAMS = {"compute_schur_vectors": True, "sort_eig_vals": False, "select_
 SCHUR = PrimitiveSpec(
     name="schur", dtypes=DTYPES, family="spectral", signature=_schur_signature,
     apply=_schur_apply,
-    reference=wide_reference(lambda jax, x, **p: schur_invariants(
-        jax.numpy, x, *jax.lax.linalg.schur_p.bind(x, **p))),
+    reference=normalized_reference(lambda jax, x, **p: jax.lax.linalg.schur_p.bind(x, **p),
+                                   lambda lax, args, outs: schur_invariants(lax, args[0], *outs)),
     tol=TOL, nondiff="raises",
     invalid=(Invalid("a non-square matrix", (ones(2, 3),), _SCHUR_PARAMS, ValueError),),
     notes="compared by what every Schur form shares (sorted diagonal, zeros below the first "

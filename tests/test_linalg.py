@@ -382,6 +382,21 @@ def test_cholesky_update_batches_under_vmap():
         np.testing.assert_allclose(new.T @ new, r.T @ r + np.outer(w, w), atol=1e-12)
 
 
+def test_symmetric_product_of_weak_float32_under_x64():
+    """JAX's CPU lowering of symmetric_product computes weakly-typed float32 operands in
+    float64 under x64 and fails to compile; refjax keeps their dtype (and weak type)."""
+    from jax._src.lax.lax import _convert_element_type  # weak JAX arrays, tests only
+    from refjax.spec.base import refjax_array
+    a = np.array([[0.5, 1.0]], np.float32)
+    with pytest.raises(ValueError, match="verifier errors"):
+        jl.symmetric_product(_convert_element_type(a, weak_type=True),
+                             _convert_element_type(a @ a.T, weak_type=True))
+    ours = rl.symmetric_product(refjax_array(a, True), refjax_array(a @ a.T, True), alpha=2.0,
+                                beta=0.5)
+    assert ours.dtype == np.float32 and ours.weak_type
+    np.testing.assert_allclose(np.asarray(ours), 2.5 * (a @ a.T), rtol=1e-6)
+
+
 # ---------------------------------------------------------------- corner cases as JAX
 
 @both_backends
