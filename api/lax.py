@@ -56,6 +56,9 @@ from ..core.primitives.arrays import (  # noqa: F401,E402
     split, stack, unstack, tile, optimization_barrier)
 from ..core.primitives.rng import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_uniform)
+from ..core.primitives.custom_solve import (  # noqa: F401,E402
+    custom_linear_solve, custom_root, custom_linear_solve_p as linear_solve_p)
+from . import lax_linalg as linalg  # noqa: F401,E402
 
 
 # ---------------------------------------------------------------- no implicit promotion

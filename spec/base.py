@@ -58,6 +58,8 @@ class Arg(NamedTuple):
     weak: bool = False
     elements: Optional[st.SearchStrategy] = None   # Python scalars; None: default_elements
     unique: bool = False                           # distinct values (ties make kinks)
+    values: Optional[st.SearchStrategy] = None     # whole NumPy arrays (e.g. well-conditioned
+    #                                                matrices), instead of elementwise draws
 
 
 class Signature(NamedTuple):
@@ -148,9 +150,16 @@ def arrays(name, shape, elements=None, unique=False):
     return out.map(lambda a: a.astype(np_dtype(name)))
 
 
+def arg_values(arg):
+    """The strategy of an argument's values: its own `values`, else arrays of its elements."""
+    if arg.values is not None:
+        return arg.values
+    return arrays(arg.dtype, arg.shape, arg.elements, arg.unique)
+
+
 def draw_values(draw, sig):
     """Concrete values for every argument of the signature."""
-    return tuple(draw(arrays(a.dtype, a.shape, a.elements, a.unique)) for a in sig.args)
+    return tuple(draw(arg_values(a)) for a in sig.args)
 
 
 # ---------------------------------------------------------------- shapes and weak types

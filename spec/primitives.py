@@ -1,10 +1,12 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
-from . import (arrays, bits, control_flow, custom, debugging, elementwise, fft, gather, linalg, parallel,
-               reductions, rng, sharding_ops, sorting, special, structural, transforms)
+from . import (arrays, bits, control_flow, custom, custom_solve, debugging, decompositions,
+               elementwise, fft, gather, linalg, parallel, reductions, rng, sharding_ops, solvers,
+               sorting, special, spectral, structural, transforms)
 from .base import PrimitiveSpec
 
 _MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, custom,
-            sharding_ops, parallel, transforms, gather, special, bits, fft, arrays, rng, debugging]
+            sharding_ops, parallel, transforms, gather, special, bits, fft, arrays, rng, debugging,
+            solvers, decompositions, spectral, custom_solve]
 
 
 def _collect():

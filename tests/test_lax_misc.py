@@ -232,7 +232,6 @@ MISSING = {
     "le_to_p": "shape polymorphism (see eq_to_p)",
     "lt_to_p": "shape polymorphism (see eq_to_p)",
     "stage_p": "JAX's pipeline-stage marker of its internal staging",
-    "linear_solve_p": "custom_linear_solve: the linear-algebra part of issue 14",
     **{name: "the convolution and windowed-reduction part of issue 14" for name in (
         "conv_general_dilated_p", "cumlogsumexp_p", "reduce_p", "reduce_precision_p",
         "reduce_xor_p", "reduce_window_p", "reduce_window_sum_p", "reduce_window_max_p",

@@ -9,7 +9,7 @@ from refjax.core.jaxpr import typecheck_jaxpr
 from refjax.core.primitive import all_primitives
 from refjax.core.transforms.linearize import linearize_flat
 from refjax.spec import missing_specs, spec_for
-from refjax.spec.base import arrays, jax_array, no_args, refjax_array
+from refjax.spec.base import arg_values, jax_array, no_args, refjax_array
 from refjax.spec.checks import (as_list, assert_close, assert_outputs_match, budget, dtype_name,
                                 enable_x64, float0_zeros, is_float0, is_inexact, layouts,
                                 pairing, pairing_scale, tangents_like)
@@ -304,8 +304,7 @@ def _in_axes_configs(data, sample):
 
 def _members(data, sample, size):
     """`size` samples sharing the signature (the first is `sample`)."""
-    more = [data.draw(st.tuples(*[arrays(a.dtype, a.shape, a.elements, a.unique)
-                                  for a in sample.sig.args]), label="member")
+    more = [data.draw(st.tuples(*[arg_values(a) for a in sample.sig.args]), label="member")
             for _ in range(size - 1)]
     return [sample.values] + more
 

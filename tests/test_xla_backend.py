@@ -486,7 +486,12 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "igamma_grad_a", "random_gamma_grad", "regularized_incomplete_beta", "zeta",
              "bitcast_convert_type", "population_count", "clz", "mulhi", "complex", "fft",
              "top_k", "approx_top_k", "split", "stack", "unstack", "tile",
-             "optimization_barrier", "rng_bit_generator", "rng_uniform", "ragged_all_to_all"}
+             "optimization_barrier", "rng_bit_generator", "rng_uniform", "ragged_all_to_all",
+             # compared across backends by test_differential.py and test_linalg.py
+             "cholesky", "cholesky_update", "lu", "lu_pivots_to_permutation", "geqrf",
+             "householder_product", "ormqr", "qr", "symmetric_product", "eigh", "eig", "svd",
+             "schur", "hessenberg", "tridiagonal", "triangular_solve", "tridiagonal_solve",
+             "custom_linear_solve"}
 
 
 def test_every_primitive_has_a_rule():

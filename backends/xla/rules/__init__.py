@@ -3,8 +3,9 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (arrays, bits, calls, control_flow, debugging, elementwise, fft, gather, linalg, parallel,  # noqa: F401
-               reductions, rng, sharding_ops, sorting, special, structural)
+from . import (arrays, bits, calls, control_flow, custom_solve, debugging, decompositions,  # noqa: F401
+               elementwise, fft, gather, linalg, parallel, reductions, rng, sharding_ops, solvers,
+               sorting, special, spectral, structural)
 
 
 def missing_rules():
