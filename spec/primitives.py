@@ -1,10 +1,10 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
-from . import (control_flow, custom, elementwise, gather, linalg, parallel, reductions,
-               sharding_ops, sorting, structural, transforms)
+from . import (control_flow, convolution, custom, elementwise, gather, linalg, parallel,
+               reductions, sharding_ops, sorting, structural, transforms, windowed)
 from .base import PrimitiveSpec
 
 _MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, custom,
-            sharding_ops, parallel, transforms, gather]
+            sharding_ops, parallel, transforms, gather, convolution, windowed]
 
 
 def _collect():

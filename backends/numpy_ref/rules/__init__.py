@@ -1,3 +1,3 @@
 """numpy_ref's rules, one module per core family; importing this package registers them all."""
-from . import (calls, control_flow, elementwise, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, structural)
+from . import (calls, control_flow, convolution, elementwise, gather, linalg,  # noqa: F401
+               parallel, reductions, sharding_ops, sorting, structural, windowed)

@@ -3,8 +3,8 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (calls, control_flow, elementwise, gather, linalg, parallel,  # noqa: F401
-               reductions, sharding_ops, sorting, structural)
+from . import (calls, control_flow, convolution, elementwise, gather, linalg,  # noqa: F401
+               parallel, reductions, sharding_ops, sorting, structural, windowed)
 
 
 def missing_rules():
