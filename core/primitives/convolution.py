@@ -149,7 +149,8 @@ def _check_window(rhs_shape, dn, strides, padding, lhs_dilation, rhs_dilation):
                         ("rhs_dilation", rhs_dilation)):
         if len(value) != n:
             raise ValueError(f"{name} window and {what} must have the same number of "
-                             f"dimensions, but got {n} and {len(value)}")
+                             f"dimensions, but got {n} and {len(value)} ({what}="
+                             f"{tuple(value)} for rhs shape {tuple(rhs_shape)})")
     if len(padding) != n:
         raise TypeError(f"{name}: Wrong number of explicit pads for convolution: expected {n}, "
                         f"got {len(padding)}.")

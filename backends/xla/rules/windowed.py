@@ -18,19 +18,30 @@ def _wide(x):
     return convert(x, "float32") if x.dtype in LOW_FLOATS else x
 
 
+def _monoid_window(prim, identity):
+    """JAX's primitive; where a padding is negative the operand is padded and dilated
+    beforehand with the identity (XLA aborts on some negative paddings, e.g. with windows of
+    one element), which the reduction cannot tell from padding."""
+    def lowered(x, *, padding, base_dilation, **params):
+        if all(lo >= 0 and hi >= 0 for lo, hi in padding):
+            return prim.bind(x, padding=padding, base_dilation=base_dilation, **params)
+        n = len(padding)
+        x = lax.pad(x, np.asarray(identity(x.dtype), x.dtype),
+                    [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)])
+        return prim.bind(x, padding=((0, 0),) * n, base_dilation=(1,) * n, **params)
+    return lowered
+
+
+_sum = _monoid_window(lax.reduce_window_sum_p, lambda d: 0)
+
+
 @rule(wd.reduce_window_sum_p)
 def _reduce_window_sum(x, **params):
-    return convert(lax.reduce_window_sum_p.bind(_wide(x), **params), x.dtype)
+    return convert(_sum(_wide(x), **params), x.dtype)
 
 
-@rule(wd.reduce_window_max_p)
-def _reduce_window_max(x, **params):
-    return lax.reduce_window_max_p.bind(x, **params)
-
-
-@rule(wd.reduce_window_min_p)
-def _reduce_window_min(x, **params):
-    return lax.reduce_window_min_p.bind(x, **params)
+rule(wd.reduce_window_max_p)(_monoid_window(lax.reduce_window_max_p, red.max_identity))
+rule(wd.reduce_window_min_p)(_monoid_window(lax.reduce_window_min_p, red.min_identity))
 
 
 @rule(wd.select_and_gather_add_p)
