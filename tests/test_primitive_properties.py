@@ -97,7 +97,7 @@ def test_rejects_the_dtypes_jax_rejects(name, data):
     with pytest.raises(TypeError) as info:
         spec.bind(*sample.to_refjax(), **sample.params)
     assert name in str(info.value), f"the error does not name {name!r}: {info.value}"
-    jax_error = spec.jax_dtype_error(sample.sig.args[0].dtype)
+    jax_error = spec.jax_dtype_error(sample.sig.args[0].dtype) if sample.sig.args else TypeError
     if jax_error is UNCHECKED:
         return
     with pytest.raises(jax_error):

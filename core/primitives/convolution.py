@@ -11,8 +11,7 @@ from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
-from ..transforms import ad
-from ..transforms.ad import Zero, defjvp
+from ..transforms.ad import Zero, defbilinear
 from ..transforms.batching import bdim_at_front
 from . import elementwise as ew
 from . import structural as st
@@ -309,11 +308,6 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
 
 # ---------------------------------------------------------------- derivatives
 
-defjvp(conv_general_dilated_p,
-       lambda t, lhs, rhs, **params: conv_general_dilated_p.bind(t, rhs, **params),
-       lambda t, lhs, rhs, **params: conv_general_dilated_p.bind(lhs, t, **params))
-
-
 def reshape_axis_into(src, dst, x):
     """x with axis src merged into axis dst as its major part (dst counts the axes of x
     without src)."""
@@ -384,19 +378,7 @@ def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, 
     return _converted(out, rhs_aval.dtype)
 
 
-def _conv_transpose_rule(ct, lhs, rhs, **params):
-    lin_lhs, lin_rhs = ad.is_undefined_primal(lhs), ad.is_undefined_primal(rhs)
-    if lin_lhs and lin_rhs:
-        raise ValueError("conv_general_dilated is bilinear, not linear: it can be transposed "
-                         "with respect to one operand only, with the other one known")
-    if type(ct) is Zero:
-        return [Zero(lhs.aval) if lin_lhs else None, Zero(rhs.aval) if lin_rhs else None]
-    if lin_lhs:
-        return [_transpose_lhs(ct, lhs.aval, rhs, **params), None]
-    return [None, _transpose_rhs(ct, lhs, rhs.aval, **params)]
-
-
-conv_general_dilated_p.def_transpose(_conv_transpose_rule)
+defbilinear(conv_general_dilated_p, _transpose_lhs, _transpose_rhs)
 
 
 # ---------------------------------------------------------------- batching

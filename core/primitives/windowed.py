@@ -171,13 +171,15 @@ def _sga_abstract_eval(tangents, operand, *, select_prim, **params):
                        tangents.weak_type and operand.weak_type)
 
 
-def _sga_jvp(primals, tangents, **params):
-    """Linear in the tangents; the operand only selects."""
-    (t, x), (dt, _) = primals, tangents
-    out = select_and_gather_add_p.bind(t, x, **params)
-    if type(dt) is Zero:
-        return out, Zero(get_aval(out).to_tangent_aval())
-    return out, select_and_gather_add_p.bind(dt, x, **params)
+def _linear_in_first(prim):
+    """The JVP of a primitive linear in its first operand, the second one only selecting."""
+    def jvp(primals, tangents, **params):
+        (v, x), (dv, _) = primals, tangents
+        out = prim.bind(v, x, **params)
+        if type(dv) is Zero:
+            return out, Zero(get_aval(out).to_tangent_aval())
+        return out, prim.bind(dv, x, **params)
+    prim.def_jvp(jvp)
 
 
 def _sga_transpose(ct, t, x, *, select_prim, window_dimensions, window_strides, padding,
@@ -211,7 +213,7 @@ def _both_at_front(prim):
     prim.def_batch(rule)
 
 
-select_and_gather_add_p.def_jvp(_sga_jvp)
+_linear_in_first(select_and_gather_add_p)
 select_and_gather_add_p.def_transpose(_sga_transpose)
 _both_at_front(select_and_gather_add_p)
 select_and_gather_add_p.def_sharding(_window_sharding(1))
@@ -236,15 +238,6 @@ def _ssa_abstract_eval(source, operand, *, select_prim, **params):
     return ShapedArray(operand.shape, source.dtype, source.weak_type and operand.weak_type)
 
 
-def _ssa_jvp(primals, tangents, **params):
-    """Linear in the source; the operand only selects."""
-    (s, x), (ds, _) = primals, tangents
-    out = select_and_scatter_add_p.bind(s, x, **params)
-    if type(ds) is Zero:
-        return out, Zero(get_aval(out).to_tangent_aval())
-    return out, select_and_scatter_add_p.bind(ds, x, **params)
-
-
 def _ssa_transpose(ct, s, x, *, select_prim, window_dimensions, window_strides, padding):
     if type(ct) is Zero:
         return [Zero(s.aval), None]
@@ -255,7 +248,7 @@ def _ssa_transpose(ct, s, x, *, select_prim, window_dimensions, window_strides, 
                                          base_dilation=ones, window_dilation=ones), None]
 
 
-select_and_scatter_add_p.def_jvp(_ssa_jvp)
+_linear_in_first(select_and_scatter_add_p)
 select_and_scatter_add_p.def_transpose(_ssa_transpose)
 _both_at_front(select_and_scatter_add_p)
 select_and_scatter_add_p.def_sharding(_window_sharding(1))
