@@ -48,7 +48,7 @@ from ..core.primitives.convolution import (  # noqa: F401,E402
     conv_dimension_numbers, conv_general_permutations, conv_general_dilated_patches,
     conv_shape_tuple, conv_general_shape_tuple, conv_transpose_shape_tuple,
     conv_general_dilated_p)
-from ..core.primitives.window_shapes import PaddingType, padtype_to_pads  # noqa: F401,E402
+from ..core.primitives.window_shapes import padtype_to_pads  # noqa: F401,E402
 from ..core.primitives.windowed import (  # noqa: F401,E402
     reduce_window, reduce_window_shape_tuple, reduce_window_p, reduce_window_sum_p,
     reduce_window_max_p, reduce_window_min_p, select_and_gather_add_p, select_and_scatter_add_p)
