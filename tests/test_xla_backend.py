@@ -477,7 +477,11 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
              "all_to_all", "pvary",
              # compared across backends by test_differential.py and test_gather.py
-             "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter"}
+             "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter",
+             # by test_differential.py, test_convolution.py and test_windowed.py
+             "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max",
+             "reduce_window_min", "select_and_gather_add", "select_and_scatter_add", "reduce",
+             "reduce_xor", "reduce_precision", "cumlogsumexp"}
 
 
 def test_every_primitive_has_a_rule():
