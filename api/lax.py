@@ -59,6 +59,20 @@ from ..core.primitives.rng import (  # noqa: F401,E402
 from ..core.primitives.custom_solve import (  # noqa: F401,E402
     custom_linear_solve, custom_root, custom_linear_solve_p as linear_solve_p)
 from . import lax_linalg as linalg  # noqa: F401,E402
+# Convolutions, windowed reductions, the generic reduce; their primitives as lax.<name>_p.
+from ..core.primitives.convolution import (  # noqa: F401,E402
+    ConvDimensionNumbers, conv_general_dilated, conv, conv_with_general_padding, conv_transpose,
+    conv_dimension_numbers, conv_general_permutations, conv_general_dilated_patches,
+    conv_shape_tuple, conv_general_shape_tuple, conv_transpose_shape_tuple,
+    conv_general_dilated_p)
+from ..core.primitives.window_shapes import padtype_to_pads  # noqa: F401,E402
+from ..core.primitives.windowed import (  # noqa: F401,E402
+    reduce_window, reduce_window_shape_tuple, reduce_window_p, reduce_window_sum_p,
+    reduce_window_max_p, reduce_window_min_p, select_and_gather_add_p, select_and_scatter_add_p)
+from ..core.primitives.reductions import (  # noqa: F401,E402
+    reduce, reduce_xor, reduce_precision, cumlogsumexp, reduce_p, reduce_xor_p,
+    reduce_precision_p, cumlogsumexp_p)
+from ..core.primitives.elementwise import ge_p, le_p  # noqa: F401,E402
 
 
 # ---------------------------------------------------------------- no implicit promotion

@@ -242,7 +242,10 @@ class PrimitiveSpec:
     transpose rule, in. Primitives without derivative declare `nondiff` = "zero" (zero or
     float0 tangents) or "raises" (NotImplementedError naming the primitive); those with
     forward- but no reverse-mode derivative declare reverse="raises" (ValueError), those with
-    reverse- but no forward-mode derivative (custom_vjp) forward="raises" (TypeError)."""
+    reverse- but no forward-mode derivative (custom_vjp) forward="raises" (TypeError).
+    `jax_dtype_errors` maps a rejected dtype to what real JAX does with it where that is not
+    a TypeError: the error class it raises later (OverflowError...) or UNCHECKED (it
+    accepts the dtype; refjax rejects it to avoid a meaningless result)."""
     name: str
     dtypes: tuple
     signature: Callable
@@ -259,6 +262,7 @@ class PrimitiveSpec:
     forward: str = "ok"
     fd_tol: tuple = (1e-6, 1e-6)
     x64_dtypes: bool = True
+    jax_dtype_errors: dict = field(default_factory=dict)
     family: str = ""
     notes: str = ""
 
@@ -281,6 +285,11 @@ class PrimitiveSpec:
     def rejected_dtypes(self):
         """Candidate (32-bit) dtypes the primitive must reject with a TypeError."""
         return tuple(d for d in CANDIDATES if d not in self.dtypes)
+
+    def jax_dtype_error(self, dtype_name):
+        """What real JAX raises for a rejected dtype (TypeError unless `jax_dtype_errors` says
+        otherwise; UNCHECKED where it accepts it)."""
+        return self.jax_dtype_errors.get(dtype_name, TypeError)
 
     def tolerance(self, dtype_name):
         if self.exact:

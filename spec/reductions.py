@@ -2,8 +2,9 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, BOOL, COMPLEX, INT, NUM, Arg, Invalid, PrimitiveSpec, Signature, all_args,
-                   floats, kind, no_args, np_dtype, scaled_tolerance, shapes, weak_flag)
+from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, UNCHECKED, Arg, Invalid, PrimitiveSpec,
+                   Signature, all_args, floats, kind, no_args, np_dtype, scaled_tolerance, shapes,
+                   weak_flag)
 
 # Distinct values on a grid: ties are kinks of max/min, and the grid step keeps the finite
 # differences away from them.
@@ -69,6 +70,7 @@ _REDUCERS = [
     reducer("reduce_min", ALL + COMPLEX, diff_values=_GRID, exact=True),
     reducer("reduce_and", BOOL + INT, nondiff="zero", exact=True, jax_axis_error=IndexError),
     reducer("reduce_or", BOOL + INT, nondiff="zero", exact=True, jax_axis_error=IndexError),
+    reducer("reduce_xor", BOOL + INT, nondiff="zero", exact=True, jax_axis_error=IndexError),
 ]
 
 
@@ -113,7 +115,8 @@ def _cumulative_signature(diff_values):
     return signature
 
 
-def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=False):
+def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=False,
+               **kwargs):
     """The entry of cumsum/cumprod/cummax/cummin along `axis` (from the end when reverse)."""
     x = np.ones((2, 2), np.float32)
     return PrimitiveSpec(
@@ -123,7 +126,7 @@ def cumulative(name, dtypes, *, diff_values=None, linear=False, tol=None, exact=
         tol=tol or {}, exact=exact, diff_args=all_args,
         linear_args=all_args if linear else no_args,
         invalid=(Invalid("an axis out of range", (x,), {"axis": 2, "reverse": False},
-                         ValueError),))
+                         ValueError),), **kwargs)
 
 
 _CUMULATIVE = [
@@ -131,6 +134,85 @@ _CUMULATIVE = [
     cumulative("cumprod", NUM + COMPLEX, diff_values=_NEAR_ONE, tol=_SUM_TOL),
     cumulative("cummax", NUM + COMPLEX, diff_values=_GRID, exact=True),
     cumulative("cummin", NUM + COMPLEX, diff_values=_GRID, exact=True),
+    cumulative("cumlogsumexp", FLOAT, tol=_SUM_TOL,
+               jax_dtype_errors={d: UNCHECKED for d in INT + COMPLEX},
+               notes="log(cumsum(exp(x))) without overflow; real floats only (JAX accepts "
+                     "complex values, and integers, failing with OverflowError unless empty); "
+                     "JVP: a scan of (value, tangent) pairs combined by logaddexp's JVP"),
 ]
 
-SPECS = _REDUCERS + [argminmax("argmax"), argminmax("argmin")] + _CUMULATIVE
+# ---------------------------------------------------------------- reduce_precision
+
+def _reduce_precision_signature(dtype, diff):
+    """Derivative samples keep the whole float64 format: reduce_precision's JVP (as JAX's) is
+    the rounding of the tangent, which finite differences of a rounding do not see."""
+    @st.composite
+    def sig(draw):
+        shape = draw(shapes())
+        bits = (11, 52) if diff else (draw(st.integers(1, 11)), draw(st.integers(0, 24)))
+        return Signature((_operand(draw, dtype, shape, diff, floats(-3.0, 3.0, "float64")),),
+                         {"exponent_bits": bits[0], "mantissa_bits": bits[1]})
+    return sig()
+
+
+REDUCE_PRECISION = PrimitiveSpec(
+    name="reduce_precision", dtypes=FLOAT, family="reductions",
+    signature=_reduce_precision_signature,
+    reference=lambda jax, x, **params: jax.lax.reduce_precision(x, **params), exact=True,
+    diff_args=all_args, linear_args=all_args,
+    invalid=(Invalid("no exponent bits", (np.ones(2, np.float32),),
+                     {"exponent_bits": 0, "mantissa_bits": 3}, ValueError),
+             Invalid("negative mantissa bits", (np.ones(2, np.float32),),
+                     {"exponent_bits": 5, "mantissa_bits": -1}, ValueError)),
+    notes="bit-exact rounding to nearest even at mantissa_bits, then +-inf / +-0 outside the "
+          "exponent range; linear as JAX defines it (tangents and cotangents rounded alike)")
+
+
+# ---------------------------------------------------------------- reduce (generic)
+
+def _reduce_signature(dtype, diff):
+    from .windowed import computation, computation_args, generic_computations
+
+    @st.composite
+    def sig(draw):
+        comp = computation(draw(st.sampled_from(generic_computations(dtype))))
+        shape = draw(shapes(min_side=1 if diff else 0))
+        perm = draw(st.permutations(range(len(shape))))
+        dims = tuple(sorted(perm[:draw(st.integers(0, len(shape)))]))
+        return Signature(computation_args(draw, comp, dtype, shape, diff),
+                         {"computation": comp.fn, "jaxpr": comp.jaxpr(dtype),
+                          "dimensions": dims})
+    return sig()
+
+
+def _operand_args():
+    from .windowed import operand_args
+    return operand_args
+
+
+def _reduce_reference(jax, *args, computation, jaxpr, dimensions):
+    from .windowed import jax_computation
+    n = len(args) // 2
+    return list(jax.lax.reduce(tuple(args[:n]), tuple(args[n:]), jax_computation(jax, jaxpr),
+                               dimensions))
+
+
+def _reduce_invalid():
+    from .windowed import _generic_invalid
+    x, one = np.ones(4, np.float32), np.ones((), np.float32)
+    cases = _generic_invalid("reduce", {"dimensions": (0,)})
+    return cases + (Invalid("a dimension out of range (JAX: IndexError)", (x, one),
+                            {**cases[0].params, "dimensions": (1,)}, ValueError, IndexError),)
+
+
+REDUCE = PrimitiveSpec(
+    name="reduce", dtypes=ALL + COMPLEX, family="reductions", signature=_reduce_signature,
+    reference=_reduce_reference, tol=scaled_tolerance(5), diff_args=_operand_args(),
+    invalid=_reduce_invalid,
+    notes="the reduced dimensions folded in row-major order by the computation (a jaxpr on "
+          "scalars) from the init values; JVP as JAX's (the computation vmapped over a "
+          "halving tree); batched init values are mapped member by member (JAX: "
+          "NotImplementedError)")
+
+SPECS = _REDUCERS + [argminmax("argmax"), argminmax("argmin")] + _CUMULATIVE + [
+    REDUCE_PRECISION, REDUCE]

@@ -232,11 +232,9 @@ MISSING = {
     "le_to_p": "shape polymorphism (see eq_to_p)",
     "lt_to_p": "shape polymorphism (see eq_to_p)",
     "stage_p": "JAX's pipeline-stage marker of its internal staging",
-    **{name: "the convolution and windowed-reduction part of issue 14" for name in (
-        "conv_general_dilated_p", "cumlogsumexp_p", "reduce_p", "reduce_precision_p",
-        "reduce_xor_p", "reduce_window_p", "reduce_window_sum_p", "reduce_window_max_p",
-        "reduce_window_min_p", "select_and_scatter_p", "select_and_scatter_add_p",
-        "select_and_gather_add_p")},
+    "select_and_scatter_p": "the generic form with user select/scatter computations, which no "
+                            "public lax function binds (max pooling's gradient binds "
+                            "select_and_scatter_add_p, which refjax has)",
 }
 
 

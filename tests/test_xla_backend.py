@@ -491,7 +491,11 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "cholesky", "cholesky_update", "lu", "lu_pivots_to_permutation", "geqrf",
              "householder_product", "ormqr", "qr", "symmetric_product", "eigh", "eig", "svd",
              "schur", "hessenberg", "tridiagonal", "triangular_solve", "tridiagonal_solve",
-             "custom_linear_solve"}
+             "custom_linear_solve",
+             # by test_differential.py, test_convolution.py and test_windowed.py
+             "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max",
+             "reduce_window_min", "select_and_gather_add", "select_and_scatter_add", "reduce",
+             "reduce_xor", "reduce_precision", "cumlogsumexp"}
 
 
 def test_every_primitive_has_a_rule():

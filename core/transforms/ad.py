@@ -100,6 +100,26 @@ def deflinear(prim, transpose_fn):
     prim.def_transpose(transpose)
 
 
+def defbilinear(prim, transpose_lhs, transpose_rhs):
+    """A primitive linear in each of its two operands (the other one fixed): the JVP binds
+    it on each tangent; transposed in one operand at a time by transpose_lhs(ct, lhs_aval,
+    rhs, **params) or transpose_rhs(ct, lhs, rhs_aval, **params)."""
+    defjvp(prim, lambda t, lhs, rhs, **params: prim.bind(t, rhs, **params),
+           lambda t, lhs, rhs, **params: prim.bind(lhs, t, **params))
+
+    def transpose(ct, lhs, rhs, **params):
+        lin_lhs, lin_rhs = is_undefined_primal(lhs), is_undefined_primal(rhs)
+        if lin_lhs and lin_rhs:
+            raise ValueError(f"{prim.name} is bilinear, not linear: it can be transposed with "
+                             "respect to one operand only, with the other one known")
+        if type(ct) is Zero:
+            return [Zero(lhs.aval) if lin_lhs else None, Zero(rhs.aval) if lin_rhs else None]
+        if lin_lhs:
+            return [transpose_lhs(ct, lhs.aval, rhs, **params), None]
+        return [None, transpose_rhs(ct, lhs, rhs.aval, **params)]
+    prim.def_transpose(transpose)
+
+
 def defnondiff(prim, reason=None):
     """Integer/boolean-valued primitives: output tangent is a float0 zero."""
     def jvp(primals, tangents, **params):

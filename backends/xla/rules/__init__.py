@@ -3,9 +3,9 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (arrays, bits, calls, control_flow, custom_solve, debugging, decompositions,  # noqa: F401
-               elementwise, fft, gather, linalg, parallel, reductions, rng, sharding_ops, solvers,
-               sorting, special, spectral, structural)
+from . import (arrays, bits, calls, control_flow, convolution, custom_solve, debugging,  # noqa: F401
+               decompositions, elementwise, fft, gather, linalg, parallel, reductions, rng,
+               sharding_ops, solvers, sorting, special, spectral, structural, windowed)
 
 
 def missing_rules():

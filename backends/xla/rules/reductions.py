@@ -1,9 +1,11 @@
-"""jax.lax lowerings of the reductions: reduce_*, argmax/argmin and the cumulative reductions."""
+"""jax.lax lowerings of the reductions: reduce_*, argmax/argmin, the cumulative reductions, the
+generic reduce and reduce_precision."""
 import numpy as np
 from jax import lax
 
 from ....core.primitives import reductions as red
-from ._common import LOW_FLOATS, rule
+from ...base import get_backend
+from ._common import LOW_FLOATS, convert, rule
 
 
 def _wide(x):
@@ -35,6 +37,7 @@ rule(red.reduce_max_p)(_plain(lax.reduce_max))
 rule(red.reduce_min_p)(_plain(lax.reduce_min))
 rule(red.reduce_and_p)(_plain(lax.reduce_and))
 rule(red.reduce_or_p)(_plain(lax.reduce_or))
+rule(red.reduce_xor_p)(_plain(lax.reduce_xor))
 
 
 @rule(red.argmax_p)
@@ -58,3 +61,26 @@ rule(red.cumsum_p)(_cumulative(lax.cumsum, wide=True))
 rule(red.cumprod_p)(_cumulative(lax.cumprod, wide=True))
 rule(red.cummax_p)(_cumulative(lax.cummax, wide=False))
 rule(red.cummin_p)(_cumulative(lax.cummin, wide=False))
+rule(red.cumlogsumexp_p)(_cumulative(lax.cumlogsumexp, wide=True))
+
+
+def jax_computation(closed):
+    """A reduction computation on JAX values (flat tuples in, a flat list out), interpreted
+    with the xla lowerings, its outputs typed exactly as the init values."""
+    def fn(xs, ys):
+        outs = get_backend("xla").interpret(closed, list(xs) + list(ys))
+        return [convert(o, a.dtype) for o, a in zip(outs, closed.out_avals)]
+    return fn
+
+
+@rule(red.reduce_p)
+def _reduce(*args, computation, jaxpr, dimensions):
+    n = len(args) // 2
+    fn = jax_computation(jaxpr)
+    return list(lax.reduce(tuple(args[:n]), tuple(args[n:]), lambda a, b: tuple(fn(a, b)),
+                           dimensions))
+
+
+@rule(red.reduce_precision_p)
+def _reduce_precision(x, *, exponent_bits, mantissa_bits):
+    return lax.reduce_precision(x, exponent_bits, mantissa_bits)

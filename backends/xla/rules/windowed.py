@@ -1,0 +1,76 @@
+"""jax.lax lowerings of the windowed reductions: JAX's own primitives (exported by jax.lax)
+with the same params, a user's computation interpreted with the xla lowerings."""
+import numpy as np
+from jax import lax
+
+from ....core.jaxpr import ClosedJaxpr
+from ....core.primitives import elementwise as ew
+from ....core.primitives import reductions as red
+from ....core.primitives import windowed as wd
+from ._common import LOW_FLOATS, convert, rule
+from .reductions import jax_computation
+
+_SELECT = {ew.ge_p: lax.ge_p, ew.le_p: lax.le_p}
+
+
+def _wide(x):
+    """Half floats as float32 (sums near numpy_ref's exact ones; selections unchanged)."""
+    return convert(x, "float32") if x.dtype in LOW_FLOATS else x
+
+
+def _monoid_window(prim, identity):
+    """JAX's primitive; where a padding is negative the operand is padded and dilated
+    beforehand with the identity (XLA aborts on some negative paddings, e.g. with windows of
+    one element), which the reduction cannot tell from padding."""
+    def lowered(x, *, padding, base_dilation, **params):
+        if all(lo >= 0 and hi >= 0 for lo, hi in padding):
+            return prim.bind(x, padding=padding, base_dilation=base_dilation, **params)
+        n = len(padding)
+        x = lax.pad(x, np.asarray(identity(x.dtype), x.dtype),
+                    [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)])
+        return prim.bind(x, padding=((0, 0),) * n, base_dilation=(1,) * n, **params)
+    return lowered
+
+
+_sum = _monoid_window(lax.reduce_window_sum_p, lambda d: 0)
+
+
+@rule(wd.reduce_window_sum_p)
+def _reduce_window_sum(x, **params):
+    return convert(_sum(_wide(x), **params), x.dtype)
+
+
+rule(wd.reduce_window_max_p)(_monoid_window(lax.reduce_window_max_p, red.max_identity))
+rule(wd.reduce_window_min_p)(_monoid_window(lax.reduce_window_min_p, red.min_identity))
+
+
+@rule(wd.select_and_gather_add_p)
+def _select_and_gather_add(t, x, *, select_prim, **params):
+    return lax.select_and_gather_add_p.bind(t, x, select_prim=_SELECT[select_prim], **params)
+
+
+@rule(wd.select_and_scatter_add_p)
+def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, window_strides,
+                            padding):
+    """As JAX on CPU: the operand padded with the selection's identity beforehand (negative
+    padding crops), the sums cut back to the operand's extent (zeros where it was cropped).
+    A scalar's one window selects it (XLA aborts on rank 0)."""
+    if not operand.shape:
+        return source
+    operand, wide_source = _wide(operand), _wide(source)
+    identity = (red.max_identity if select_prim is ew.ge_p else red.min_identity)(operand.dtype)
+    padded = lax.pad(operand, identity, [(lo, hi, 0) for lo, hi in padding])
+    out = lax.select_and_scatter_add_p.bind(
+        wide_source, padded, select_prim=_SELECT[select_prim],
+        window_dimensions=window_dimensions, window_strides=window_strides,
+        padding=((0, 0),) * len(padding))
+    out = lax.pad(out, np.zeros((), out.dtype), [(-lo, -hi, 0) for lo, hi in padding])
+    return convert(out, source.dtype)
+
+
+@rule(wd.reduce_window_p)
+def _reduce_window(*args, jaxpr, consts, **params):
+    n = len(args) // 2
+    fn = jax_computation(ClosedJaxpr(jaxpr, consts))
+    return list(lax.reduce_window(tuple(args[:n]), tuple(args[n:]), lambda a, b: tuple(fn(a, b)),
+                                  **params))
