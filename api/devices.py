@@ -73,6 +73,10 @@ def _put_leaf(x, target):
     value, aval = _value_and_aval(x)
     if target is None:
         return make_array(value, aval, backend)
+    if not _is_target(target):
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                         "`jax.Device` or a pytree of these values. Received invalid value: "
+                         f"{target!r} of type {type(target).__name__}")
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape

@@ -68,41 +68,68 @@ class Tracer(LeadingAxis):
         """The concrete Array behind this tracer, or None when it is abstract."""
         return None
 
-    def _concrete_or_raise(self, error):
-        value = self.to_concrete_value()
-        if value is None:
-            raise error(self)
-        return value
-
     def __bool__(self):
-        return bool(self._concrete_or_raise(errors.TracerBoolConversionError))
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        _check_size_one(self)
+        raise errors.TracerBoolConversionError(self)
 
     def __int__(self):
-        return int(self._concrete_or_raise(errors.TracerIntegerConversionError))
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        raise _conversion_error(self, "int")
 
     def __index__(self):
-        return self._concrete_or_raise(errors.TracerIntegerConversionError).__index__()
+        value = self.to_concrete_value()
+        if value is not None:
+            return value.__index__()
+        if self.aval.shape != () or dtypes.kind(self.aval.dtype) not in "iu":
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        raise errors.TracerIntegerConversionError(self)
 
+    # float(), complex(), np.asarray() and tolist() raise even where the value is known (under
+    # grad, jvp, linearize): the Python or NumPy value would silently drop the derivative.
     def __float__(self):
-        return float(self._concrete_or_raise(errors.ConcretizationTypeError))
+        raise _conversion_error(self, "float")
 
     def __complex__(self):
-        return complex(self._concrete_or_raise(errors.ConcretizationTypeError))
+        raise _conversion_error(self, "complex")
 
     def __array__(self, dtype=None, copy=None):
-        value = self._concrete_or_raise(errors.TracerArrayConversionError)
-        return value.__array__(dtype)
+        raise errors.TracerArrayConversionError(self)
+
+    def tolist(self):
+        raise errors.ConcretizationTypeError(
+            self, f"The tolist() method was called on {errors.describe(self)}.")
+
+    def item(self, *args):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(
+                self, f"The item() method was called on {errors.describe(self)}.")
+        return value.item(*args)
 
     __hash__ = None
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
-    def item(self):
-        return self._concrete_or_raise(errors.ConcretizationTypeError).item()
 
-    def tolist(self):
-        return self._concrete_or_raise(errors.ConcretizationTypeError).tolist()
+def _check_size_one(x):
+    if x.aval.size != 1:
+        raise ValueError(f"The truth value of an array with {x.aval.size} elements is ambiguous. "
+                         "Use a.any() or a.all()")
+
+
+def _conversion_error(x, fname):
+    """float()/int()/complex() of a traced value: TypeError for non-scalars, as Python's
+    conversion of a NumPy array; ConcretizationTypeError naming the function otherwise."""
+    if x.aval.shape != ():
+        return TypeError(f"Only scalar arrays can be converted to Python scalars; got "
+                         f"{x.aval.ndim}-dimensional {errors.describe(x)}")
+    return errors.ConcretizationTypeError(x, errors.conversion_context(fname))
 
 
 def get_aval(x):

@@ -73,9 +73,10 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with fill_value (weakly typed when fill_value is a
     Python scalar and no dtype is given, as in JAX)."""
     shape = _shape_arg(shape, "full")
-    fill, = _check_args("full", fill_value)
-    fill = asarray(fill) if dtype is None else astype(asarray(fill), _user_dtype(dtype, "full"))
-    return broadcast_to(fill, shape)
+    if dtype is not None:  # the fill value converts to dtype directly (no default int first)
+        return broadcast_to(asarray(*_check_args("full", fill_value, checked_ints=False),
+                                    dtype=_user_dtype(dtype, "full")), shape)
+    return broadcast_to(asarray(*_check_args("full", fill_value)), shape)
 
 
 def _like_shape_dtype(a, dtype, shape, name):

@@ -135,7 +135,7 @@ def advanced_index_vector(advanced):
     sizes = [n for _, n, _ in advanced]
     items = [i for _, _, i in advanced]
     if not builtins.any(is_traced(i) for i in items):
-        arrays = np.broadcast_arrays(*(np.asarray(i).astype(np.int64) for i in items))
+        arrays = np.broadcast_arrays(*(concrete_value(i, "").astype(np.int64) for i in items))
         wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, sizes)]
         return concrete(np.clip(np.stack(wrapped, -1), -(1 << 31), (1 << 31) - 1)
                          .astype(np.int32))
@@ -228,6 +228,8 @@ def _is_int_index(item):
 
 
 def _static_slice(x, dim, s):
+    if builtins.any(is_traced(e) for e in (s.start, s.stop, s.step)):
+        raise IndexError(f"Slice entries must be static integers. Got {s} at position {dim}")
     start, stop, step = s.indices(x.shape[dim])
     if step > 0:
         return st.slice_in_dim(x, start, builtins.max(start, stop), step, dim)
@@ -402,7 +404,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     condition = asarray(condition)
     if condition.dtype != _dt.bool_:
         condition = ew.ne(condition, _const_like(condition, 0))
-    condition, x, y = _broadcast_all(condition, x, y)
+    condition, x, y = _broadcast_all(condition, x, y, name="where")
     return ew.select_n(condition, y, x)
 
 
@@ -484,6 +486,8 @@ def nonzero(a, *, size=None, fill_value=None):
                                    "specified to use jnp.nonzero within JAX transformations.")
         return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.nonzero(value))
     size = _static_int(size, "size argument of jnp.nonzero")
+    if size < 0:
+        raise TypeError(f"nonzero: size must be a non-negative integer, got {size}")
     return _nonzero_sized(a, size, fill_value)
 
 

@@ -4,7 +4,7 @@ import operator
 
 from .. import dtypes, pytree
 from ..avals import ShapedArray
-from ..primitive import make_primitive
+from ..primitive import make_primitive, named
 from ..trace import get_aval
 from ..transforms.ad import Zero, defjvp_with_output, deflinear, defnondiff
 from ..transforms.jvp import jvp
@@ -273,10 +273,8 @@ cummin_p = _cumulative("cummin")
 def _lax_cumulative(prim, what):
     def fn(operand, axis=0, reverse=False):
         return prim.bind(operand, axis=operator.index(axis), reverse=bool(reverse))
-    fn.__name__ = prim.name
-    fn.__doc__ = (f"Cumulative {what} along `axis` (from the end when reverse=True); "
-                  f"binds `{prim.name}`.")
-    return fn
+    return named(fn, prim.name, f"Cumulative {what} along `axis` (from the end when "
+                                f"reverse=True); binds `{prim.name}`.")
 
 
 cumsum = _lax_cumulative(cumsum_p, "sum")

@@ -19,7 +19,18 @@ class _Checkpointed(JitWrapped):
 
     def __call__(self, *args, **kwargs):
         # unlike jit, checkpoint stages its function even under jax.disable_jit, as in JAX
+        _check_static_argnums(self._static_argnums, len(args))
         return self._call_staged(args, kwargs)
+
+
+def _check_static_argnums(nums, nargs):
+    """As JAX: every static_argnums entry must name a passed positional argument (refjax
+    used to ignore those beyond the arguments)."""
+    if any(not -nargs <= i < nargs for i in nums):
+        raise ValueError(
+            "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only take "
+            f"integer values greater than or equal to `-len(args)` and less than `len(args)`, "
+            f"but got {nums}, while `len(args)` = {nargs}")
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):
