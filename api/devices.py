@@ -58,8 +58,13 @@ host_count, host_id = process_count, process_index
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A Mesh over the current backend's devices; axes are Auto by default (as in the seed
     notebook; JAX 0.10 defaults to Explicit)."""
+    try:
+        axis_shapes = tuple(axis_shapes)
+    except TypeError:
+        raise TypeError(f"make_mesh: axis_shapes must be a sequence of ints, got "
+                        f"{axis_shapes!r}") from None
     if axis_types is None:
-        axis_types = (sh.AxisType.Auto,) * len(tuple(axis_shapes))
+        axis_types = (sh.AxisType.Auto,) * len(axis_shapes)
     devs = list(devices) if devices is not None else globals()["devices"]()
     return sh.make_mesh(axis_shapes, axis_names, axis_types, devices=devs)
 

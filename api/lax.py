@@ -41,3 +41,7 @@ from ..core.primitives.parallel import (  # noqa: F401,E402
     pcast)
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
+
+from ..core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "lax")  # errors raised below a public function name it

@@ -118,3 +118,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
     mean = jnp.mean(x, axis, keepdims=True) if mean is None else mean
     variance = jnp.var(x, axis, keepdims=True) if variance is None else variance
     return (x - mean) * lax.rsqrt(variance + epsilon)
+
+from ..core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "nn")  # errors raised below a public function name it

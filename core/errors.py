@@ -1,4 +1,7 @@
-"""The exceptions refjax raises where JAX raises its own classes (same names, same bases)."""
+"""The exceptions refjax raises where JAX raises its own classes (same names, same bases), and
+the naming of errors at the API boundary."""
+import functools
+import types
 
 
 def describe(x):
@@ -77,3 +80,33 @@ class TypePromotionError(ValueError):
 
 class KeyReuseError(JAXTypeError):
     """Reserved: random keys used twice (not checked by default, as in JAX)."""
+
+
+# ---------------------------------------------------------------- errors that name their operation
+
+_NAMED = (TypeError, ValueError, IndexError, NameError, OverflowError, NotImplementedError)
+
+
+def naming_errors(fn, op):
+    """fn, whose errors of the usual classes name `op` ("jnp.sum: axis 5 is out of bounds"):
+    a message that does not mention the operation gets it as a prefix. The class, the other
+    arguments and the traceback stay as they were."""
+    short = op.rsplit(".", 1)[-1]
+
+    @functools.wraps(fn)
+    def named(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _NAMED as e:
+            if e.args and isinstance(e.args[0], str) and short not in e.args[0]:
+                e.args = (f"{op}: {e.args[0]}",) + e.args[1:]
+            raise
+    return named
+
+
+def name_errors_in(namespace, prefix):
+    """Wrap every public function of a module namespace (a dict) with naming_errors, as
+    `prefix.name`: called once at the end of the API modules (jnp, lax, nn, random)."""
+    for name, value in list(namespace.items()):
+        if not name.startswith("_") and type(value) is types.FunctionType:
+            namespace[name] = naming_errors(value, f"{prefix}.{name}")

@@ -227,9 +227,13 @@ def eval_jaxpr(jaxpr, consts, *args, read_literal=None, apply=bind_eqn, drops=No
         return read_literal(v) if type(v) is Literal else env[v]
 
     for eqn, dead in zip(jaxpr.eqns, drops or last_uses(jaxpr)):
-        env.update(zip(eqn.outvars, apply(eqn, [read(v) for v in eqn.invars])))
-        for v in dead:
-            del env[v]
+        ins = [read(v) for v in eqn.invars]
+        for v in dead:  # inputs read for the last time: `ins` alone holds them now, so
+            env.pop(v, None)  # `apply` may reuse their memory (see numpy_ref's donors)
+        env.update(zip(eqn.outvars, apply(eqn, ins)))
+        del ins
+        for v in dead:  # outputs nothing reads
+            env.pop(v, None)
     return [read(v) for v in jaxpr.outvars]
 
 

@@ -145,10 +145,11 @@ def _aval_of_constant(x):
         return avals.ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind not in "biufcV":
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype}")
+            raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type: JAX "
+                            f"only supports number and bool dtypes, got dtype {x.dtype}")
         return avals.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if not hasattr(x, "__jax_array__"):
-        raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
     return get_aval(x.__jax_array__())
 
 

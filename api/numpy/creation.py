@@ -251,8 +251,10 @@ def _tri_mask(n, m, k):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal."""
-    n = _dim(N, "argument 'N' of jnp.tri()")
-    m = n if M is None else _dim(M, "argument 'M' of jnp.tri()")
+    n = _static_int(N, "argument 'N' of jnp.tri()")
+    m = n if M is None else _static_int(M, "argument 'M' of jnp.tri()")
+    if n < 0 or m < 0:  # JAX's class (its iota rejects the shape)
+        raise TypeError(f"jnp.tri: N and M must be non-negative, got N={n}, M={m}")
     return astype(_tri_mask(n, m, _static_int(k, "argument 'k' of jnp.tri()")),
                   _creation_dtype(dtype, "tri"))
 

@@ -102,7 +102,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     if isinstance(a, (list, tuple)) and _contains_traced(a):
         out = stack([asarray(x) for x in a])
         return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
-    value = np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
+    if a is None:
+        raise ValueError("None is not a valid value for jnp.array")
+    value = _numpy_value(a, dtype)
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
                         "to a JAX array")
@@ -128,6 +130,18 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out
+
+
+def _numpy_value(a, dtype):
+    """np.asarray(a, dtype), with a clear error for ragged nested sequences (JAX leaks
+    NumPy's 'setting an array element with a sequence')."""
+    try:
+        return np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
+    except ValueError as e:
+        if "inhomogeneous" not in str(e) and "sequence" not in str(e):
+            raise
+        raise ValueError(f"jnp.array: the nested sequences are ragged (every level must have "
+                         f"one length): {a!r} cannot become an array") from None
 
 
 def astype(x, dtype, copy=False, device=None):
@@ -222,12 +236,15 @@ def broadcast_to(x, shape):
 
 
 def _broadcast_args(*args, name=None):
-    """The operands of the elementwise jnp.`name` broadcast together; TypeError naming it
-    when they do not broadcast (JAX's class there: the lax operation raises it)."""
+    """The operands of the elementwise jnp.`name` broadcast together. When they do not, JAX's
+    classes: ValueError for operands of different ranks (jnp's rank promotion fails),
+    TypeError for one rank (the lax operation fails); both name the operation."""
     shapes = [np.shape(a) if _dt.is_python_scalar(a) else tuple(get_aval(a).shape) for a in args]
     try:
-        full = broadcast_shapes(*shapes)
+        full = broadcast_shapes(*shapes, name=name)
     except ValueError:
+        if len({len(s) for s in shapes if s != ()}) > 1:
+            raise
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(map(str, shapes))}.") from None
     return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
@@ -356,20 +373,20 @@ def _arrays(name, *args):
     return [asarray(a) for a in _check_args(name, *args)]
 
 
-def _axis(axis, ndim, name=None):
+def _axis(axis, ndim, name=None, names_ok=False):
     """A non-negative axis of jnp.`name`: ValueError when out of bounds; TypeError when not an
-    integer, ConcretizationTypeError when traced; NameError for a string (JAX reads one as an
-    axis name, and none is bound to a reduction's operand)."""
+    integer, ConcretizationTypeError when traced; with `names_ok` (reductions), NameError for a
+    string (JAX reads it as an axis name, none of which is bound to the operand)."""
     where = f"{name}: " if name else ""
-    axis = _index_axis(axis, name)
+    axis = _index_axis(axis, name, names_ok)
     if not -ndim <= axis < ndim:
         raise ValueError(f"{where}axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
 
 
-def _index_axis(axis, name):
+def _index_axis(axis, name, names_ok):
     where = f"{name}: " if name else ""
-    if isinstance(axis, str):
+    if isinstance(axis, str) and names_ok:
         raise NameError(f"{where}unbound axis name: {axis}")
     if isinstance(axis, Tracer) and axis.to_concrete_value() is None:
         raise ConcretizationTypeError(axis, f"{where}The axis argument must be known statically.")
@@ -380,13 +397,13 @@ def _index_axis(axis, name):
                         f"{axis!r} of type {type(axis).__name__}") from None
 
 
-def _axes(axis, ndim, allow_none=True, name=None):
+def _axes(axis, ndim, allow_none=True, name=None, names_ok=False):
     """A tuple of distinct non-negative axes of jnp.`name` from None (all), an int or a
-    sequence."""
+    sequence (`names_ok`: see _axis)."""
     if axis is None and allow_none:
         return tuple(range(ndim))
     items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
-    axes = tuple(_axis(a, ndim, name) for a in items)
+    axes = tuple(_axis(a, ndim, name, names_ok) for a in items)
     if len(set(axes)) != len(axes):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return axes

@@ -1,4 +1,5 @@
 """The numpy_ref Backend: per-device NumPy buffers and a jaxpr interpreter as `compile`."""
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -148,6 +149,28 @@ class NumpyRefBackend(Backend):
         return run
 
 
+# prim -> fn(out, *values, **params): the primitive computed into `out`, an input buffer the
+# interpreter may overwrite (see _donor); registered by rules/ with `rule_in_place`.
+in_place_rules = {}
+
+
+def _donor(ins, aval):
+    """The position of an input whose memory the equation's output may take: an array of the
+    output's shape and dtype that owns its data, is writeable (so neither an Array's buffer
+    nor a constant: those are read-only) and is referenced by nothing but `ins` (the
+    interpreter dropped it from its environment: this is its last use; a view of it or a
+    second variable bound to it would hold another reference). Elementwise rules may write
+    over an operand they read, even one passed twice (x * x)."""
+    for i in range(len(ins)):
+        x = ins[i]
+        if type(x) is np.ndarray and x.flags.writeable and x.base is None and \
+                x.flags.c_contiguous and x.shape == aval.shape and x.dtype == aval.dtype:
+            uses = sum(y is x for y in ins)
+            if sys.getrefcount(x) == uses + 2:  # `ins`, `x` and getrefcount's argument
+                return i
+    return None
+
+
 def interpret_jaxpr(closed, args, drops=None):
     """Evaluate a ClosedJaxpr on NumPy values: core's interpreter, each equation computed by
     this backend's NumPy rule (outputs cast to the dtypes the jaxpr gives them); `drops`:
@@ -155,6 +178,12 @@ def interpret_jaxpr(closed, args, drops=None):
     rule = _the_backend().rule
 
     def apply(eqn, ins):
+        into = in_place_rules.get(eqn.primitive)
+        if into is not None:
+            i = _donor(ins, eqn.outvars[0].aval)
+            out = None if i is None else into(ins[i], *ins, **eqn.params)
+            if out is not None:
+                return [out]
         out = rule(eqn.primitive)(*ins, **eqn.params)
         outs = out if eqn.primitive.multiple_results else (out,)
         return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]

@@ -407,7 +407,8 @@ def _wrapped_indices(name, start_indices, shape):
     for i, d in zip(start_indices, shape):
         if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.floating)):
             i, = static_ints(name, (i,), "start indices")
-            out.append(_index_scalar(i + d if i < 0 else i))
+            # wrapped, then clamped as the primitive would (so any Python int is accepted)
+            out.append(_index_scalar(min(max(i + d if i < 0 else i, 0), d)))
             continue
         i = _index_scalar(i)
         zero, size = weak_scalar(0, dtypes.int32), weak_scalar(d, dtypes.int32)
@@ -569,8 +570,8 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + d + max(d - 1, 0) * interior
         if size < 0:
-            raise TypeError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
-                            f"negative ({size})")
+            raise ValueError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
+                             f"negative ({size})")
         shape.append(size)
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type and padding_value.weak_type)
 

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import dtypes, pytree, runtime
+from ..errors import naming_errors
 from ..array import Array
 from ..avals import ShapeDtypeStruct, ShapedArray
 from ..jaxpr import Literal, eval_jaxpr
@@ -124,7 +125,11 @@ def _check_argnums(argnums, nargs, name):
         if not isinstance(i, int) or isinstance(i, bool):
             raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got "
                             f"{argnums!r}")
-        if not -nargs <= i < nargs:
+        if i < -nargs:  # JAX's classes: ValueError below, TypeError above the range
+            raise ValueError(f"{name}: positional argument indices such as argnums must be "
+                             f"at least -len(args) and less than len(args), but got {i} for "
+                             f"len(args) == {nargs}.")
+        if not i < nargs:
             raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
                             f"{(i if i >= 0 else -i - 1) + 1} positional arguments to be passed by "
                             f"the caller, but got only {nargs} positional arguments.")
@@ -194,7 +199,7 @@ def _diff_leaves(fun, args, kwargs, argnums, name, check):
     tree, and fun as a function of those leaves alone (the other arguments fixed)."""
     nums = _check_argnums(argnums, len(args), name)
     leaves, in_tree = pytree.tree_flatten(tuple(args[i] for i in nums))
-    leaves = [as_value(x) for x in leaves]
+    leaves = [naming_errors(as_value, name)(x) for x in leaves]
     for x in leaves:
         check(x)
 

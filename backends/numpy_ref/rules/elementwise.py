@@ -4,7 +4,7 @@ import numpy as np
 from ....core import dtypes
 from ....core.primitives import elementwise as ew
 from .. import special
-from ._common import convert, rule
+from ._common import convert, rule, rule_in_place
 
 _LOW = (dtypes.float16, dtypes.bfloat16)
 
@@ -50,11 +50,12 @@ def _widened(fn):
     return wrapped
 
 
-def _blockwise(fn, args, wide, dtype):
-    """fn of args (all of one shape, or scalars) into a new array of `dtype`, computed on
-    blocks of _BLOCK elements widened to `wide`."""
+def _blockwise(fn, args, wide, dtype, out=None):
+    """fn of args (all of one shape, or scalars) into `out` (default: a new array of `dtype`),
+    computed on blocks of _BLOCK elements widened to `wide`. `out` may be one of args: each
+    block is read whole before its result is written."""
     shape = np.broadcast_shapes(*(a.shape for a in args))
-    out = np.empty(shape, dtype)
+    out = np.empty(shape, dtype) if out is None else out
     flat_out = out.reshape(-1)
     flats = [a.reshape(-1) if a.shape == shape and a.ndim else a for a in args]
     for start in range(0, flat_out.size, _BLOCK):
@@ -89,6 +90,31 @@ for _p, _f in _EXACT.items():
     rule(_p)(_upcast(_f))
 for _p, _f in _TRANSCENDENTAL.items():
     rule(_p)(_widened(_f))
+
+
+# ---------------------------------------------------------------- in place (buffer reuse)
+#
+# Where the interpreter hands over an input's memory (its last use, referenced by nothing
+# else), float32/float64 results are written there, rounded exactly as the rules above round
+# them. For other dtypes these decline (None) and the ordinary rule makes a new array.
+
+def _into(prim, compute_into, dtypes_=(np.dtype(np.float32), np.dtype(np.float64))):
+    def into(out, *args, **params):
+        if out.dtype not in dtypes_ or not out.flags.c_contiguous:
+            return None
+        with np.errstate(all="ignore"):
+            return compute_into(out, *args, **params)
+    rule_in_place(prim)(into)
+
+
+_IN_PLACE_UFUNCS = {ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply,
+                    ew.add_any_p: np.add, ew.div_p: np.divide, ew.neg_p: np.negative,
+                    ew.sqrt_p: np.sqrt, ew.square_p: np.square}
+for _p, _f in _IN_PLACE_UFUNCS.items():
+    _into(_p, lambda out, *xs, _f=_f: _f(*xs, out=out))
+for _p, _f in _TRANSCENDENTAL.items():  # float32 only: float64 ones have no wider type
+    _into(_p, lambda out, *xs, _f=_f: _blockwise(_f, xs, np.float64, out.dtype, out),
+          (np.dtype(np.float32),))
 
 
 def _complex_branch_cuts(prim, fn):
@@ -163,13 +189,22 @@ def _integer_pow_positive(x, y):
     acc, base = None, x
     while y:
         if y & 1:
-            # the last factor needs no copy: base is not squared again afterwards
-            acc = (base if y == 1 else base.copy()) if acc is None else \
-                np.multiply(acc, base, out=acc)
+            if acc is None:  # base is squared in place later unless it is x or last
+                acc = base if base is x or y == 1 else base.copy()
+            else:
+                acc = _times(acc, base, x, last=y == 1)
         y >>= 1
         if y:
             base = np.multiply(base, base) if base is x else np.multiply(base, base, out=base)
     return acc
+
+
+def _times(acc, base, x, last):
+    """acc * base, written over a temporary this rule owns: acc's, or base's for the last
+    factor (base is not needed afterwards); never over x."""
+    if acc is not x:
+        return np.multiply(acc, base, out=acc)
+    return np.multiply(acc, base, out=base) if last and base is not x else acc * base
 
 
 _BINARY = {

@@ -145,8 +145,13 @@ def _signed_zeros(out, x, axis, reverse, positive):
     zero running max is +0.0 once any +0.0 was seen, a zero running min -0.0 once any -0.0."""
     if dtypes.kind(x.dtype) != "f":
         return out
-    sign_wanted = ~np.signbit(x) if positive else np.signbit(x)
-    seen = _cumulative(np.logical_or.accumulate, (x == 0) & sign_wanted, axis, reverse, bool,
-                       np.logical_or)
-    zero = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
-    return np.where((out == 0) & seen, zero, out).astype(x.dtype)
+    zero = out == 0
+    if not zero.any():
+        return out
+    wanted = x == 0
+    sign = np.signbit(x)
+    wanted &= np.invert(sign, out=sign) if positive else sign
+    del sign
+    zero &= _cumulative(np.logical_or.accumulate, wanted, axis, reverse, bool, np.logical_or)
+    out[zero] = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
+    return out
