@@ -345,7 +345,7 @@ def transpose(a, axes=None):
 
 
 def _canon_axis(axis, ndim, name="axis"):
-    axis = _index_axis(axis, name)
+    axis = _index_axis(axis, name, False)
     if not -ndim <= axis < builtins.max(ndim, 1):
         raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0

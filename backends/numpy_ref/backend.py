@@ -90,7 +90,7 @@ class NumpyRefBackend(Backend):
         shards, seen = [], {}
         for dev, idx in sharding.devices_indices_map(value.shape).items():
             key = tuple(s.indices(d) for s, d in zip(idx, value.shape))
-            shards.append(Shard(dev, idx, frozen(value[idx].copy()), seen.setdefault(key, 0)))
+            shards.append(Shard(dev, idx, frozen(np.array(value[idx])), seen.setdefault(key, 0)))
             seen[key] += 1
         return NumpyBuffer(sharding, tuple(shards), value)
 
