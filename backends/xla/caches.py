@@ -9,14 +9,28 @@ import numpy as np
 from ...core.jaxpr import Literal
 
 
-class LRU:
+class _Locked:
+    """A map (`_entries`) behind one lock."""
+
+    def __init__(self, entries):
+        self._entries = entries
+        self._lock = threading.Lock()
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self):
+        return len(self._entries)
+
+
+class LRU(_Locked):
     """The `size` most recently used entries of a map. Every operation holds one lock, so
     threads (and clear() from any of them) never see it half-updated."""
 
     def __init__(self, size):
+        super().__init__(collections.OrderedDict())
         self._size = size
-        self._entries = collections.OrderedDict()
-        self._lock = threading.Lock()
 
     def get(self, key):
         """The value under key (now the most recent), or None."""
@@ -34,22 +48,14 @@ class LRU:
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
-    def clear(self):
-        with self._lock:
-            self._entries.clear()
 
-    def __len__(self):
-        return len(self._entries)
-
-
-class PerJaxpr:
+class PerJaxpr(_Locked):
     """Values made from a ClosedJaxpr (and a hashable detail), kept exactly as long as that
     ClosedJaxpr lives: its owner (a jitted function's cache, a transformation) decides.
     A value must not refer to its ClosedJaxpr, or it would keep it alive."""
 
     def __init__(self):
-        self._entries = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        super().__init__(weakref.WeakKeyDictionary())
 
     def get_or_make(self, closed, detail, make):
         """The value for (closed, detail), made by make() on first use. make() runs outside
@@ -62,13 +68,6 @@ class PerJaxpr:
         value = make()
         with self._lock:
             return self._entries.setdefault(closed, {}).setdefault(detail, value)
-
-    def clear(self):
-        with self._lock:
-            self._entries.clear()
-
-    def __len__(self):
-        return len(self._entries)
 
 
 class Shared:

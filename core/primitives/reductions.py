@@ -172,8 +172,9 @@ def _product_of_others(y):
     """Along axis 0: the product of every element but the one at each position.
     Exclusive products from both sides, so no division (zeros in y are fine)."""
     rest = [(0, 0, 0)] * (len(get_aval(y).shape) - 1)
-    before = cumprod(st.pad(y, 1, [(1, -1, 0)] + rest), 0)
-    after = cumprod(st.pad(y, 1, [(-1, 1, 0)] + rest), 0, reverse=True)
+    one = ew.weak_scalar(1, get_aval(y).dtype)
+    before = cumprod(st.pad(y, one, [(1, -1, 0)] + rest), 0)
+    after = cumprod(st.pad(y, one, [(-1, 1, 0)] + rest), 0, reverse=True)
     return ew.mul(before, after)
 
 
@@ -333,7 +334,8 @@ def _interleave(a, b, axis):
     a_pad, b_pad = [(0, 0, 0)] * ndim, [(0, 0, 0)] * ndim
     a_pad[axis], b_pad[axis] = (0, 1 if same else 0, 1), (1, 0 if same else 1, 1)
     join = ew.bitwise_or if get_aval(a).dtype == dtypes.bool_ else ew.add
-    return join(st.pad(a, 0, a_pad), st.pad(b, 0, b_pad))
+    zero = ew.weak_scalar(0, get_aval(a).dtype)
+    return join(st.pad(a, zero, a_pad), st.pad(b, zero, b_pad))
 
 
 def _canonical_scan_axis(axis, ndim):

@@ -369,14 +369,19 @@ dynamic_slice_p = make_primitive("dynamic_slice")
 
 
 def _check_indices(name, x, idx):
-    _check_index_count(name, len(idx), x.shape)
+    """The primitive's own check: TypeError, as JAX's shape rule (lax.dynamic_slice and
+    lax.dynamic_update_slice check the count before binding, with JAX's ValueError)."""
+    if len(idx) != x.ndim:
+        raise TypeError(f"{name} start_indices must have length equal to the rank of operand, "
+                        f"got {len(idx)} indices for operand of shape {x.shape}")
     for i in idx:
         if i.shape != () or not dtypes.is_int(i.dtype):
             raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
 
 
 def _check_index_count(name, n, shape, what="start indices"):
-    """ValueError (JAX's class) unless there is one entry per operand dimension."""
+    """ValueError (lax.dynamic_slice's class in JAX) unless there is one entry per operand
+    dimension."""
     if n != len(shape):
         raise ValueError(f"{name}: {what} must have one entry per operand dimension; got {n} "
                          f"for operand of shape {shape}")
@@ -385,8 +390,7 @@ def _check_index_count(name, n, shape, what="start indices"):
 @dynamic_slice_p.def_abstract_eval
 def _dynamic_slice_abstract_eval(x, *idx, slice_sizes):
     _check_indices("dynamic_slice", x, idx)
-    _check_index_count("dynamic_slice", len(slice_sizes), x.shape, "slice_sizes")
-    if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
         raise TypeError(f"dynamic_slice slice_sizes must be non-negative and at most the operand "
                         f"shape; got slice_sizes {slice_sizes} for operand shape {x.shape}")
     return ShapedArray(slice_sizes, x.dtype, weak_type=x.weak_type)

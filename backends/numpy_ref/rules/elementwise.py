@@ -195,7 +195,8 @@ def _integer_pow_positive(x, y):
                 acc = _times(acc, base, x, last=y == 1)
         y >>= 1
         if y:
-            base = np.multiply(base, base) if base is x else np.multiply(base, base, out=base)
+            # (np.asarray: NumPy makes 0-d products scalars, which `out=` cannot take)
+            base = np.asarray(base * base) if base is x else np.multiply(base, base, out=base)
     return acc
 
 
@@ -204,7 +205,7 @@ def _times(acc, base, x, last):
     factor (base is not needed afterwards); never over x."""
     if acc is not x:
         return np.multiply(acc, base, out=acc)
-    return np.multiply(acc, base, out=base) if last and base is not x else acc * base
+    return np.multiply(acc, base, out=base) if last and base is not x else np.asarray(acc * base)
 
 
 _BINARY = {
