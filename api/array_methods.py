@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..core.array import Array
+from ..core.primitive import named
 from ..core.trace import Tracer
 from .numpy.index_gather import gather, index_to_gather
 from .numpy.indexing import expand_ellipsis, expand_masks, gather_fill_value, getitem
@@ -103,8 +104,7 @@ def _methods():
 def _method(name):
     def method(self, *args, **kwargs):
         return getattr(_np(), name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
+    return named(method, name)
 
 
 def _reshape(self, *shape, order="C"):
@@ -218,6 +218,9 @@ class _IndexUpdateRef:
               wrap_negative_indices=True):
         """Pure equivalent of ufunc.at(x, idx): func (a scalar function) applied to the
         indexed elements, once per occurrence of a repeated index."""
+        if not callable(func):
+            raise TypeError(f"x.at[...].apply: func must be a callable (a function of one "
+                            f"scalar), got {func!r} of type {type(func).__name__}")
         x = _np().asarray(self.array)
         zero = lax_full((), 0, x.dtype)
         return _scatter(x, self.index, zero, func, _mode(mode), wrap_negative_indices)
@@ -347,8 +350,13 @@ def _targets(shape, items):
     if shape:
         iota = np.pad(iota, [(0, 1)] * len(shape), constant_values=-1)
     if not builtins.any(is_traced(i) for i in items):
-        return concrete(np.array(iota[items]))
+        return concrete(np.array(iota[tuple(_concrete_item(i) for i in items)]))
     return getitem(concrete(iota), items)
+
+
+def _concrete_item(i):
+    """An index item as NumPy indexes with it: concrete tracers (under grad) by their value."""
+    return concrete_value(i, "") if isinstance(i, Tracer) else i
 
 
 def _gather(x, index, mode, fill_value, wrap):

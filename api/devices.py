@@ -58,8 +58,13 @@ host_count, host_id = process_count, process_index
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A Mesh over the current backend's devices; axes are Auto by default (as in the seed
     notebook; JAX 0.10 defaults to Explicit)."""
+    try:
+        axis_shapes = tuple(axis_shapes)
+    except TypeError:
+        raise TypeError(f"make_mesh: axis_shapes must be a sequence of ints, got "
+                        f"{axis_shapes!r}") from None
     if axis_types is None:
-        axis_types = (sh.AxisType.Auto,) * len(tuple(axis_shapes))
+        axis_types = (sh.AxisType.Auto,) * len(axis_shapes)
     devs = list(devices) if devices is not None else globals()["devices"]()
     return sh.make_mesh(axis_shapes, axis_names, axis_types, devices=devs)
 
@@ -73,6 +78,10 @@ def _put_leaf(x, target):
     value, aval = _value_and_aval(x)
     if target is None:
         return make_array(value, aval, backend)
+    if not _is_target(target):
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                         "`jax.Device` or a pytree of these values. Received invalid value: "
+                         f"{target!r} of type {type(target).__name__}")
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape

@@ -117,3 +117,7 @@ def _export_primitives():
 
 
 _export_primitives()
+
+from ..core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "lax")  # errors raised below a public function name it

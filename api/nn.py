@@ -2,11 +2,12 @@
 from ..core.transforms.custom import custom_jvp
 from . import numpy as jnp
 from . import lax
+from .numpy.promotion import _static_int
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)) (lax.logistic)."""
-    return lax.logistic(jnp.asarray(x) if not hasattr(x, "dtype") else _float(x))
+    """1 / (1 + exp(-x)) (lax.logistic: inexact inputs only, as in JAX)."""
+    return lax.logistic(jnp.asarray(x))
 
 
 def _float(x):
@@ -32,7 +33,8 @@ def softplus(x):
 
 
 def silu(x):
-    x = _float(x)
+    """x * sigmoid(x) (inexact inputs only, as in JAX)."""
+    x = jnp.asarray(x)
     return x * sigmoid(x)
 
 
@@ -48,12 +50,14 @@ def gelu(x, approximate=True):
 
 
 def elu(x, alpha=1.0):
-    x = _float(x)
+    """x where positive, alpha * (exp(x) - 1) elsewhere (integers promote as in JAX)."""
+    x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
 def leaky_relu(x, negative_slope=0.01):
-    x = _float(x)
+    """x where non-negative, negative_slope * x elsewhere (integers promote as in JAX)."""
+    x = jnp.asarray(x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
@@ -62,7 +66,17 @@ def tanh(x):
 
 
 def log_sigmoid(x):
-    return -softplus(-_float(x))
+    """-softplus(-x); booleans are rejected (JAX: neg does not accept them)."""
+    return -softplus(-_numeric("log_sigmoid", x))
+
+
+def _numeric(name, x):
+    """x as an Array, TypeError naming `name` for booleans (JAX rejects them there)."""
+    x = jnp.asarray(x)
+    if x.dtype == jnp.bool_:
+        raise TypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating.")
+    return _float(x)
 
 
 def logsumexp(x, axis=None, keepdims=False):
@@ -76,13 +90,13 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) along axis, computed stably."""
-    x = _float(x)
+    x = _numeric("softmax", x)
     unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis, keepdims=True)))
     return unnormalized / jnp.sum(unnormalized, axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
-    x = _float(x)
+    x = _numeric("log_softmax", x)
     shifted = x - lax.stop_gradient(jnp.max(x, axis, keepdims=True))
     return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis, keepdims=True))
 
@@ -90,6 +104,10 @@ def log_softmax(x, axis=-1):
 def one_hot(x, num_classes, dtype=jnp.float32, axis=-1):
     """One-hot encoding of integer x along a new last axis."""
     x = jnp.asarray(x)
+    num_classes = _static_int(num_classes, "The error arose in jax.nn.one_hot argument "
+                                           "`num_classes`")
+    if num_classes < 0:
+        raise TypeError(f"one_hot: num_classes must be a non-negative integer, got {num_classes}")
     classes = lax.broadcasted_iota(jnp.int32, x.shape + (num_classes,), x.ndim)
     out = (jnp.expand_dims(x, -1) == classes).astype(dtype)
     return jnp.moveaxis(out, -1, axis) if axis != -1 else out
@@ -100,3 +118,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
     mean = jnp.mean(x, axis, keepdims=True) if mean is None else mean
     variance = jnp.var(x, axis, keepdims=True) if variance is None else variance
     return (x - mean) * lax.rsqrt(variance + epsilon)
+
+from ..core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "nn")  # errors raised below a public function name it

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.array import concrete_or_error
+from ..core.primitive import named
 from . import numpy as jnp
 
 
@@ -50,7 +51,7 @@ def _segment(name, op, identity):
             return out
         from . import lax
         return lax.with_sharding_constraint(out, out_sharding)
-    segment_reduction.__name__ = name
+    named(segment_reduction, name)
     segment_reduction.__doc__ = (
         f"jax.ops.{name}: the {op} over the rows of data sharing a segment id (rows with an id "
         f"outside [0, num_segments) are dropped; num_segments defaults to max(id) + 1 for "

@@ -1,6 +1,7 @@
 """The Backend interface, the rule registry (multipledispatch), set_backend and discovery."""
 import contextlib
 import contextvars
+import threading
 from importlib import metadata
 
 import numpy as np
@@ -27,7 +28,9 @@ class Backend:
         raise NotImplementedError(f"backend {self.name} has no devices()")
 
     def put(self, value, aval, sharding=None):
-        """A buffer holding the NumPy array `value` (already of aval.dtype) laid out by sharding."""
+        """A buffer holding `value` (array-like, converted to aval.dtype) laid out by sharding.
+        The buffer must not share memory with `value`, which the caller may change later:
+        Arrays are immutable."""
         raise NotImplementedError(f"backend {self.name} has no put()")
 
     def to_numpy(self, buf, aval):
@@ -117,12 +120,19 @@ def _discover():
             _factories[ep.name] = ep.load
 
 
+_build_lock = threading.Lock()
+
+
 def get_backend(name=None):
-    """The backend object called `name` (default: the current one)."""
+    """The backend object called `name` (default: the current one). Built once, even when
+    several threads ask at the same time (a second instance would orphan the first's arrays)."""
     name = name or current_backend_name()
     backend = _instances.get(name)
     if backend is None:
-        backend = _instances[name] = _build(name)
+        with _build_lock:
+            backend = _instances.get(name)
+            if backend is None:
+                backend = _instances[name] = _build(name)
     return backend
 
 
@@ -174,16 +184,23 @@ def backend(name):
 
 
 def clear_backend_caches():
-    for b in _instances.values():
+    for b in list(_instances.values()):
         b.clear_caches()
 
 
-def reset_backends():
-    """Forget built backends (after jax_num_cpu_devices changes)."""
-    _instances.clear()
+def _check_device_count(name, value):
+    """jax_num_cpu_devices fixes the devices every Array lives on: as in JAX, it can change
+    only before the backends start (RuntimeError afterwards; the same value is a no-op)."""
+    if name != "jax_num_cpu_devices" or not _instances or value == config.read(name):
+        return
+    raise RuntimeError(
+        "jax_num_cpu_devices config should be updated before backends are initialized i.e. "
+        "before any JAX operation is executed. You should initialize this config immediately "
+        f"after `import refjax` (it is {config.read(name)} and the backends "
+        f"{sorted(_instances)} already hold arrays on that many devices; asked: {value}).")
 
 
-config.on_update(lambda name, value: reset_backends() if name == "jax_num_cpu_devices" else None)
+config.on_validate(_check_device_count)
 
 
 # ---------------------------------------------------------------- eager execution
@@ -198,7 +215,7 @@ def to_buffer(backend, x, aval):
             f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")
     if isinstance(x, trace_mod.Tracer):
         raise trace_mod_leak_error(x)
-    return backend.put(np.asarray(x, dtype=aval.dtype), aval)
+    return backend.put(x, aval)
 
 
 def trace_mod_leak_error(x):
@@ -224,7 +241,7 @@ def eval_primitive(prim, args, params):
 def make_array(value, aval, backend=None, sharding=None):
     """Wrap a NumPy value as an Array on the (current) backend."""
     backend = backend or current_backend()
-    return Array(aval, backend.put(np.asarray(value, dtype=aval.dtype), aval, sharding), backend)
+    return Array(aval, backend.put(value, aval, sharding), backend)
 
 
 def _device_count():

@@ -32,8 +32,15 @@ class Array(LeadingAxis):
         return self._backend.to_numpy(self._buf, self.aval)
 
     def __array__(self, dtype=None, copy=None):
+        """The value as a NumPy array: a read-only view of the Array's own buffer unless a
+        copy is asked for (np.array(x)) or a dtype conversion makes one."""
         value = self._value()
-        return value if dtype is None else value.astype(dtype)
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            if copy is False:
+                raise ValueError(f"converting an Array of dtype {value.dtype} to {np.dtype(dtype)} "
+                                 "needs a copy, but copy=False was given")
+            return value.astype(dtype)
+        return value.copy() if copy else value
 
     def __bool__(self):
         if self.size != 1:

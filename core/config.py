@@ -24,6 +24,7 @@ class Config:
     def __init__(self):
         self._values = dict(_DEFAULTS)
         self._listeners = []
+        self._validators = []
         self.version = 0  # changes with every update (part of jit's fast-path key)
 
     def _check(self, name, value):
@@ -36,8 +37,13 @@ class Config:
             raise ValueError(f"jax_num_cpu_devices must be a positive int, got {value!r}")
 
     def update(self, name, value):
-        """Set option `name` (a JAX option name such as 'jax_enable_x64') to `value`."""
+        """Set option `name` (a JAX option name such as 'jax_enable_x64') to `value`. Setting
+        an option to the value it has changes nothing (listeners are not told)."""
         self._check(name, value)
+        for validator in self._validators:
+            validator(name, value)
+        if self._values[name] == value and type(self._values[name]) is type(value):
+            return
         self._values[name] = value
         self.version += 1
         for listener in self._listeners:
@@ -71,6 +77,11 @@ class Config:
     def on_update(self, listener):
         """Register `listener(name, value)` called after each update (backends reset devices)."""
         self._listeners.append(listener)
+
+    def on_validate(self, validator):
+        """Register `validator(name, value)`, called before an update; it raises to refuse
+        it (backends refuse a new device count once they hold arrays)."""
+        self._validators.append(validator)
 
     def values(self):
         """A snapshot of the effective options (part of jit cache keys)."""

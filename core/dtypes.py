@@ -120,16 +120,28 @@ def weak_node(dtype):
 
 
 def python_scalar_dtype(x):
-    """The (weak) dtype JAX gives a Python scalar: bool, default int/float/complex."""
+    """The (weak) dtype JAX gives a Python scalar: bool, default int/float/complex. A Python
+    int outside the default int's range raises OverflowError (as JAX), never wraps."""
     if isinstance(x, (bool, np.bool_)):
         return bool_
     if isinstance(x, int):
-        return default_int()
+        return check_python_int(x)
     if isinstance(x, float):
         return default_float()
     if isinstance(x, complex):
         return default_complex()
     raise TypeError(f"{type(x).__name__} is not a Python scalar")
+
+
+def check_python_int(x, where=""):
+    """The default int dtype, after checking that the Python int x fits in it (OverflowError
+    naming `where`, the operation, otherwise)."""
+    dtype = default_int()
+    info = np.iinfo(dtype)
+    if not info.min <= x <= info.max:
+        prefix = f"{where}: " if where else ""
+        raise OverflowError(f"{prefix}Python int {x} too large to convert to {dtype.name}")
+    return dtype
 
 
 def is_python_scalar(x):

@@ -1,4 +1,15 @@
-"""The exceptions refjax raises where JAX raises its own classes."""
+"""The exceptions refjax raises where JAX raises its own classes (same names, same bases), and
+the naming of errors at the API boundary."""
+import functools
+import types
+
+
+def describe(x):
+    """'traced array with shape float32[3]', as JAX's tracer errors describe a value."""
+    aval = getattr(x, "aval", None)
+    if aval is None:
+        return repr(x)
+    return f"traced array with shape {aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 class JAXTypeError(TypeError):
@@ -9,13 +20,19 @@ class ConcretizationTypeError(JAXTypeError):
     """A traced (abstract) value was used where a concrete Python value is required."""
 
     def __init__(self, tracer, context=""):
-        msg = (f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
-               f"{context}\n"
+        msg = (f"Abstract tracer value encountered where concrete value is expected: "
+               f"{describe(tracer)}\n{context}\n"
                "The problem arose with a value computed from the arguments of a traced function. "
                "If it must be known at trace time, mark that argument static with "
                "`static_argnums` / `static_argnames` of jax.jit, or use jax.lax control flow "
                "(lax.cond, lax.while_loop) instead of Python control flow.")
         super().__init__(msg)
+
+
+def conversion_context(fname):
+    """The context ConcretizationTypeError gives for float()/int()/complex() of a tracer."""
+    return (f"The problem arose with the `{fname}` function. If trying to convert the data type "
+            f"of a value, try using `x.astype({fname})` or `jnp.array(x, {fname})` instead.")
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
@@ -24,33 +41,33 @@ class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
         JAXTypeError.__init__(
             self,
-            f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
+            f"Attempted boolean conversion of {describe(tracer)}.\n"
             "Python control flow (`if`, `while`, `and`, `or`, `not`) cannot depend on a traced value. "
             "Use jax.lax.cond / jax.numpy.where, or mark the argument static with "
             "`static_argnums` / `static_argnames` of jax.jit.")
 
 
-class TracerIntegerConversionError(ConcretizationTypeError):
-    """int()/index of a traced value, e.g. a traced value used as a shape or an index."""
+class TracerIntegerConversionError(JAXTypeError):
+    """A traced value used as a Python index (operator.index), as in JAX not a subclass of
+    ConcretizationTypeError."""
 
     def __init__(self, tracer):
-        JAXTypeError.__init__(
-            self,
-            f"Attempted to convert a traced array with shape {tracer.aval.str_short()} to a Python "
-            "integer (e.g. used as a shape, a size or a Python index). Shapes must be static: "
-            "pass the value as a static argument with `static_argnums` / `static_argnames`, "
-            "or compute it from `x.shape`.")
+        super().__init__(
+            f"The __index__() method was called on {describe(tracer)}: a traced value cannot be "
+            "used as a Python index, shape or size. Shapes must be static: pass the value as a "
+            "static argument with `static_argnums` / `static_argnames`, or compute it from "
+            "`x.shape`.")
 
 
 class TracerArrayConversionError(JAXTypeError):
-    """np.asarray of a traced value."""
+    """np.asarray (or any NumPy function) of a traced value."""
 
     def __init__(self, tracer):
-        JAXTypeError.__init__(
-            self,
-            f"The numpy.ndarray conversion method __array__() was called on a traced array "
-            f"with shape {tracer.aval.str_short()}. Use jax.numpy functions inside traced code "
-            "instead of numpy ones.")
+        super().__init__(
+            f"The numpy.ndarray conversion method __array__() was called on {describe(tracer)}. "
+            "A traced value (under jit, grad, jvp, linearize, vmap, ...) cannot become a NumPy "
+            "array: its dependency on the transformation would be lost. Use jax.numpy "
+            "functions inside traced code instead of numpy ones.")
 
 
 class UnexpectedTracerError(JAXTypeError):
@@ -61,5 +78,35 @@ class TypePromotionError(ValueError):
     """Raised under jax_numpy_dtype_promotion='strict' for implicit promotion."""
 
 
-class KeyReuseError(RuntimeError):
+class KeyReuseError(JAXTypeError):
     """Reserved: random keys used twice (not checked by default, as in JAX)."""
+
+
+# ---------------------------------------------------------------- errors that name their operation
+
+_NAMED = (TypeError, ValueError, IndexError, NameError, OverflowError, NotImplementedError)
+
+
+def naming_errors(fn, op):
+    """fn, whose errors of the usual classes name `op` ("jnp.sum: axis 5 is out of bounds"):
+    a message that does not mention the operation gets it as a prefix. The class, the other
+    arguments and the traceback stay as they were."""
+    short = op.rsplit(".", 1)[-1]
+
+    @functools.wraps(fn)
+    def named(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _NAMED as e:
+            if e.args and isinstance(e.args[0], str) and short not in e.args[0]:
+                e.args = (f"{op}: {e.args[0]}",) + e.args[1:]
+            raise
+    return named
+
+
+def name_errors_in(namespace, prefix):
+    """Wrap every public function of a module namespace (a dict) with naming_errors, as
+    `prefix.name`: called once at the end of the API modules (jnp, lax, nn, random)."""
+    for name, value in list(namespace.items()):
+        if not name.startswith("_") and type(value) is types.FunctionType:
+            namespace[name] = naming_errors(value, f"{prefix}.{name}")

@@ -70,7 +70,7 @@ class Jaxpr(NamedTuple):
 class ClosedJaxpr:
     """A jaxpr with the values of its constvars."""
 
-    __slots__ = ("jaxpr", "consts", "_hash")
+    __slots__ = ("jaxpr", "consts", "_hash", "__weakref__")  # backends key caches weakly
 
     def __init__(self, jaxpr, consts):
         self.jaxpr = jaxpr
@@ -378,21 +378,46 @@ def bind_eqn(eqn, ins):
     return outs if eqn.primitive.multiple_results else [outs]
 
 
-def eval_jaxpr(jaxpr, consts, *args, read_literal=None, apply=bind_eqn):
+def eval_jaxpr(jaxpr, consts, *args, read_literal=None, apply=bind_eqn, drops=None):
     """Interpret a jaxpr: the one interpreter of refjax. Each equation goes to
     `apply(eqn, input values) -> output values` (by default it is bound on the current trace,
     so evaluating a jaxpr under a transformation transforms it); literals are read with
-    `read_literal` (by default `literal_value`: weak scalars as Python scalars)."""
+    `read_literal` (by default `literal_value`: weak scalars as Python scalars). Each value is
+    dropped after its last use, so a long program holds only its live values (`drops`, the
+    result of `last_uses(jaxpr)`, saves recomputing them for a jaxpr run many times)."""
     read_literal = read_literal or literal_value
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
+    del consts, args
 
     def read(v):
         return read_literal(v) if type(v) is Literal else env[v]
 
-    for eqn in jaxpr.eqns:
-        env.update(zip(eqn.outvars, apply(eqn, [read(v) for v in eqn.invars])))
+    for eqn, dead in zip(jaxpr.eqns, drops or last_uses(jaxpr)):
+        ins = [read(v) for v in eqn.invars]
+        for v in dead:  # inputs read for the last time: `ins` alone holds them now, so
+            env.pop(v, None)  # `apply` may reuse their memory (see numpy_ref's donors)
+        env.update(zip(eqn.outvars, apply(eqn, ins)))
+        del ins
+        for v in dead:  # outputs nothing reads
+            env.pop(v, None)
     return [read(v) for v in jaxpr.outvars]
+
+
+def last_uses(jaxpr):
+    """Per equation, the variables no later equation (nor the outputs) reads: those it may
+    drop once it has run (its inputs whose last use it is, and its unused outputs)."""
+    live = {v for v in jaxpr.outvars if type(v) is not Literal}
+    dead_after = []
+    for eqn in reversed(jaxpr.eqns):
+        dead = [v for v in eqn.outvars if v not in live]
+        for v in eqn.invars:
+            if type(v) is not Literal and v not in live:
+                live.add(v)
+                dead.append(v)
+        dead_after.append(dead)
+    dead_after.reverse()
+    return dead_after
 
 
 def literal_array(lit):

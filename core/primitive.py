@@ -28,6 +28,20 @@ RULES = {
 }
 
 
+def named(fn, name, doc=None):
+    """fn (made by a factory) called `name` everywhere Python shows it, including its own
+    TypeErrors about arguments (`cos() takes 1 positional argument`, not
+    `_unary.<locals>.fn()`, which Python takes from the code object)."""
+    fn.__name__ = fn.__qualname__ = name
+    code = fn.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):  # Python 3.11+
+        code = code.replace(co_qualname=name)
+    fn.__code__ = code
+    if doc is not None:
+        fn.__doc__ = doc
+    return fn
+
+
 class Primitive:
     """An operation of the IR, with all of its rules as attributes (None where it has none).
 

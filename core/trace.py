@@ -75,30 +75,48 @@ class Tracer(LeadingAxis):
         """The concrete Array behind this tracer, or None when it is abstract."""
         return None
 
-    def _concrete_or_raise(self, error):
-        value = self.to_concrete_value()
-        if value is None:
-            raise error(self)
-        return value
-
     def __bool__(self):
-        return bool(self._concrete_or_raise(errors.TracerBoolConversionError))
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        _check_size_one(self)
+        raise errors.TracerBoolConversionError(self)
 
     def __int__(self):
-        return int(self._concrete_or_raise(errors.TracerIntegerConversionError))
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        raise _conversion_error(self, "int")
 
     def __index__(self):
-        return self._concrete_or_raise(errors.TracerIntegerConversionError).__index__()
+        value = self.to_concrete_value()
+        if value is not None:
+            return value.__index__()
+        if self.aval.shape != () or dtypes.kind(self.aval.dtype) not in "iu":
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        raise errors.TracerIntegerConversionError(self)
 
+    # float(), complex(), np.asarray() and tolist() raise even where the value is known (under
+    # grad, jvp, linearize): the Python or NumPy value would silently drop the derivative.
     def __float__(self):
-        return float(self._concrete_or_raise(errors.ConcretizationTypeError))
+        raise _conversion_error(self, "float")
 
     def __complex__(self):
-        return complex(self._concrete_or_raise(errors.ConcretizationTypeError))
+        raise _conversion_error(self, "complex")
 
     def __array__(self, dtype=None, copy=None):
-        value = self._concrete_or_raise(errors.TracerArrayConversionError)
-        return value.__array__(dtype)
+        raise errors.TracerArrayConversionError(self)
+
+    def tolist(self):
+        raise errors.ConcretizationTypeError(
+            self, f"The tolist() method was called on {errors.describe(self)}.")
+
+    def item(self, *args):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(
+                self, f"The item() method was called on {errors.describe(self)}.")
+        return value.item(*args)
 
     __hash__ = None
 
@@ -112,11 +130,20 @@ class Tracer(LeadingAxis):
         `_short_repr`): `JitTracer(~float32[])`, `JVPTracer(primal=..., tangent=...)`..."""
         return f"{type(self).__name__}<{self.aval}>"
 
-    def item(self):
-        return self._concrete_or_raise(errors.ConcretizationTypeError).item()
 
-    def tolist(self):
-        return self._concrete_or_raise(errors.ConcretizationTypeError).tolist()
+def _check_size_one(x):
+    if x.aval.size != 1:
+        raise ValueError(f"The truth value of an array with {x.aval.size} elements is ambiguous. "
+                         "Use a.any() or a.all()")
+
+
+def _conversion_error(x, fname):
+    """float()/int()/complex() of a traced value: TypeError for non-scalars, as Python's
+    conversion of a NumPy array; ConcretizationTypeError naming the function otherwise."""
+    if x.aval.shape != ():
+        return TypeError(f"Only scalar arrays can be converted to Python scalars; got "
+                         f"{x.aval.ndim}-dimensional {errors.describe(x)}")
+    return errors.ConcretizationTypeError(x, errors.conversion_context(fname))
 
 
 def short_repr(x):
@@ -137,10 +164,11 @@ def _aval_of_constant(x):
         return avals.ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind not in "biufcV":
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype}")
+            raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type: JAX "
+                            f"only supports number and bool dtypes, got dtype {x.dtype}")
         return avals.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if not hasattr(x, "__jax_array__"):
-        raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
     return get_aval(x.__jax_array__())
 
 

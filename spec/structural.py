@@ -89,10 +89,10 @@ _RESHAPE = unary_structural(
     "reshape", _reshape_params,
     lambda jax, x, *, new_sizes, dimensions, sharding: jax.lax.reshape(x, new_sizes),
     invalid=(Invalid("a shape of another size", (_f32(2, 3),),
-                     {"new_sizes": (4,), "dimensions": None, "sharding": None}, TypeError,
-                     jax_error=ValueError),),
+                     {"new_sizes": (4,), "dimensions": None, "sharding": None}, ValueError),),
     notes="for a size mismatch JAX fails late (a ValueError from its MLIR verifier); refjax "
-          "raises TypeError, as for other shape errors")
+          "raises JAX's class at once, naming reshape and the shapes (jnp.reshape checks "
+          "first, with JAX's TypeError)")
 
 
 # ---------------------------------------------------------------- squeeze

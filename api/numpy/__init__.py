@@ -69,3 +69,7 @@ from .. import lax  # noqa: F401
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
 del manipulation, sorting, products, maths  # noqa: F821
+
+from ...core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "jnp")  # errors raised below a public function name it

@@ -73,9 +73,10 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with fill_value (weakly typed when fill_value is a
     Python scalar and no dtype is given, as in JAX)."""
     shape = _shape_arg(shape, "full")
-    fill, = _check_args("full", fill_value)
-    fill = asarray(fill) if dtype is None else astype(asarray(fill), _user_dtype(dtype, "full"))
-    return broadcast_to(fill, shape)
+    if dtype is not None:  # the fill value converts to dtype directly (no default int first)
+        return broadcast_to(asarray(*_check_args("full", fill_value, checked_ints=False),
+                                    dtype=_user_dtype(dtype, "full")), shape)
+    return broadcast_to(asarray(*_check_args("full", fill_value)), shape)
 
 
 def _like_shape_dtype(a, dtype, shape, name):
@@ -249,8 +250,10 @@ def _tri_mask(n, m, k):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal."""
-    n = _dim(N, "argument 'N' of jnp.tri()")
-    m = n if M is None else _dim(M, "argument 'M' of jnp.tri()")
+    n = _static_int(N, "argument 'N' of jnp.tri()")
+    m = n if M is None else _static_int(M, "argument 'M' of jnp.tri()")
+    if n < 0 or m < 0:  # JAX's class (its iota rejects the shape)
+        raise TypeError(f"jnp.tri: N and M must be non-negative, got N={n}, M={m}")
     return astype(_tri_mask(n, m, _static_int(k, "argument 'k' of jnp.tri()")),
                   _creation_dtype(dtype, "tri"))
 

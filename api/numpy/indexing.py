@@ -29,9 +29,22 @@ def getitem(x, idx):
     x = asarray(x)
     idx = idx if isinstance(idx, tuple) else (idx,)
     items = expand_masks(expand_ellipsis(idx, x.ndim), x.shape)
+    _check_static_slices(items)
     if builtins.any(_is_index_array(i) for i in items):
         return _advanced_index(x, items)
     return _basic_index(x, items)
+
+
+def _check_static_slices(items):
+    """JAX's IndexError for a slice with a traced start, stop or step."""
+    for item in items:
+        if isinstance(item, slice) and builtins.any(
+                is_traced(e) for e in (item.start, item.stop, item.step)):
+            raise IndexError(
+                "Array slice indices must have static start/stop/step to be used with NumPy "
+                f"indexing syntax. Found {item}. To index a statically sized array at a "
+                "dynamic position, try lax.dynamic_slice/dynamic_update_slice (JAX does not "
+                "support dynamically sized arrays within JIT compiled functions).")
 
 
 def _basic_index(x, idx):
@@ -503,6 +516,8 @@ def nonzero(a, *, size=None, fill_value=None):
                                    "specified to use jnp.nonzero within JAX transformations.")
         return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.nonzero(value))
     size = _static_int(size, "size argument of jnp.nonzero")
+    if size < 0:
+        raise TypeError(f"nonzero: size must be a non-negative integer, got {size}")
     return _nonzero_sized(a, size, fill_value)
 
 

@@ -52,7 +52,7 @@ def expand_dims(a, axis):
     a, = _arrays("expand_dims", a)
     items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     nd = a.ndim + len(items)
-    axes = tuple(_axis(x, nd) for x in items)
+    axes = tuple(_axis(x, nd, "expand_dims") for x in items)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in expand_dims: {axis}")
     return st.expand_dims(a, axes)
@@ -81,9 +81,13 @@ def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis)
 
 
-def _sequence(tup):
-    """The items of a sequence, or the slices of an array along its first axis."""
+def _sequence(tup, name="jnp"):
+    """The items of a sequence, or the slices of an array along its first axis (TypeError
+    naming jnp.`name` for a 0-d array, which has none)."""
     if _is_array(tup) or isinstance(tup, np.ndarray):
+        if not np.ndim(tup):
+            raise TypeError(f"{name}: iteration over a 0-d array (expected a sequence of arrays "
+                            "or an array of at least one dimension)")
         return [tup[i] for i in range(np.shape(tup)[0])]
     return list(tup)
 

@@ -103,7 +103,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     if isinstance(a, (list, tuple)) and _contains_traced(a):
         out = stack([asarray(x) for x in a])
         return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
-    value = np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
+    if a is None:
+        raise ValueError("None is not a valid value for jnp.array")
+    value = _numpy_value(a, dtype)
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
                         "to a JAX array")
@@ -129,6 +131,18 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out
+
+
+def _numpy_value(a, dtype):
+    """np.asarray(a, dtype), with a clear error for ragged nested sequences (JAX leaks
+    NumPy's 'setting an array element with a sequence')."""
+    try:
+        return np.asarray(a) if dtype is None else np.asarray(a, _dt.canonicalize_dtype(dtype))
+    except ValueError as e:
+        if "inhomogeneous" not in str(e) and "sequence" not in str(e):
+            raise
+        raise ValueError(f"jnp.array: the nested sequences are ragged (every level must have "
+                         f"one length): {a!r} cannot become an array") from None
 
 
 def astype(x, dtype, copy=False, device=None):
@@ -192,13 +206,14 @@ def _promote_to_inexact(*args):
     return [_convert(a, dtype, weak) for a in args]
 
 
-def broadcast_shapes(*shapes):
-    """NumPy broadcasting of shapes; ValueError when incompatible (as jnp)."""
+def broadcast_shapes(*shapes, name=None):
+    """NumPy broadcasting of shapes; ValueError (naming jnp.`name`) when incompatible."""
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
         listed = [tuple(s) for s in shapes]
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={listed}") from None
+        where = f"{name}: " if name else ""
+        raise ValueError(f"{where}Incompatible shapes for broadcasting: shapes={listed}") from None
 
 
 def broadcast_to(x, shape):
@@ -220,9 +235,18 @@ def broadcast_to(x, shape):
     return st.broadcast_in_dim(x, shape, kept)
 
 
-def _broadcast_args(*args):
+def _broadcast_args(*args, name=None):
+    """The operands of the elementwise jnp.`name` broadcast together. When they do not, JAX's
+    classes: ValueError for operands of different ranks (jnp's rank promotion fails),
+    TypeError for one rank (the lax operation fails); both name the operation."""
     shapes = [np.shape(a) if _dt.is_python_scalar(a) else tuple(get_aval(a).shape) for a in args]
-    full = broadcast_shapes(*shapes)
+    try:
+        full = broadcast_shapes(*shapes, name=name)
+    except ValueError:
+        if len({len(s) for s in shapes if s != ()}) > 1:
+            raise
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(map(str, shapes))}.") from None
     return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
 
 
@@ -235,8 +259,8 @@ def staged_as(name, **jit_options):
     return wrap
 
 
-def _broadcast_all(*arrays):
-    shape = broadcast_shapes(*(a.shape for a in arrays))
+def _broadcast_all(*arrays, name=None):
+    shape = broadcast_shapes(*(a.shape for a in arrays), name=name)
     return [broadcast_to(a, shape) for a in arrays]
 
 
@@ -248,9 +272,9 @@ def _where(condition, x, y):
         condition = ew.ne(condition, _scalar_like(condition, 0))
     x, y = promote_dtypes(x, y)
     if condition.ndim == 0:  # select takes a scalar condition as it is
-        x, y = _broadcast_all(x, y)
+        x, y = _broadcast_all(x, y, name="where")
     else:
-        condition, x, y = _broadcast_all(condition, x, y)
+        condition, x, y = _broadcast_all(condition, x, y, name="where")
     return ew.select_n(condition, y, x)
 
 
@@ -261,9 +285,14 @@ def _scalar_like(x, value):
     return ew.weak_scalar(value, aval.dtype) if aval.weak_type else np.array(value, aval.dtype)
 
 
-def _check_args(name, *args):
+def _check_args(name, *args, checked_ints=True):
+    """args of jnp.`name` as arrays, tracers or Python scalars (TypeError naming `name` for
+    anything else; OverflowError for a Python int outside the default int's range, unless
+    `checked_ints` is False: the caller converts it to an explicit dtype)."""
     out = []
     for a in args:
+        if checked_ints and type(a) is int:
+            _dt.check_python_int(a, name)
         if _is_array(a) or _dt.is_python_scalar(a):
             out.append(a)
         elif isinstance(a, (np.ndarray, np.generic)):
@@ -311,21 +340,30 @@ def _ones_of(x):
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """a with a new shape; one dimension may be -1."""
     a = asarray(a)
+    if order not in ("C", "F", "A"):
+        raise ValueError(f"reshape: Unexpected value for 'order' argument: {order}.")
     shape = newshape if shape is None else shape
     if isinstance(shape, int) or not isinstance(shape, (tuple, list)):
         shape = (shape,)
-    shape = [operator.index(d) for d in shape]
+    shape = list(st.static_ints("reshape", shape))
     if shape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension")
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1]))
         if known == 0 or a.size % known:
-            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
-                            f"{tuple(shape)}")
+            _reshape_error(a, shape)
         shape[shape.index(-1)] = a.size // known
+    if int(np.prod(shape, dtype=np.int64)) != a.size or builtins.any(d < 0 for d in shape):
+        _reshape_error(a, shape)
     if order == "F":
         return transpose(st.reshape(transpose(a), tuple(shape[::-1])))
     return st.reshape(a, tuple(shape))
+
+
+def _reshape_error(a, shape):
+    """jnp.reshape's TypeError (lax.reshape raises ValueError, as JAX's does)."""
+    raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
+                    f"{tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
 
 
 def transpose(a, axes=None):
@@ -338,7 +376,7 @@ def transpose(a, axes=None):
 
 
 def _canon_axis(axis, ndim, name="axis"):
-    axis = operator.index(axis)
+    axis = _index_axis(axis, name, False)
     if not -ndim <= axis < builtins.max(ndim, 1):
         raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
@@ -366,30 +404,52 @@ def _arrays(name, *args):
     return [asarray(a) for a in _check_args(name, *args)]
 
 
-def _axis(axis, ndim):
-    """A non-negative axis; ValueError when out of bounds, TypeError when not an integer."""
-    axis = operator.index(axis)
+def _axis(axis, ndim, name=None, names_ok=False):
+    """A non-negative axis of jnp.`name`: ValueError when out of bounds; TypeError when not an
+    integer, ConcretizationTypeError when traced; with `names_ok` (reductions), NameError for a
+    string (JAX reads it as an axis name, none of which is bound to the operand)."""
+    where = f"{name}: " if name else ""
+    axis = _index_axis(axis, name, names_ok)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        raise ValueError(f"{where}axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
 
 
-def _axes(axis, ndim, allow_none=True):
-    """A tuple of distinct non-negative axes from None (all), an int or a sequence."""
+def _index_axis(axis, name, names_ok):
+    where = f"{name}: " if name else ""
+    if isinstance(axis, str) and names_ok:
+        raise NameError(f"{where}unbound axis name: {axis}")
+    if isinstance(axis, Tracer) and axis.to_concrete_value() is None:
+        raise ConcretizationTypeError(axis, f"{where}The axis argument must be known statically.")
+    try:
+        return operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{where}axis must be an integer or a sequence of integers, got "
+                        f"{axis!r} of type {type(axis).__name__}") from None
+
+
+def _axes(axis, ndim, allow_none=True, name=None, names_ok=False):
+    """A tuple of distinct non-negative axes of jnp.`name` from None (all), an int or a
+    sequence (`names_ok`: see _axis)."""
     if axis is None and allow_none:
         return tuple(range(ndim))
     items = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
-    axes = tuple(_axis(a, ndim) for a in items)
+    axes = tuple(_axis(a, ndim, name, names_ok) for a in items)
     if len(set(axes)) != len(axes):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return axes
 
 
 def _static_int(x, context):
-    """x as a Python int; ConcretizationTypeError (a TypeError) for traced values."""
+    """x as a Python int; ConcretizationTypeError (a TypeError) for traced values, TypeError
+    naming `context` for floats and other non-integers."""
     if isinstance(x, Tracer):
         x = _concrete_array(x, context)
-    return operator.index(x)
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"{context}: expected an integer, got {x!r} of type "
+                        f"{type(x).__name__}") from None
 
 
 def _concrete_array(x, context):
@@ -482,7 +542,7 @@ def squeeze(a, axis=None):
     a, = _arrays("squeeze", a)
     if axis is None:
         return st.squeeze(a, tuple(i for i, d in enumerate(a.shape) if d == 1))
-    axes = _axes(axis, a.ndim, allow_none=False)
+    axes = _axes(axis, a.ndim, allow_none=False, name="squeeze")
     if builtins.any(a.shape[d] != 1 for d in axes):
         raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
                          f"one, got shape={a.shape} and dimensions={axes}")

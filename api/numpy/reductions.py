@@ -83,7 +83,7 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
     a, = _arrays(name, a)
     where = _check_where(name, where)
     a = preproc(a) if preproc else a
-    axes = _axes(axis, a.ndim)
+    axes = _axes(axis, a.ndim, name=name, names_ok=True)
     if initial is None and not has_identity:
         _check_nonempty(name, a, axes, where)
     result_dtype, comp = _reduction_dtypes(name, a.dtype, dtype, promote_integers, upcast_f16)
@@ -195,6 +195,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean (integers give float32)."""
     _no_out("mean", out)
     a, = _arrays("mean", a)
+    _axes(axis, a.ndim, name="mean", names_ok=True)
     where = _check_where("mean", where)
     result_dtype = _to_inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
     comp = _upcast_f16(result_dtype) if dtype is None and _dt.is_inexact(result_dtype) \

@@ -54,7 +54,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
 
 def lexsort(keys, axis=-1):
     """Indices sorting by the last key, then the one before, ... (stable)."""
-    keys = _arrays("lexsort", *_sequence(keys))
+    keys = _arrays("lexsort", *_sequence(keys, "lexsort"))
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if len({k.shape for k in keys}) > 1:

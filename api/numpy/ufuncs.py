@@ -4,6 +4,7 @@ import operator
 import numpy as np
 
 from ...core import dtypes as _dt
+from ...core.primitive import named
 from ...core.trace import get_aval
 from ...core.primitives import elementwise as ew
 from .. import lax
@@ -18,20 +19,16 @@ from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, 
 def _binary(lax_fn, name, promote=promote_dtypes):
     def fn(x, y, /):
         x, y = promote(*_check_args(name, x, y))
-        x, y = _broadcast_args(x, y)
+        x, y = _broadcast_args(x, y, name=name)
         return lax_fn(x, y)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} with NumPy broadcasting and JAX type promotion."
-    return fn
+    return named(fn, name, f"Elementwise {name} with NumPy broadcasting and JAX type promotion.")
 
 
 def _unary(lax_fn, name, promote=promote_dtypes):
     def fn(x, /):
         x, = promote(*_check_args(name, x))
         return lax_fn(asarray(x))
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name}."
-    return fn
+    return named(fn, name, f"Elementwise {name}.")
 
 
 def _complex_from_parts(re, im, dtype):
@@ -96,11 +93,9 @@ def _to_bool(x):
 
 def _logical(lax_fn, name):
     def fn(x, y, /):
-        x, y = _broadcast_args(*promote_dtypes(*_check_args(name, x, y)))
+        x, y = _broadcast_args(*promote_dtypes(*_check_args(name, x, y)), name=name)
         return lax_fn(_to_bool(asarray(x)), _to_bool(asarray(y)))
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} of the truth values."
-    return fn
+    return named(fn, name, f"Elementwise {name} of the truth values.")
 
 
 logical_and = _logical(ew.bitwise_and, "logical_and")
@@ -187,14 +182,15 @@ def _power(x, y):
 
 def power(x1, x2, /):
     """x1 ** x2; a concrete integer exponent uses lax.integer_pow, as jnp does."""
-    x1, x2 = _check_args("power", x1, x2)
+    # a Python int exponent is static (integer_pow), never converted to an array
+    (x1,), (x2,) = _check_args("power", x1), _check_args("power", x2, checked_ints=False)
     if not is_traced(x2) and np.ndim(x2) == 0 and _is_integer_like(x2):
         x1, = _promote_to_numeric(x1)
         return ew.integer_pow(asarray(x1), int(x2))
     a1, a2 = asarray(x1), asarray(x2)
     if _dt.is_inexact(a1.dtype) and _dt.is_int(a2.dtype):
         # As lax.pow(float, int) in JAX: the exponent does not promote the base.
-        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype)))
+        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype), name="power"))
     return _binary(_power, "power", _promote_to_numeric)(x1, x2)
 
 
@@ -215,9 +211,7 @@ def _floor_or_ceil(name, lax_fn):
         if _dt.kind(x.dtype) in "iub":
             return x
         return lax_fn(x)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} (integers and booleans pass through)."
-    return fn
+    return named(fn, name, f"Elementwise {name} (integers and booleans pass through).")
 
 
 negative = _unary(ew.neg, "negative")
@@ -261,9 +255,7 @@ def _log_base(name, base):
         re, im = ew.real(r), ew.imag(r)
         scale = _strong_const(re, np.log(base))
         return _complex_from_parts(ew.div(re, scale), ew.div(im, scale), r.dtype)
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise base-{base} logarithm."
-    return fn
+    return named(fn, name, f"Elementwise base-{base} logarithm.")
 
 
 log2 = _log_base("log2", 2)

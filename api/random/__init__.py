@@ -50,3 +50,7 @@ __all__ = [
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
 del prng, samplers  # noqa: F821
+
+from ...core.errors import name_errors_in  # noqa: E402
+
+name_errors_in(globals(), "random")  # errors raised below a public function name it

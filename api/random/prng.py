@@ -190,9 +190,12 @@ def _check_key(name, key, allow_batched=False):
     """(key data of shape (*batch, 2), whether `key` was a typed key array)."""
     if isinstance(key, PRNGKeyArray):
         data, typed = key._base_array, True
-    elif _is_arraylike(key):
+    elif _is_arraylike(key) and not isinstance(key, (int, float, complex)):
         data, typed = jnp.asarray(key), False
         _check_key_data(data)
+    elif isinstance(key, (bool, int, float, complex)):  # as JAX: no shape, no key
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have "
+                        f"ndim, shape, and dtype attributes. Got {key!r}")
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
     if not allow_batched and data.ndim > 1:

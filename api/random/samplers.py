@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.array import Array
+from ...core.primitive import named
 from ...core.trace import Tracer
 from .. import lax
 from .. import numpy as jnp
@@ -328,8 +329,7 @@ def _unary_sampler(name, transform, minval=0., maxval=1.):
         dtype = _float_dtype(name, dtype)
         lo = minval(dtype) if callable(minval) else minval
         return transform(_uniform(data, _canonical_shape(shape), dtype, lo, maxval))
-    sampler.__name__ = sampler.__qualname__ = name
-    return sampler
+    return named(sampler, name)
 
 
 def _tiny(dtype):

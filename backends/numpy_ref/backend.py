@@ -1,4 +1,5 @@
 """The numpy_ref Backend: per-device NumPy buffers and a jaxpr interpreter as `compile`."""
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -7,7 +8,7 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.config import config
 from ...core.avals import ShapedArray
-from ...core.jaxpr import eval_jaxpr
+from ...core.jaxpr import eval_jaxpr, last_uses
 from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
@@ -40,8 +41,15 @@ class NumpyBuffer:
             out = np.empty(shape, first.dtype)
             for s in self.shards:
                 out[s.index] = s.data
-            self._value = out
+            self._value = frozen(out)
         return self._value
+
+
+def frozen(value):
+    """value, made read-only: every buffer an Array holds is private and immutable, so NumPy
+    views of it (np.asarray(x), shard data) cannot change it."""
+    value.flags.writeable = False
+    return value
 
 
 def _global_shape(shards):
@@ -66,7 +74,14 @@ class NumpyRefBackend(Backend):
         return list(self._devices)
 
     def put(self, value, aval, sharding=None):
-        value = np.asarray(value, dtype=aval.dtype)
+        """A buffer holding a private copy of `value` (memory from outside refjax: the caller
+        may change it later)."""
+        return self.own(np.array(value, dtype=aval.dtype), aval, sharding)
+
+    def own(self, value, aval, sharding=None):
+        """A buffer of `value`, which nothing outside this backend holds (a rule's result, a
+        copy): it is made read-only, not copied. Shards of other devices are copies."""
+        value = frozen(np.asarray(value, dtype=aval.dtype))
         sharding = sharding or self._default_sharding
         if isinstance(sharding, sh.SingleDeviceSharding):
             dev = sharding._device_assignment[0]
@@ -75,7 +90,7 @@ class NumpyRefBackend(Backend):
         shards, seen = [], {}
         for dev, idx in sharding.devices_indices_map(value.shape).items():
             key = tuple(s.indices(d) for s, d in zip(idx, value.shape))
-            shards.append(Shard(dev, idx, value[idx].copy(), seen.setdefault(key, 0)))
+            shards.append(Shard(dev, idx, frozen(np.array(value[idx])), seen.setdefault(key, 0)))
             seen[key] += 1
         return NumpyBuffer(sharding, tuple(shards), value)
 
@@ -92,7 +107,7 @@ class NumpyRefBackend(Backend):
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)
         shardings = self._out_shardings(prim, bufs, params, out_avals)
-        return [self.put(o, a, s) for o, a, s in zip(outs, out_avals, shardings)]
+        return [self.own(o, a, s) for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals):
         """Layouts by the propagation rules; inputs on the default device keep the fast path
@@ -106,10 +121,12 @@ class NumpyRefBackend(Backend):
         return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
+        drops = last_uses(closed_jaxpr.jaxpr)
+
         def run(bufs):
-            outs = interpret_jaxpr(closed_jaxpr, [b.value for b in bufs])
+            outs = interpret_jaxpr(closed_jaxpr, [b.value for b in bufs], drops)
             shardings = propagate_jaxpr(closed_jaxpr, [b.sharding for b in bufs])
-            return [self.put(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
+            return [self.own(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
 
     def fast_runner(self, closed_jaxpr):
@@ -118,6 +135,7 @@ class NumpyRefBackend(Backend):
         if sets_layout(closed_jaxpr.jaxpr):
             return None
         default, out_avals = self._default_sharding, closed_jaxpr.out_avals
+        drops = last_uses(closed_jaxpr.jaxpr)
 
         def run(args):
             values = []
@@ -126,23 +144,52 @@ class NumpyRefBackend(Backend):
                         or a._buf.sharding != default:
                     return None
                 values.append(a._buf.value)
-            outs = interpret_jaxpr(closed_jaxpr, values)
-            return [Array(a, self.put(o, a), self) for o, a in zip(outs, out_avals)]
+            outs = interpret_jaxpr(closed_jaxpr, values, drops)
+            return [Array(a, self.own(o, a), self) for o, a in zip(outs, out_avals)]
         return run
 
 
-def interpret_jaxpr(closed, args):
+# prim -> fn(out, *values, **params): the primitive computed into `out`, an input buffer the
+# interpreter may overwrite (see _donor); registered by rules/ with `rule_in_place`.
+in_place_rules = {}
+
+
+def _donor(ins, aval):
+    """The position of an input whose memory the equation's output may take: an array of the
+    output's shape and dtype that owns its data, is writeable (so neither an Array's buffer
+    nor a constant: those are read-only) and is referenced by nothing but `ins` (the
+    interpreter dropped it from its environment: this is its last use; a view of it or a
+    second variable bound to it would hold another reference). Elementwise rules may write
+    over an operand they read, even one passed twice (x * x)."""
+    for i in range(len(ins)):
+        x = ins[i]
+        if type(x) is np.ndarray and x.flags.writeable and x.base is None and \
+                x.flags.c_contiguous and x.shape == aval.shape and x.dtype == aval.dtype:
+            uses = sum(y is x for y in ins)
+            if sys.getrefcount(x) == uses + 2:  # `ins`, `x` and getrefcount's argument
+                return i
+    return None
+
+
+def interpret_jaxpr(closed, args, drops=None):
     """Evaluate a ClosedJaxpr on NumPy values: core's interpreter, each equation computed by
-    this backend's NumPy rule (outputs cast to the dtypes the jaxpr gives them)."""
+    this backend's NumPy rule (outputs cast to the dtypes the jaxpr gives them); `drops`:
+    the jaxpr's `last_uses`, when already known."""
     rule = _the_backend().rule
 
     def apply(eqn, ins):
+        into = in_place_rules.get(eqn.primitive)
+        if into is not None:
+            i = _donor(ins, eqn.outvars[0].aval)
+            out = None if i is None else into(ins[i], *ins, **eqn.params)
+            if out is not None:
+                return [out]
         out = rule(eqn.primitive)(*ins, **eqn.params)
         outs = out if eqn.primitive.multiple_results else (out,)
         return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]
 
     return eval_jaxpr(closed.jaxpr, [np.asarray(c) for c in closed.consts], *args,
-                      read_literal=_literal_array, apply=apply)
+                      read_literal=_literal_array, apply=apply, drops=drops)
 
 
 def _literal_array(lit):

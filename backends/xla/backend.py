@@ -1,6 +1,6 @@
 """The xla Backend: jax.Arrays on JAX's CPU devices, a cached jax.jit per op and per jaxpr."""
-import collections
 import contextlib
+import threading
 
 import jax
 import jax.sharding as jsh
@@ -12,15 +12,19 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.avals import ShapedArray
 from ...core.config import config
-from ...core.jaxpr import Literal, eval_jaxpr, subjaxprs
+from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
                                           propagate_jaxpr, sets_layout, single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
+from .caches import LRU, PerJaxpr, Shared, jaxpr_key
 
 _FLOAT0 = dtypes.float0
 _X64_DTYPES = frozenset(map(np.dtype, (np.int64, np.uint64, np.float64, np.complex128)))
-_MAX_CACHED = 4096
+# Eager ops cached (a jax.jit each, which compiles per shape); structures of jaxprs whose
+# program stays compiled after nothing uses it any more (see caches.Shared).
+_MAX_EAGER = 1024
+_RECENT_PROGRAMS = 32
 
 
 def _x64(needed=True):
@@ -165,10 +169,10 @@ class XlaBackend(Backend):
         # when JAX's default device is this CPU device 0; committed to it otherwise.
         self._default_target = (None if jax.devices()[0] == self._jax_devices[0]
                                 else self._jax_default_sharding)
-        self._eager = {}
-        self._strip_constraints = False
-        self._compiled = collections.OrderedDict()
-        self._programs = collections.OrderedDict()
+        self._eager = LRU(_MAX_EAGER)
+        self._tracing = threading.local()  # per thread: whether constraints are stripped
+        self._compiled = PerJaxpr()
+        self._programs = Shared(_RECENT_PROGRAMS)
 
     def devices(self):
         return list(self._devices)
@@ -188,18 +192,18 @@ class XlaBackend(Backend):
         # a later in-place write by the caller must not change an immutable Array.
         value = np.array(value, dtype=aval.dtype)
         if value.dtype == _FLOAT0:
-            return value
+            return _read_only(value)
         target = self._default_target if sharding is None else self.jax_sharding(sharding)
         with _x64(value.dtype in _X64_DTYPES):
             return jax.device_put(value, target)
 
     def to_numpy(self, buf, aval):
         if isinstance(buf, np.ndarray):
-            return buf
+            return _read_only(buf)
         if buf.size == 0:
             # XLA on CPU leaves every shard of a sharded zero-size jit output at the global
             # shape, so np.asarray fails to assemble it; there are no values to fetch anyway.
-            return np.zeros(buf.shape, buf.dtype)
+            return _read_only(np.zeros(buf.shape, buf.dtype))
         return np.asarray(buf)
 
     def sharding_of(self, buf, aval=None):
@@ -253,9 +257,7 @@ class XlaBackend(Backend):
         if op is None:
             op = self._eager_op(prim, params, in_dtypes, out_avals, layout)
             if key is not None:
-                if len(self._eager) >= _MAX_CACHED:
-                    self._eager.clear()
-                self._eager[key] = op
+                self._eager.put(key, op)
         fn, x64 = op
         if fn is None:  # float0 involved: no JAX dispatch, shapes from this call's avals
             outs = [self._float0_path_buffer(o) for o in
@@ -299,11 +301,12 @@ class XlaBackend(Backend):
     def constraints_stripped(self, strip):
         """While tracing a computation spanning several device sets: constraints lower to
         nothing (the outputs are placed afterwards)."""
-        saved, self._strip_constraints = self._strip_constraints, strip
+        saved = getattr(self._tracing, "strip", False)
+        self._tracing.strip = strip
         try:
             yield
         finally:
-            self._strip_constraints = saved
+            self._tracing.strip = saved
 
     def _eager_layout(self, prim, bufs, params, out_avals):
         """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
@@ -340,18 +343,15 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ compilation
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
-        """`run(bufs) -> bufs` evaluating the jaxpr in one jax.jit. Cached on the jaxpr's
-        identity; the jax.jit itself is shared by structurally equal jaxprs (transformations
-        stage new but equal jaxprs on every call), whose constants are its arguments."""
-        key = (id(closed_jaxpr), _hashable(in_shardings), _hashable(out_shardings))
-        entry = self._compiled.get(key)
-        if entry is None or entry.closed is not closed_jaxpr:
+        """`run(bufs) -> bufs` evaluating the jaxpr in one jax.jit. Cached for as long as the
+        ClosedJaxpr lives; the jax.jit itself is shared by structurally equal jaxprs
+        (transformations stage new but equal jaxprs on every call), whose constants are its
+        arguments."""
+        def make():
             program = self._program(closed_jaxpr, in_shardings)
-            entry = _Compiled(self, program, closed_jaxpr, out_shardings)
-            _lru_put(self._compiled, key, entry)
-        else:
-            self._compiled.move_to_end(key)
-        return entry
+            return _Compiled(self, program, closed_jaxpr, out_shardings)
+        detail = (_hashable(in_shardings), _hashable(out_shardings))
+        return self._compiled.get_or_make(closed_jaxpr, detail, make)
 
     def fast_runner(self, closed_jaxpr):
         """The compiled program called directly, for arguments all uncommitted or on the
@@ -402,19 +402,13 @@ class XlaBackend(Backend):
 
     def _program(self, closed, in_shardings):
         key = (jaxpr_key(closed.jaxpr), _hashable(in_shardings))
-        program = self._programs.get(key)
-        if program is None:
-            program = _Program(self, closed, in_shardings)
-            _lru_put(self._programs, key, program)
-        else:
-            self._programs.move_to_end(key)
-        return program
+        return self._programs.get_or_make(key, lambda: _Program(self, closed, in_shardings))
 
     def const_buffer(self, c, aval):
         """A ClosedJaxpr constant as a buffer of this backend."""
         if type(c) is Array and isinstance(c._backend, XlaBackend):
             return c._buf
-        return self.put(np.asarray(c, dtype=aval.dtype), aval)
+        return self.put(c, aval)
 
     # ------------------------------------------------------------ the lowering interpreter
 
@@ -433,7 +427,8 @@ class XlaBackend(Backend):
         weak or wider types). float0 values never reach a rule: they carry no data."""
         if out_avals and all(a.dtype == _FLOAT0 for a in out_avals):
             return [float0_zeros(a.shape) for a in out_avals]
-        if self._strip_constraints and constraint_sharding(prim, params) is not None:
+        if getattr(self._tracing, "strip", False) and \
+                constraint_sharding(prim, params) is not None:
             return [vals[0]]
         vals = [np.zeros(v.shape, np.bool_) if _is_float0(v) else v for v in vals]
         out = self.rule(prim)(*vals, **params)
@@ -446,7 +441,9 @@ class _Program:
     float0 values kept outside JAX."""
 
     def __init__(self, backend, closed, in_shardings):
-        self.backend, self.closed = backend, closed
+        # the jaxpr without its constants (arguments of the program): holding the ClosedJaxpr
+        # itself would keep alive the jaxpr that the compiled cache is weakly keyed on
+        self.backend, self.closed = backend, ClosedJaxpr(closed.jaxpr, ())
         self.live_in = [i for i, a in enumerate(closed.in_avals) if a.dtype != _FLOAT0]
         self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
         self.in_shardings = _per_input(backend, in_shardings, self.live_in)
@@ -505,7 +502,7 @@ class _Program:
 
         kwargs = {}
         if self.in_shardings is not None:
-            kwargs["in_shardings"] = ((None,) * len(closed.consts), *self.in_shardings)
+            kwargs["in_shardings"] = ((None,) * len(closed.jaxpr.constvars), *self.in_shardings)
         if layout is not None and not mixed:
             kwargs.update(backend.out_shardings_kwargs(
                 [s for s, live in zip(layout, live_out) if live]))
@@ -516,7 +513,7 @@ class _Compiled:
     """A ClosedJaxpr ready to run: its program and its constants as buffers."""
 
     def __init__(self, backend, program, closed, out_shardings):
-        self.program, self.closed = program, closed
+        self.program = program  # not `closed`: this entry lives as long as `closed` does
         self.consts = tuple(backend.const_buffer(c, v.aval)
                             for c, v in zip(closed.consts, closed.jaxpr.constvars))
         self.fixed_layout = None if out_shardings is None else \
@@ -525,55 +522,6 @@ class _Compiled:
     def __call__(self, bufs):
         layout = self.fixed_layout or self.program.layout(bufs)
         return self.program(self.consts, bufs, layout)
-
-
-def _lru_put(cache, key, value):
-    cache[key] = value
-    if len(cache) > _MAX_CACHED:
-        cache.popitem(last=False)
-
-
-# ---------------------------------------------------------------- structural keys
-
-def jaxpr_key(jaxpr):
-    """A hashable fingerprint of a jaxpr: equal for jaxprs that lower to the same program.
-    Constants of nested closed jaxprs are baked into that program, so they enter the key by
-    identity (the cache entry keeps the first jaxpr, hence those objects, alive)."""
-    ids = {}
-
-    def var(v):
-        if type(v) is Literal:
-            return ("lit", np.asarray(v.val).tobytes(), v.aval.dtype)
-        return ids.setdefault(v, len(ids))
-
-    binders = tuple((var(v), v.aval.shape, v.aval.dtype)
-                    for v in list(jaxpr.constvars) + list(jaxpr.invars))
-    eqns = tuple((eqn.primitive, tuple(map(var, eqn.invars)),
-                  tuple((var(v), v.aval.shape, v.aval.dtype) for v in eqn.outvars),
-                  tuple((k, _param_key(p)) for k, p in eqn.params.items()))
-                 for eqn in jaxpr.eqns)
-    # A constant and an argument bind alike: the split keeps `c * 2` with c a constant
-    # apart from the same jaxpr taking c as its argument.
-    return len(jaxpr.constvars), binders, eqns, tuple(map(var, jaxpr.outvars))
-
-
-def _param_key(p):
-    inner = getattr(p, "jaxpr", None)
-    if inner is not None and hasattr(p, "consts"):  # a ClosedJaxpr
-        return ("closed", jaxpr_key(inner), tuple(map(id, p.consts)))
-    if hasattr(p, "eqns") and hasattr(p, "outvars"):  # a Jaxpr
-        return ("jaxpr", jaxpr_key(p))
-    if isinstance(p, (list, tuple)):
-        return (type(p).__name__, tuple(map(_param_key, p)))
-    if isinstance(p, dict):
-        return ("dict", tuple((k, _param_key(v)) for k, v in p.items()))
-    if isinstance(p, np.ndarray):
-        return ("array", p.tobytes(), p.dtype, p.shape)
-    try:
-        hash(p)
-    except TypeError:
-        return ("id", id(p))
-    return p
 
 
 def _per_input(backend, shardings, live_in):
@@ -611,6 +559,11 @@ def _with_dtype(x, aval):
     if x.dtype != aval.dtype:
         return lax.convert_element_type(x, aval.dtype)
     return x
+
+
+def _read_only(value):
+    value.flags.writeable = False
+    return value
 
 
 def _committed(buf):

@@ -1,6 +1,7 @@
 """Elementwise primitives (unary, binary, comparisons, select_n, clamp, convert_element_type)
 with their abstract-eval, JVP, transpose and batching rules, and the lax functions binding them."""
 import math
+import operator
 
 import numpy as np
 
@@ -9,7 +10,7 @@ from .. import sharding_propagation as sp
 from ..array import Array
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
-from ..primitive import make_primitive
+from ..primitive import make_primitive, named
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp, defjvp_with_output, deflinear, defnondiff
@@ -51,6 +52,8 @@ def lift_scalars(name, args):
 
 
 def _cast_scalar(name, value, dtype):
+    if type(value) is int:
+        dtypes.check_python_int(value, name)
     if isinstance(value, float) and dtypes.kind(dtype) in "iub" and not float(value).is_integer():
         raise TypeError(f"{name}: Python scalar {value!r} cannot be converted to {np.dtype(dtype).name} "
                         "without loss")
@@ -84,9 +87,7 @@ def unop(name, kinds, result_dtype=None):
 def _lax_unary(prim):
     def fn(x, **params):
         return prim.bind(x, **params)
-    fn.__name__ = prim.name
-    fn.__doc__ = f"Elementwise {prim.name} (binds the `{prim.name}` primitive)."
-    return fn
+    return named(fn, prim.name, f"Elementwise {prim.name} (binds the `{prim.name}` primitive).")
 
 
 def _zero_jvp(prim):
@@ -217,8 +218,16 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 
 
 def integer_pow(x, y):
-    """x ** y for a static Python int y (binds `integer_pow`)."""
-    return integer_pow_p.bind(x, y=int(y))
+    """x ** y for a static Python int y (binds `integer_pow`). An integral float exponent is
+    accepted as JAX accepts it; any other is a TypeError (int() would truncate 2.5)."""
+    if isinstance(y, (float, np.floating)) and float(y).is_integer():
+        y = int(y)
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f"integer_pow: the exponent y must be an integer, got {y!r} of type "
+                        f"{type(y).__name__}; use lax.pow for other exponents") from None
+    return integer_pow_p.bind(x, y=y)
 
 
 deflinear(neg_p, lambda ct, x: [neg(ct)])
@@ -274,20 +283,18 @@ def _conj_transpose(ct, x):
 deflinear(conj_p, _conj_transpose)
 
 
-def _abs_jvp(t, x):
-    if dtypes.kind(get_aval(x).dtype) == "c":
-        return _complex_abs_jvp(t, x)
-    return mul(t, sign(x))
+def _abs_jvp(t, out, x):
+    """JAX's: +t where x >= 0 (so +1 at zero and -1 at NaN), -t elsewhere; for complex x,
+    real(t * conj(x) / |x|) with |x| = 0 replaced by 1 (a zero derivative there)."""
+    if dtypes.kind(get_aval(x).dtype) != "c":
+        return select_n(ge(x, _const(x, 0)), neg(t), t)
+    dtype = get_aval(x).dtype
+    denom = convert_element_type(out, dtype)
+    denom = select_n(eq(denom, _const(denom, 0)), denom, full_like(denom, 1))
+    return real(mul(t, div(conj(x), denom)))
 
 
-def _complex_abs_jvp(t, x):
-    """d|z| = Re(conj(z) dz) / |z| (JAX's; 0 at z = 0, where |z| is taken as 1)."""
-    r = convert_element_type(abs(x), get_aval(x).dtype)
-    safe_r = select_n(eq(r, _const(r, 0)), r, full_like(r, 1))
-    return real(mul(t, div(conj(x), safe_r)))
-
-
-defjvp(abs_p, _abs_jvp)
+defjvp_with_output(abs_p, _abs_jvp)
 
 
 def _integer_pow_jvp(t, x, *, y):
@@ -348,9 +355,8 @@ def _lax_binary(prim):
     def fn(x, y):
         x, y = lift_scalars(prim.name, (x, y))
         return prim.bind(x, y)
-    fn.__name__ = prim.name
-    fn.__doc__ = f"Elementwise {prim.name} of two arrays of one dtype (binds `{prim.name}`)."
-    return fn
+    return named(fn, prim.name,
+                 f"Elementwise {prim.name} of two arrays of one dtype (binds `{prim.name}`).")
 
 
 add_p = binop("add", _NUM)
@@ -699,6 +705,8 @@ def _folded_conversion(x, new_dtype, weak_type):
 
 def convert_element_type(x, new_dtype, weak_type=False):
     """x converted to new_dtype (canonicalized for x64), C-style: floats truncate to ints."""
+    if new_dtype is None:  # np.dtype(None) would silently mean float64
+        raise ValueError("convert_element_type: dtype must be specified.")
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if _foldable(x):
         return _folded_conversion(x, new_dtype, weak_type)

@@ -1,6 +1,7 @@
 """Reduction primitives (reduce_*, argmax/argmin, cumulative reductions, the generic reduce
 with a user's computation, reduce_precision) with all their rules."""
 import functools
+import inspect
 import math
 import operator
 
@@ -9,7 +10,7 @@ import numpy as np
 from .. import dtypes, pytree
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
-from ..primitive import make_primitive
+from ..primitive import make_primitive, named
 from ..trace import Tracer, get_aval
 from ..transforms import staging
 from ..transforms.ad import Zero, defjvp_with_output, deflinear, defnondiff, instantiate
@@ -185,8 +186,9 @@ def _product_of_others(y):
     """Along axis 0: the product of every element but the one at each position.
     Exclusive products from both sides, so no division (zeros in y are fine)."""
     rest = [(0, 0, 0)] * (len(get_aval(y).shape) - 1)
-    before = cumprod(st.pad(y, 1, [(1, -1, 0)] + rest), 0)
-    after = cumprod(st.pad(y, 1, [(-1, 1, 0)] + rest), 0, reverse=True)
+    one = ew.weak_scalar(1, get_aval(y).dtype)
+    before = cumprod(st.pad(y, one, [(1, -1, 0)] + rest), 0)
+    after = cumprod(st.pad(y, one, [(-1, 1, 0)] + rest), 0, reverse=True)
     return ew.mul(before, after)
 
 
@@ -295,10 +297,8 @@ cumlogsumexp_p = _cumulative("cumlogsumexp", _check_float)
 def _lax_cumulative(prim, what):
     def fn(operand, axis=0, reverse=False):
         return prim.bind(operand, axis=operator.index(axis), reverse=bool(reverse))
-    fn.__name__ = prim.name
-    fn.__doc__ = (f"Cumulative {what} along `axis` (from the end when reverse=True); "
-                  f"binds `{prim.name}`.")
-    return fn
+    return named(fn, prim.name, f"Cumulative {what} along `axis` (from the end when "
+                                f"reverse=True); binds `{prim.name}`.")
 
 
 cumsum = _lax_cumulative(cumsum_p, "sum")
@@ -358,7 +358,8 @@ def _interleave(a, b, axis):
     a_pad, b_pad = [(0, 0, 0)] * ndim, [(0, 0, 0)] * ndim
     a_pad[axis], b_pad[axis] = (0, 1 if same else 0, 1), (1, 0 if same else 1, 1)
     join = ew.bitwise_or if get_aval(a).dtype == dtypes.bool_ else ew.add
-    return join(st.pad(a, 0, a_pad), st.pad(b, 0, b_pad))
+    zero = ew.weak_scalar(0, get_aval(a).dtype)
+    return join(st.pad(a, zero, a_pad), st.pad(b, zero, b_pad))
 
 
 def _canonical_scan_axis(axis, ndim):
@@ -554,8 +555,9 @@ def monoid_reduction(computation, init_values, table):
     if value is None:
         return None
     dtype = get_aval(init_values[0]).dtype
-    # lax's public binary functions wrap the core ones (they refuse implicit promotion)
-    computation = getattr(computation, "__wrapped__", computation)
+    # lax's public functions wrap the core ones (refusing implicit promotion, naming errors)
+    ops = [row[0] for row in table]
+    computation = inspect.unwrap(computation, stop=lambda f: any(f is op for op in ops))
     for op, identity, applies, reduction in table:
         if computation is op and applies(dtype) and np.equal(value, identity(dtype)):
             return reduction

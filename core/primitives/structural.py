@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, errors
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
@@ -13,7 +13,7 @@ from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, deflinear
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
-from .elementwise import (add, convert_element_type, full, full_like, lift_scalars, lt, select_n,
+from .elementwise import (add, convert_element_type, full, full_like, lt, select_n,
                           sub, weak_scalar)
 
 
@@ -21,15 +21,20 @@ def _shape(x):
     return tuple(get_aval(x).shape)
 
 
-def _as_shape(name, shape):
+def static_ints(name, values, what="shapes"):
+    """values as a tuple of Python ints (ints, NumPy integers, concrete integer arrays). A
+    float or any other value raises TypeError naming the operation, as in JAX (int() would
+    silently truncate 2.5); a traced value raises its own concretization error."""
     try:
-        return tuple(int(operator_index(d)) for d in shape)
-    except TypeError as e:
-        raise TypeError(f"{name}: shapes must be tuples of Python ints; got {shape!r} ({e})") from None
+        return tuple(operator.index(v) for v in values)
+    except errors.JAXTypeError:
+        raise
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be sequences of integers, got {values!r}") from None
 
 
-def operator_index(d):
-    return operator.index(d)
+def _as_shape(name, shape):
+    return static_ints(name, shape)
 
 
 # ---------------------------------------------------------------- broadcast_in_dim
@@ -39,6 +44,7 @@ broadcast_in_dim_p = make_primitive("broadcast_in_dim")
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=None):
+    _check_nonnegative("broadcast_in_dim", shape)
     dims = broadcast_dimensions
     if len(dims) != x.ndim:
         raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to operand "
@@ -62,7 +68,7 @@ broadcast_in_dim_p.def_pp(pp_hiding("shape", "sharding", broadcast_dimensions=()
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """x broadcast to `shape`, operand dim i becoming output dim broadcast_dimensions[i]."""
     shape = _as_shape("broadcast_in_dim", shape)
-    dims = tuple(int(d) for d in broadcast_dimensions)
+    dims = static_ints("broadcast_in_dim", broadcast_dimensions, "broadcast_dimensions")
     if _shape(x) == shape and dims == tuple(range(len(shape))):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
@@ -114,7 +120,7 @@ reshape_p = make_primitive("reshape")
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x, *, new_sizes, dimensions=None, sharding=None):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
-        raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
+        raise ValueError(f"reshape: cannot reshape array of shape {x.shape} (size {x.size}) into shape "
                         f"{tuple(new_sizes)} (size {int(np.prod(new_sizes, dtype=np.int64))})")
     return ShapedArray(new_sizes, x.dtype, weak_type=x.weak_type)
 
@@ -166,8 +172,7 @@ squeeze_p = make_primitive("squeeze")
 
 def _canonical_axes(name, axes, ndim):
     out = []
-    for a in axes:
-        a = int(a)
+    for a in static_ints(name, axes, "dimensions"):
         if not -ndim <= a < ndim:
             raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
         out.append(a % ndim)
@@ -237,7 +242,7 @@ def _transpose_abstract_eval(x, *, permutation):
 
 def transpose(x, permutation):
     """x with its dimensions permuted."""
-    permutation = tuple(int(p) for p in permutation)
+    permutation = static_ints("transpose", permutation, "permutations")
     if permutation == tuple(range(len(_shape(x)))):
         return x
     return transpose_p.bind(x, permutation=permutation)
@@ -275,7 +280,7 @@ def _rev_abstract_eval(x, *, dimensions):
 
 def rev(x, dimensions):
     """x reversed along the given dimensions."""
-    return rev_p.bind(x, dimensions=tuple(int(d) for d in dimensions))
+    return rev_p.bind(x, dimensions=static_ints("rev", dimensions, "dimensions"))
 
 
 deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
@@ -314,9 +319,10 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 
 def slice(x, start_indices, limit_indices, strides=None):
     """x[start:limit:stride] per dimension (static bounds)."""
-    start = tuple(int(s) for s in start_indices)
-    limit = tuple(int(s) for s in limit_indices)
-    strides = None if strides is None or all(s == 1 for s in strides) else tuple(int(s) for s in strides)
+    start = static_ints("slice", start_indices, "start_indices")
+    limit = static_ints("slice", limit_indices, "limit_indices")
+    strides = None if strides is None else static_ints("slice", strides, "strides")
+    strides = None if strides is None or all(s == 1 for s in strides) else strides
     if start == (0,) * len(start) and limit == _shape(x) and strides is None:
         return x
     return slice_p.bind(x, start_indices=start, limit_indices=limit, strides=strides)
@@ -368,12 +374,22 @@ dynamic_slice_p = make_primitive("dynamic_slice")
 
 
 def _check_indices(name, x, idx):
+    """The primitive's own check: TypeError, as JAX's shape rule (lax.dynamic_slice and
+    lax.dynamic_update_slice check the count before binding, with JAX's ValueError)."""
     if len(idx) != x.ndim:
-        raise TypeError(f"{name}: needs one start index per operand dimension; got {len(idx)} "
-                        f"indices for operand of shape {x.shape}")
+        raise TypeError(f"{name} start_indices must have length equal to the rank of operand, "
+                        f"got {len(idx)} indices for operand of shape {x.shape}")
     for i in idx:
         if i.shape != () or not dtypes.is_int(i.dtype):
             raise TypeError(f"{name}: start indices must be integer scalars, got {i.str_short()}")
+
+
+def _check_index_count(name, n, shape, what="start indices"):
+    """ValueError (lax.dynamic_slice's class in JAX) unless there is one entry per operand
+    dimension."""
+    if n != len(shape):
+        raise ValueError(f"{name}: {what} must have one entry per operand dimension; got {n} "
+                         f"for operand of shape {shape}")
 
 
 @dynamic_slice_p.def_abstract_eval
@@ -388,18 +404,27 @@ def _dynamic_slice_abstract_eval(x, *idx, slice_sizes):
 def dynamic_slice(x, start_indices, slice_sizes):
     """A slice of static size at traced start indices: negative indices count from the end,
     then indices are clamped so the slice stays in bounds (as jax.lax.dynamic_slice)."""
-    idx = _wrapped_indices(start_indices, _shape(x))
-    return dynamic_slice_p.bind(x, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+    _check_index_count("dynamic_slice", len(start_indices), _shape(x))
+    sizes = static_ints("dynamic_slice", slice_sizes, "slice_sizes")
+    _check_index_count("dynamic_slice", len(sizes), _shape(x), "slice_sizes")
+    idx = _wrapped_indices("dynamic_slice", start_indices, _shape(x))
+    return dynamic_slice_p.bind(x, *idx, slice_sizes=sizes)
 
 
-def _wrapped_indices(start_indices, shape):
+def _wrapped_indices(name, start_indices, shape):
     """JAX's: a negative start index counts from the end of its dimension (static indices
-    adjusted here, traced ones by a select), each index keeping its integer type."""
+    adjusted here, traced ones by a select), each index keeping its integer type; a static
+    index beyond its type's range is clamped now, as the primitive would clamp it."""
     out = []
     for i, d in zip(start_indices, shape):
-        if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.ndarray)):
-            dtype = dtypes.canonicalize_dtype(np.asarray(i).dtype)
-            out.append(np.array(int(i) + d if int(i) < 0 else int(i), dtype))
+        if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.floating, np.ndarray)):
+            value, = static_ints(name, (i,), "start indices")
+            value = value + d if value < 0 else value
+            dtype = (dtypes.canonicalize_dtype(np.asarray(i).dtype)
+                     if isinstance(i, (np.generic, np.ndarray)) else dtypes.default_int())
+            if not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+                value = min(max(value, 0), d)
+            out.append(np.array(value, dtype))
         elif dtypes.kind(get_aval(i).dtype) == "u":
             out.append(i)
         else:
@@ -493,7 +518,8 @@ def _dus_abstract_eval(x, update, *idx):
 def dynamic_update_slice(x, update, start_indices):
     """x with `update` written at traced start indices (negative ones count from the end;
     then clamped to stay in bounds, as jax.lax.dynamic_update_slice)."""
-    idx = _wrapped_indices(start_indices, _shape(x))
+    _check_index_count("dynamic_update_slice", len(start_indices), _shape(x))
+    idx = _wrapped_indices("dynamic_update_slice", start_indices, _shape(x))
     return dynamic_update_slice_p.bind(x, update, *idx)
 
 
@@ -553,8 +579,8 @@ pad_p = make_primitive("pad")
 @pad_p.def_abstract_eval
 def _pad_abstract_eval(x, padding_value, *, padding_config):
     if padding_value.shape != () or padding_value.dtype != x.dtype:
-        raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
-                        f"{x.dtype.name}, got {padding_value.str_short()}")
+        raise TypeError(f"pad operand and padding_value must be same dtype (and padding_value "
+                        f"a scalar): got {x.dtype.name} and {padding_value.str_short()}.")
     if len(padding_config) != x.ndim:
         raise ValueError(f"pad: padding_config must have one (lo, hi, interior) per dimension "
                          f"of the operand of shape {x.shape}; got {padding_config}")
@@ -564,16 +590,18 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + d + max(d - 1, 0) * interior
         if size < 0:
-            raise TypeError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
-                            f"negative ({size})")
+            raise ValueError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
+                             f"negative ({size})")
         shape.append(size)
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type and padding_value.weak_type)
 
 
 def pad(x, padding_value, padding_config):
     """x padded with lo/hi (may be negative) and interior padding per dimension."""
-    x, padding_value = lift_scalars("pad", (x, padding_value))
-    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    # as in JAX, a Python scalar padding value keeps its own dtype (no lifting to x's)
+    if dtypes.is_python_scalar(padding_value):
+        padding_value = weak_scalar(padding_value, dtypes.python_scalar_dtype(padding_value))
+    config = tuple(static_ints("pad", c, "padding_config entries") for c in padding_config)
     return pad_p.bind(x, padding_value, padding_config=config)
 
 
@@ -641,7 +669,8 @@ def concatenate(operands, dimension):
     operands = list(operands)
     if len(operands) == 1:
         return operands[0]
-    return concatenate_p.bind(*operands, dimension=int(dimension))
+    dimension, = static_ints("concatenate", (dimension,), "dimension")
+    return concatenate_p.bind(*operands, dimension=dimension)
 
 
 def _concatenate_transpose(ct, *xs, dimension):
@@ -678,19 +707,25 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape) {len(shape)}, got "
                          f"dimension={dimension}")
+    _check_nonnegative("iota", shape)
     return ShapedArray(shape, dtype)
+
+
+def _check_nonnegative(name, shape):
+    if any(d < 0 for d in shape):
+        raise TypeError(f"{name} shape must have every element be nonnegative, got {shape}.")
 
 
 def iota(dtype, size):
     """[0, 1, ..., size-1] of dtype."""
-    return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=(int(size),), dimension=0,
-                       sharding=None)
+    return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype),
+                       shape=static_ints("iota", (size,), "size"), dimension=0, sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension):
     """Indices along `dimension`, broadcast to `shape`."""
     return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_as_shape("iota", shape),
-                       dimension=int(dimension), sharding=None)
+                       dimension=operator.index(dimension), sharding=None)
 
 
 ad.defnondiff(iota_p)

@@ -9,6 +9,7 @@ import dataclasses
 import enum
 import functools
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -496,10 +497,12 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[Any],
     fewer devices than the mesh needs.
     """
     try:
-        shape = tuple(int(s) for s in axis_shapes)
-    except (TypeError, ValueError):
+        shape = tuple(operator.index(s) for s in axis_shapes)
+    except TypeError:
         raise ValueError("`axis_shapes` passed to `make_mesh` should be a sequence"
                          f" of ints. Got {axis_shapes}") from None
+    if any(s < 1 for s in shape):
+        raise ValueError(f"make_mesh: every axis size must be a positive int, got {shape}")
     devices = list(devices)
     needed = math.prod(shape)
     if needed > len(devices):

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import dtypes, pytree, runtime
+from ..errors import naming_errors
 from ..array import Array
 from ..avals import ShapeDtypeStruct, ShapedArray
 from ..jaxpr import Literal, eval_jaxpr
@@ -13,7 +14,7 @@ from ..primitives import elementwise as ew
 from ..primitives import structural as st
 from ..trace import as_value, get_aval
 from .ad import Zero, zeros_like_aval
-from .jvp import check_tangent, jvp
+from .jvp import check_tangent, jvp, split_aux
 from .linearize import linearize_flat
 from .staging import trace_to_jaxpr
 from .transpose import backward_pass
@@ -30,10 +31,7 @@ def _flatten_fun(fun, in_tree, has_aux=False):
     def flat(*leaves):
         out = fun(*pytree.tree_unflatten(in_tree, leaves))
         if has_aux:
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("has_aux=True requires the function to return a pair "
-                                f"(output, aux), got {type(out).__name__}")
-            out, box["aux"] = out
+            out, box["aux"] = split_aux(out, "vjp")
         leaves_out, box["tree"] = pytree.tree_flatten(out)
         return leaves_out
     return flat, box
@@ -91,8 +89,14 @@ def _fun_name(fun):
 
 def _check_ct(ct, out_aval):
     """The cotangent, if it has the tangent type of its output (JAX's ValueError if not;
-    float cotangents of another float dtype are accepted, as JAX does)."""
-    expected, got = out_aval.to_tangent_aval(), get_aval(ct)
+    float cotangents of another float dtype are accepted, as JAX does). Where that type is
+    float0 (integer outputs), JAX accepts any dtype of the right shape: the cotangent carries
+    no information and becomes a zero."""
+    expected = out_aval.to_tangent_aval()
+    ct = as_value(ct)
+    got = get_aval(ct)
+    if got.shape == expected.shape and expected.dtype == dtypes.float0:
+        return Zero(expected)
     if got.shape == expected.shape and (got.dtype == expected.dtype or (
             dtypes.is_inexact(got.dtype) and dtypes.is_inexact(expected.dtype))):
         return ct
@@ -134,16 +138,34 @@ def linearize(fun, *primals):
 # ---------------------------------------------------------------- grad family
 
 def _check_argnums(argnums, nargs, name):
+    """argnums as a tuple of non-negative positions. JAX fails on a repeated or empty argnums
+    with a raw Python error (or, for some, a wrong gradient): refjax says which."""
+    if not isinstance(argnums, (int, tuple, list)):
+        raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}")
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ValueError(f"{name}: argnums={argnums!r} selects no argument to differentiate")
     for i in nums:
-        if not -nargs <= i < nargs:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got "
+                            f"{argnums!r}")
+        if i < -nargs:  # JAX's classes: ValueError below, TypeError above the range
+            raise ValueError(f"{name}: positional argument indices such as argnums must be "
+                             f"at least -len(args) and less than len(args), but got {i} for "
+                             f"len(args) == {nargs}.")
+        if not i < nargs:
             raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
                             f"{(i if i >= 0 else -i - 1) + 1} positional arguments to be passed by "
                             f"the caller, but got only {nargs} positional arguments.")
+    nums = tuple(i % nargs for i in nums)
+    if len(set(nums)) != len(nums):
+        raise TypeError(f"{name}: argnums={argnums!r} names an argument more than once; each "
+                        "argument can be differentiated with respect to once")
     return nums
 
 
 def _check_input_dtype(x, allow_int, holomorphic, name):
+    """JAX's checks of the inputs of reverse-mode derivatives (grad, jacrev)."""
     dtype = get_aval(x).dtype
     if holomorphic:
         if dtypes.kind(dtype) != "c":
@@ -157,29 +179,53 @@ def _check_input_dtype(x, allow_int, holomorphic, name):
                     "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
 
 
+def _check_jacfwd_input(x, holomorphic):
+    """jacfwd's inputs are real floats (complex ones with holomorphic=True), as in JAX."""
+    dtype = get_aval(x).dtype
+    if holomorphic:
+        _check_input_dtype(x, False, True, "jacfwd")
+    elif not dtypes.is_float(dtype):
+        raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                        f"np.floating), but got {dtype.name}. For holomorphic differentiation, "
+                        "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                        "involving complex inputs or integer inputs, use jax.jvp directly.")
+
+
+def _check_output_dtype(out, holomorphic, name):
+    """Reverse-mode derivatives need real float outputs (complex ones with holomorphic=True):
+    a complex output would otherwise silently lose its imaginary part's derivative."""
+    dtype = get_aval(out).dtype
+    if holomorphic:
+        if dtypes.kind(dtype) != "c":
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif dtypes.kind(dtype) == "c":
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dtype.name}. For holomorphic differentiation, "
+                        "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                        "involving complex outputs, use jax.vjp directly.")
+    elif not dtypes.is_float(dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dtype.name}. For differentiation of functions "
+                        "with integer outputs, use jax.vjp directly.")
+
+
 def _check_scalar_output(out, holomorphic, name):
     aval = get_aval(out)
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
-    if holomorphic and dtypes.kind(aval.dtype) != "c":
-        raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but "
-                        f"got {aval.dtype.name}.")
-    if not holomorphic and not dtypes.is_float(aval.dtype):
-        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
-                        "differentiation, pass holomorphic=True. For differentiating non-"
-                        "holomorphic functions involving complex outputs, use jax.vjp directly.")
+    _check_output_dtype(out, holomorphic, name)
 
 
-def _diff_leaves(fun, args, kwargs, argnums, name, allow_int, holomorphic):
-    """The leaves of the arguments `argnums` selects (checked and as values), their tree, and
-    fun as a function of those leaves alone (the other arguments fixed)."""
-    nums = tuple(i % len(args) for i in _check_argnums(argnums, len(args), name))
+def _diff_leaves(fun, args, kwargs, argnums, name, check):
+    """The leaves of the arguments `argnums` selects (as values, each passed to `check`), their
+    tree, and fun as a function of those leaves alone (the other arguments fixed)."""
+    nums = _check_argnums(argnums, len(args), name)
     leaves, in_tree = pytree.tree_flatten(tuple(args[i] for i in nums))
-    leaves = [as_value(x) for x in leaves]
+    leaves = [naming_errors(as_value, name)(x) for x in leaves]
     for x in leaves:
-        _check_input_dtype(x, allow_int, holomorphic, name)
+        check(x)
 
     def fun_of_leaves(*flat):
         full = list(args)
@@ -199,8 +245,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     """A function returning (fun(*args), gradient w.r.t. args[argnums])."""
     @functools.wraps(fun)
     def vg(*args, **kwargs):
-        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "grad", allow_int,
-                                          holomorphic)
+        leaves, in_tree, f = _diff_leaves(
+            fun, args, kwargs, argnums, "grad",
+            lambda x: _check_input_dtype(x, allow_int, holomorphic, "grad"))
         res = vjp(f, *leaves, has_aux=has_aux)
         out, pullback = res[0], res[1]
         _check_scalar_output(out, holomorphic, "grad")
@@ -282,7 +329,9 @@ def _split_flat_axis(jac, axis, leaves, rest_shape, leaf_first, example=None):
         block = st.slice(jac, lo, hi)
         block = st.reshape(block, leaf_shape + rest_shape if leaf_first
                            else rest_shape + leaf_shape)
-        blocks.append(_cast_like(block, x if example is None else example))
+        if get_aval(block).dtype != dtypes.float0:  # (float0 blocks: see _int_zeros)
+            block = _cast_like(block, x if example is None else example)
+        blocks.append(block)
         start += n
     return blocks
 
@@ -290,33 +339,49 @@ def _split_flat_axis(jac, axis, leaves, rest_shape, leaf_first, example=None):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: jvp of each basis vector, vmapped."""
     def jac(*args, **kwargs):
-        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "jacfwd", False,
-                                          holomorphic)
+        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "jacfwd",
+                                          lambda x: _check_jacfwd_input(x, holomorphic))
 
         def push(*t):
             return jvp(f, tuple(leaves), tuple(t), has_aux=has_aux)[1]
 
         out = f(*leaves)
         if has_aux:
-            out, aux = out
+            out, aux = split_aux(out, "jacfwd")
+        if holomorphic:
+            for o in pytree.tree_leaves(out):
+                _check_output_dtype(o, True, "jacfwd")
         jac_tangents = vmap(push, in_axes=0, out_axes=-1)(*_std_basis(leaves))
         result = pytree.tree_map(
-            lambda o, j: _per_argnums(pytree.tree_unflatten(in_tree, _split_flat_axis(
-                j, get_aval(j).ndim - 1, leaves, get_aval(o).shape, False, example=o)),
+            lambda o, j: _per_argnums(pytree.tree_unflatten(in_tree, [
+                _int_zeros(b, o) for b in _split_flat_axis(
+                    j, get_aval(j).ndim - 1, leaves, get_aval(o).shape, False, example=o)]),
                 argnums),
             out, jac_tangents)
         return (result, aux) if has_aux else result
     return jac
 
 
+def _int_zeros(block, out):
+    """A float0 block of the Jacobian of an integer output as zeros of that output's dtype
+    (what JAX's jacfwd gives)."""
+    aval = get_aval(block)
+    if aval.dtype != dtypes.float0:
+        return block
+    return zeros_like_aval(ShapedArray(aval.shape, get_aval(out).dtype))
+
+
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: the pullback of each output basis vector, vmapped."""
     def jac(*args, **kwargs):
-        leaves, in_tree, f = _diff_leaves(fun, args, kwargs, argnums, "jacrev", allow_int,
-                                          holomorphic)
+        leaves, in_tree, f = _diff_leaves(
+            fun, args, kwargs, argnums, "jacrev",
+            lambda x: _check_input_dtype(x, allow_int, holomorphic, "jacrev"))
         res = vjp(f, *leaves, has_aux=has_aux)
         out, pullback = res[0], res[1]
         out_leaves, out_tree = pytree.tree_flatten(out)
+        for o in out_leaves:
+            _check_output_dtype(o, holomorphic, "jacrev")
         cts = vmap(lambda *b: pullback(pytree.tree_unflatten(out_tree, b)))(
             *_std_basis(out_leaves))
         # cts: per input leaf, (total outputs, *in_shape); split them per output leaf.

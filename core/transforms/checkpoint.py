@@ -205,6 +205,16 @@ def _slice(targets, producers, saved):
 
 # ---------------------------------------------------------------- jax.checkpoint
 
+def _check_static_argnums(nums, nargs):
+    """As JAX: every static_argnums entry must name a passed positional argument (refjax
+    used to ignore those beyond the arguments)."""
+    if any(not -nargs <= i < nargs for i in nums):
+        raise ValueError(
+            "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only take "
+            f"integer values greater than or equal to `-len(args)` and less than `len(args)`, "
+            f"but got {nums}, while `len(args)` = {nargs}")
+
+
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=()):
     """jax.checkpoint (alias remat): fun with the same values and derivatives, whose
     differentiation saves only fun's inputs and the values `policy` allows (see
@@ -216,6 +226,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
         args = _with_static_names(fun, args, kwargs, static_argnames)
+        _check_static_argnums(static_argnums, len(args))
         static = {i % len(args) for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = pytree.tree_flatten((dyn, kwargs))

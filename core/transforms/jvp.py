@@ -152,7 +152,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     def flat_fun(*args):
         out = fun(*pytree.tree_unflatten(p_tree, args))
         if has_aux:
-            out, aux = _split_aux(out)
+            out, aux = split_aux(out)
             aux_box.append(aux)
         leaves, tree = pytree.tree_flatten(out)
         aux_box.insert(0, tree)
@@ -166,10 +166,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     return result + (aux_box[1],) if has_aux else result
 
 
-def _split_aux(out):
+def split_aux(out, name="jvp"):
+    """(output, aux) of a has_aux function's result; TypeError naming `name` otherwise."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError("has_aux=True requires the function to return a pair (output, aux); "
-                        f"got {type(out).__name__}")
+        raise TypeError(f"{name} with has_aux=True expected the function to return a pair "
+                        f"(output, aux), but it returned a value of type {type(out).__name__}")
     return out
 
 

@@ -41,6 +41,9 @@ def linearize_flat(fun, primals):
     parent = current_trace()
     tangent_trace = StagingTrace(record_source=False)
     tangents = [tangent_trace.new_arg(get_aval(p).to_tangent_aval()) for p in primals]
+    # Integer and boolean primals have float0 tangents: inputs of the linear jaxpr, but
+    # symbolic zeros for the rules (as in jvp), which never compute with float0 values.
+    tangents = [Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents]
     dispatch = TangentDispatchTrace(parent, tangent_trace)
     out_p, out_t = jvp_flat(fun, primals, tangents, parent=parent, rule_trace=dispatch)
     out_t = [_instantiate_in(tangent_trace, t) for t in out_t]

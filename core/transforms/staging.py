@@ -53,9 +53,12 @@ class StagingTrace(Trace):
         entry = self.constvars.get(id(x))
         if entry is None:
             aval = get_aval(x)
+            value = x
             if not isinstance(x, (Tracer, Array)):
                 aval = aval.strip_weak_type() if not dtypes.is_python_scalar(x) else aval
-            entry = self.constvars[id(x)] = (jx.Var(aval), x)
+                value = _private(x, aval)
+            # keyed by the captured object, which stays alive (entry[2]) so its id stays unique
+            entry = self.constvars[id(x)] = (jx.Var(aval), value, x)
         return entry[0]
 
     def process_primitive(self, prim, args, params):
@@ -71,9 +74,17 @@ class StagingTrace(Trace):
         """The jaxpr of the recorded equations; returns (jaxpr, const values)."""
         outvars = [self.to_atom(x) for x in outs]
         consts = list(self.constvars.values())
-        jaxpr = jx.Jaxpr([v for v, _ in consts], list(self.invars), outvars, list(self.eqns))
+        jaxpr = jx.Jaxpr([v for v, _, _ in consts], list(self.invars), outvars, list(self.eqns))
         jx.typecheck_jaxpr(jaxpr)
-        return jaxpr, [c for _, c in consts]
+        return jaxpr, [c for _, c, _ in consts]
+
+
+def _private(x, aval):
+    """A captured NumPy value as a read-only copy of its aval's dtype: the jaxpr is reused
+    (jit's cache), so a later change to the caller's array must not change its results."""
+    value = np.array(x, dtype=aval.dtype)
+    value.flags.writeable = False
+    return value
 
 
 def _as_literal(x):

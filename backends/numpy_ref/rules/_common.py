@@ -3,7 +3,7 @@ import numpy as np
 
 from ....core import dtypes
 from ...base import register_rule
-from ..backend import NumpyRefBackend
+from ..backend import NumpyRefBackend, in_place_rules
 
 # float32/64 and complex sums and products stay in their own type (NumPy hands them to BLAS or
 # pairwise sums; XLA on CPU does not widen them either); the other dtypes accumulate widened.
@@ -13,6 +13,17 @@ BLAS_TYPES = tuple(map(np.dtype, ("float32", "float64", "complex64", "complex128
 def rule(*prims):
     """Decorator: register `fn(*values, **params)` as numpy_ref's rule for prims."""
     return register_rule(NumpyRefBackend, *prims)
+
+
+def rule_in_place(*prims):
+    """Decorator: register `fn(out, *values, **params)` computing prims into `out`, one of
+    the values, whose memory the interpreter hands over (used when it can prove no one else
+    sees that value)."""
+    def register(fn):
+        for prim in prims:
+            in_place_rules[prim] = fn
+        return fn
+    return register
 
 
 def wide_dtype(dtype):
@@ -32,7 +43,7 @@ def convert(x, new_dtype):
         return _float_to_int(np.real(x), new_dtype)
     if dtypes.is_float(new_dtype) and x.dtype.kind == "c":
         return np.real(x).astype(new_dtype)
-    return x.astype(new_dtype)
+    return x.astype(new_dtype, copy=False)  # the same dtype: x itself (buffers are read-only)
 
 
 def _float_to_int(x, new_dtype):

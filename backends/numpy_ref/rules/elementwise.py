@@ -4,7 +4,7 @@ import numpy as np
 from ....core import dtypes
 from ....core.primitives import elementwise as ew
 from .. import special
-from ._common import convert, rule
+from ._common import convert, rule, rule_in_place
 
 _LOW = (dtypes.float16, dtypes.bfloat16)
 
@@ -28,18 +28,93 @@ def _quiet(fn):
     return wrapped
 
 
-_UNARY = {
-    ew.neg_p: np.negative, ew.sign_p: np.sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
-    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log,
-    ew.log1p_p: np.log1p, ew.expm1_p: np.expm1, ew.tanh_p: np.tanh,
-    ew.logistic_p: lambda x: 1 / (1 + np.exp(-x)), ew.sin_p: np.sin, ew.cos_p: np.cos,
-    ew.tan_p: np.tan, ew.asin_p: np.arcsin, ew.acos_p: np.arccos, ew.atan_p: np.arctan,
-    ew.sinh_p: np.sinh, ew.cosh_p: np.cosh, ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh,
-    ew.atanh_p: np.arctanh, ew.sqrt_p: np.sqrt, ew.rsqrt_p: lambda x: 1 / np.sqrt(x),
-    ew.cbrt_p: np.cbrt, ew.square_p: np.square, ew.real_p: np.real, ew.imag_p: np.imag,
+# Transcendental functions of narrower operands are computed in float64 (complex128) and
+# rounded once, so the oracle is correctly rounded (but for rare double roundings): NumPy's
+# own float32 kernels are up to an ulp off (about 40% of exp's results, 13% of sin's), which
+# finite differences amplify past their tolerances (JAX's test_jit_forwarding_correctness
+# failed on numpy_ref for that reason alone). The wide temporaries are made block by block.
+_WIDE = {np.dtype(np.float16): np.float64, np.dtype(dtypes.bfloat16): np.float64,
+         np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+_BLOCK = 1 << 16
+
+
+def _widened(fn):
+    """fn(*operands) computed in the wide type of the last operand's dtype, block by block,
+    and rounded to that dtype (operands of other dtypes as they are)."""
+    def wrapped(*args, **params):
+        dtype = args[-1].dtype
+        with np.errstate(all="ignore"):
+            if dtype not in _WIDE:
+                return fn(*args, **params)
+            return _blockwise(lambda *xs: fn(*xs, **params), args, _WIDE[dtype], dtype)
+    return wrapped
+
+
+def _blockwise(fn, args, wide, dtype, out=None):
+    """fn of args (all of one shape, or scalars) into `out` (default: a new array of `dtype`),
+    computed on blocks of _BLOCK elements widened to `wide`. `out` may be one of args: each
+    block is read whole before its result is written."""
+    shape = np.broadcast_shapes(*(a.shape for a in args))
+    out = np.empty(shape, dtype) if out is None else out
+    flat_out = out.reshape(-1)
+    flats = [a.reshape(-1) if a.shape == shape and a.ndim else a for a in args]
+    for start in range(0, flat_out.size, _BLOCK):
+        block = [f[start:start + _BLOCK] if f.ndim else f for f in flats]
+        flat_out[start:start + _BLOCK] = fn(*(b.astype(wide) for b in block))
+    return out
+
+
+def _sign(x):
+    """np.sign, except that zeros keep their sign (XLA's sign(-0.0) is -0.0)."""
+    out = np.asarray(np.sign(x))
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16:
+        zero = out == 0
+        out[zero] = x[zero]
+    return out
+
+
+_EXACT = {
+    ew.neg_p: np.negative, ew.sign_p: _sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
+    ew.is_finite_p: np.isfinite, ew.sqrt_p: np.sqrt, ew.square_p: np.square, ew.real_p: np.real,
+    ew.imag_p: np.imag,
 }
-for _p, _f in _UNARY.items():
+_TRANSCENDENTAL = {
+    ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log, ew.log1p_p: np.log1p,
+    ew.expm1_p: np.expm1, ew.tanh_p: np.tanh, ew.logistic_p: lambda x: 1 / (1 + np.exp(-x)),
+    ew.sin_p: np.sin, ew.cos_p: np.cos, ew.tan_p: np.tan, ew.asin_p: np.arcsin,
+    ew.acos_p: np.arccos, ew.atan_p: np.arctan, ew.sinh_p: np.sinh, ew.cosh_p: np.cosh,
+    ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh, ew.atanh_p: np.arctanh,
+    ew.rsqrt_p: lambda x: 1 / np.sqrt(x), ew.cbrt_p: np.cbrt,
+}
+for _p, _f in _EXACT.items():
     rule(_p)(_upcast(_f))
+for _p, _f in _TRANSCENDENTAL.items():
+    rule(_p)(_widened(_f))
+
+
+# ---------------------------------------------------------------- in place (buffer reuse)
+#
+# Where the interpreter hands over an input's memory (its last use, referenced by nothing
+# else), float32/float64 results are written there, rounded exactly as the rules above round
+# them. For other dtypes these decline (None) and the ordinary rule makes a new array.
+
+def _into(prim, compute_into, dtypes_=(np.dtype(np.float32), np.dtype(np.float64))):
+    def into(out, *args, **params):
+        if out.dtype not in dtypes_ or not out.flags.c_contiguous:
+            return None
+        with np.errstate(all="ignore"):
+            return compute_into(out, *args, **params)
+    rule_in_place(prim)(into)
+
+
+_IN_PLACE_UFUNCS = {ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply,
+                    ew.add_any_p: np.add, ew.div_p: np.divide, ew.neg_p: np.negative,
+                    ew.sqrt_p: np.sqrt, ew.square_p: np.square}
+for _p, _f in _IN_PLACE_UFUNCS.items():
+    _into(_p, lambda out, *xs, _f=_f: _f(*xs, out=out))
+for _p, _f in _TRANSCENDENTAL.items():  # float32 only: float64 ones have no wider type
+    _into(_p, lambda out, *xs, _f=_f: _blockwise(_f, xs, np.float64, out.dtype, out),
+          (np.dtype(np.float32),))
 
 
 def _complex_branch_cuts(prim, fn):
@@ -53,8 +128,9 @@ def _complex_branch_cuts(prim, fn):
     rule(prim)(wrapped)
 
 
-for _p in (ew.asin_p, ew.acos_p, ew.atan_p, ew.asinh_p, ew.acosh_p, ew.atanh_p, ew.sqrt_p):
-    _complex_branch_cuts(_p, _upcast(_UNARY[_p]))
+for _p in (ew.asin_p, ew.acos_p, ew.atan_p, ew.asinh_p, ew.acosh_p, ew.atanh_p):
+    _complex_branch_cuts(_p, _widened(_TRANSCENDENTAL[_p]))
+_complex_branch_cuts(ew.sqrt_p, _upcast(np.sqrt))
 
 
 @rule(ew.conj_p)
@@ -108,18 +184,30 @@ def _integer_pow(x, *, y):
 
 
 def _integer_pow_positive(x, y):
-    """Exponentiation by squaring in x's dtype (XLA's expansion)."""
-    if y == 1:
-        return x
-    acc = np.ones_like(x)
-    base = x
+    """Exponentiation by squaring in x's dtype (XLA's expansion), the temporaries updated in
+    place (at most two arrays besides x)."""
+    if y <= 1:
+        return x if y else np.ones_like(x)
+    acc, base = None, x
     while y:
         if y & 1:
-            acc = acc * base
+            if acc is None:  # base is squared in place later unless it is x or last
+                acc = base if base is x or y == 1 else base.copy()
+            else:
+                acc = _times(acc, base, x, last=y == 1)
         y >>= 1
         if y:
-            base = base * base
+            # (np.asarray: NumPy makes 0-d products scalars, which `out=` cannot take)
+            base = np.asarray(base * base) if base is x else np.multiply(base, base, out=base)
     return acc
+
+
+def _times(acc, base, x, last):
+    """acc * base, written over a temporary this rule owns: acc's, or base's for the last
+    factor (base is not needed afterwards); never over x."""
+    if acc is not x:
+        return np.multiply(acc, base, out=acc)
+    return np.multiply(acc, base, out=base) if last and base is not x else np.asarray(acc * base)
 
 
 _BINARY = {
@@ -135,12 +223,18 @@ for _p, _f in _BINARY.items():
 def _ordered_zeros(np_fn, zero_of):
     """np.maximum/np.minimum, except that between two zeros XLA orders -0.0 below +0.0:
     zero_of(x, y) picks the zero (x + y is +0.0 unless both are -0.0; -(-x + -y) the
-    reverse)."""
+    reverse). Only the positions where both are zero are recomputed (a boolean mask)."""
     @_upcast
     def extremum(x, y):
-        out = np_fn(x, y)
-        if np.asarray(out).dtype.kind == "f":
-            out = np.where((x == 0) & (y == 0), zero_of(np.asarray(x), np.asarray(y)), out)
+        out = np.asarray(np_fn(x, y))
+        if out.dtype.kind == "f" and out.ndim:
+            both = np.equal(x, 0)
+            both &= np.equal(y, 0)
+            if both.any():
+                out[both] = zero_of(np.broadcast_to(x, out.shape)[both],
+                                    np.broadcast_to(y, out.shape)[both])
+        elif out.dtype.kind == "f" and x == 0 and y == 0:
+            out = np.asarray(zero_of(np.asarray(x), np.asarray(y)))
         return out
     return extremum
 
@@ -152,7 +246,7 @@ rule(ew.min_p)(_ordered_zeros(np.minimum, lambda x, y: -(-x + -y)))
 @rule(ew.atan2_p)
 def _atan2(x, y):
     if x.dtype.kind != "c":
-        return _upcast(np.arctan2)(x, y)
+        return _widened(np.arctan2)(x, y)
     with np.errstate(all="ignore"):
         return special.complex_atan2(x, y)
 
@@ -160,7 +254,7 @@ def _atan2(x, y):
 @rule(ew.pow_p)
 def _pow(x, y):
     """An integer exponent is converted to the base's dtype first (as JAX lowers it)."""
-    return _upcast(np.power)(x, np.asarray(y).astype(x.dtype, copy=False))
+    return _widened(np.power)(x, np.asarray(y).astype(x.dtype, copy=False))
 
 
 @rule(ew.div_p)
@@ -244,7 +338,8 @@ def _select_n(which, *cases):
 @rule(ew.clamp_p)
 @_quiet
 def _clamp(lo, x, hi):
-    return np.minimum(np.maximum(x, lo), hi)
+    out = np.asarray(np.maximum(x, lo))
+    return np.minimum(out, hi, out=out)
 
 
 @rule(ew.convert_element_type_p)

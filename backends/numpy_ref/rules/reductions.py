@@ -102,32 +102,53 @@ def _argmin(x, *, axes, index_dtype):
 
 # ---------------------------------------------------------------- cumulative reductions
 
-def _cumulative(fn, x, axis, reverse, wide):
-    flip = (lambda v: np.flip(v, axis)) if reverse else (lambda v: v)
+_BLOCK = 1 << 16
+
+
+def _cumulative(fn, x, axis, reverse, wide, combine=None):
+    """fn (an accumulate along `axis`) of x computed in `wide` and rounded to x's dtype. With
+    `combine` (how a running result continues, e.g. np.add for cumsum), the wide values are
+    made block by block along the axis, so the temporaries stay small."""
+    out = np.empty(x.shape, x.dtype)
+    src, dst = np.moveaxis(x, axis, 0), np.moveaxis(out, axis, 0)
+    if reverse:
+        src, dst = src[::-1], dst[::-1]
+    n = src.shape[0]
+    step = max(1, n) if combine is None or n == 0 else max(1, _BLOCK // max(1, src[0].size))
+    carry = None
     with np.errstate(all="ignore"):
-        out = fn(flip(x.astype(wide)), axis=axis)
-    return flip(out).astype(x.dtype)
+        for start in range(0, n, step):
+            block = fn(src[start:start + step].astype(wide), axis=0)
+            if carry is not None:
+                block = combine(block, carry)
+            dst[start:start + step] = block
+            carry = block[-1]
+    return out
 
 
 @rule(red.cumsum_p)
 def _cumsum(x, *, axis, reverse):
-    return _cumulative(np.cumsum, x, axis, reverse, wide_dtype(x.dtype))
+    """Widened sums; +0.0 where every term so far is a zero (XLA adds from a +0.0 start)."""
+    out = _cumulative(np.cumsum, x, axis, reverse, wide_dtype(x.dtype), np.add)
+    if dtypes.kind(x.dtype) in "fc":
+        out += np.zeros((), x.dtype)
+    return out
 
 
 @rule(red.cumprod_p)
 def _cumprod(x, *, axis, reverse):
-    return _cumulative(np.cumprod, x, axis, reverse, wide_dtype(x.dtype))
+    return _cumulative(np.cumprod, x, axis, reverse, wide_dtype(x.dtype), np.multiply)
 
 
 @rule(red.cummax_p)
 def _cummax(x, *, axis, reverse):
-    out = _cumulative(np.maximum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    out = _cumulative(np.maximum.accumulate, x, axis, reverse, _exact_dtype(x.dtype), np.maximum)
     return _signed_zeros(out, x, axis, reverse, positive=True)
 
 
 @rule(red.cummin_p)
 def _cummin(x, *, axis, reverse):
-    out = _cumulative(np.minimum.accumulate, x, axis, reverse, _exact_dtype(x.dtype))
+    out = _cumulative(np.minimum.accumulate, x, axis, reverse, _exact_dtype(x.dtype), np.minimum)
     return _signed_zeros(out, x, axis, reverse, positive=False)
 
 
@@ -136,10 +157,16 @@ def _signed_zeros(out, x, axis, reverse, positive):
     zero running max is +0.0 once any +0.0 was seen, a zero running min -0.0 once any -0.0."""
     if dtypes.kind(x.dtype) != "f":
         return out
-    sign_wanted = ~np.signbit(x) if positive else np.signbit(x)
-    seen = _cumulative(np.logical_or.accumulate, (x == 0) & sign_wanted, axis, reverse, bool)
-    zero = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
-    return np.where((out == 0) & seen, zero, out).astype(x.dtype)
+    zero = out == 0
+    if not zero.any():
+        return out
+    wanted = x == 0
+    sign = np.signbit(x)
+    wanted &= np.invert(sign, out=sign) if positive else sign
+    del sign
+    zero &= _cumulative(np.logical_or.accumulate, wanted, axis, reverse, bool, np.logical_or)
+    out[zero] = np.zeros((), x.dtype) if positive else -np.zeros((), x.dtype)
+    return out
 
 
 @rule(red.cumlogsumexp_p)

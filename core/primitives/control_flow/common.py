@@ -1,5 +1,6 @@
 """What cond, while and scan share: list helpers for their operand groups, avals of stacked
 values, tracing a user's function, and the typing errors of branches and carries."""
+import inspect
 
 from ... import dtypes, pytree
 from ... import jaxpr as jx
@@ -11,6 +12,21 @@ from .. import structural as st
 
 
 # ---------------------------------------------------------------- operand groups
+
+def check_arity(api_name, funs, names, operands):
+    """TypeError naming the primitive and the branch when a branch cannot take the operands
+    (JAX lets the branch's own TypeError through, naming neither)."""
+    for fun, name in zip(funs, names):
+        try:
+            signature = inspect.signature(fun)
+        except (TypeError, ValueError):  # builtins and the like: let the call tell
+            continue
+        try:
+            signature.bind(*operands)
+        except TypeError as e:
+            raise TypeError(f"{api_name}: {name} ({getattr(fun, '__qualname__', fun)}) cannot be "
+                            f"called with the {len(operands)} operand(s) given: {e}") from None
+
 
 def split(xs, sizes):
     """xs cut into consecutive pieces of the given sizes, plus the rest as a last piece."""

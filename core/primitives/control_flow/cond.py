@@ -23,9 +23,9 @@ from ...transforms.transpose import backward_pass
 from ...transforms.vmap import batch_jaxpr, vmap_flat
 from ...vma import jaxpr_vma
 from .. import elementwise as ew
-from .common import (any_columns, as_array, broadcast_pred, check_inputs, fun_of, is_concrete,
-                     merge, nonzero, path_str, pick, short, tangents_out, trace_fun, type_str,
-                     why)
+from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
+                     is_concrete, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
+                     type_str, why)
 
 cond_p = make_primitive("cond", multiple_results=True)
 
@@ -206,6 +206,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
             return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _operands(operands, operand)
+    check_arity("cond", (true_fun, false_fun), ("true_fun", "false_fun"), operands)
     pred = _predicate(pred)
     if config.read("jax_disable_jit") and is_concrete(pred):
         return true_fun(*operands) if bool(pred) else false_fun(*operands)
@@ -220,6 +221,7 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     if not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     operands = _operands(operands, operand)
+    check_arity("switch", branches, [f"branch {i}" for i in range(len(branches))], operands)
     index = as_value(index)
     aval = get_aval(index)
     if aval.shape != ():
