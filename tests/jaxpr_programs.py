@@ -11,7 +11,7 @@ def programs(jax):
     shapes, indexing, gather/scatter, sort, casts and iota programs."""
     cases = {}
     for group in (_elementwise, _autodiff, _jit, _vmap, _control_flow, _reductions, _products,
-                  _shapes, _indexing, _misc):
+                  _shapes, _indexing, _misc, _custom):
         cases.update(group(jax, jax.numpy, jax.lax))
     return cases
 
@@ -208,4 +208,33 @@ def sharding_programs(jax):
                                             out_specs=P(None, "y")), (jnp.ones((4, 8)),)),
         "with_sharding_constraint": (lambda x: jax.lax.with_sharding_constraint(x * 2.0, spec),
                                      (jnp.ones((4, 8)),)),
+    }
+
+
+def _custom(jax, jnp, lax):
+    @jax.custom_jvp
+    def soft(x):
+        return jnp.log1p(jnp.exp(x))
+
+    @soft.defjvp
+    def soft_jvp(primals, tangents):
+        x, = primals
+        return soft(x), tangents[0] / (1 + jnp.exp(-x))
+
+    @jax.custom_vjp
+    def clip_grad(x):
+        return x * 2
+
+    def clip_fwd(x):
+        return clip_grad(x), None
+
+    def clip_bwd(_, ct):
+        return (jnp.clip(ct, -1.0, 1.0),)
+
+    clip_grad.defvjp(clip_fwd, clip_bwd)
+    both = lambda x: soft(x) + clip_grad(x)  # noqa: E731
+    return {
+        "custom_rules": (both, (1.0,)),
+        "custom_rules_grad": (jax.grad(both), (1.0,)),
+        "custom_rules_vmap": (jax.vmap(both), (jnp.arange(3.0),)),
     }

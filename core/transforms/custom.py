@@ -299,5 +299,22 @@ class _BatchedJvp:
 
 
 custom_jvp_call_p.def_call("call_jaxpr")
+
+
+def _unbatched(rule, attr):
+    """The user's rule object under any vmap wrappers (each keeps what it wraps in `attr`)."""
+    while hasattr(rule, attr) and not hasattr(rule, "fun"):
+        rule = getattr(rule, attr)
+    return rule
+
+
+def _pp_custom_jvp_call(eqn, context):
+    """As JAX prints it: the function's name first, then the params but num_consts."""
+    jvp = _unbatched(eqn.params["jvp"], "jvp")
+    rest = sorted((k, v) for k, v in eqn.params.items() if k != "num_consts")
+    return [("name", jvp.fun.name)] + rest
+
+
+custom_jvp_call_p.def_pp(_pp_custom_jvp_call)
 custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)
 custom_jvp_call_p.def_batch(_custom_jvp_call_batch)

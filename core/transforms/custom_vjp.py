@@ -31,8 +31,13 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the rules: fwd(*args) -> (out, residuals), bwd(residuals, ct) -> input cts."""
+        if symbolic_zeros:  # fwd would get CustomVJPPrimal objects in JAX; refuse, not differ
+            raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported "
+                                      "by refjax")
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args, **kwargs):
@@ -213,6 +218,19 @@ def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
 
 
 custom_vjp_call_p.def_call("call_jaxpr")
+
+
+def _pp_custom_vjp_call(eqn, context):
+    """As JAX prints it: name, then bwd, call_jaxpr, fwd and symbolic_zeros (sorted)."""
+    rule = eqn.params["rule"]
+    while not isinstance(rule, VjpRule):
+        rule = rule.rule
+    params = dict(call_jaxpr=eqn.params["call_jaxpr"], fwd=fun_name(rule.f.fwd),
+                  bwd=fun_name(rule.f.bwd), symbolic_zeros=rule.f.symbolic_zeros)
+    return [("name", rule.fun.name)] + sorted(params.items())
+
+
+custom_vjp_call_p.def_pp(_pp_custom_vjp_call)
 custom_vjp_call_p.def_jvp(_custom_vjp_call_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_call_batch)
 custom_lin_p.def_transpose(_custom_lin_transpose)
