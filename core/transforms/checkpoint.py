@@ -19,13 +19,12 @@ from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
 from ..primitives.structural import copy_p
 from ..trace import Tracer, as_value, get_aval
-from .ad import UndefinedPrimal, Zero, instantiate
+from .ad import Zero
 from .batching import defvectorized, moveaxis
-from .jit import signature_key, trace_cache
+from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
-from .staging import stage_closed, stage_with_const_inputs
-from .transpose import backward_pass
+from .staging import stage_with_const_inputs
 from .vmap import batch_jaxpr
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies", "remat_p", "name_p",
@@ -124,22 +123,9 @@ def _inline(closed, in_atoms, out_vars):
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-    """Run the body backwards: equations that do not depend on the linear inputs (the
-    recomputation) are evaluated again first, then the linear ones are transposed."""
-    linear = [type(a) is UndefinedPrimal for a in args]
-    known = [a for a in args if type(a) is not UndefinedPrimal]
-    ct_avals = [a.to_tangent_aval() for a in jaxpr.out_avals]
-
-    def fun(*flat):
-        kn, ct = iter(flat[:len(known)]), flat[len(known):]
-        lin_in = [True if lin else next(kn) for lin in linear]
-        res = backward_pass(jaxpr.jaxpr, jaxpr.consts, lin_in, list(ct))
-        return [instantiate(r) for r, lin in zip(res, linear) if lin]
-
-    new = stage_closed(fun, [get_aval(a) for a in known] + ct_avals)
-    outs = iter(remat_p.bind(*known, *map(instantiate, cts), jaxpr=new, prevent_cse=prevent_cse,
-                             differentiated=True, policy=policy))
-    return [next(outs) if lin else None for lin in linear]
+    return transpose_call(functools.partial(remat_p.bind, prevent_cse=prevent_cse,
+                                            differentiated=True, policy=policy),
+                          cts, args, jaxpr)
 
 
 def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):

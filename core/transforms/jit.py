@@ -459,7 +459,11 @@ def _jit_batch(axis_data, vals, dims, *, name, jaxpr):
     return outs, [0] * len(outs)
 
 
-def _jit_transpose(cts, *args, name, jaxpr):
+def transpose_call(bind, cts, args, jaxpr):
+    """The transpose of a call-like primitive over `jaxpr`: its body run backwards (the
+    equations not depending on the linear inputs evaluated again first, then the linear ones
+    transposed), staged and bound with `bind(*operands, jaxpr=...)`; cotangents for the
+    linear arguments, None for the others."""
     linear = [type(a) is UndefinedPrimal for a in args]
     known = [a for a in args if type(a) is not UndefinedPrimal]
     ct_avals = [a.to_tangent_aval() for a in jaxpr.out_avals]
@@ -471,8 +475,12 @@ def _jit_transpose(cts, *args, name, jaxpr):
         return [instantiate(r) for r, lin in zip(res, linear) if lin]
 
     new = stage_closed(fun, [get_aval(a) for a in known] + ct_avals)
-    outs = iter(jit_p.bind(*known, *map(instantiate, cts), name=name, jaxpr=new))
+    outs = iter(bind(*known, *map(instantiate, cts), jaxpr=new))
     return [next(outs) if lin else None for lin in linear]
+
+
+def _jit_transpose(cts, *args, name, jaxpr):
+    return transpose_call(functools.partial(jit_p.bind, name=name), cts, args, jaxpr)
 
 
 def _jit_partial_eval(eqn, unknowns_in):
