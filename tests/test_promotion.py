@@ -160,3 +160,30 @@ def test_size_one_broadcasting_under_transformations():
             ours = results
     real_jax.tree_util.tree_map(lambda x, y: np.testing.assert_allclose(
         np.asarray(x), np.asarray(y), rtol=2e-6), ours, results)
+
+
+# ---------------------------------------------------------------- weak types of derivatives
+
+_DERIVATIVES = {
+    "sin": lambda j: j.numpy.sin,
+    "abs": lambda j: j.numpy.abs,
+    "hypot": lambda j: lambda x: j.numpy.hypot(x, 0.0),
+    "relu": lambda j: j.nn.relu,
+    "where": lambda j: lambda x: j.numpy.where(x > 0, x, 0.0),
+    "maximum": lambda j: lambda x: j.numpy.maximum(x, 0.0),
+    "clip": lambda j: lambda x: j.numpy.clip(x, -1.0, 1.0),
+    "array_in": lambda j: lambda x: j.numpy.sum(j.numpy.abs(x)),
+}
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+@pytest.mark.parametrize("name", sorted(_DERIVATIVES))
+@pytest.mark.parametrize("point", [0.0, 0.5, -2.0])
+def test_gradients_keep_jax_weak_types(name, point):
+    """grad of a function of a Python float is weakly typed where JAX's is (the zeros and
+    ones the JVP rules make are weak like the values they stand beside)."""
+    arg = (lambda j: j.numpy.ones(2) * point) if name == "array_in" else (lambda j: point)
+    ours = refjax.grad(_DERIVATIVES[name](refjax))(arg(refjax))
+    theirs = real_jax.grad(_DERIVATIVES[name](real_jax))(arg(real_jax))
+    assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))

@@ -551,8 +551,7 @@ defjvp(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 def _balanced_eq(x, z, y):
     """1 where x == z != y, 0.5 where x == z == y, else 0 (JAX's subgradient of max/min)."""
-    shape = get_aval(z).shape
-    one, half, zero = (full(shape, v, get_aval(x).dtype) for v in (1, 0.5, 0))
+    one, half, zero = (full_like(z, v) for v in (1, 0.5, 0))  # weak when z is, as JAX's
     xz, yz = eq(x, z), eq(y, z)
     return select_n(xz, zero, select_n(yz, one, half))
 
@@ -746,19 +745,22 @@ def _const(like, value):
 
 
 def full_like(x, value, dtype=None):
-    """An array of x's shape filled with `value`, of `dtype` (default: x's)."""
+    """An array of x's shape filled with `value`, of `dtype` (default: x's, weakly typed when
+    x is, as JAX's lax.full_like)."""
     aval = get_aval(x)
-    return full(aval.shape, value, aval.dtype if dtype is None else dtype)
+    if dtype is None:
+        return full(aval.shape, value, aval.dtype, aval.weak_type)
+    return full(aval.shape, value, dtype)
 
 
-def full(shape, value, dtype):
+def full(shape, value, dtype, weak_type=False):
     """An array of `shape` filled with `value` (binds broadcast_in_dim of a scalar)."""
     from .structural import broadcast_in_dim
     dtype = dtypes.canonicalize_dtype(dtype)
     if _exactly_representable(value, dtype):  # a constant of dtype, as JAX stages it
-        scalar = runtime.make_array(value, ShapedArray((), dtype))
+        scalar = runtime.make_array(value, ShapedArray((), dtype, weak_type))
     else:
-        scalar = convert_element_type(weak_scalar(value, dtype), dtype, weak_type=False)
+        scalar = convert_element_type(weak_scalar(value, dtype), dtype, weak_type=weak_type)
     return broadcast_in_dim(scalar, tuple(shape), ()) if shape else scalar
 
 

@@ -40,7 +40,7 @@ def zeros_like_aval(aval):
     from ..primitives import elementwise as ew
     if aval.dtype == dtypes.float0:
         return ew.float0_zeros(aval.shape)
-    return ew.full(aval.shape, 0, aval.dtype)
+    return ew.full(aval.shape, 0, aval.dtype, aval.weak_type)
 
 
 def instantiate(t):
