@@ -217,3 +217,14 @@ _ON_THE_AXES = np.array([complex(re, im) for re in (2.0, -2.0, 0.5, -0.5, 0.0, -
 def test_complex_branch_cuts_follow_xla(name):
     expected = getattr(jax.lax, name)(_ON_THE_AXES)
     _same(getattr(lax, name)(_ON_THE_AXES), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("shapes", [((3, 1), (3, 2)), ((1, 2), (3, 2)), ((0, 1), (0, 2))])
+def test_signed_zero_extrema_with_size_one_broadcasting(op, shapes):
+    """max/min order -0.0 below +0.0 (as XLA) also where lax broadcasts a size-1 dimension."""
+    x = np.array([-0.0, 0.0, 1.0] * 2, np.float32)[:int(np.prod(shapes[0]))].reshape(shapes[0])
+    y = np.array([0.0, -0.0, 0.0, -0.0, 2.0, 0.0], np.float32)[:int(np.prod(shapes[1]))]
+    y = y.reshape(shapes[1])
+    _same(getattr(lax, op)(x, y), getattr(jax.lax, op)(x, y))
+    _same(getattr(lax, op)(y, x), getattr(jax.lax, op)(y, x))

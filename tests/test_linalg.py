@@ -593,3 +593,15 @@ def test_custom_linear_solve_errors_as_jax():
         with pytest.raises(TypeError, match="transpose_solve required"):
             module.grad(lambda b: module.numpy.sum(module.lax.custom_linear_solve(
                 lambda x: a[0] @ x, b, lambda mv, y: _dense_solve(module, a[0], y))))(b[0])
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (2, 0)])
+def test_lu_jvp_of_non_square_matrices_as_jax(shape, x64):
+    """Rectangular (and empty) LU under jvp pads its factors with zeros of their dtype."""
+    x = _rng(3).normal(size=shape)
+    t = _rng(4).normal(size=shape)
+    ours = refjax.jvp(lambda a: rl.lu(a)[0], (x,), (t,))
+    theirs = jax.jvp(lambda a: jax.lax.linalg.lu(a)[0], (x,), (t,))
+    for o, e in zip(ours, theirs):
+        _close(o, e)

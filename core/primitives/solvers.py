@@ -8,7 +8,9 @@ rules, and the lax.linalg functions binding them.
   tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular)
       dl, d, du [..., m]: sub-, main and super-diagonal (dl[0] and du[m-1] unused); b
       [..., m, k]. Solves the tridiagonal system (LAPACK's gtsv, partial pivoting)."""
-from ..trace import as_value
+import numpy as np
+
+from ..trace import as_value, get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero
 from . import elementwise as ew
@@ -130,7 +132,7 @@ def _shift(x, axis, by):
     part = st.slice_in_dim(x, 0, n - 1, axis=axis) if by > 0 else st.slice_in_dim(x, 1, n, axis=axis)
     pads = [(0, 0, 0)] * nd
     pads[axis] = (1, 0, 0) if by > 0 else (0, 1, 0)
-    return st.pad(part, 0, pads)
+    return st.pad(part, np.zeros((), get_aval(x).dtype), pads)
 
 
 def _down_rows(v, like):
