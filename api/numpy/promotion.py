@@ -7,7 +7,7 @@ import numpy as np
 from ...core import dtypes as _dt
 from ...core.array import Array, BaseArray
 from ...core.avals import ShapedArray
-from ...core.errors import ConcretizationTypeError
+from ...core.errors import ConcretizationTypeError, naming_errors
 from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
@@ -255,6 +255,8 @@ def staged_as(name, **jit_options):
     jnp function `name`: one `jit[name=...]` equation in jaxprs, traced once per signature."""
     def wrap(fun):
         fun.__name__ = fun.__qualname__ = name
+        if not name.startswith("_"):  # its errors name it, as name_errors_in does for the rest
+            fun = naming_errors(fun, f"jnp.{name}")
         return jit(fun, **jit_options)
     return wrap
 

@@ -88,17 +88,16 @@ def _fun_name(fun):
 
 
 def _check_ct(ct, out_aval):
-    """The cotangent, if it has the tangent type of its output (JAX's ValueError if not;
-    float cotangents of another float dtype are accepted, as JAX does). Where that type is
-    float0 (integer outputs), JAX accepts any dtype of the right shape: the cotangent carries
-    no information and becomes a zero."""
+    """The cotangent, if it has the tangent type of its output once canonicalized (so a
+    float64 NumPy array passes for float32 without x64, as in JAX; ValueError otherwise).
+    Where that type is float0 (integer outputs), JAX accepts any dtype of the right shape:
+    the cotangent carries no information and becomes a zero."""
     expected = out_aval.to_tangent_aval()
     ct = as_value(ct)
     got = get_aval(ct)
     if got.shape == expected.shape and expected.dtype == dtypes.float0:
         return Zero(expected)
-    if got.shape == expected.shape and (got.dtype == expected.dtype or (
-            dtypes.is_inexact(got.dtype) and dtypes.is_inexact(expected.dtype))):
+    if got.shape == expected.shape and got.dtype == expected.dtype:
         return ct
     raise ValueError("unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
                      f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
