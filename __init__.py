@@ -28,6 +28,8 @@ from .api.devices import (  # noqa: E402
     host_count, host_id, make_mesh, device_put, device_get, block_until_ready,
     make_array_from_callback, make_array_from_single_device_arrays,
     make_array_from_process_local_data, device_put_replicated, device_put_sharded)
+from .api.devices import (  # noqa: E402
+    process_indices, host_ids, live_arrays, copy_to_host_async)
 from .core.sharding import (  # noqa: E402
     AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding, set_mesh)
 from .core.transforms.jvp import jvp, stop_gradient  # noqa: E402

@@ -1,10 +1,13 @@
 """Devices and data placement: devices(), device_put/device_get, make_mesh, shardings."""
+import warnings
+
 import numpy as np
 
 from .. import backends
 from ..backends.base import current_backend, get_backend, make_array
 from ..core import pytree
 from ..core import sharding as sh
+from ..core import array as array_mod
 from ..core.array import Array
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
@@ -53,6 +56,33 @@ def process_index(backend=None):
 
 
 host_count, host_id = process_count, process_index
+
+
+def process_indices(backend=None):
+    """The indices of every process: refjax runs in one, so [0]."""
+    return list(range(process_count(backend)))
+
+
+def host_ids(backend=None):
+    """Deprecated alias of process_indices (JAX warns with the same words)."""
+    warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias "
+                  "will eventually be removed; please update your code.", UserWarning,
+                  stacklevel=2)
+    return process_indices(backend)
+
+
+def live_arrays(platform=None):
+    """Every Array alive on the backend for `platform` (the current one by default) that was
+    not deleted."""
+    return array_mod.live_arrays(_backend_for(platform))
+
+
+def copy_to_host_async(x):
+    """Start copying every Array of the pytree x to the host; returns x unchanged."""
+    for leaf in pytree.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.copy_to_host_async()
+    return x
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
@@ -193,5 +223,6 @@ def device_put_replicated(x, devices):
         np.stack([np.asarray(v)] * len(devices)), sharding), x)
 
 
+__all__ += ["process_indices", "host_ids", "live_arrays", "copy_to_host_async"]
 __all__ += ["make_array_from_callback", "make_array_from_single_device_arrays",
             "make_array_from_process_local_data", "device_put_sharded", "device_put_replicated"]

@@ -36,6 +36,15 @@ class Backend:
     def to_numpy(self, buf, aval):
         raise NotImplementedError(f"backend {self.name} has no to_numpy()")
 
+    def committed(self, buf):
+        """Whether the buffer's placement was asked for (see Array.committed); a backend
+        that does not track it places everything where it is asked to, uncommitted."""
+        return False
+
+    def delete(self, buf):
+        """Free the buffer's memory now (Array.delete); dropping the last reference, which
+        the Array does, is all a backend holding plain host memory needs."""
+
     def shards(self, buf, aval):
         """[Shard(device, index, data)] of a buffer."""
         raise NotImplementedError(f"backend {self.name} has no shards()")
@@ -209,7 +218,7 @@ def to_buffer(backend, x, aval):
     """The backend buffer of an argument: Arrays of this backend pass through."""
     if type(x) is Array:
         if x._backend is backend:
-            return x._buf
+            return x._live_buf()
         raise ValueError(
             f"an Array on the {x._backend.name} backend was passed to an operation running on "
             f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")

@@ -74,6 +74,11 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
+class JaxRuntimeError(RuntimeError):
+    """A failure at run time of a computation (as jax.errors.JaxRuntimeError): a deleted
+    or donated buffer used."""
+
+
 class TypePromotionError(ValueError):
     """Raised under jax_numpy_dtype_promotion='strict' for implicit promotion."""
 
