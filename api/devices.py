@@ -105,13 +105,14 @@ def _put_leaf(x, target):
         return x  # placement of traced values is decided by the compiled computation
     if target is None and isinstance(x, Array) and x._backend is backend:
         return x
-    value, aval = _value_and_aval(x)
-    if target is None:
-        return make_array(value, aval, backend)
     if not _is_target(target):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                          "`jax.Device` or a pytree of these values. Received invalid value: "
                          f"{target!r} of type {type(target).__name__}")
+    target = sh.device_put_target(target)
+    value, aval = _value_and_aval(x)
+    if target is None:
+        return make_array(value, aval, backend)
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
@@ -127,7 +128,7 @@ def _value_and_aval(x):
 
 
 def _is_target(d):
-    return d is None or isinstance(d, (sh.Sharding, sh.Device))
+    return d is None or isinstance(d, (sh.Sharding, sh.Device, sh.P))
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):

@@ -1,4 +1,43 @@
-"""refjax.sharding: Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding, AxisType."""
+"""refjax.sharding: Mesh, AbstractMesh, NamedSharding, PartitionSpec, SingleDeviceSharding,
+AxisType, the mesh contexts; and jax.typeof (the type, with the sharding it carries)."""
+from ..core.array import Array
 from ..core.sharding import (  # noqa: F401
-    AxisType, Device, Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding, Sharding,
-    get_mesh, set_mesh)
+    AbstractMesh, AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding,
+    Sharding, get_abstract_mesh, get_mesh, set_mesh)
+from ..core.trace import get_aval
+
+
+def typeof(x):
+    """The type of x as jax.typeof gives it: shape, dtype, weak type and the sharding in the
+    type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh)."""
+    aval = get_aval(x)
+    if not isinstance(x, Array):
+        _check_untyped_tracer(x)
+        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
+    sharding = x.sharding
+    if not isinstance(sharding, NamedSharding):
+        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
+    mesh = sharding.mesh.abstract_mesh
+    explicit = set(mesh.explicit_axes)
+    entries = sharding.spec._normalized_spec_for_aval(aval.ndim).partitions
+    spec = P(*[_keep(e, explicit) for e in entries])
+    return aval.update(sharding=NamedSharding(mesh, spec))
+
+
+def _replicated_type(mesh, ndim):
+    return NamedSharding(mesh, P(*[None] * ndim))
+
+
+def _keep(entry, axes):
+    """A spec entry reduced to the given mesh axes (None, one name, or a tuple)."""
+    kept = tuple(a for a in (entry if isinstance(entry, tuple) else (entry,)) if a in axes)
+    return None if not kept else kept[0] if len(kept) == 1 else kept
+
+
+def _check_untyped_tracer(x):
+    """Traced values carry no sharding in refjax's types: under Explicit mesh axes their JAX
+    type would, so refjax refuses rather than print a type without it."""
+    if hasattr(x, "aval") and get_abstract_mesh().explicit_axes:
+        raise NotImplementedError(
+            "jax.typeof of a traced value under a mesh with Explicit axes: refjax does not "
+            "carry shardings in traced types (sharding in types); use Auto axes")

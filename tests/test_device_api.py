@@ -2,44 +2,13 @@
 (both backends) and on real JAX side by side: live_arrays, process_indices, host_ids,
 copy_to_host_async, Array.delete / is_deleted (a deleted array raises on use), device,
 committed, on_device_size_in_bytes, lax.axis_size."""
-import warnings
-
-import jax as real_jax
-import jax.numpy as real_jnp
 import numpy as np
 import pytest
+from side_by_side import both
 
 import refjax
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
-
-
-def outcome(fn):
-    """('ok', repr of the result) or (exception class name, message)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return "ok", _plain(fn())
-    except Exception as e:  # noqa: BLE001 - the class is what is compared
-        return type(e).__name__, str(e).split("\n")[0]
-
-
-def _plain(r):
-    """Results comparable across libraries: arrays as NumPy values, devices by id, shardings
-    by their text."""
-    if isinstance(r, (real_jax.Array, refjax.Array)):
-        return np.asarray(r).tolist()
-    if isinstance(r, (list, tuple)):
-        return [_plain(v) for v in r]
-    if hasattr(r, "id") and hasattr(r, "platform"):
-        return ("device", r.id)
-    return str(r) if not isinstance(r, (bool, int, float, type(None))) else r
-
-
-def both(scenario):
-    """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
-    return [outcome(f) for f in scenario(real_jax, real_jnp)], \
-        [outcome(f) for f in scenario(refjax, refjax.numpy)]
 
 
 def mesh_of(jax, shape=(4, 2)):

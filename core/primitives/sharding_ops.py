@@ -1,7 +1,7 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import pytree
 from ..avals import ShapedArray
-from ..sharding import NamedSharding, P, Sharding, get_current_mesh
+from ..sharding import NamedSharding, P, Sharding, resolve_spec
 from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
@@ -27,12 +27,7 @@ def with_sharding_constraint(x, shardings):
     context, or a pytree prefix of them)."""
 
     def resolve(s):
-        if isinstance(s, P):
-            mesh = get_current_mesh()
-            if mesh is None:
-                raise ValueError("with_sharding_constraint got a PartitionSpec outside a mesh "
-                                 "context; pass a NamedSharding or use `with jax.set_mesh(mesh)`")
-            return NamedSharding(mesh, s)
+        s = resolve_spec(s, "with_sharding_constraint", "shardings")
         if not isinstance(s, Sharding):
             raise TypeError(f"with_sharding_constraint expects Shardings, got {s!r}")
         return s

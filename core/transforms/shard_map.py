@@ -579,8 +579,12 @@ def _check_output(x):
 
 
 def _resolve_mesh(mesh):
-    mesh = mesh if mesh is not None else get_current_mesh()
-    if mesh is None or not isinstance(mesh, Mesh) or mesh.empty:
+    if mesh is None:
+        mesh = get_current_mesh()
+        if mesh is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+    if not isinstance(mesh, Mesh) or mesh.empty:
         raise ValueError(f"shard_map needs a mesh: pass mesh=... or set one with "
                          f"jax.set_mesh(mesh); got {mesh!r}")
     return mesh
