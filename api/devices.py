@@ -6,6 +6,7 @@ import numpy as np
 from .. import backends
 from ..backends.base import current_backend, get_backend, make_array
 from ..core import pytree
+from ..core.config import config
 from ..core import sharding as sh
 from ..core import array as array_mod
 from ..core.array import Array
@@ -87,14 +88,17 @@ def copy_to_host_async(x):
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A Mesh over the current backend's devices; axes are Auto by default (as in the seed
-    notebook; JAX 0.10 defaults to Explicit)."""
+    notebook), Explicit (JAX 0.10's default) with the option
+    `refjax_make_mesh_axis_types="explicit"`."""
     try:
         axis_shapes = tuple(axis_shapes)
     except TypeError:
         raise TypeError(f"make_mesh: axis_shapes must be a sequence of ints, got "
                         f"{axis_shapes!r}") from None
     if axis_types is None:
-        axis_types = (sh.AxisType.Auto,) * len(axis_shapes)
+        default = sh.AxisType.Explicit if config.read("refjax_make_mesh_axis_types") == \
+            "explicit" else sh.AxisType.Auto
+        axis_types = (default,) * len(axis_shapes)
     devs = list(devices) if devices is not None else globals()["devices"]()
     return sh.make_mesh(axis_shapes, axis_names, axis_types, devices=devs)
 

@@ -240,3 +240,16 @@ def _same_but_argument_names(ours, theirs):
                 m1, m2 = m1.split(" with shape")[1], m2.split(" with shape")[1]
             assert (c1, m1) == (c2, m2)
     return True
+
+
+@pytest.mark.backends()
+def test_make_mesh_default_axis_types_option():
+    """The seeds' Auto by default; JAX 0.10's Explicit with the documented option (compared
+    with real JAX's default)."""
+    import jax as real_jax
+    assert refjax.make_mesh((2,), ("x",)).axis_types == (refjax.sharding.AxisType.Auto,)
+    with refjax.config.override(refjax_make_mesh_axis_types="explicit"):
+        mesh = refjax.make_mesh((4, 2), ("x", "y"))
+    assert str(mesh) == str(real_jax.make_mesh((4, 2), ("x", "y")))
+    with pytest.raises(ValueError, match="refjax_make_mesh_axis_types"):
+        refjax.config.update("refjax_make_mesh_axis_types", "Explicit")
