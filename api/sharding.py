@@ -3,7 +3,7 @@ AxisType, the mesh contexts; and jax.typeof (the type, with the sharding it carr
 from ..core.array import Array
 from ..core.sharding import (  # noqa: F401
     AbstractMesh, AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding,
-    Sharding, get_abstract_mesh, get_mesh, set_mesh)
+    Sharding, get_abstract_mesh, get_mesh, set_mesh, type_spec)
 from ..core.trace import get_aval
 
 
@@ -17,21 +17,12 @@ def typeof(x):
     sharding = x.sharding
     if not isinstance(sharding, NamedSharding):
         return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
-    mesh = sharding.mesh.abstract_mesh
-    explicit = set(mesh.explicit_axes)
-    entries = sharding.spec._normalized_spec_for_aval(aval.ndim).partitions
-    spec = P(*[_keep(e, explicit) for e in entries])
-    return aval.update(sharding=NamedSharding(mesh, spec))
+    spec = type_spec(sharding, aval.ndim)
+    return aval.update(sharding=NamedSharding(sharding.mesh.abstract_mesh, spec))
 
 
 def _replicated_type(mesh, ndim):
     return NamedSharding(mesh, P(*[None] * ndim))
-
-
-def _keep(entry, axes):
-    """A spec entry reduced to the given mesh axes (None, one name, or a tuple)."""
-    kept = tuple(a for a in (entry if isinstance(entry, tuple) else (entry,)) if a in axes)
-    return None if not kept else kept[0] if len(kept) == 1 else kept
 
 
 def _check_untyped_tracer(x):

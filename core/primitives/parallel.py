@@ -47,6 +47,8 @@ def axis_scope():
         data = getattr(trace, "axis_data", None)
         if data is not None and data.name is not None:
             sizes.setdefault(data.name, data.size)
+        for name, size in getattr(trace, "bound_axes", {}).items():  # eager shard_map's
+            sizes.setdefault(name, size)
         if isinstance(trace, EvalTrace):
             return sizes, True
         parent = getattr(trace, "parent", None)

@@ -5,7 +5,7 @@ from .mesh import (DEFAULT_MEMORY_KIND, MEMORY_KINDS, UNCONSTRAINED, AxisType, D
                    make_mesh, set_mesh)
 from .abstract_mesh import AbstractMesh, get_abstract_mesh
 from .context import (context_mesh, device_put_target, mesh_context_key, placement_mesh,
-                      resolve_spec)
+                      resolve_spec, type_spec)
 from .shardings import (DuplicateSpecError, IndivisibleError, NamedSharding, Sharding,
                         SingleDeviceSharding, replica_groups, shard_indices)
 
@@ -15,5 +15,5 @@ __all__ = [
     "SingleDeviceSharding", "UNCONSTRAINED", "get_current_mesh", "get_mesh",
     "make_cpu_devices", "make_mesh", "replica_groups", "set_mesh", "shard_indices",
     "AbstractMesh", "get_abstract_mesh", "get_resource_mesh", "context_mesh",
-    "device_put_target", "mesh_context_key", "placement_mesh", "resolve_spec",
+    "device_put_target", "mesh_context_key", "placement_mesh", "resolve_spec", "type_spec",
 ]

@@ -64,3 +64,19 @@ def placement_mesh(who):
     if who != "pjit":
         return contextlib.nullcontext()
     return set_mesh(_RESOURCE_MESH.get())
+
+
+def type_spec(sharding, ndim):
+    """The spec a value laid out by `sharding` has in its type (JAX's sharding in types): the
+    NamedSharding's entries reduced to the mesh's Explicit axes; replicated otherwise."""
+    if not isinstance(sharding, NamedSharding):
+        return P(*[None] * ndim)
+    explicit = set(sharding.mesh.explicit_axes)
+    entries = sharding.spec._normalized_spec_for_aval(ndim).partitions
+    return P(*[_keep(e, explicit) for e in entries])
+
+
+def _keep(entry, axes):
+    """A spec entry reduced to the given mesh axes (None, one name, or a tuple)."""
+    kept = tuple(a for a in (entry if isinstance(entry, tuple) else (entry,)) if a in axes)
+    return None if not kept else kept[0] if len(kept) == 1 else kept
