@@ -4,6 +4,7 @@ from ..core.array import Array
 from ..core.sharding import (  # noqa: F401
     AbstractMesh, AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding,
     Sharding, get_abstract_mesh, get_mesh, set_mesh, type_spec)
+from ..core.primitives.sharding_ops import reshard  # noqa: F401
 from ..core.trace import get_aval
 
 

@@ -253,3 +253,39 @@ def test_make_mesh_default_axis_types_option():
     assert str(mesh) == str(real_jax.make_mesh((4, 2), ("x", "y")))
     with pytest.raises(ValueError, match="refjax_make_mesh_axis_types"):
         refjax.config.update("refjax_make_mesh_axis_types", "Explicit")
+
+
+def reshard_scenario(jax, jnp):
+    P, T = jax.P, jax.sharding.AxisType
+    e = jax.make_mesh((4, 2), ("x", "y"), axis_types=(T.Explicit,) * 2)
+    a = jax.make_mesh((4, 2), ("x", "y"), axis_types=(T.Auto,) * 2)
+    x = jnp.arange(16.0).reshape(8, 2)
+    NS = jax.NamedSharding
+
+    def placed(r):
+        return r, r.sharding, jax.typeof(r), sorted((s.device.id, str(s.index))
+                                                    for s in r.addressable_shards)
+    out = [lambda: jax.reshard(x, P("x")), lambda: jax.reshard(x, NS(a, P("x"))),
+           lambda: placed(jax.reshard(x, NS(e, P("x")))),
+           lambda: placed(jax.reshard(x, NS(e, P(None, ("y",))))),
+           lambda: jax.jit(lambda v: jax.reshard(v, NS(a, P("x"))))(x),
+           lambda: placed(jax.jit(lambda v: jax.reshard(v, NS(e, P("y"))) * 2)(
+               jax.device_put(x, NS(e, P())))),
+           lambda: [placed(r) for r in jax.sharding.reshard([x, x], [NS(e, P("x")),
+                                                                  NS(e, P(None, "y"))])]]
+    results = [outcome(f) for f in out]
+    for mesh in (a, e):
+        with jax.set_mesh(mesh):
+            results += [outcome(lambda: placed(jax.reshard(x, P("x")))),
+                        outcome(lambda: jax.reshard(x, P("x", "y", "x"))),
+                        outcome(lambda: jax.reshard(x, P("q")))]
+    return [lambda r=r: r for r in results]
+
+
+def test_reshard_as_jax():
+    theirs, ours = both(reshard_scenario)
+    # JAX's messages end with the user's source line; and its duplicate-axes error does not
+    # list the mesh axes refjax's NamedSharding names
+    clip = lambda r: (r[0], r[1][0], r[1][1].split(" This error occurs")[0].split(" (mesh")[0]) \
+        if r[1][0] != "ok" else r  # noqa: E731
+    assert [clip(o) for o in ours] == [clip(t) for t in theirs]
