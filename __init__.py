@@ -30,7 +30,8 @@ from .api.devices import (  # noqa: E402
     make_array_from_process_local_data, device_put_replicated, device_put_sharded)
 from .api.devices import (  # noqa: E402
     process_indices, host_ids, live_arrays, copy_to_host_async)
-from .api.sharding import typeof, reshard  # noqa: E402
+from .api.typeof import typeof  # noqa: E402
+from .api.sharding import reshard  # noqa: E402
 from .core.sharding import (  # noqa: E402
     AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding, set_mesh)
 from .core.transforms.jvp import jvp, stop_gradient  # noqa: E402

@@ -1,35 +1,11 @@
 """refjax.sharding: Mesh, AbstractMesh, NamedSharding, PartitionSpec, SingleDeviceSharding,
-AxisType, the mesh contexts; and jax.typeof (the type, with the sharding it carries)."""
-from ..core.array import Array
-from ..core.sharding import (  # noqa: F401
-    AbstractMesh, AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding,
-    Sharding, get_abstract_mesh, get_mesh, set_mesh, type_spec)
+AxisType, the mesh contexts and reshard, as jax.sharding has them."""
 from ..core.primitives.sharding_ops import reshard  # noqa: F401
-from ..core.trace import get_aval
+from ..core.sharding import (  # noqa: F401
+    AbstractMesh, AxisType, Device, Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding,
+    Sharding, get_abstract_mesh, get_mesh, set_mesh)
 
 
-def typeof(x):
-    """The type of x as jax.typeof gives it: shape, dtype, weak type and the sharding in the
-    type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh)."""
-    aval = get_aval(x)
-    if not isinstance(x, Array):
-        _check_untyped_tracer(x)
-        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
-    sharding = x.sharding
-    if not isinstance(sharding, NamedSharding):
-        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
-    spec = type_spec(sharding, aval.ndim)
-    return aval.update(sharding=NamedSharding(sharding.mesh.abstract_mesh, spec))
-
-
-def _replicated_type(mesh, ndim):
-    return NamedSharding(mesh, P(*[None] * ndim))
-
-
-def _check_untyped_tracer(x):
-    """Traced values carry no sharding in refjax's types: under Explicit mesh axes their JAX
-    type would, so refjax refuses rather than print a type without it."""
-    if hasattr(x, "aval") and get_abstract_mesh().explicit_axes:
-        raise NotImplementedError(
-            "jax.typeof of a traced value under a mesh with Explicit axes: refjax does not "
-            "carry shardings in traced types (sharding in types); use Auto axes")
+def make_single_device_sharding(device, *, memory_kind=None):
+    """A SingleDeviceSharding on `device`."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)

@@ -42,6 +42,10 @@ class Backend:
         that does not track it places everything where it is asked to, uncommitted."""
         return False
 
+    def is_ready(self, buf):
+        """Whether the buffer's value is computed; a synchronous backend's always is."""
+        return True
+
     def delete(self, buf):
         """Free the buffer's memory now (Array.delete); dropping the last reference, which
         the Array does, is all a backend holding plain host memory needs."""

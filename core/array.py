@@ -7,6 +7,7 @@ import numpy as np
 
 from . import dtypes, errors, runtime
 from .avals import ShapedArray
+from .sharding import SingleDeviceSharding
 from .sequence import LeadingAxis
 from .trace import Tracer
 
@@ -97,6 +98,18 @@ class Array(LeadingAxis):
             sharding = self.sharding
             self._backend.delete(self._buf)
             self._buf = DeletedBuffer(self.aval, sharding)
+
+    def is_ready(self):
+        """Whether the value has been computed (JAX segfaults on a deleted array; refjax raises
+        the RuntimeError any other use of it gives)."""
+        return self._backend.is_ready(self._live_buf())
+
+    def addressable_data(self, index):
+        """The shard of the `index`-th addressable device, as an Array on that device."""
+        shard = self.addressable_shards[index]
+        data = np.asarray(shard.data)
+        aval = ShapedArray(data.shape, self.dtype, self.weak_type)
+        return runtime.make_array(data, aval, sharding=SingleDeviceSharding(shard.device))
 
     def is_deleted(self):
         """Whether delete() was called on this array."""

@@ -41,6 +41,11 @@ def placement_scenario(jax, jnp):
         lambda: jnp.zeros((), jnp.int8).on_device_size_in_bytes(),
         lambda: jnp.zeros(0).on_device_size_in_bytes(),
         lambda: jnp.zeros((3, 5), jnp.bfloat16).on_device_size_in_bytes(),
+        lambda: [(b.addressable_data(i), b.addressable_data(i).sharding,
+                  b.addressable_data(i).committed) for i in (0, 3, 7)],
+        lambda: (a.addressable_data(0), a.addressable_data(0).sharding),
+        lambda: a.is_ready(), lambda: b.is_ready(),
+        lambda: jax.sharding.make_single_device_sharding(jax.devices()[2]),
     ]
 
 
@@ -84,8 +89,14 @@ def test_deleted_array_raises_on_use_as_jax():
 
 
 def test_deleted_array_error_classes():
+    """Also is_ready of a deleted array, where JAX 0.10.2 crashes the process (segmentation
+    fault): refjax raises the RuntimeError other uses give."""
     a = refjax.numpy.ones(2)
     a.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted with shape=float32"):
+        a.is_ready()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        a.addressable_data(0)
     with pytest.raises(refjax.errors.JaxRuntimeError, match="deleted or donated buffer"):
         a.block_until_ready()
     assert issubclass(refjax.errors.JaxRuntimeError, RuntimeError)

@@ -1,8 +1,8 @@
 """refjax.experimental.pjit: pjit as JAX 0.10 keeps it (deprecated there in favour of jit):
 jit whose PartitionSpecs resolve against the `with mesh:` context as well as set_mesh."""
-import warnings
+import warnings as _warnings
 
-from ...core.transforms.jit import JitWrapped
+from ...core.transforms.jit import JitWrapped as _JitWrapped
 
 __all__ = []
 
@@ -14,7 +14,7 @@ def _pjit(fun, in_shardings=None, out_shardings=None, static_argnums=None, stati
     with `with mesh:` (or set with jax.set_mesh): the seeds' pjit."""
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
+    return _JitWrapped(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
                       out_shardings, who="pjit")
 
 
@@ -23,7 +23,7 @@ _pjit.__name__ = _pjit.__qualname__ = "pjit"
 
 def __getattr__(name):
     if name == "pjit":
-        warnings.warn("jax.experimental.pjit.pjit has been deprecated. Please use `jax.jit` "
+        _warnings.warn("jax.experimental.pjit.pjit has been deprecated. Please use `jax.jit` "
                       "instead.", DeprecationWarning, stacklevel=2)
         return _pjit
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -213,6 +213,9 @@ class XlaBackend(Backend):
         if not isinstance(buf, np.ndarray):
             buf.delete()
 
+    def is_ready(self, buf):
+        return isinstance(buf, np.ndarray) or buf.is_ready()
+
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
             return self._default_sharding
