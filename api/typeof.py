@@ -1,6 +1,7 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
 from ..core.array import Array
 from ..core.sharding import NamedSharding, P, get_abstract_mesh, type_spec
+from ..core.primitives.parallel import axis_scope
 from ..core.trace import get_aval
 
 
@@ -25,7 +26,8 @@ def _replicated_type(mesh, ndim):
 def _check_untyped_tracer(x):
     """Traced values carry no sharding in refjax's types: under Explicit mesh axes their JAX
     type would, so refjax refuses rather than print a type without it."""
-    if hasattr(x, "aval") and get_abstract_mesh().explicit_axes:
+    manual = set(axis_scope()[0])  # inside shard_map its mesh axes are Manual, not Explicit
+    if hasattr(x, "aval") and set(get_abstract_mesh().explicit_axes) - manual:
         raise NotImplementedError(
             "jax.typeof of a traced value under a mesh with Explicit axes: refjax does not "
             "carry shardings in traced types (sharding in types); use Auto axes")
