@@ -28,6 +28,10 @@ from .api.devices import (  # noqa: E402
     host_count, host_id, make_mesh, device_put, device_get, block_until_ready,
     make_array_from_callback, make_array_from_single_device_arrays,
     make_array_from_process_local_data, device_put_replicated, device_put_sharded)
+from .api.devices import (  # noqa: E402
+    process_indices, host_ids, live_arrays, copy_to_host_async)
+from .api.typeof import typeof  # noqa: E402
+from .api.sharding import reshard  # noqa: E402
 from .core.sharding import (  # noqa: E402
     AxisType, Device, Mesh, NamedSharding, P, PartitionSpec, SingleDeviceSharding, set_mesh)
 from .core.transforms.jvp import jvp, stop_gradient  # noqa: E402
@@ -42,5 +46,6 @@ from .api import experimental  # noqa: E402
 
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
+_sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
 
 __version__ = "0.1.0"

@@ -1,10 +1,14 @@
 """Devices and data placement: devices(), device_put/device_get, make_mesh, shardings."""
+import warnings
+
 import numpy as np
 
 from .. import backends
 from ..backends.base import current_backend, get_backend, make_array
 from ..core import pytree
+from ..core.config import config
 from ..core import sharding as sh
+from ..core import array as array_mod
 from ..core.array import Array
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
@@ -55,16 +59,46 @@ def process_index(backend=None):
 host_count, host_id = process_count, process_index
 
 
+def process_indices(backend=None):
+    """The indices of every process: refjax runs in one, so [0]."""
+    return list(range(process_count(backend)))
+
+
+def host_ids(backend=None):
+    """Deprecated alias of process_indices (JAX warns with the same words)."""
+    warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias "
+                  "will eventually be removed; please update your code.", UserWarning,
+                  stacklevel=2)
+    return process_indices(backend)
+
+
+def live_arrays(platform=None):
+    """Every Array alive on the backend for `platform` (the current one by default) that was
+    not deleted."""
+    return array_mod.live_arrays(_backend_for(platform))
+
+
+def copy_to_host_async(x):
+    """Start copying every Array of the pytree x to the host; returns x unchanged."""
+    for leaf in pytree.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.copy_to_host_async()
+    return x
+
+
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A Mesh over the current backend's devices; axes are Auto by default (as in the seed
-    notebook; JAX 0.10 defaults to Explicit)."""
+    notebook), Explicit (JAX 0.10's default) with the option
+    `refjax_make_mesh_axis_types="explicit"`."""
     try:
         axis_shapes = tuple(axis_shapes)
     except TypeError:
         raise TypeError(f"make_mesh: axis_shapes must be a sequence of ints, got "
                         f"{axis_shapes!r}") from None
     if axis_types is None:
-        axis_types = (sh.AxisType.Auto,) * len(axis_shapes)
+        default = sh.AxisType.Explicit if config.read("refjax_make_mesh_axis_types") == \
+            "explicit" else sh.AxisType.Auto
+        axis_types = (default,) * len(axis_shapes)
     devs = list(devices) if devices is not None else globals()["devices"]()
     return sh.make_mesh(axis_shapes, axis_names, axis_types, devices=devs)
 
@@ -75,13 +109,14 @@ def _put_leaf(x, target):
         return x  # placement of traced values is decided by the compiled computation
     if target is None and isinstance(x, Array) and x._backend is backend:
         return x
-    value, aval = _value_and_aval(x)
-    if target is None:
-        return make_array(value, aval, backend)
     if not _is_target(target):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                          "`jax.Device` or a pytree of these values. Received invalid value: "
                          f"{target!r} of type {type(target).__name__}")
+    target = sh.device_put_target(target)
+    value, aval = _value_and_aval(x)
+    if target is None:
+        return make_array(value, aval, backend)
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
@@ -97,7 +132,7 @@ def _value_and_aval(x):
 
 
 def _is_target(d):
-    return d is None or isinstance(d, (sh.Sharding, sh.Device))
+    return d is None or isinstance(d, (sh.Sharding, sh.Device, sh.P))
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
@@ -193,5 +228,6 @@ def device_put_replicated(x, devices):
         np.stack([np.asarray(v)] * len(devices)), sharding), x)
 
 
+__all__ += ["process_indices", "host_ids", "live_arrays", "copy_to_host_async"]
 __all__ += ["make_array_from_callback", "make_array_from_single_device_arrays",
             "make_array_from_process_local_data", "device_put_sharded", "device_put_replicated"]

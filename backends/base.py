@@ -8,6 +8,7 @@ import numpy as np
 from multipledispatch import Dispatcher
 
 from ..core import runtime
+from ..core import sharding as sh
 from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.config import config
@@ -35,6 +36,19 @@ class Backend:
 
     def to_numpy(self, buf, aval):
         raise NotImplementedError(f"backend {self.name} has no to_numpy()")
+
+    def committed(self, buf):
+        """Whether the buffer's placement was asked for (see Array.committed); a backend
+        that does not track it places everything where it is asked to, uncommitted."""
+        return False
+
+    def is_ready(self, buf):
+        """Whether the buffer's value is computed; a synchronous backend's always is."""
+        return True
+
+    def delete(self, buf):
+        """Free the buffer's memory now (Array.delete); dropping the last reference, which
+        the Array does, is all a backend holding plain host memory needs."""
 
     def shards(self, buf, aval):
         """[Shard(device, index, data)] of a buffer."""
@@ -209,7 +223,7 @@ def to_buffer(backend, x, aval):
     """The backend buffer of an argument: Arrays of this backend pass through."""
     if type(x) is Array:
         if x._backend is backend:
-            return x._buf
+            return x._live_buf()
         raise ValueError(
             f"an Array on the {x._backend.name} backend was passed to an operation running on "
             f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")
@@ -227,15 +241,42 @@ def trace_mod_leak_error(x):
 
 
 def eval_primitive(prim, args, params):
-    """EvalTrace's hook: abstract-eval the primitive, then run the backend's rule."""
+    """EvalTrace's hook: abstract-eval the primitive, then run the backend's rule. Under a
+    context mesh (set_mesh) the computation runs on the mesh, as JAX's: committed arguments
+    must be on its devices, and results not laid out otherwise are replicated over it."""
     backend = current_backend()
     avals = [trace_mod.get_aval(x) for x in args]
     out = prim.abstract_eval(*avals, **params)
+    mesh = sh.get_current_mesh()
+    if mesh is not None:
+        _check_on_mesh(prim, args, avals, mesh)
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     if prim.multiple_results:
         results = backend.execute(prim, bufs, params, out)
-        return [Array(a, b, backend) for a, b in zip(out, results)]
-    return Array(out, backend.execute(prim, bufs, params, [out])[0], backend)
+        arrays = [Array(a, b, backend) for a, b in zip(out, results)]
+        return arrays if mesh is None else [_on_mesh(x, mesh) for x in arrays]
+    array = Array(out, backend.execute(prim, bufs, params, [out])[0], backend)
+    return array if mesh is None else _on_mesh(array, mesh)
+
+
+def _check_on_mesh(prim, args, avals, mesh):
+    devices = mesh._flat_devices_set
+    for x, aval in zip(args, avals):
+        if type(x) is Array and x.committed and x.sharding.device_set != devices:
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument of "
+                f"{prim.name} with shape {aval.str_short(short_dtypes=False)} and with device "
+                f"ids {sorted(d.id for d in x.sharding.device_set)} on platform CPU and jit's "
+                f"context mesh with device ids {sorted(d.id for d in devices)} on platform CPU")
+
+
+def _on_mesh(x, mesh):
+    """x replicated over the context mesh when the computation left it on one device."""
+    if not isinstance(x.sharding, sh.SingleDeviceSharding):
+        return x
+    backend = x._backend
+    buf = backend.put(x._value(), x.aval, sh.NamedSharding(mesh, sh.P()))
+    return Array(x.aval, buf, backend)
 
 
 def make_array(value, aval, backend=None, sharding=None):

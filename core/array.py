@@ -1,11 +1,13 @@
 """Array: the concrete value users see, a backend buffer plus its aval; BaseArray, the type
 users check (refjax.Array), which tracers are instances of too, as with jax.Array."""
 import abc
+import gc
 
 import numpy as np
 
 from . import dtypes, errors, runtime
 from .avals import ShapedArray
+from .sharding import SingleDeviceSharding
 from .sequence import LeadingAxis
 from .trace import Tracer
 
@@ -29,7 +31,13 @@ class Array(LeadingAxis):
     weak_type = property(lambda self: self.aval.weak_type)
 
     def _value(self):
-        return self._backend.to_numpy(self._buf, self.aval)
+        return self._backend.to_numpy(self._live_buf(), self.aval)
+
+    def _live_buf(self):
+        buf = self._buf
+        if type(buf) is DeletedBuffer:
+            buf.raise_deleted()
+        return buf
 
     def __array__(self, dtype=None, copy=None):
         """The value as a NumPy array: a read-only view of the Array's own buffer unless a
@@ -72,11 +80,61 @@ class Array(LeadingAxis):
         return self._value().tolist()
 
     def block_until_ready(self):
+        if type(self._buf) is DeletedBuffer:
+            raise errors.JaxRuntimeError(
+                "INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or donated buffer")
         self._backend.block_until_ready(self._buf)
         return self
 
     def copy_to_host_async(self):
-        pass
+        """Start copying the value to host memory; refjax's buffers are host memory already,
+        so this only checks, as JAX does, that the array was not deleted."""
+        self._live_buf()
+
+    def delete(self):
+        """Free the array's buffers; any later use of its values raises RuntimeError (its
+        shape, dtype and sharding stay readable), as in JAX. Deleting twice is allowed."""
+        if type(self._buf) is not DeletedBuffer:
+            sharding = self.sharding
+            self._backend.delete(self._buf)
+            self._buf = DeletedBuffer(self.aval, sharding)
+
+    def is_ready(self):
+        """Whether the value has been computed (JAX segfaults on a deleted array; refjax raises
+        the RuntimeError any other use of it gives)."""
+        return self._backend.is_ready(self._live_buf())
+
+    def addressable_data(self, index):
+        """The shard of the `index`-th addressable device, as an Array on that device."""
+        shard = self.addressable_shards[index]
+        data = np.asarray(shard.data)
+        aval = ShapedArray(data.shape, self.dtype, self.weak_type)
+        return runtime.make_array(data, aval, sharding=SingleDeviceSharding(shard.device))
+
+    def is_deleted(self):
+        """Whether delete() was called on this array."""
+        return type(self._buf) is DeletedBuffer
+
+    @property
+    def committed(self):
+        """Whether the placement was asked for (device_put to a device or sharding, or
+        computed from committed arrays), so that mixing it with other devices is an error."""
+        return type(self._buf) is not DeletedBuffer and self._backend.committed(self._buf)
+
+    @property
+    def device(self):
+        """The one device holding the array, or its sharding when it spans several."""
+        sharding = self._backend.sharding_of(self._live_buf(), self.aval)
+        devices = sharding.device_set
+        return next(iter(devices)) if len(devices) == 1 else sharding
+
+    def on_device_size_in_bytes(self):
+        """Bytes the array occupies over all its devices (each device's shard counted)."""
+        if type(self._buf) is DeletedBuffer:
+            raise errors.JaxRuntimeError(
+                "INVALID_ARGUMENT: GetOnDeviceSizeInBytes() called on deleted or donated buffer")
+        blocks = self.sharding.devices_indices_map(self.shape).values()
+        return self.dtype.itemsize * sum(_block_size(idx, self.shape) for idx in blocks)
 
     def to_concrete_value(self):
         return self
@@ -91,6 +149,8 @@ class Array(LeadingAxis):
 
     @property
     def sharding(self):
+        if type(self._buf) is DeletedBuffer:
+            return self._buf.sharding
         return self._backend.sharding_of(self._buf, self.aval)
 
     def devices(self):
@@ -98,7 +158,7 @@ class Array(LeadingAxis):
 
     @property
     def addressable_shards(self):
-        return self._backend.shards(self._buf, self.aval)
+        return self._backend.shards(self._live_buf(), self.aval)
 
     global_shards = addressable_shards
 
@@ -132,6 +192,35 @@ class Array(LeadingAxis):
 
     def __dlpack__(self, *args, **kwargs):
         return self._value().__dlpack__(*args, **kwargs)
+
+
+class DeletedBuffer:
+    """What a deleted Array holds instead of its buffer: the sharding (still readable, as in
+    JAX) and an error for any attempt to read values, from the API or from a backend."""
+
+    __slots__ = ("aval", "sharding")
+
+    def __init__(self, aval, sharding):
+        self.aval, self.sharding = aval, sharding
+
+    def raise_deleted(self):
+        raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short(short_dtypes=False)}.")
+
+    def __getattr__(self, name):
+        self.raise_deleted()
+
+
+def _block_size(index, shape):
+    size = 1
+    for s, d in zip(index, shape):
+        size *= len(range(*s.indices(d)))
+    return size
+
+
+def live_arrays(backend):
+    """The Arrays on `backend` that are alive (referenced) and not deleted."""
+    return [x for x in gc.get_objects()
+            if type(x) is Array and x._backend is backend and type(x._buf) is not DeletedBuffer]
 
 
 # Printed as JAX's concrete class is (`type(x)` shows ArrayImpl); refjax's modules call it Array.

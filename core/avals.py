@@ -49,7 +49,10 @@ class ShapedArray:
         """`f32[3,4]` (`float32[3,4]` without short dtypes), with the varying manual axes as
         JAX prints them: `{V:x}`, `{V:(x,y)}`."""
         dtype = dtypes.short_name(self.dtype) if short_dtypes else dtypes.long_name(self.dtype)
-        shape = ",".join(map(str, self.shape))
+        spec = getattr(self.sharding, "spec", None)
+        entries = spec.partitions if spec is not None else ()
+        shape = ",".join(f"{d}{_axes_str(e)}" for d, e in
+                         zip(self.shape, entries + (None,) * (len(self.shape) - len(entries))))
         return f"{dtype}[{shape}]{_vma_str(self.vma)}"
 
     def __repr__(self):
@@ -58,6 +61,15 @@ class ShapedArray:
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+
+def _axes_str(entry):
+    """A dimension's mesh axes in a sharded type, as JAX prints them: `@x`, `@(x,y)`."""
+    if entry is None:
+        return ""
+    if isinstance(entry, tuple):
+        return "@(" + ",".join(map(str, entry)) + ")"
+    return f"@{entry}"
 
 
 def _vma_str(vma):

@@ -12,8 +12,11 @@ _DEFAULTS = {
     "jax_debug_nans": False,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
+    # make_mesh's default axis types: "auto" (the seed notebook's) or "explicit" (JAX 0.10's)
+    "refjax_make_mesh_axis_types": "auto",
 }
-_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict")}
+_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
+            "refjax_make_mesh_axis_types": ("auto", "explicit")}
 _overrides = contextvars.ContextVar("refjax_config_overrides", default={})
 OVERRIDES = _overrides  # a non-empty dict while `config.override` is active
 

@@ -5,11 +5,12 @@ import types
 
 
 def describe(x):
-    """'traced array with shape float32[3]', as JAX's tracer errors describe a value."""
+    """'traced array with shape float32[3]', as JAX's tracer errors describe a value (with its
+    varying manual axes inside shard_map: `float32[3]{V:x}`)."""
     aval = getattr(x, "aval", None)
     if aval is None:
         return repr(x)
-    return f"traced array with shape {aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+    return f"traced array with shape {aval.str_short(short_dtypes=False)}"
 
 
 class JAXTypeError(TypeError):
@@ -72,6 +73,11 @@ class TracerArrayConversionError(JAXTypeError):
 
 class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
+
+
+class JaxRuntimeError(RuntimeError):
+    """A failure at run time of a computation (as jax.errors.JaxRuntimeError): a deleted
+    or donated buffer used."""
 
 
 class TypePromotionError(ValueError):

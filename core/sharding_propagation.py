@@ -44,8 +44,10 @@ def spec_of(sharding, ndim):
 
 
 def to_sharding(spec, mesh, memory_kind=None):
+    """The NamedSharding of a per-dimension spec; trailing replicated dimensions are dropped
+    but on a mesh of Explicit axes, where (as in JAX) the spec is the type's, one per dim."""
     entries = list(spec)
-    while entries and entries[-1] is None:
+    while entries and entries[-1] is None and not mesh.are_all_axes_explicit:
         entries.pop()
     return NamedSharding(mesh, P(*entries), memory_kind=memory_kind)
 
@@ -164,7 +166,7 @@ def propagate_jaxpr(closed, in_shardings):
                    for v, o in zip(eqn.outvars, outs))
     kind = _memory_kind(in_shardings)
     return [_single_device_constraint_of(jaxpr, v) or read(v)
-            or NamedSharding(mesh, P(), memory_kind=kind) for v in jaxpr.outvars]
+            or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars]
 
 
 def _single_device_constraint_of(jaxpr, var):

@@ -111,6 +111,21 @@ class Tracer(LeadingAxis):
         raise errors.ConcretizationTypeError(
             self, f"The tolist() method was called on {errors.describe(self)}.")
 
+    # Placement belongs to concrete arrays: JAX refuses these on every tracer.
+    def delete(self):
+        raise _method_error(self, "delete")
+
+    def is_deleted(self):
+        raise _method_error(self, "is_deleted")
+
+    def on_device_size_in_bytes(self):
+        raise _method_error(self, "on_device_size_in_bytes")
+
+    @property
+    def committed(self):
+        raise errors.ConcretizationTypeError(
+            self, f"The 'committed' attribute is not available on {errors.describe(self)}.")
+
     def item(self, *args):
         value = self.to_concrete_value()
         if value is None:
@@ -129,6 +144,11 @@ class Tracer(LeadingAxis):
         """What this tracer prints as, inside the repr of a tracer wrapping it too (JAX's
         `_short_repr`): `JitTracer(~float32[])`, `JVPTracer(primal=..., tangent=...)`..."""
         return f"{type(self).__name__}<{self.aval}>"
+
+
+def _method_error(tracer, name):
+    return errors.ConcretizationTypeError(
+        tracer, f"The {name}() method was called on {errors.describe(tracer)}.")
 
 
 def _check_size_one(x):

@@ -464,7 +464,7 @@ def test_non_divisible_and_bad_specs():
         shard_map(lambda b: b, mesh=MESH24, in_specs=P("q"), out_specs=P())(A)
     with pytest.raises(ValueError, match="uses mesh axis 'x' twice"):
         shard_map(lambda b: b, mesh=MESH24, in_specs=P("x", "x"), out_specs=P())(A)
-    with pytest.raises(ValueError, match="needs a mesh"):
+    with pytest.raises(ValueError, match="context mesh cannot be empty"):
         shard_map(lambda b: b, in_specs=P(), out_specs=P())(A)
 
 

@@ -404,21 +404,29 @@ def test_single_device_sharding_matches_jax(kind):
 
 
 def test_mesh_context_manager_and_set_mesh():
+    """`with mesh:` (deprecated in JAX 0.10.2, with its warning) sets the resource mesh pjit
+    resolves specs against, which wins over set_mesh's there (as JAX's pjit shows); it is not
+    the current mesh of get_mesh / set_mesh."""
     m1 = sh.make_mesh((2, 4), ("x", "y"), devices=RDEVS)
     m2 = sh.make_mesh((8,), ("a",), devices=RDEVS)
     assert sh.get_current_mesh() is None and sh.get_mesh().empty
-    with m1:
-        assert sh.get_current_mesh() is m1
-        with m1:
-            with sh.set_mesh(m2) as entered:
-                assert entered is None and sh.get_current_mesh() is m2
-            assert sh.get_current_mesh() is m1
-        assert sh.get_current_mesh() is m1
-    assert sh.get_current_mesh() is None
-    with pytest.raises(RuntimeError):
-        with m1:
-            raise RuntimeError
-    assert sh.get_current_mesh() is None
+    with pytest.warns(DeprecationWarning, match="with jax.set_mesh"):
+        with m1 as entered_m1:
+            assert entered_m1 is m1 and sh.get_current_mesh() is None
+            assert sh.get_resource_mesh() is m1
+            with m1:
+                with sh.set_mesh(m2) as entered:
+                    assert entered is None and sh.get_current_mesh() is m2
+                    assert sh.get_resource_mesh() is m1
+                assert sh.get_current_mesh() is None
+            assert sh.get_resource_mesh() is m1
+        assert sh.get_resource_mesh() is None
+        with sh.set_mesh(m2):
+            assert sh.get_resource_mesh() is m2
+        with pytest.raises(RuntimeError):
+            with m1:
+                raise RuntimeError
+    assert sh.get_current_mesh() is None and sh.get_resource_mesh() is None
 
 
 def test_set_mesh_plain_call_and_validation():

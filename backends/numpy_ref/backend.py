@@ -25,12 +25,13 @@ class Shard(NamedTuple):
 class NumpyBuffer:
     """An array on numpy_ref: one NumPy buffer per device holding a shard, plus the layout."""
 
-    __slots__ = ("sharding", "shards", "_value")
+    __slots__ = ("sharding", "shards", "_value", "committed")
 
-    def __init__(self, sharding, shards, value=None):
+    def __init__(self, sharding, shards, value=None, committed=False):
         self.sharding = sharding
         self.shards = shards
         self._value = value
+        self.committed = committed
 
     @property
     def value(self):
@@ -43,6 +44,10 @@ class NumpyBuffer:
                 out[s.index] = s.data
             self._value = frozen(out)
         return self._value
+
+
+def _any_committed(bufs):
+    return any([b.committed for b in bufs])
 
 
 def frozen(value):
@@ -78,21 +83,23 @@ class NumpyRefBackend(Backend):
         may change it later)."""
         return self.own(np.array(value, dtype=aval.dtype), aval, sharding)
 
-    def own(self, value, aval, sharding=None):
+    def own(self, value, aval, sharding=None, committed=None):
         """A buffer of `value`, which nothing outside this backend holds (a rule's result, a
-        copy): it is made read-only, not copied. Shards of other devices are copies."""
+        copy): it is made read-only, not copied. Shards of other devices are copies. It is
+        committed when asked (by default: when a sharding is given)."""
         value = frozen(np.asarray(value, dtype=aval.dtype))
+        committed = sharding is not None if committed is None else committed
         sharding = sharding or self._default_sharding
         if isinstance(sharding, sh.SingleDeviceSharding):
             dev = sharding._device_assignment[0]
             idx = tuple(slice(None) for _ in value.shape)
-            return NumpyBuffer(sharding, (Shard(dev, idx, value),), value)
+            return NumpyBuffer(sharding, (Shard(dev, idx, value),), value, committed)
         shards, seen = [], {}
         for dev, idx in sharding.devices_indices_map(value.shape).items():
             key = tuple(s.indices(d) for s, d in zip(idx, value.shape))
             shards.append(Shard(dev, idx, frozen(np.array(value[idx])), seen.setdefault(key, 0)))
             seen[key] += 1
-        return NumpyBuffer(sharding, tuple(shards), value)
+        return NumpyBuffer(sharding, tuple(shards), value, committed)
 
     def to_numpy(self, buf, aval):
         return buf.value
@@ -103,11 +110,16 @@ class NumpyRefBackend(Backend):
     def sharding_of(self, buf, aval):
         return buf.sharding
 
+    def committed(self, buf):
+        return buf.committed
+
     def execute(self, prim, bufs, params, out_avals):
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)
         shardings = self._out_shardings(prim, bufs, params, out_avals)
-        return [self.own(o, a, s) for o, a, s in zip(outs, out_avals, shardings)]
+        committed = _any_committed(bufs)
+        return [self.own(o, a, s, committed or s is not None)
+                for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals):
         """Layouts by the propagation rules; inputs on the default device keep the fast path
@@ -126,7 +138,10 @@ class NumpyRefBackend(Backend):
         def run(bufs):
             outs = interpret_jaxpr(closed_jaxpr, [b.value for b in bufs], drops)
             shardings = propagate_jaxpr(closed_jaxpr, [b.sharding for b in bufs])
-            return [self.own(o, a, s) for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
+            # as in JAX: a program that sets layouts commits its results
+            committed = sets_layout(closed_jaxpr.jaxpr) or _any_committed(bufs)
+            return [self.own(o, a, s, committed)
+                    for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
 
     def fast_runner(self, closed_jaxpr):
@@ -141,7 +156,7 @@ class NumpyRefBackend(Backend):
             values = []
             for a in args:
                 if type(a) is not Array or a._backend is not self \
-                        or a._buf.sharding != default:
+                        or a._buf.sharding != default or a._buf.committed:
                     return None
                 values.append(a._buf.value)
             outs = interpret_jaxpr(closed_jaxpr, values, drops)

@@ -206,6 +206,16 @@ class XlaBackend(Backend):
             return _read_only(np.zeros(buf.shape, buf.dtype))
         return np.asarray(buf)
 
+    def committed(self, buf):
+        return _committed(buf)
+
+    def delete(self, buf):
+        if not isinstance(buf, np.ndarray):
+            buf.delete()
+
+    def is_ready(self, buf):
+        return isinstance(buf, np.ndarray) or buf.is_ready()
+
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
             return self._default_sharding

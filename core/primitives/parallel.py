@@ -1,4 +1,5 @@
 """Collectives (psum, all_gather, ppermute, ...): each is defined by its batching rule."""
+import math
 import threading
 from contextlib import contextmanager
 
@@ -46,6 +47,8 @@ def axis_scope():
         data = getattr(trace, "axis_data", None)
         if data is not None and data.name is not None:
             sizes.setdefault(data.name, data.size)
+        for name, size in getattr(trace, "bound_axes", {}).items():  # eager shard_map's
+            sizes.setdefault(name, size)
         if isinstance(trace, EvalTrace):
             return sizes, True
         parent = getattr(trace, "parent", None)
@@ -92,6 +95,12 @@ def axis_size(name, api):
     if name not in sizes:
         raise _unbound_error(api, name, sizes)
     return sizes[name]
+
+
+def lax_axis_size(axis_name):
+    """lax.axis_size: the size of a named axis bound by vmap, pmap or shard_map (for a tuple
+    of names, the product of their sizes); NameError for a name not bound."""
+    return math.prod([axis_size(n, "lax.axis_size") for n in _axis_names(axis_name)])
 
 
 def _axis_names(axis_name):

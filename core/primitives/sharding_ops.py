@@ -1,7 +1,8 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import pytree
 from ..avals import ShapedArray
-from ..sharding import NamedSharding, P, Sharding, get_current_mesh
+from ..sharding.mesh import axes_of
+from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
 from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
@@ -27,12 +28,7 @@ def with_sharding_constraint(x, shardings):
     context, or a pytree prefix of them)."""
 
     def resolve(s):
-        if isinstance(s, P):
-            mesh = get_current_mesh()
-            if mesh is None:
-                raise ValueError("with_sharding_constraint got a PartitionSpec outside a mesh "
-                                 "context; pass a NamedSharding or use `with jax.set_mesh(mesh)`")
-            return NamedSharding(mesh, s)
+        s = resolve_spec(s, "with_sharding_constraint", "shardings")
         if not isinstance(s, Sharding):
             raise TypeError(f"with_sharding_constraint expects Shardings, got {s!r}")
         return s
@@ -48,3 +44,36 @@ def with_sharding_constraint(x, shardings):
             s.devices_indices_map(get_aval(leaf).shape)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)
+
+
+def reshard(xs, out_shardings):
+    """xs (a pytree) laid out as `out_shardings` (NamedShardings, or PartitionSpecs of the
+    set_mesh mesh; a pytree prefix of them), as jax.reshard: the named mesh axes must be
+    Explicit, and the result's type carries the new sharding."""
+    leaves, tree = pytree.tree_flatten(xs)
+    is_target = lambda s: isinstance(s, (Sharding, P))  # noqa: E731
+    targets = [out_shardings] * len(leaves) if is_target(out_shardings) else \
+        pytree.broadcast_prefix("reshard", xs, out_shardings, is_target)
+    return pytree.tree_unflatten(tree, [
+        sharding_constraint_p.bind(x, sharding=_reshard_target(s, get_aval(x).ndim))
+        for x, s in zip(leaves, targets)])
+
+
+def _reshard_target(s, ndim):
+    if isinstance(s, P):
+        mesh = get_current_mesh()
+        if mesh is None:
+            raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                             "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                             f"context via `jax.set_mesh`. Got {s}")
+        s = NamedSharding(mesh, s)
+    if not isinstance(s, NamedSharding):
+        raise TypeError(f"reshard expects NamedShardings or PartitionSpecs, got {s!r}")
+    for entry in s.spec.partitions:
+        for axis in axes_of(entry):
+            if s.mesh._name_to_type[axis] != AxisType.Explicit:
+                raise ValueError(
+                    "PartitionSpec passed to reshard cannot contain axis names that are of type "
+                    f"Auto or Manual. Got PartitionSpec: {s.spec} with axis name: {axis} of "
+                    f"type: {s.mesh._name_to_type[axis]}.")
+    return s.update(spec=s.spec._normalized_spec_for_aval(ndim))

@@ -1,8 +1,11 @@
 """Sharding types mirroring ``jax.sharding``: devices, partition specs and meshes (mesh.py),
 and the shardings that lay arrays out over them (shardings.py)."""
 from .mesh import (DEFAULT_MEMORY_KIND, MEMORY_KINDS, UNCONSTRAINED, AxisType, Device, Mesh, P,
-                   PartitionSpec, get_current_mesh, get_mesh, make_cpu_devices, make_mesh,
-                   set_mesh)
+                   PartitionSpec, get_current_mesh, get_mesh, get_resource_mesh, make_cpu_devices,
+                   make_mesh, set_mesh)
+from .abstract_mesh import AbstractMesh, get_abstract_mesh
+from .context import (context_mesh, device_put_target, mesh_context_key, placement_mesh,
+                      resolve_spec, type_spec)
 from .shardings import (DuplicateSpecError, IndivisibleError, NamedSharding, Sharding,
                         SingleDeviceSharding, replica_groups, shard_indices)
 
@@ -11,4 +14,6 @@ __all__ = [
     "MEMORY_KINDS", "DEFAULT_MEMORY_KIND", "NamedSharding", "P", "PartitionSpec", "Sharding",
     "SingleDeviceSharding", "UNCONSTRAINED", "get_current_mesh", "get_mesh",
     "make_cpu_devices", "make_mesh", "replica_groups", "set_mesh", "shard_indices",
+    "AbstractMesh", "get_abstract_mesh", "get_resource_mesh", "context_mesh",
+    "device_put_target", "mesh_context_key", "placement_mesh", "resolve_spec", "type_spec",
 ]

@@ -10,6 +10,7 @@ import enum
 import functools
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -312,51 +313,11 @@ def _object_array(flat: Sequence, shape: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
-class Mesh(Immutable, contextlib.ContextDecorator):
-    """An n-d array of devices with one name per array axis.
+class AxisTypesMixin:
+    """The axis-type queries Mesh and AbstractMesh share (both have axis_names and
+    axis_types)."""
 
-    ``devices`` is a read-only numpy object array of :class:`Device`. Meshes are
-    hashable and compare equal when devices (in order), shape, axis names and
-    axis types agree. ``with mesh:`` makes it the current mesh (see
-    :func:`get_current_mesh`).
-    """
-
-    __slots__ = ("devices", "axis_names", "axis_types", "size", "_flat")
-
-    def __init__(self, devices, axis_names, axis_types=None):
-        if not isinstance(devices, np.ndarray):
-            devices = np.array(devices, dtype=object)
-        if isinstance(axis_names, str):
-            axis_names = (axis_names,)
-        axis_names = tuple(axis_names)
-        if any(n is None for n in axis_names):
-            raise ValueError(f"Mesh axis names cannot be None. Got: {axis_names}")
-        if devices.ndim != len(axis_names):
-            raise ValueError(
-                "Mesh requires the ndim of its first argument (`devices`) to equal"
-                " the length of its second argument (`axis_names`), but got"
-                f" devices.ndim == {devices.ndim} and"
-                f" len(axis_names) == {len(axis_names)}.")
-        axis_types = _normalize_axis_types(axis_names, axis_types, "Mesh")
-        flat = tuple(devices.flat)
-        empty = not axis_names and flat[0] is None
-        freeze(self, devices=_object_array(flat, devices.shape),
-                axis_names=axis_names, axis_types=axis_types,
-                size=0 if empty else math.prod(devices.shape), _flat=flat)
-
-    def _key(self):
-        return (self._flat, self.devices.shape, self.axis_names, self.axis_types)
-
-    def __eq__(self, other):
-        if not isinstance(other, Mesh):
-            return NotImplemented
-        return self is other or self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
-    def __reduce__(self):
-        return (Mesh, (self.devices, self.axis_names, self.axis_types))
+    __slots__ = ()
 
     @property
     def shape(self) -> collections.OrderedDict:
@@ -366,51 +327,7 @@ class Mesh(Immutable, contextlib.ContextDecorator):
     @property
     def shape_tuple(self) -> tuple[tuple[Any, int], ...]:
         """``((name, size), ...)`` in axis order."""
-        return tuple(zip(self.axis_names, self.devices.shape))
-
-    @property
-    def axis_sizes(self) -> tuple[int, ...]:
-        """Size of each axis, in axis order."""
-        return self.devices.shape
-
-    @property
-    def empty(self) -> bool:
-        """True for the placeholder mesh with no devices."""
-        return self.size == 0
-
-    @property
-    def is_scalar(self) -> bool:
-        """True for a 0-d mesh holding exactly one device."""
-        return self.size == 1 and not self.axis_names
-
-    @property
-    def device_ids(self) -> np.ndarray:
-        """Integer array of device ids with the mesh's shape."""
-        assert not self.empty
-        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
-
-    @property
-    def local_devices(self) -> list[Device]:
-        """All devices (single-process: every device is local)."""
-        return list(self._flat)
-
-    @property
-    def local_mesh(self) -> Mesh:
-        """The process-local sub-mesh; the whole mesh in a single process."""
-        return self
-
-    @property
-    def is_multi_process(self) -> bool:
-        """Always False: refjax runs in one process."""
-        return False
-
-    @property
-    def _flat_devices_tuple(self) -> tuple[Device, ...]:
-        return self._flat
-
-    @property
-    def _flat_devices_set(self) -> set[Device]:
-        return set(self._flat)
+        return tuple(zip(self.axis_names, self.axis_sizes))
 
     @property
     def _name_to_type(self) -> dict:
@@ -452,6 +369,104 @@ class Mesh(Immutable, contextlib.ContextDecorator):
         """True if the mesh has axes and all of them are Manual."""
         return self._all_types(AxisType.Manual)
 
+
+
+class Mesh(AxisTypesMixin, Immutable, contextlib.ContextDecorator):
+    """An n-d array of devices with one name per array axis.
+
+    ``devices`` is a read-only numpy object array of :class:`Device`. Meshes are
+    hashable and compare equal when devices (in order), shape, axis names and
+    axis types agree. ``with mesh:`` makes it the mesh pjit resolves PartitionSpecs
+    against (see :func:`get_resource_mesh`).
+    """
+
+    __slots__ = ("devices", "axis_names", "axis_types", "size", "_flat")
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        if not isinstance(devices, np.ndarray):
+            devices = np.array(devices, dtype=object)
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        if any(n is None for n in axis_names):
+            raise ValueError(f"Mesh axis names cannot be None. Got: {axis_names}")
+        if devices.ndim != len(axis_names):
+            raise ValueError(
+                "Mesh requires the ndim of its first argument (`devices`) to equal"
+                " the length of its second argument (`axis_names`), but got"
+                f" devices.ndim == {devices.ndim} and"
+                f" len(axis_names) == {len(axis_names)}.")
+        axis_types = _normalize_axis_types(axis_names, axis_types, "Mesh")
+        flat = tuple(devices.flat)
+        empty = not axis_names and flat[0] is None
+        freeze(self, devices=_object_array(flat, devices.shape),
+                axis_names=axis_names, axis_types=axis_types,
+                size=0 if empty else math.prod(devices.shape), _flat=flat)
+
+    def _key(self):
+        return (self._flat, self.devices.shape, self.axis_names, self.axis_types)
+
+    def __eq__(self, other):
+        if not isinstance(other, Mesh):
+            return NotImplemented
+        return self is other or self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __reduce__(self):
+        return (Mesh, (self.devices, self.axis_names, self.axis_types))
+
+    @property
+    def axis_sizes(self) -> tuple[int, ...]:
+        """Size of each axis, in axis order."""
+        return self.devices.shape
+
+    @property
+    def empty(self) -> bool:
+        """True for the placeholder mesh with no devices."""
+        return self.size == 0
+
+    @property
+    def is_scalar(self) -> bool:
+        """True for a 0-d mesh holding exactly one device."""
+        return self.size == 1 and not self.axis_names
+
+    @property
+    def device_ids(self) -> np.ndarray:
+        """Integer array of device ids with the mesh's shape."""
+        assert not self.empty
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    @property
+    def local_devices(self) -> list[Device]:
+        """All devices (single-process: every device is local)."""
+        return list(self._flat)
+
+    @property
+    def local_mesh(self) -> Mesh:
+        """The process-local sub-mesh; the whole mesh in a single process."""
+        return self
+
+    @property
+    def is_multi_process(self) -> bool:
+        """Always False: refjax runs in one process."""
+        return False
+
+    @property
+    def abstract_mesh(self):
+        """The mesh without its devices (an AbstractMesh)."""
+        from .abstract_mesh import AbstractMesh
+        return AbstractMesh.of(self)
+
+    @property
+    def _flat_devices_tuple(self) -> tuple[Device, ...]:
+        return self._flat
+
+    @property
+    def _flat_devices_set(self) -> set[Device]:
+        return set(self._flat)
+
     def update(self, devices=None, axis_names=None, axis_types=None) -> Mesh:
         """Copy with some fields replaced."""
         return Mesh(self.devices if devices is None else devices,
@@ -470,16 +485,19 @@ class Mesh(Immutable, contextlib.ContextDecorator):
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names!r},"
                 f" axis_types={self.axis_types})")
 
-    # Unlike JAX 0.10.2 (where `with mesh:` is deprecated and leaves get_mesh()
-    # untouched), entering a mesh makes it the current mesh.
+    # As in JAX 0.10.2, `with mesh:` (deprecated there, the seeds' way) sets the resource
+    # environment pjit and with_sharding_constraint resolve PartitionSpecs against; it is not
+    # the current mesh of set_mesh (get_mesh, device_put and jit keep theirs).
     def __enter__(self):
-        _ENTER_STACK.set(_ENTER_STACK.get() + (_CURRENT_MESH.get(),))
-        _CURRENT_MESH.set(self)
+        warnings.warn("`with mesh:` context manager has been deprecated. Please use "
+                      "`with jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
+        _ENTER_STACK.set(_ENTER_STACK.get() + (_RESOURCE_MESH.get(),))
+        _RESOURCE_MESH.set(self)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         stack = _ENTER_STACK.get()
-        _CURRENT_MESH.set(stack[-1])
+        _RESOURCE_MESH.set(stack[-1])
         _ENTER_STACK.set(stack[:-1])
         return False
 
@@ -518,6 +536,8 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[Any],
 
 _CURRENT_MESH: contextvars.ContextVar[Mesh | None] = contextvars.ContextVar(
     "refjax_current_mesh", default=None)
+_RESOURCE_MESH: contextvars.ContextVar[Mesh | None] = contextvars.ContextVar(
+    "refjax_resource_mesh", default=None)
 # Previous values saved by `Mesh.__enter__` (a mesh may be entered re-entrantly,
 # so the saved value cannot live on the immutable mesh itself).
 _ENTER_STACK: contextvars.ContextVar[tuple] = contextvars.ContextVar(
@@ -525,8 +545,15 @@ _ENTER_STACK: contextvars.ContextVar[tuple] = contextvars.ContextVar(
 
 
 def get_current_mesh() -> Mesh | None:
-    """The innermost mesh set by ``with mesh:`` or :class:`set_mesh`, else None."""
+    """The mesh set by :class:`set_mesh`, else None."""
     return _CURRENT_MESH.get()
+
+
+def get_resource_mesh() -> Mesh | None:
+    """The mesh pjit and with_sharding_constraint resolve PartitionSpecs against: the
+    innermost ``with mesh:``, else the one of :class:`set_mesh`, else None (as JAX 0.10)."""
+    mesh = _RESOURCE_MESH.get()
+    return _CURRENT_MESH.get() if mesh is None else mesh
 
 
 def get_mesh() -> Mesh:
@@ -547,7 +574,7 @@ class set_mesh:
 
     def __init__(self, mesh: Mesh | None):
         if mesh is not None and not isinstance(mesh, Mesh):
-            raise ValueError(f"Expected mesh of type `Mesh`. Got {type(mesh)}")
+            raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
         if mesh is not None and mesh.manual_axes:
             raise ValueError(
                 f"mesh {mesh} contains manual axes which is not allowed when using"

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .abstract_mesh import AbstractMesh
 from .mesh import (DEFAULT_MEMORY_KIND, MEMORY_KINDS, UNCONSTRAINED, AxisType, Device,
                    Immutable, Mesh, P, axes_of, freeze)
 
@@ -289,16 +290,19 @@ class NamedSharding(Sharding, Immutable):
     __slots__ = ("mesh", "spec", "_memory_kind")
 
     def __init__(self, mesh: Mesh, spec: P, *, memory_kind: str | None = None):
-        if not isinstance(mesh, Mesh):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh)}")
         if not isinstance(spec, P):
             raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
-        device_kind = mesh._flat[0].device_kind if mesh.size else "cpu"
+        device_kind = mesh._flat[0].device_kind if isinstance(mesh, Mesh) and mesh.size \
+            else "cpu"
         kind = _check_memory_kind(memory_kind, device_kind)
         _check_pspec(mesh, spec)
         freeze(self, mesh=mesh, spec=spec, _memory_kind=kind)
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):  # a type's sharding: JAX shows no memory
+            return f"NamedSharding(mesh={self.mesh}, spec={self.spec})"
         return (f"NamedSharding(mesh={self.mesh}, spec={self.spec},"
                 f" memory_kind={self._memory_kind})")
 

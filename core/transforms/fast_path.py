@@ -9,6 +9,7 @@ from .. import pytree, runtime
 from ..array import Array
 from ..config import OVERRIDES, config
 from ..primitives.parallel import AXIS_ENV
+from ..sharding.mesh import _CURRENT_MESH, _RESOURCE_MESH
 from ..trace import EVAL_TRACE, TRACE_STATE
 
 _MAX_RUNNERS = 256  # per jitted function; past it the table starts again
@@ -17,13 +18,14 @@ _aval_attr = operator.attrgetter("aval")
 
 def call(self, *args, **kwargs):
     """JitWrapped.__call__. At the top level (no transformation, no bound axis name, no
-    scoped config override) a runner recorded for these argument avals runs them directly;
+    scoped config override, no mesh context) a runner recorded for these argument avals runs them directly;
     anything else, and a runner that declines the arguments, takes the full path."""
     # Inline attribute reads only: each helper call here would cost a few percent of
     # jax.jit's whole dispatch.
     key = None
     if not kwargs and TRACE_STATE.trace is EVAL_TRACE and not AXIS_ENV.frames \
-            and not OVERRIDES.get():
+            and not OVERRIDES.get() and _CURRENT_MESH.get() is None \
+            and _RESOURCE_MESH.get() is None:
         try:  # positional Arrays (or values the runner declines): no tree walk
             # (one flat tuple, one argument spelt out: each level of tuples costs here)
             key = (config.version, runtime.current_backend_name(), args[0].aval) \

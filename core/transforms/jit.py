@@ -13,7 +13,7 @@ from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, pp_call
 from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
-from ..sharding import Sharding
+from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
 from ..trace import Tracer, get_aval
 from . import fast_path, staging
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -103,7 +103,7 @@ def signature_key(in_tree, avals, static=(), static_kw=()):
     avals and static values, the backend, the dtype config and the bound axis names."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-            axis_env_key())
+            axis_env_key(), mesh_context_key())
 
 
 def clear_caches():
@@ -157,7 +157,7 @@ class JitWrapped:
     """What jax.jit returns: callable, with .lower(), .trace(), .eval_shape(), .clear_cache()."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 in_shardings, out_shardings, shared=True):
+                 in_shardings, out_shardings, shared=True, who="jit"):
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
@@ -166,6 +166,7 @@ class JitWrapped:
         self._donate_argnums = _normalize_argnums(donate_argnums)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
+        self._who = who  # "pjit" resolves PartitionSpecs against `with mesh:` too
         self._signature = _signature(fun)
         self._resolve_static_names()
         self._name = self.__name__ = _fun_name(fun)
@@ -175,7 +176,7 @@ class JitWrapped:
     def _options(self):
         """What, besides the function, decides its traces (the shared cache's key)."""
         return (type(self), self._name, self._static_argnums, self._static_argnames,
-                self._donate_argnums, self._in_shardings, self._out_shardings)
+                self._donate_argnums, self._in_shardings, self._out_shardings, self._who)
 
     def _resolve_static_names(self):
         sig = self._signature
@@ -235,10 +236,10 @@ class JitWrapped:
         def flat_fun(*flat_args):
             dyn_args, dyn_kwargs = pytree.tree_unflatten(in_tree, flat_args)
             if self._in_shardings is not None:
-                dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings")
+                dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings", self._who)
             out = self._call_fun(static, static_kw, dyn_args, dyn_kwargs)
             if self._out_shardings is not None:
-                out = _constrain(out, self._out_shardings, "out_shardings")
+                out = _constrain(out, self._out_shardings, "out_shardings", self._who)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
             return [_check_output(x, self.__name__) for x in out_leaves]
@@ -255,8 +256,9 @@ class JitWrapped:
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
-        outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
-                          jaxpr=staged.closed)
+        with placement_mesh(self._who):
+            outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
+                              jaxpr=staged.closed)
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
@@ -324,19 +326,20 @@ class Compiled:
         return str(self._traced.jaxpr)
 
 
-def _constrain(tree, shardings, what):
+def _constrain(tree, shardings, what, who):
     """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
-    propagation rules (and both backends) place values exactly there."""
+    propagation rules (and both backends) place values exactly there. PartitionSpecs resolve
+    against the context mesh (`who`'s: see sharding/context.py)."""
     leaves, treedef = pytree.tree_flatten(tree)
-    is_target = lambda s: s is None or isinstance(s, Sharding)  # noqa: E731
-    if isinstance(shardings, Sharding):
+    is_target = lambda s: s is None or isinstance(s, (Sharding, P))  # noqa: E731
+    if isinstance(shardings, (Sharding, P)):
         targets = [shardings] * len(leaves)
     else:
         if isinstance(shardings, list):
             shardings = tuple(shardings)
-        targets = pytree.broadcast_prefix(f"jit {what}", tree, shardings, is_target)
+        targets = pytree.broadcast_prefix(f"{who} {what}", tree, shardings, is_target)
     return pytree.tree_unflatten(treedef, [
-        x if s is None else sharding_constraint_p.bind(x, sharding=s)
+        x if s is None else sharding_constraint_p.bind(x, sharding=resolve_spec(s, who, what))
         for x, s in zip(leaves, targets)])
 
 

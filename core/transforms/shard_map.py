@@ -10,7 +10,7 @@ from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
-from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
+from ..sharding import UNCONSTRAINED, AxisType, Mesh, P, get_current_mesh, type_spec
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma, var_vmas
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -579,11 +579,55 @@ def _check_output(x):
 
 
 def _resolve_mesh(mesh):
-    mesh = mesh if mesh is not None else get_current_mesh()
-    if mesh is None or not isinstance(mesh, Mesh) or mesh.empty:
+    if mesh is None:
+        mesh = get_current_mesh()
+        if mesh is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+    if not isinstance(mesh, Mesh) or mesh.empty:
         raise ValueError(f"shard_map needs a mesh: pass mesh=... or set one with "
                          f"jax.set_mesh(mesh); got {mesh!r}")
     return mesh
+
+
+def _infer_in_specs(mesh, order, leaves):
+    """in_specs omitted: each argument's spec in its type, as JAX infers them, which needs every
+    manual axis Explicit (TypeError, as JAX's, otherwise)."""
+    types = [mesh._name_to_type[a] for a in order]
+    if any(t != AxisType.Explicit for t in types):
+        raise TypeError(
+            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+            f"instances, but it was `None` when axis_names={frozenset(order)} are of type "
+            f"{', '.join(map(str, types))}")
+    return [_type_spec_of(x) for x in leaves]
+
+
+def _check_typed_specs(mesh, order, leaves, specs):
+    """On Explicit axes an argument's type fixes its spec: a different in_spec is a ValueError,
+    as JAX's (concrete arguments; traced ones carry no sharding in refjax's types)."""
+    if not order or any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
+        return specs
+    for x, spec in zip(leaves, specs):
+        if isinstance(x, Tracer) or spec is None:
+            continue
+        want, got = _type_spec_of(x), spec._normalized_spec_for_aval(x.ndim)
+        if want != got:
+            raise ValueError(
+                f"in_specs passed to shard_map: {got} does not match the specs of the input: "
+                f"{want} for arg: {x.aval.str_short(short_dtypes=False)}. `in_specs` is an "
+                "optional argument so you can omit specifying it and shard_map will infer the "
+                "in_specs from the arguments. If you want to reshard your inputs, you can use "
+                "`jax.reshard` on the arguments and then pass those args to shard_map.")
+    return specs
+
+
+def _type_spec_of(x):
+    if isinstance(x, Tracer):  # traced types carry no sharding in refjax (sharding in types)
+        raise NotImplementedError(
+            "shard_map without in_specs on a traced value: refjax's traced types carry no "
+            "sharding, so the spec cannot be inferred; pass in_specs")
+    sharding = x.sharding
+    return type_spec(sharding, x.ndim)
 
 
 def _resolve_axis_names(mesh, axis_names):
@@ -605,11 +649,16 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     leaves, in_tree = pytree.tree_flatten(args)
     leaves = [as_value(x) for x in leaves]
     paths = _paths("args", args)
-    specs = _flatten_specs("shard_map in_specs", args, in_specs)
+    specs = _infer_in_specs(mesh, order, leaves) if in_specs is None else \
+        _check_typed_specs(mesh, order, leaves, _flatten_specs("shard_map in_specs", args,
+                                                              in_specs))
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
              for s, x, p in zip(specs, leaves, paths)]
     local = [_local_aval(get_aval(x), s, mesh, f"argument {p}")
              for x, s, p in zip(leaves, specs, paths)]
+    from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
+    if runs_eagerly(mesh, order):
+        return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
     closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order)
     out_paths = _paths("out", box["out"])
     outs_specs = _flatten_specs("shard_map out_specs", box["out"], out_specs)
@@ -642,9 +691,7 @@ def shard_map(f=None, mesh=None, in_specs=_NO_SPECS, out_specs=_NO_SPECS, *, che
         raise TypeError(f"shard_map requires a callable, got {f!r}")
     if out_specs is _NO_SPECS:
         raise TypeError("shard_map requires out_specs")
-    if in_specs is _NO_SPECS:
-        raise TypeError("shard_map requires in_specs (refjax does not infer them from the "
-                        "arguments' shardings)")
+    in_specs = None if in_specs is _NO_SPECS else in_specs
     check = check_vma if check_rep is None else check_rep
 
     @functools.wraps(f)

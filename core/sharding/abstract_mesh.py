@@ -1,0 +1,89 @@
+"""AbstractMesh (a mesh's axis names, sizes and types without its devices) and
+get_abstract_mesh, as jax.sharding has them."""
+from __future__ import annotations
+
+import math
+
+from .mesh import AxisTypesMixin, Immutable, _normalize_axis_types, freeze, get_current_mesh
+
+
+class AbstractMesh(AxisTypesMixin, Immutable):
+    """The shape of a mesh: axis sizes, names and types, and (for a concrete mesh's
+    abstraction) its device kind; what tracing sees of a mesh."""
+
+    __slots__ = ("axis_sizes", "axis_names", "axis_types", "_device_kind")
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        axis_names, axis_sizes = tuple(axis_names), tuple(axis_sizes)
+        if len(axis_names) != len(axis_sizes):
+            raise ValueError(f"AbstractMesh: {len(axis_sizes)} axis sizes {axis_sizes} for "
+                             f"{len(axis_names)} axis names {axis_names}")
+        freeze(self, axis_sizes=axis_sizes, axis_names=axis_names,
+               axis_types=_normalize_axis_types(axis_names, axis_types, "AbstractMesh"),
+               _device_kind=None)
+
+    @classmethod
+    def of(cls, mesh) -> AbstractMesh:
+        """The abstraction of a concrete Mesh (which remembers its devices' kind)."""
+        out = cls(mesh.axis_sizes, mesh.axis_names, mesh.axis_types)
+        if mesh.size:
+            freeze(out, _device_kind=mesh._flat[0].device_kind)
+        return out
+
+    def _key(self):
+        return (self.axis_sizes, self.axis_names, self.axis_types, self._device_kind)
+
+    def __eq__(self, other):
+        if not isinstance(other, AbstractMesh):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    @property
+    def size(self) -> int:
+        """The number of devices the mesh spans."""
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self) -> bool:
+        """True for the mesh with no axes."""
+        return not self.axis_names
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        """Itself (as a Mesh's `abstract_mesh`)."""
+        return self
+
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> AbstractMesh:
+        """Copy with some fields replaced (the device kind is kept)."""
+        out = AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                           self.axis_names if axis_names is None else axis_names,
+                           self.axis_types if axis_types is None else axis_types)
+        freeze(out, _device_kind=self._device_kind)
+        return out
+
+    def update_axis_types(self, name_to_type: dict) -> AbstractMesh:
+        """Copy with the named axes' types replaced."""
+        return self.update(axis_types=tuple(name_to_type.get(n, t) for n, t in
+                                            zip(self.axis_names, self.axis_types)))
+
+    def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        sizes = ", ".join(f"'{k}': {v}" for k, v in self.shape_tuple)
+        device = "" if self._device_kind is None else \
+            f", device_kind={self._device_kind}, num_cores=None, platform=cpu"
+        return f"AbstractMesh({sizes}, axis_types={self.axis_types}{device})"
+
+    __str__ = __repr__
+
+
+EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
+
+
+def get_abstract_mesh() -> AbstractMesh:
+    """The abstraction of the mesh set by set_mesh (an empty AbstractMesh without one)."""
+    mesh = get_current_mesh()
+    return EMPTY_ABSTRACT_MESH if mesh is None else AbstractMesh.of(mesh)

@@ -1,0 +1,159 @@
+"""Eager shard_map, as JAX 0.10 runs it outside jit: the body runs operation by operation on
+per-device values (a ShardMapTracer holds every device's block; printing one shows each
+device's, converting one to a Python value raises), each operation computed as nested vmap
+over the mesh axes and typed by its vma rule, as the staged shard_map's are."""
+import numpy as np
+
+from .. import pytree
+from ..avals import ShapedArray
+from ..jaxpr import JaxprEqn, Var
+from ..primitives import parallel as par
+from ..primitives import structural as st
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import NamedSharding, P
+from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
+from ..vma import eqn_vma
+from . import shard_map as sm
+from .jit import jit
+
+
+class ShardMapTracer(Tracer):
+    """Every device's block of one value in an eager shard_map body: `val` has one leading
+    dimension per mesh axis (mesh order), then the block's shape; `vma` its varying axes."""
+
+    __slots__ = ("val", "vma")
+
+    def __init__(self, trace, val, vma):
+        self._trace, self.val, self.vma = trace, val, frozenset(vma)
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        return ShapedArray(aval.shape[len(self._trace.order):], aval.dtype, aval.weak_type,
+                           vma=self.vma)
+
+    def __repr__(self):
+        """Each device's block, as JAX prints a value inside an eager shard_map."""
+        trace, value = self._trace, np.asarray(self.val)
+        names = "(" + ", ".join(map(str, trace.order)) + ",)"
+        return "\n".join(f"On {trace.mesh.devices[c]} at mesh coordinates {names} = {c}:\n"
+                         f"{value[c]}\n" for c in np.ndindex(*trace.sizes))
+
+    __str__ = __repr__
+
+    def short_repr(self):
+        return f"ShardMapTracer({self.aval})"
+
+
+class ShardMapTrace(Trace):
+    """Runs each primitive on every device's block (nested vmap over the mesh axes, with the
+    parent trace current) and types its result with the primitive's vma rule."""
+
+    def __init__(self, parent, mesh, order, check_vma):
+        self.parent, self.mesh, self.order, self.check_vma = parent, mesh, order, check_vma
+        self.sizes = tuple(mesh.shape[a] for a in order)
+        self.bound_axes = sm._axis_sizes(mesh, order)  # collectives in the body see them
+
+    def lift(self, x):
+        """(every device's block, vma) of a value: constants are the same on every device."""
+        if type(x) is ShardMapTracer and x._trace is self:
+            return x.val, x.vma
+        with set_current_trace(self.parent):
+            x = as_value(x)
+            aval = get_aval(x)
+            full = st.broadcast_in_dim(x, self.sizes + aval.shape,
+                                       tuple(range(len(self.sizes), len(self.sizes) + aval.ndim)))
+        return full, frozenset()
+
+    def process_primitive(self, prim, args, params):
+        vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
+        local = [get_aval(v).update(shape=get_aval(v).shape[len(self.order):], vma=m)
+                 for v, m in zip(vals, vmas)]
+        with par.extend_axis_env(self.bound_axes):
+            out_avals = prim.abstract_eval(*local, **params)
+        out_avals = out_avals if prim.multiple_results else [out_avals]
+        eqn = JaxprEqn(prim, [Var(a) for a in local], [Var(a) for a in out_avals], params)
+        out_vmas = eqn_vma(eqn, list(vmas), self.check_vma)
+        outs = self._run(prim, vals, params, out_avals)
+        tracers = [ShardMapTracer(self, o, v) for o, v in zip(outs, out_vmas)]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def _run(self, prim, vals, params, out_avals):
+        def body(*xs):
+            out = prim.bind(*xs, **params)
+            return list(out) if prim.multiple_results else [out]
+        with set_current_trace(self.parent):
+            outs, lanes = sm._run_lanes(body, list(vals), [self.order] * len(vals), self.order,
+                                        self.mesh)
+            return [self._full(sm._as_traced_value(o, a), ls, a)
+                    for o, ls, a in zip(outs, lanes, out_avals)]
+
+    def _full(self, x, lanes, aval):
+        """x (lane dims `lanes` first) with a lane dim for every mesh axis."""
+        dims = tuple(self.order.index(a) for a in lanes)
+        n = len(self.order)
+        return st.broadcast_in_dim(x, self.sizes + aval.shape,
+                                   dims + tuple(range(n, n + aval.ndim)))
+
+    def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
+        """Outside differentiation a custom_jvp function is the function itself."""
+        return fun(*args)
+
+    def process_custom_vjp_call(self, call, fun, rule, args):
+        return fun(*args)
+
+
+def runs_eagerly(mesh, order):
+    """Whether shard_map runs eagerly: called outside every transformation, over all of the
+    mesh's axes (as JAX 0.10 does outside jit)."""
+    from ..trace import EVAL_TRACE
+    return current_trace() is EVAL_TRACE and not par.AXIS_ENV.frames \
+        and set(order) == set(mesh.axis_names)
+
+
+def eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma):
+    """Run f on every device's block of `leaves` (split as `specs` say) and assemble the
+    outputs as `out_specs` say, laid out on the mesh."""
+    trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))
+    split = [sm._split_input(x, s, mesh, order) for x, s in zip(leaves, specs)]
+    tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order))
+               for (x, ls), s in zip(split, specs)]
+    # the axis env frame: what jit and other staging traces in the body see of the mesh axes
+    with set_current_trace(trace), par.extend_axis_env(trace.bound_axes):
+        out = f(*pytree.tree_unflatten(in_tree, tracers))
+    out_leaves, out_tree = pytree.tree_flatten(out)
+    paths = sm._paths("out", out)
+    out_specs = sm._flatten_specs("shard_map out_specs", out, out_specs)
+    results = [_output(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
+    return pytree.tree_unflatten(out_tree, results)
+
+
+def _local(x, lanes):
+    aval = get_aval(x)
+    return aval.update(shape=aval.shape[len(lanes):])
+
+
+def _output(trace, x, spec, path):
+    """One output: checked against its out spec (vma), assembled and laid out on the mesh."""
+    sm._check_output(x)
+    val, vma = trace.lift(x)
+    aval = get_aval(val).update(shape=get_aval(val).shape[len(trace.order):])
+    spec = sm._check_spec(spec, aval, trace.mesh, trace.order, f"out_specs for {path}")
+    bad = tuple(a for a in sm._omitted(spec, trace.order) if a in vma)
+    if trace.check_vma and bad:
+        raise ValueError(sm._vma_message(path, spec, bad))
+    with set_current_trace(trace.parent):
+        if bad:
+            return _staged_output(trace, val, spec, aval)
+        out = sm._assemble(val, trace.order, spec, aval, trace.mesh, trace.order)
+        return sharding_constraint_p.bind(out, sharding=NamedSharding(trace.mesh, spec))
+
+
+def _staged_output(trace, val, spec, aval):
+    """An output claimed replicated over axes it may vary along (check_vma=False): assembled
+    by a staged shard_map of the blocks, so that each backend treats it as it treats a jitted
+    shard_map's (numpy_ref checks on the data that the claim holds)."""
+    blocks = P(*trace.order)
+    body = sm.shard_map(lambda b: st.reshape(b, aval.shape), mesh=trace.mesh, in_specs=blocks,
+                        out_specs=spec, check_vma=False)
+    return jit(body)(val)

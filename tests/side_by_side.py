@@ -1,0 +1,38 @@
+"""Scenarios run on real JAX and on refjax side by side: each scenario is a function of the
+library (jax, jnp) returning thunks; their outcomes (value or error class and first line)
+are compared."""
+import warnings
+
+import jax as real_jax
+import jax.numpy as real_jnp
+import numpy as np
+
+import refjax
+
+
+def outcome(fn):
+    """('ok', repr of the result) or (exception class name, message)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "ok", _plain(fn())
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+def _plain(r):
+    """Results comparable across libraries: arrays as NumPy values, devices by id, shardings
+    by their text."""
+    if isinstance(r, (real_jax.Array, refjax.Array)):
+        return np.asarray(r).tolist()
+    if isinstance(r, (list, tuple)):
+        return [_plain(v) for v in r]
+    if hasattr(r, "id") and hasattr(r, "platform"):
+        return ("device", r.id)
+    return str(r) if not isinstance(r, (bool, int, float, type(None))) else r
+
+
+def both(scenario):
+    """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
+    return [outcome(f) for f in scenario(real_jax, real_jnp)], \
+        [outcome(f) for f in scenario(refjax, refjax.numpy)]
