@@ -78,6 +78,10 @@ class TypePromotionError(ValueError):
     """Raised under jax_numpy_dtype_promotion='strict' for implicit promotion."""
 
 
+class JaxRuntimeError(RuntimeError):
+    """A failure while a program runs (a callback returning the wrong types, ...)."""
+
+
 class KeyReuseError(JAXTypeError):
     """Reserved: random keys used twice (not checked by default, as in JAX)."""
 

@@ -1,2 +1,3 @@
-"""refjax.experimental: JAX's experimental namespace (shard_map)."""
+"""refjax.experimental: JAX's experimental namespace (shard_map, io_callback)."""
 from . import shard_map  # noqa: F401
+from ...core.primitives.callbacks import io_callback  # noqa: F401
