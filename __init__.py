@@ -40,6 +40,10 @@ from .core.transforms.checkpoint import checkpoint, remat, checkpoint_policies  
 from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402
 from .api import experimental  # noqa: E402
 from .core.primitives.callbacks import pure_callback  # noqa: E402
+from .api import custom_derivatives  # noqa: E402
+from .core.transforms.closure import closure_convert, custom_gradient  # noqa: E402
+
+_sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
 
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
