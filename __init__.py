@@ -3,6 +3,10 @@ NumPy oracle backend (default) or on XLA (`refjax.set_backend("xla")`)."""
 import sys as _sys
 
 from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
+from .core.config import (  # noqa: F401
+    debug_nans, debug_infs, numpy_rank_promotion, default_matmul_precision, check_tracer_leaks,
+    checking_leaks, default_device, transfer_guard, transfer_guard_host_to_device,
+    transfer_guard_device_to_host, transfer_guard_device_to_device)
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
