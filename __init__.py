@@ -47,11 +47,12 @@ from .core.primitives.callbacks import pure_callback  # noqa: E402
 from .api import custom_derivatives  # noqa: E402
 from .core.transforms.closure import closure_convert, custom_gradient  # noqa: E402
 
-from .api import stages, image  # noqa: E402
+from .api import stages, image, custom_batching  # noqa: E402
 
 _sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
 _sys.modules[f"{__name__}.stages"] = stages
 _sys.modules[f"{__name__}.image"] = image
+_sys.modules[f"{__name__}.custom_batching"] = custom_batching
 
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map

@@ -497,7 +497,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "reduce_window_min", "select_and_gather_add", "select_and_scatter_add", "reduce",
              "reduce_xor", "reduce_precision", "cumlogsumexp",
              # compared with JAX on both backends by test_callbacks.py (and their specs)
-             "pure_callback", "io_callback"}
+             "pure_callback", "io_callback",
+             # by test_custom_batching.py (programs, against JAX) and test_differential.py
+             "custom_vmap_call"}
 
 
 def test_every_primitive_has_a_rule():
