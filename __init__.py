@@ -4,9 +4,7 @@ import sys as _sys
 
 from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
 from .core.config import (  # noqa: F401
-    debug_nans, debug_infs, numpy_rank_promotion, default_matmul_precision, check_tracer_leaks,
-    checking_leaks, default_device, transfer_guard, transfer_guard_host_to_device,
-    transfer_guard_device_to_host, transfer_guard_device_to_device)
+    debug_nans, debug_infs, numpy_rank_promotion, default_matmul_precision)
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
@@ -48,6 +46,8 @@ from .api import custom_derivatives  # noqa: E402
 from .core.transforms.closure import closure_convert, custom_gradient  # noqa: E402
 
 from .api import stages, image, custom_batching  # noqa: E402
+from .core.transforms.compile_time import ensure_compile_time_eval  # noqa: E402
+from .core.source_info import named_call, named_scope  # noqa: E402
 
 _sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
 _sys.modules[f"{__name__}.stages"] = stages

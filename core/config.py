@@ -12,16 +12,9 @@ _DEFAULTS = {
     "jax_debug_nans": False,
     "jax_debug_infs": False,
     "jax_numpy_rank_promotion": "allow",
-    "jax_check_tracer_leaks": False,
-    "jax_default_device": None,
-    "jax_transfer_guard": None,
-    "jax_transfer_guard_host_to_device": None,
-    "jax_transfer_guard_device_to_host": None,
-    "jax_transfer_guard_device_to_device": None,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
 }
-_GUARDS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
             "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
             "jax_default_matmul_precision": (
@@ -30,9 +23,7 @@ _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
                 "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16",
                 "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32", "BF16_BF16_F32_X3",
                 "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3",
-                "F32_F32_F32", "F64_F64_F64"),
-            **{f"jax_transfer_guard{kind}": _GUARDS for kind in (
-                "", "_host_to_device", "_device_to_host", "_device_to_device")}}
+                "F32_F32_F32", "F64_F64_F64")}
 _overrides = contextvars.ContextVar("refjax_config_overrides", default={})
 OVERRIDES = _overrides  # a non-empty dict while `config.override` is active
 
@@ -171,13 +162,3 @@ numpy_rank_promotion = State("jax_numpy_rank_promotion",
                              "'allow', 'warn' or 'raise' on jnp's implicit rank promotion.")
 default_matmul_precision = State("jax_default_matmul_precision",
                                  "The precision of matmuls without an explicit one.")
-check_tracer_leaks = checking_leaks = State(
-    "jax_check_tracer_leaks", "Raise where a traced value outlives its transformation.")
-default_device = State("jax_default_device", "The device new arrays and computations use.")
-transfer_guard = State("jax_transfer_guard", "Guard every kind of implicit transfer.")
-transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device",
-                                      "Guard host-to-device transfers.")
-transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host",
-                                      "Guard device-to-host transfers.")
-transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device",
-                                        "Guard device-to-device transfers.")

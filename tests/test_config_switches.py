@@ -125,7 +125,7 @@ def test_rank_promotion_warn_as_jax():
 
 @pytest.mark.parametrize("option, value", [
     ("jax_numpy_rank_promotion", "foo"), ("jax_numpy_rank_promotion", None),
-    ("jax_default_matmul_precision", "foo"), ("jax_transfer_guard", "never"),
+    ("jax_default_matmul_precision", "foo"),
 ])
 def test_enum_options_validated_as_jax(option, value):
     outcomes = [_outcome(lambda: jax.config.update(option, value))
