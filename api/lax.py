@@ -121,3 +121,6 @@ _export_primitives()
 from ..core.errors import name_errors_in  # noqa: E402
 
 name_errors_in(globals(), "lax")  # errors raised below a public function name it
+
+from ..core.primitives.ragged import (  # noqa: F401,E402
+    RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)

@@ -499,7 +499,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # compared with JAX on both backends by test_callbacks.py (and their specs)
              "pure_callback", "io_callback",
              # by test_custom_batching.py (programs, against JAX) and test_differential.py
-             "custom_vmap_call"}
+             "custom_vmap_call",
+             # by test_differential.py (its spec samples) and test_ragged_dot.py (against JAX)
+             "ragged_dot_general"}
 
 
 def test_every_primitive_has_a_rule():
