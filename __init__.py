@@ -48,6 +48,8 @@ from .core.transforms.closure import closure_convert, custom_gradient  # noqa: E
 from .api import stages, image, custom_batching  # noqa: E402
 from .core.transforms.compile_time import ensure_compile_time_eval  # noqa: E402
 from .core.source_info import named_call, named_scope  # noqa: E402
+from .core.dtypes import float0  # noqa: E402
+from .api.devices import typeof, process_indices, copy_to_host_async  # noqa: E402
 
 _sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
 _sys.modules[f"{__name__}.stages"] = stages

@@ -195,3 +195,23 @@ def device_put_replicated(x, devices):
 
 __all__ += ["make_array_from_callback", "make_array_from_single_device_arrays",
             "make_array_from_process_local_data", "device_put_sharded", "device_put_replicated"]
+
+
+def typeof(x):
+    """The abstract value (ShapedArray: shape, dtype, weak type) of an array or scalar."""
+    from ..core.trace import get_aval
+    return get_aval(x)
+
+
+def process_indices():
+    """The indices of the processes taking part (refjax runs one process: [0])."""
+    return [process_index()]
+
+
+def copy_to_host_async(x):
+    """Start copying x's buffers to host memory. refjax's buffers are host memory already,
+    so there is nothing to start; x is returned, as JAX returns it."""
+    return x
+
+
+__all__ += ["typeof", "process_indices", "copy_to_host_async"]

@@ -1,0 +1,54 @@
+"""jax.debug.visualize_sharding / inspect_array_sharding and the device-level top-level helpers
+(typeof, float0, process_indices, copy_to_host_async, sharding.make_single_device_sharding)
+against real JAX 0.10.2 where it can run them (it draws shardings with rich, which is not
+installed: there the independent truth is visualize_array_sharding of a placed array and
+hand-written tables)."""
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax
+from refjax.sharding import NamedSharding, PartitionSpec as P
+
+
+@pytest.mark.parametrize("spec, shape", [(P("x"), (4, 4)), (P(None, "y"), (4, 4)),
+                                         (P("x", "y"), (4, 8)), (P("y"), (4,)), (P(), (2, 2))])
+def test_visualize_sharding_draws_the_placed_array(spec, shape, capsys):
+    mesh = refjax.make_mesh((2, 2), ("x", "y"))
+    sharding = NamedSharding(mesh, spec)
+    refjax.debug.visualize_sharding(shape, sharding)
+    drawn = capsys.readouterr().out
+    refjax.debug.visualize_array_sharding(refjax.device_put(np.zeros(shape), sharding))
+    assert drawn == capsys.readouterr().out
+
+
+def test_visualize_sharding_by_hand(capsys):
+    mesh = refjax.make_mesh((2, 2), ("x", "y"))
+    refjax.debug.visualize_sharding((4,), NamedSharding(mesh, P("y")))
+    assert capsys.readouterr().out.splitlines() == [
+        "┌─────────┬─────────┐", "│ CPU 0,2 │ CPU 1,3 │", "└─────────┴─────────┘"]
+    with pytest.raises(ValueError, match="1 or 2 dimensions"):
+        refjax.debug.visualize_sharding((2, 2, 2), NamedSharding(mesh, P()))
+
+
+def test_inspect_array_sharding():
+    seen = []
+    mesh = refjax.make_mesh((2, 2), ("x", "y"))
+    x = refjax.device_put(np.ones((4, 4), np.float32), NamedSharding(mesh, P("x")))
+    refjax.debug.inspect_array_sharding({"a": x, "b": [x]}, callback=seen.append)
+    assert seen == [x.sharding, x.sharding]
+    jax_seen = []
+    real_jax.debug.inspect_array_sharding(real_jax.numpy.ones(3), callback=jax_seen.append)
+    refjax.debug.inspect_array_sharding(refjax.numpy.ones(3), callback=seen.append)
+    assert type(seen[-1]).__name__ == type(jax_seen[0]).__name__ == "SingleDeviceSharding"
+    with pytest.raises(NotImplementedError, match="inspect_array_sharding"):
+        refjax.jit(lambda y: refjax.debug.inspect_array_sharding(y, callback=print))(x)
+
+
+def test_top_level_helpers_as_jax():
+    def run(jax):
+        x = jax.numpy.ones(3)
+        return (str(jax.typeof(x)), repr(jax.typeof(1.0)), str(jax.float0),
+                jax.process_indices(), np.asarray(jax.copy_to_host_async(x)).tolist(),
+                type(jax.sharding.make_single_device_sharding(jax.devices()[0])).__name__)
+    assert run(refjax) == run(real_jax)
