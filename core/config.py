@@ -12,6 +12,7 @@ _DEFAULTS = {
     "jax_debug_nans": False,
     "jax_debug_infs": False,
     "jax_numpy_rank_promotion": "allow",
+    "jax_check_tracer_leaks": False,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
 }
@@ -162,3 +163,10 @@ numpy_rank_promotion = State("jax_numpy_rank_promotion",
                              "'allow', 'warn' or 'raise' on jnp's implicit rank promotion.")
 default_matmul_precision = State("jax_default_matmul_precision",
                                  "The precision of matmuls without an explicit one.")
+check_tracer_leaks = State("jax_check_tracer_leaks",
+                           "Raise where a traced value outlives its transformation.")
+
+
+def checking_leaks():
+    """Context manager turning on jax_check_tracer_leaks (jax.checking_leaks)."""
+    return check_tracer_leaks(True)
