@@ -120,6 +120,7 @@ _export_primitives()
 
 from ..core.primitives.ragged import (  # noqa: F401,E402
     RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
+from ..core.transforms.composite import composite  # noqa: F401,E402
 from .lax_helpers import (  # noqa: F401,E402
     broadcast_shapes, broadcast_to_rank, collapse, dtype, dynamic_index_in_dim,
     dynamic_update_index_in_dim, full_like, reciprocal)

@@ -65,7 +65,7 @@ MISSING = {
         "pbroadcast": SHARDING, "axis_size": SHARDING,
         "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
                                        "select_and_scatter_add)",
-        "composite": TODO, "conv_general_dilated_local": TODO, "broadcast_like": TODO,
+        "conv_general_dilated_local": TODO, "broadcast_like": TODO,
         "empty": TODO, "index_take": TODO, "scatter_apply": TODO,
     },
     "custom_derivatives": {

@@ -501,7 +501,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_custom_batching.py (programs, against JAX) and test_differential.py
              "custom_vmap_call",
              # by test_differential.py (its spec samples) and test_ragged_dot.py (against JAX)
-             "ragged_dot_general"}
+             "ragged_dot_general",
+             # by test_composite.py (programs, against JAX) and test_differential.py
+             "composite"}
 
 
 def test_every_primitive_has_a_rule():
