@@ -77,3 +77,4 @@ def inspect_array_sharding(value, *, callback):
 
 print = debugging.debug_print  # noqa: A001 - mirrors jax.debug.print
 callback = debugging.debug_callback
+log = debugging.debug_log

@@ -52,3 +52,25 @@ def test_top_level_helpers_as_jax():
                 jax.process_indices(), np.asarray(jax.copy_to_host_async(x)).tolist(),
                 type(jax.sharding.make_single_device_sharding(jax.devices()[0])).__name__)
     assert run(refjax) == run(real_jax)
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_debug_log_as_jax(caplog):
+    """jax.debug.log: debug.print's message at INFO through logging, from the caller's line
+    (JAX's logger is jax._src.debugging; refjax's refjax.debug)."""
+    def run(jax, logger):
+        caplog.clear()
+        with caplog.at_level("INFO", logger=logger):
+            line = _line() + 1  # the next line logs
+            jax.jit(lambda x: jax.debug.log("x is {} {k}", x, k=x * 2))(2.0)
+            jax.debug.log("eager {}", jax.numpy.arange(2))
+            jax.effects_barrier()
+        return [(r.levelname, r.getMessage(), r.lineno == line) for r in caplog.records]
+    ours = run(refjax, "refjax.debug")
+    assert ours == run(real_jax, "jax._src.debugging")
+    assert ours[0] == ("INFO", "x is 2.0 4.0", True)
+
+
+def _line():
+    import sys
+    return sys._getframe(1).f_lineno

@@ -49,7 +49,6 @@ MISSING = {
     "debug": {
         "DebugEffect": INTERNAL, "OrderedDebugEffect": INTERNAL,
         "breakpoint": TODO + " (an interactive debugger at runtime)",
-        "log": TODO + " (jax.debug.log through the logging module)",
     },
     "lax": {
         "AccuracyMode": HARDWARE, "DotAlgorithm": HARDWARE, "DotAlgorithmPreset": HARDWARE,
