@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import refjax
+from jax_compare import outcome
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 
@@ -38,11 +39,7 @@ def _cases(jax):
 
 
 def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return f"{type(e).__name__}: {e}"
-    return None
+    return outcome(fn, lambda _: None)
 
 
 @pytest.mark.parametrize("name", sorted(_cases(real_jax)))

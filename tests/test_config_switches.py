@@ -8,16 +8,9 @@ import jax as real_jax
 import pytest
 
 import refjax
+from jax_compare import outcome as _outcome
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
-
-
-def _outcome(fn):
-    try:
-        out = fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return f"{type(e).__name__}: {e}"
-    return repr(out)
 
 
 def _nan_programs(jax):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import refjax
+from jax_compare import outcome
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 
@@ -60,12 +61,8 @@ def _programs(jax, log):
 
 
 def _outcome(fn):
-    try:
-        out = fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return f"{type(e).__name__}: {e}"
-    return out if isinstance(out, str) else refjax.tree.map(
-        lambda a: (np.asarray(a).tolist(), str(np.asarray(a).dtype)), out)
+    return outcome(fn, lambda out: out if isinstance(out, str) else refjax.tree.map(
+        lambda a: (np.asarray(a).tolist(), str(np.asarray(a).dtype)), out))
 
 
 @pytest.mark.parametrize("name", sorted(_programs(real_jax, [])))

@@ -9,6 +9,7 @@ import jax as real_jax
 import pytest
 
 import refjax
+from jax_compare import outcome as _outcome
 
 Pt = collections.namedtuple("Pt", "x y")
 
@@ -52,13 +53,6 @@ def _cases(jax):
         "treedef_children": lambda: tu.treedef_children(
             jax.tree.structure({"a": (1, 2), "b": 3})),
     }
-
-
-def _outcome(fn):
-    try:
-        return repr(fn())
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return f"{type(e).__name__}: {e}"
 
 
 @pytest.mark.parametrize("name", sorted(_cases(real_jax)))

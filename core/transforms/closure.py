@@ -8,10 +8,11 @@ from ..jaxpr import eval_jaxpr
 from ..trace import Tracer, get_aval
 from .ad import Zero
 from .custom_vjp import custom_vjp
+from .staging import closure_convert as _split_consts
 from .staging import trace_to_jaxpr
 
 
-def _trace_flat(fun, in_tree, avals):
+def trace_flat(fun, in_tree, avals):
     """(jaxpr, consts, out tree) of fun staged on arguments of the given types, whose tuple
     has the tree `in_tree`."""
     out_tree = []
@@ -22,6 +23,16 @@ def _trace_flat(fun, in_tree, avals):
         return out_leaves
     jaxpr, consts = trace_to_jaxpr(flat, avals)
     return jaxpr, consts, out_tree[0]
+
+
+def stage_closed_call(fun, in_tree, leaves, what):
+    """(ClosedJaxpr, out tree) of fun staged on the leaves' types (their tuple has tree
+    in_tree); TypeError naming `what` when fun closes over traced values."""
+    jaxpr, consts, out_tree = trace_flat(fun, in_tree, [get_aval(x) for x in leaves])
+    closed, tracer_consts = _split_consts(jaxpr, consts)
+    if tracer_consts:
+        raise TypeError(f"{what} closes over traced values; pass them as arguments")
+    return closed, out_tree
 
 
 def _maybe_perturbed(x):
@@ -35,7 +46,7 @@ def closure_convert(fun, *example_args):
     of the example arguments' types, with the traced values fun captures (which a custom
     derivative rule could not otherwise see) passed explicitly as `hoisted`."""
     flat_args, in_tree = pytree.tree_flatten(example_args)
-    jaxpr, consts, out_tree = _trace_flat(fun, in_tree, [get_aval(x) for x in flat_args])
+    jaxpr, consts, out_tree = trace_flat(fun, in_tree, [get_aval(x) for x in flat_args])
     hoist = [_maybe_perturbed(c) for c in consts]
     hoisted = [c for c, h in zip(consts, hoist) if h]
 
@@ -79,7 +90,7 @@ def custom_gradient(fun):
         ans, rule = fun(*args, **kwargs)
         ans_flat, out_tree = pytree.tree_flatten((ans,))
         avals = [get_aval(x).to_tangent_aval() for x in ans_flat]
-        jaxpr, consts, rule_tree = _trace_flat(rule, out_tree, avals)
+        jaxpr, consts, rule_tree = trace_flat(rule, out_tree, avals)
         return ans, _Residuals(jaxpr, rule_tree, out_tree, consts)
 
     def bwd(res, cts):

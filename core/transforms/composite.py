@@ -7,9 +7,8 @@ import functools
 
 from .. import pytree
 from ..primitive import make_primitive
-from ..trace import get_aval
 from .batching import moveaxis
-from .staging import stage
+from .closure import stage_closed_call
 from .vmap import batch_jaxpr
 
 composite_p = make_primitive("composite", multiple_results=True)
@@ -53,20 +52,11 @@ def composite(decomposition, name, version=0):
     @functools.wraps(decomposition)
     def call(*args, **kwargs):
         leaves, in_tree = pytree.tree_flatten(args)
-        out_tree = []
-
-        def flat(*xs):
-            out_leaves, tree = pytree.tree_flatten(
-                decomposition(*pytree.tree_unflatten(in_tree, xs), **kwargs))
-            out_tree.append(tree)
-            return out_leaves
-        closed, consts = stage(flat, [get_aval(x) for x in leaves])
-        if consts:
-            raise TypeError(f"composite {name}: the decomposition closes over traced values; "
-                            "pass them as arguments")
+        closed, out_tree = stage_closed_call(lambda *a: decomposition(*a, **kwargs), in_tree,
+                                             leaves, f"the decomposition of composite {name}")
         outs = composite_p.bind(*leaves, jaxpr=closed, name=name, version=version,
                                 attributes=_attributes(kwargs))
-        return pytree.tree_unflatten(out_tree[0], outs)
+        return pytree.tree_unflatten(out_tree, outs)
     return call
 
 

@@ -9,12 +9,11 @@ import re
 from .. import pytree
 from ..jaxpr import eval_jaxpr
 from ..primitive import make_primitive
-from ..trace import get_aval
 from .ad import Zero, instantiate
 from .batching import moveaxis
+from .closure import stage_closed_call
 from .custom import fun_name
 from .jvp import jvp_jaxpr
-from .staging import stage
 
 custom_vmap_call_p = make_primitive("custom_vmap_call", multiple_results=True)
 custom_vmap_call_p.def_abstract_eval(lambda *avals, call, **_: call.out_avals)
@@ -58,20 +57,11 @@ class custom_vmap:
             raise AttributeError(f"No batching rule defined for custom_vmap function "
                                  f"{fun_name(self.fun)} using def_vmap.")
         leaves, in_tree = pytree.tree_flatten(([], args))
-        out_tree = []
-
-        def flat(*xs):
-            out_leaves, tree = pytree.tree_flatten(self.fun(*pytree.tree_unflatten(in_tree,
-                                                                                  xs)[1]))
-            out_tree.append(tree)
-            return out_leaves
-        closed, consts = stage(flat, [get_aval(x) for x in leaves])
-        if consts:
-            raise TypeError(f"custom_vmap function {fun_name(self.fun)} closes over traced "
-                            "values; pass them as arguments")
+        closed, out_tree = stage_closed_call(lambda _, a: self.fun(*a), in_tree, leaves,
+                                             f"custom_vmap function {fun_name(self.fun)}")
         outs = custom_vmap_call_p.bind(*leaves, call=closed, rule=_Rule(self.vmap_rule),
-                                       in_tree=in_tree, out_tree=out_tree[0])
-        return pytree.tree_unflatten(out_tree[0], outs)
+                                       in_tree=in_tree, out_tree=out_tree)
+        return pytree.tree_unflatten(out_tree, outs)
 
 
 def _batch(axis_data, vals, dims, *, call, rule, in_tree, out_tree):
