@@ -50,7 +50,8 @@ from .api import stages, image, custom_batching  # noqa: E402
 from .core.transforms.compile_time import ensure_compile_time_eval  # noqa: E402
 from .core.source_info import named_call, named_scope  # noqa: E402
 from .core.dtypes import float0  # noqa: E402
-from .api.devices import typeof, process_indices, copy_to_host_async  # noqa: E402
+from .api.devices import (  # noqa: E402
+    typeof, process_indices, copy_to_host_async, print_environment_info)
 
 _sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
 _sys.modules[f"{__name__}.stages"] = stages

@@ -74,3 +74,18 @@ def test_debug_log_as_jax(caplog):
 def _line():
     import sys
     return sys._getframe(1).f_lineno
+
+
+def test_print_environment_info(capsys):
+    """JAX's lines for numpy, python, process_count and platform; refjax's own version and
+    backend, and the device line without JAX's stray quote."""
+    ours = refjax.print_environment_info(return_string=True)
+    theirs = real_jax.print_environment_info(return_string=True)
+    shared = ("numpy:", "python:", "process_count:", "platform:")
+    assert [line for line in ours.splitlines() if line.startswith(shared)] == \
+        [line for line in theirs.splitlines() if line.startswith(shared)]
+    n = len(refjax.devices())
+    assert f"device info: cpu-{n}, {n} local devices" in ours.splitlines()
+    assert ours.splitlines()[0] == f"refjax: {refjax.__version__}"
+    assert refjax.print_environment_info() is None
+    assert capsys.readouterr().out == ours + "\n"

@@ -28,7 +28,7 @@ MISSING = {
         "make_user_context": INTERNAL, "ds": INTERNAL,
         "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,
         "live_arrays": HARDWARE, "ffi": HARDWARE, "export": HARDWARE,
-        "array_garbage_collection_guard": HARDWARE, "print_environment_info": HARDWARE,
+        "array_garbage_collection_guard": HARDWARE,
         "host_ids": DEPRECATED, "jax2tf_associative_scan_reductions": DEPRECATED,
         "softmax_custom_jvp": DEPRECATED, "allow_f16_reductions": DEPRECATED,
         "debug_key_reuse": RANDOM, "default_prng_impl": RANDOM, "enable_custom_prng": RANDOM,
