@@ -3,6 +3,9 @@ NumPy oracle backend (default) or on XLA (`refjax.set_backend("xla")`)."""
 import sys as _sys
 
 from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
+from .core.config import (  # noqa: F401
+    debug_nans, debug_infs, numpy_rank_promotion, default_matmul_precision, check_tracer_leaks,
+    checking_leaks)
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core import errors
@@ -43,6 +46,20 @@ from .core.transforms.autodiff import (  # noqa: E402
 from .core.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402
 from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402
 from .api import experimental  # noqa: E402
+from .core.primitives.callbacks import pure_callback  # noqa: E402
+from .api import custom_derivatives  # noqa: E402
+from .core.transforms.closure import closure_convert, custom_gradient  # noqa: E402
+
+from .api import stages, image, custom_batching  # noqa: E402
+from .core.transforms.compile_time import ensure_compile_time_eval  # noqa: E402
+from .core.source_info import named_call, named_scope  # noqa: E402
+from .core.dtypes import float0  # noqa: E402
+from .api.devices import print_environment_info  # noqa: E402
+
+_sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
+_sys.modules[f"{__name__}.stages"] = stages
+_sys.modules[f"{__name__}.image"] = image
+_sys.modules[f"{__name__}.custom_batching"] = custom_batching
 
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map

@@ -1,17 +1,20 @@
-"""refjax.debug: print and callback (runtime values, wherever they are staged) and
-visualize_array_sharding."""
+"""refjax.debug: print and callback (runtime values, wherever they are staged),
+visualize_array_sharding / visualize_sharding and inspect_array_sharding."""
 from ..core.array import Array
 from ..core.primitives import debugging
+from ..core.trace import Tracer
 
 
-def _blocks(array):
-    """{(row block, col block): [device ids]} of a 1-d or 2-d array's shards, plus the grid."""
-    shape = array.shape if array.ndim == 2 else (1,) + tuple(array.shape)
+def _blocks(shape, placements):
+    """{(row block, col block): [device ids]} of a 1-d or 2-d layout given as (device id,
+    index) pairs, plus the grid's rows and columns."""
+    ndim = len(shape)
+    shape = tuple(shape) if ndim == 2 else (1,) + tuple(shape)
     cells = {}
-    for shard in array.addressable_shards:
-        index = shard.index if array.ndim == 2 else (slice(None),) + tuple(shard.index)
+    for device_id, index in placements:
+        index = tuple(index) if ndim == 2 else (slice(None),) + tuple(index)
         key = tuple(s.indices(d)[:2] for s, d in zip(index, shape))
-        cells.setdefault(key, []).append(shard.device.id)
+        cells.setdefault(key, []).append(device_id)
     rows = sorted({k[0] for k in cells})
     cols = sorted({k[1] for k in cells})
     return cells, rows, cols
@@ -26,10 +29,14 @@ def sharding_table(array):
     """The text table visualize_array_sharding prints: one cell per block, naming its devices."""
     if not isinstance(array, Array):
         raise TypeError("visualize_array_sharding expects a concrete Array")
-    if array.ndim not in (0, 1, 2):
-        raise ValueError(f"visualize_array_sharding only works for arrays of rank 1 or 2, got "
-                         f"shape {array.shape}")
-    cells, rows, cols = _blocks(array)
+    return _table(array.shape, [(s.device.id, s.index) for s in array.addressable_shards])
+
+
+def _table(shape, placements):
+    if len(shape) not in (0, 1, 2):
+        raise ValueError(f"visualize_sharding only works for shapes with 1 or 2 dimensions, "
+                         f"got shape {tuple(shape)}")
+    cells, rows, cols = _blocks(shape, placements)
     labels = [[_label(cells[(r, c)]) for c in cols] for r in rows]
     width = max(len(s) for row in labels for s in row) + 2
     horiz = "─" * width
@@ -46,5 +53,28 @@ def visualize_array_sharding(array, **kwargs):
     print(sharding_table(array))
 
 
+def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9,
+                       max_width=80, color_map=None):
+    """Print which device holds which block of an array of `shape` laid out by `sharding`
+    (as visualize_array_sharding, without the array; refjax draws a plain text table)."""
+    placements = [(d.id, index) for d, index in sharding.devices_indices_map(tuple(shape))
+                  .items()]
+    print(_table(tuple(shape), placements))
+
+
+def inspect_array_sharding(value, *, callback):
+    """Call `callback(sharding)` with the sharding of each array in the pytree `value`.
+    refjax decides layouts of traced values after tracing, so it needs concrete arrays
+    (NotImplementedError naming the function otherwise; JAX calls back at compile time)."""
+    from ..core.pytree import tree_leaves
+    for leaf in tree_leaves(value):
+        if isinstance(leaf, Tracer):
+            raise NotImplementedError(
+                "jax.debug.inspect_array_sharding: refjax inspects the sharding of concrete "
+                "arrays only (call it outside jit, on the jitted function's result)")
+        callback(leaf.sharding)
+
+
 print = debugging.debug_print  # noqa: A001 - mirrors jax.debug.print
 callback = debugging.debug_callback
+log = debugging.debug_log

@@ -231,3 +231,31 @@ def device_put_replicated(x, devices):
 __all__ += ["process_indices", "host_ids", "live_arrays", "copy_to_host_async"]
 __all__ += ["make_array_from_callback", "make_array_from_single_device_arrays",
             "make_array_from_process_local_data", "device_put_sharded", "device_put_replicated"]
+
+
+
+
+
+def print_environment_info(return_string=False):
+    """refjax's installation and environment (versions, backend and devices, process count,
+    platform, REFJAX_/JAX_/XLA_ variables), printed or returned, as jax.print_environment_info."""
+    import os
+    import platform
+    import sys
+
+    from .. import __version__
+    devices_ = devices()
+    info = "\n".join([
+        f"refjax: {__version__}", f"backend: {current_backend().name}",
+        f"numpy:  {np.__version__}", f"python: {sys.version.replace(chr(10), ' ')}",
+        f"device info: {devices_[0].device_kind}-{len(devices_)}, {local_device_count()} "
+        "local devices", f"process_count: {process_count()}", f"platform: {platform.uname()}",
+        *[f"{k}={v}" for k, v in os.environ.items() if k.startswith(("REFJAX_", "JAX_",
+                                                                      "XLA_"))]])
+    if return_string:
+        return info
+    print(info)
+    return None
+
+
+__all__ += ["print_environment_info"]

@@ -119,6 +119,13 @@ def _export_primitives():
 
 _export_primitives()
 
+from ..core.primitives.ragged import (  # noqa: F401,E402
+    RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
+from ..core.transforms.composite import composite  # noqa: F401,E402
+from .lax_helpers import (  # noqa: F401,E402
+    broadcast_shapes, broadcast_to_rank, collapse, dtype, dynamic_index_in_dim,
+    dynamic_update_index_in_dim, full_like, reciprocal)
+
 from ..core.errors import name_errors_in  # noqa: E402
 
 name_errors_in(globals(), "lax")  # errors raised below a public function name it

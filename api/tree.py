@@ -4,3 +4,5 @@ from ..core.pytree import (  # noqa: F401
     tree_leaves as leaves, tree_structure as structure, tree_reduce as reduce,
     tree_all as all, tree_transpose as transpose, tree_flatten_with_path as flatten_with_path,
     tree_map_with_path as map_with_path, tree_leaves_with_path as leaves_with_path)
+from ..core.pytree_prefix import (  # noqa: F401
+    tree_broadcast as broadcast, tree_reduce_associative as reduce_associative, static)

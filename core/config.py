@@ -10,13 +10,24 @@ _DEFAULTS = {
     "jax_disable_jit": False,
     "jax_default_matmul_precision": None,
     "jax_debug_nans": False,
+    "jax_debug_infs": False,
+    "jax_numpy_rank_promotion": "allow",
+    "jax_check_tracer_leaks": False,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
     # make_mesh's default axis types: "auto" (the seed notebook's) or "explicit" (JAX 0.10's)
     "refjax_make_mesh_axis_types": "auto",
 }
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
-            "refjax_make_mesh_axis_types": ("auto", "explicit")}
+            "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+            "refjax_make_mesh_axis_types": ("auto", "explicit"),
+            "jax_default_matmul_precision": (
+                None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+                "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+                "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16",
+                "F16_F16_F32", "BF16_BF16_BF16", "BF16_BF16_F32", "BF16_BF16_F32_X3",
+                "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3",
+                "F32_F32_F32", "F64_F64_F64")}
 _overrides = contextvars.ContextVar("refjax_config_overrides", default={})
 OVERRIDES = _overrides  # a non-empty dict while `config.override` is active
 
@@ -35,7 +46,10 @@ class Config:
             raise AttributeError(f"Unrecognized config option: {name}")
         choices = _CHOICES.get(name)
         if choices is not None and value not in choices:
-            raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+            named = [c for c in choices if c is not None]
+            none = "None or " if None in choices else ""
+            raise ValueError(f"new enum value must be {none}in {named}, got {value} of type "
+                             f"{type(value)}.")
         if name == "jax_num_cpu_devices" and (not isinstance(value, int) or value < 1):
             raise ValueError(f"jax_num_cpu_devices must be a positive int, got {value!r}")
 
@@ -118,3 +132,44 @@ def numpy_dtype_promotion(mode):
     (jax.numpy_dtype_promotion)."""
     with config.override(jax_numpy_dtype_promotion=mode):
         yield
+
+
+def checking_numerics():
+    """Whether jax_debug_nans or jax_debug_infs is on (read on every eager dispatch: kept to
+    one context-variable read and two dict look-ups)."""
+    overrides, values = _overrides.get(), config._values
+    return overrides.get("jax_debug_nans", values["jax_debug_nans"]) or \
+        overrides.get("jax_debug_infs", values["jax_debug_infs"])
+
+
+class State:
+    """A JAX option as jax exposes it (jax.debug_nans, jax.numpy_rank_promotion, ...): its
+    current `.value`, and called with a value, a context manager setting it in a block."""
+
+    def __init__(self, name, doc):
+        self.name, self.__doc__ = name, doc
+
+    @property
+    def value(self):
+        return config.read(self.name)
+
+    def __call__(self, new_value=True):
+        return config.override(**{self.name: new_value})
+
+    def __repr__(self):
+        return f"<refjax config State {self.name}={self.value!r}>"
+
+
+debug_nans = State("jax_debug_nans", "Raise FloatingPointError where a NaN is produced.")
+debug_infs = State("jax_debug_infs", "Raise FloatingPointError where an inf is produced.")
+numpy_rank_promotion = State("jax_numpy_rank_promotion",
+                             "'allow', 'warn' or 'raise' on jnp's implicit rank promotion.")
+default_matmul_precision = State("jax_default_matmul_precision",
+                                 "The precision of matmuls without an explicit one.")
+check_tracer_leaks = State("jax_check_tracer_leaks",
+                           "Raise where a traced value outlives its transformation.")
+
+
+def checking_leaks():
+    """Context manager turning on jax_check_tracer_leaks (jax.checking_leaks)."""
+    return check_tracer_leaks(True)

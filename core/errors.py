@@ -77,7 +77,7 @@ class UnexpectedTracerError(JAXTypeError):
 
 class JaxRuntimeError(RuntimeError):
     """A failure at run time of a computation (as jax.errors.JaxRuntimeError): a deleted
-    or donated buffer used."""
+    or donated buffer used, a callback returning the wrong types."""
 
 
 class TypePromotionError(ValueError):

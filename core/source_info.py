@@ -1,6 +1,8 @@
 """Source information of staged equations: the user's line that bound each primitive (the
 first frame outside refjax), as JAX records it for print_saved_residuals and errors.
 Re-binding an equation (partial evaluation, transformation of a jaxpr) keeps its source."""
+import contextlib
+import functools
 import os
 import sys
 import threading
@@ -12,10 +14,11 @@ class SourceInfo:
     """The user's frame that bound a primitive, resolved to file:line:column (function) only
     when asked (capturing it is on every staged equation's path)."""
 
-    __slots__ = ("code", "lasti", "line")
+    __slots__ = ("code", "lasti", "line", "name_stack")
 
-    def __init__(self, code, lasti, line):
+    def __init__(self, code, lasti, line, name_stack=()):
         self.code, self.lasti, self.line = code, lasti, line
+        self.name_stack = name_stack  # the jax.named_scope names open when it was bound
 
     @property
     def file(self):
@@ -40,6 +43,7 @@ class SourceInfo:
 
 class _Override(threading.local):
     info = None
+    name_stack = ()
 
 
 _override = _Override()
@@ -67,7 +71,7 @@ def current():
         code = frame.f_code
         hit = internal.get(code)
         if not (_classify(code) if hit is None else hit):
-            return SourceInfo(code, frame.f_lasti, frame.f_lineno)
+            return SourceInfo(code, frame.f_lasti, frame.f_lineno, _override.name_stack)
         frame = frame.f_back
     return None
 
@@ -98,3 +102,29 @@ def set_rebinding(info):
 
 def restore(previous):
     _override.info = previous
+
+
+@contextlib.contextmanager
+def named_scope(name):
+    """Context manager adding `name` to the name stack recorded with every equation staged
+    inside it (jax.named_scope; `eqn.source_info.name_stack`)."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    previous = _override.name_stack
+    _override.name_stack = previous + (name,)
+    try:
+        yield
+    finally:
+        _override.name_stack = previous
+
+
+def named_call(fun, *, name=None):
+    """fun, with the equations it stages recorded under the name `name` (by default fun's
+    name) in their name stack, as jax.named_call."""
+    scope = name if name is not None else getattr(fun, "__name__", "<unnamed>")
+
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        with named_scope(scope):
+            return fun(*args, **kwargs)
+    return named

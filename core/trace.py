@@ -4,7 +4,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import avals, dtypes, errors, runtime
+from . import avals, dtypes, errors, numerics, runtime
+from .config import checking_numerics
 from .sequence import LeadingAxis
 
 
@@ -22,7 +23,10 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
-        return runtime.eval_primitive(prim, args, params)
+        outs = runtime.eval_primitive(prim, args, params)
+        if checking_numerics():  # jax_debug_nans / jax_debug_infs
+            numerics.check(prim, args, params, outs)
+        return outs
 
     def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
         """Evaluation runs a custom_jvp function itself (its rule is for differentiation)."""

@@ -240,8 +240,9 @@ class PrimitiveSpec:
     **params)` computes the expected result with real JAX. `diff_args(sig)` and
     `linear_args(sig)` name the arguments the primitive is differentiable, resp. has a
     transpose rule, in. Primitives without derivative declare `nondiff` = "zero" (zero or
-    float0 tangents) or "raises" (NotImplementedError naming the primitive); those with
-    forward- but no reverse-mode derivative declare reverse="raises" (ValueError), those with
+    float0 tangents) or "raises" (`nondiff_error`, by default NotImplementedError, naming the
+    primitive); those with forward- but no reverse-mode derivative declare reverse="raises"
+    (ValueError), those with
     reverse- but no forward-mode derivative (custom_vjp) forward="raises" (TypeError).
     `jax_dtype_errors` maps a rejected dtype to what real JAX does with it where that is not
     a TypeError: the error class it raises later (OverflowError...) or UNCHECKED (it
@@ -255,6 +256,7 @@ class PrimitiveSpec:
     exact: bool = False
     diff_args: Callable = no_args
     nondiff: Optional[str] = None
+    nondiff_error: type = NotImplementedError
     linear_args: Callable = no_args
     invalid: tuple = ()
     signed_zeros: bool = True

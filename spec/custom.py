@@ -1,4 +1,5 @@
-"""Spec entries of custom_jvp_call, custom_vjp_call and custom_lin (random programs wrapped)."""
+"""Spec entries of custom_jvp_call, custom_vjp_call, custom_vmap_call, composite and custom_lin
+(random programs wrapped)."""
 from hypothesis import strategies as st
 
 from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args, no_args
@@ -45,6 +46,28 @@ def custom_vjp_function(program):
     return wrapped
 
 
+def custom_vmap_function(program):
+    """The program as a refjax.custom_batching.custom_vmap function whose rule is refjax.vmap
+    of the program over the batched arguments."""
+    import refjax
+    f = program_fn(program)
+    wrapped = refjax.custom_batching.custom_vmap(lambda *xs: f(*xs))
+
+    @wrapped.def_vmap
+    def rule(axis_size, in_batched, *xs):
+        outs = refjax.vmap(f, in_axes=[0 if b else None for b in in_batched],
+                           axis_size=axis_size)(*xs)
+        return outs, refjax.tree.map(lambda _: True, outs)
+    return wrapped
+
+
+def composite_function(program):
+    """The program as a refjax.lax.composite operation."""
+    import refjax
+    f = program_fn(program)
+    return refjax.lax.composite(lambda *xs: f(*xs), "refjax.program")
+
+
 def _reference(jax, *args, program):
     return program_reference(program, args)
 
@@ -62,6 +85,16 @@ SPECS = [
     _entry("custom_vjp_call", custom_vjp_function, False,
            "bound by calling a refjax.custom_vjp function (samples: a random program); "
            "forward mode raises TypeError, as in JAX", forward="raises"),
+    _entry("custom_vmap_call", custom_vmap_function, False,
+           "bound by calling a custom_batching.custom_vmap function (samples: a random "
+           "program, its rule vmap of it); derivatives are the function's"),
+    PrimitiveSpec(
+        name="composite", dtypes=ANY, family="custom", signature=_signature,
+        reference=_reference, apply=lambda *args, program: composite_function(program)(*args),
+        tol=_TOL, nondiff="raises", nondiff_error=ValueError,
+        notes="bound by calling a lax.composite operation (samples: a random program as its "
+              "decomposition); no JVP, as in JAX; vmapped through its decomposition (JAX: "
+              "NotImplementedError)"),
     _entry("custom_lin", custom_vjp_function, True,
            "internal: the linear part of a custom_vjp function under linearize; exercised "
            "through custom_vjp functions, its transpose runs the user's backward pass",

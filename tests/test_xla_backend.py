@@ -495,7 +495,15 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_differential.py, test_convolution.py and test_windowed.py
              "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max",
              "reduce_window_min", "select_and_gather_add", "select_and_scatter_add", "reduce",
-             "reduce_xor", "reduce_precision", "cumlogsumexp"}
+             "reduce_xor", "reduce_precision", "cumlogsumexp",
+             # compared with JAX on both backends by test_callbacks.py (and their specs)
+             "pure_callback", "io_callback",
+             # by test_custom_batching.py (programs, against JAX) and test_differential.py
+             "custom_vmap_call",
+             # by test_differential.py (its spec samples) and test_ragged_dot.py (against JAX)
+             "ragged_dot_general",
+             # by test_composite.py (programs, against JAX) and test_differential.py
+             "composite"}
 
 
 def test_every_primitive_has_a_rule():

@@ -1,12 +1,14 @@
 """Scalar types, asarray/astype, dtype promotion, broadcasting, argument helpers, basic reshapes."""
 import builtins
 import operator
+import warnings
 
 import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.array import Array, BaseArray
 from ...core.avals import ShapedArray
+from ...core.config import config
 from ...core.errors import ConcretizationTypeError, naming_errors
 from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
@@ -240,6 +242,8 @@ def _broadcast_args(*args, name=None):
     classes: ValueError for operands of different ranks (jnp's rank promotion fails),
     TypeError for one rank (the lax operation fails); both name the operation."""
     shapes = [np.shape(a) if _dt.is_python_scalar(a) else tuple(get_aval(a).shape) for a in args]
+    if len({len(s) for s in shapes if s}) > 1:
+        _rank_promotion(name, shapes)
     try:
         full = broadcast_shapes(*shapes, name=name)
     except ValueError:
@@ -248,6 +252,22 @@ def _broadcast_args(*args, name=None):
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(map(str, shapes))}.") from None
     return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
+
+
+def _rank_promotion(name, shapes):
+    """jax_numpy_rank_promotion: operands of different ranks warn or raise, as in JAX."""
+    mode = config.read("jax_numpy_rank_promotion")
+    if mode == "allow":
+        return
+    listed = " ".join(map(str, shapes))
+    link = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+    if mode == "raise":
+        raise ValueError(f"Operands could not be broadcast together for {name} on shapes "
+                         f"{listed} and with the config option jax_numpy_rank_promotion='raise'. "
+                         f"For more information, see {link}.")
+    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {listed}. "
+                  "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
+                  f"warning; for more information, see {link}.", stacklevel=4)
 
 
 def staged_as(name, **jit_options):

@@ -410,6 +410,23 @@ class XlaBackend(Backend):
             return [Array(a, o, self) for a, o in zip(out_avals, jitted(consts, *bufs))]
         return run
 
+    def jax_lowered(self, closed_jaxpr):
+        """JAX's Lowered of the program running this jaxpr (for jax.stages' text and cost)."""
+        entry = self.compile(closed_jaxpr)
+        program = entry.program
+        args = [jax.ShapeDtypeStruct(closed_jaxpr.in_avals[i].shape,
+                                     closed_jaxpr.in_avals[i].dtype) for i in program.live_in]
+        with _x64(program.x64):
+            return program.variant(None, False).lower(entry.consts, *args)
+
+    def cost_analysis(self, closed_jaxpr):
+        """XLA's cost estimate (flops, transcendentals, bytes accessed) of the program."""
+        return self.jax_lowered(closed_jaxpr).compile().cost_analysis()
+
+    def lowered_text(self, closed_jaxpr, dialect, debug_info):
+        """JAX's text of the program in `dialect` ('stablehlo', 'hlo')."""
+        return self.jax_lowered(closed_jaxpr).as_text(dialect, debug_info=debug_info)
+
     def _program(self, closed, in_shardings):
         key = (jaxpr_key(closed.jaxpr), _hashable(in_shardings))
         return self._programs.get_or_make(key, lambda: _Program(self, closed, in_shardings))

@@ -2,12 +2,14 @@
 operands (eagerly, when a jitted program runs, once per batch element under vmap, on primal
 values under differentiation, once per device in shard_map), and jax.debug's functions
 binding them."""
+import copy
+import logging
 import string
 import sys
 
 import numpy as np
 
-from .. import pytree
+from .. import pytree, source_info
 from ..primitive import make_primitive
 from ..trace import get_aval
 from .structural import index_in_dim
@@ -56,15 +58,30 @@ def run(prim, values, params):
 
 
 def _print(values, *, fmt, has_placeholders, in_tree, static_args, np_printoptions,
-           **_):
+           logging_record=None, **_):
     args, kwargs = _merge(in_tree, values, static_args)
     if has_placeholders:
         with np.printoptions(**dict(np_printoptions)):
             msg = fmt.format(*args, **kwargs)
     else:
         msg = " ".join((fmt, *(str(a) for a in args)))
-    sys.stdout.write(msg + "\n")
+    if logging_record is None:
+        sys.stdout.write(msg + "\n")
+    else:  # jax.debug.log: the record made where it was called, with the runtime message
+        record = copy.copy(logging_record)
+        record.msg = msg
+        logger.handle(record)
     return []
+
+
+logger = logging.getLogger("refjax.debug")
+
+
+def _logging_record(level):
+    """A log record naming the user's line that called jax.debug.log."""
+    site = source_info.current()
+    file, line = (site.file, site.line) if site is not None else ("(unknown file)", 0)
+    return logger.makeRecord(logger.name, level, file, line, "", (), None)
 
 
 def _split(args, kwargs):
@@ -120,7 +137,7 @@ class _FlatCallback:
 
 
 def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
-                **kwargs):
+                _use_logging=False, **kwargs):
     """Print `fmt.format(*args, **kwargs)` with the runtime values of the arguments, wherever
     the call is staged (not an f-string: formatting is delayed). Two-call form:
     `debug_print(ordered=True)("x={x}", x=x)`."""
@@ -129,11 +146,20 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
             _FormatChecker().format(fmt, *c_args, **c_kwargs)
         tree, dynamic, static = _split(c_args, c_kwargs)
         debug_print_p.bind(*dynamic, fmt=fmt, has_placeholders=_has_placeholders(fmt),
-                           in_tree=tree, logging_record=None,
+                           in_tree=tree, logging_record=(
+                               _logging_record(logging.INFO) if _use_logging else None),
                            np_printoptions=tuple(np.get_printoptions().items()),
                            ordered=ordered, partitioned=partitioned, static_args=static)
 
     return _one_or_two_calls(bind, "debug_print", fmt, args, kwargs)
+
+
+def debug_log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
+              **kwargs):
+    """jax.debug.print's formatting, sent to the `refjax.debug` logger at INFO level (with
+    the caller's file and line) when the values are known."""
+    return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                       skip_format_check=skip_format_check, _use_logging=True, **kwargs)
 
 
 def _has_placeholders(fmt):

@@ -16,6 +16,7 @@ from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
 from ..trace import Tracer, get_aval
 from . import fast_path, staging
+from .stages import Traced
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import moveaxis
 from .jvp import jvp_jaxpr
@@ -285,45 +286,6 @@ class JitWrapped:
         if obj is None:
             return self
         return functools.partial(self, obj)
-
-
-class Traced:
-    """jit(f).trace(...): the staged jaxpr and its output structure."""
-
-    def __init__(self, wrapped, staged):
-        self._wrapped, self._staged = wrapped, staged
-        self.jaxpr = staged.closed
-        self.out_info = pytree.tree_unflatten(
-            staged.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                              for a in staged.closed.out_avals])
-
-    def lower(self):
-        return Lowered(self)
-
-
-class Lowered:
-    """jit(f).lower(...): .as_text() prints the jaxpr; .compile() gives a callable."""
-
-    def __init__(self, traced):
-        self._traced = traced
-        self.out_info = traced.out_info
-
-    def as_text(self):
-        return str(self._traced.jaxpr)
-
-    def compile(self):
-        return Compiled(self._traced)
-
-
-class Compiled:
-    def __init__(self, traced):
-        self._traced = traced
-
-    def __call__(self, *args, **kwargs):
-        return self._traced._wrapped(*args, **kwargs)
-
-    def as_text(self):
-        return str(self._traced.jaxpr)
 
 
 def _constrain(tree, shardings, what, who):

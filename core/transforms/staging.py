@@ -2,7 +2,8 @@
 import numpy as np
 
 from .. import jaxpr as jx
-from .. import dtypes, source_info
+from .. import dtypes, leaks, source_info
+from ..config import config
 from ..array import Array
 from ..avals import ShapedArray
 from ..trace import Trace, Tracer, get_aval, set_current_trace
@@ -106,7 +107,11 @@ def trace_to_jaxpr(fun, in_avals, record_source=True):
     args = [trace.new_arg(a) for a in in_avals]
     with set_current_trace(trace):
         outs = fun(*args)
-    return trace.to_jaxpr(outs)
+    staged = trace.to_jaxpr(outs)
+    if config.read("jax_check_tracer_leaks"):
+        del args, outs  # the tracers still alive past here have leaked
+        leaks.report(trace)
+    return staged
 
 
 def closure_convert(jaxpr, consts):

@@ -3,7 +3,8 @@ import collections
 import contextlib
 import functools
 
-from .. import dtypes, pytree
+from .. import dtypes, leaks, pytree
+from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
 from ..primitives.parallel import extend_axis_env
@@ -79,7 +80,11 @@ def vmap_flat_dims(fun, args, in_dims, axis_data):
     with set_current_trace(trace):
         outs = fun(*tracers)
     pairs = [trace.lift(o) for o in outs]
-    return [v for v, _ in pairs], [d for _, d in pairs]
+    values, dims = [v for v, _ in pairs], [d for _, d in pairs]
+    if config.read("jax_check_tracer_leaks"):
+        del tracers, outs, pairs  # the tracers still alive past here have leaked
+        leaks.report(trace)
+    return values, dims
 
 
 def batch_jaxpr(closed, axis_data, in_batched, instantiate):
@@ -215,6 +220,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         pairs = [trace.lift(o) for o in outs]
         with set_current_trace(parent):
             results = [_move_out(v, d, w, size) for (v, d), w in zip(pairs, out_specs)]
+        if config.read("jax_check_tracer_leaks"):
+            del tracers, outs, pairs, out, out_tree_box  # what is still alive has leaked
+            leaks.report(trace)
         return pytree.tree_unflatten(out_tree, results)
 
     try:

@@ -2,7 +2,7 @@
 stop_gradient and shard_map (a checked nested vmap), each interpreting its sub-jaxpr."""
 import numpy as np
 
-from ....core.transforms import checkpoint, custom, custom_vjp, jit as jit_mod
+from ....core.transforms import checkpoint, composite, custom, custom_vjp, custom_vmap, jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
 from ..backend import interpret_jaxpr
@@ -17,6 +17,16 @@ def _jit(*args, jaxpr, **_):
 @rule(custom.custom_jvp_call_p, custom_vjp.custom_vjp_call_p)
 def _custom_call(*args, call_jaxpr, **_):
     return interpret_jaxpr(call_jaxpr, args)
+
+
+@rule(custom_vmap.custom_vmap_call_p)
+def _custom_vmap_call(*args, call, **_):
+    return interpret_jaxpr(call, args)
+
+
+@rule(composite.composite_p)
+def _composite(*args, jaxpr, **_):
+    return interpret_jaxpr(jaxpr, args)
 
 
 @rule(custom_vjp.custom_lin_p)

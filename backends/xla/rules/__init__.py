@@ -3,8 +3,8 @@ them all."""
 from ....core.primitive import all_primitives
 from ...base import _rules
 from ..backend import XlaBackend
-from . import (arrays, bits, calls, control_flow, convolution, custom_solve, debugging,  # noqa: F401
-               decompositions, elementwise, fft, gather, linalg, parallel, reductions, rng,
+from . import (arrays, bits, callbacks, calls, control_flow, convolution, custom_solve, debugging,  # noqa: F401
+               decompositions, elementwise, fft, gather, linalg, parallel, ragged, reductions, rng,
                sharding_ops, solvers, sorting, special, spectral, structural, windowed)
 
 

@@ -3,7 +3,7 @@
 import jax
 import numpy as np
 
-from ....core.transforms import checkpoint, custom, custom_vjp
+from ....core.transforms import checkpoint, composite, custom, custom_vjp, custom_vmap
 from ....core.transforms import jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
 from ....core.transforms import shard_map as sm
@@ -20,6 +20,16 @@ def _jit(*args, jaxpr, **_):
 @rule(custom.custom_jvp_call_p, custom_vjp.custom_vjp_call_p)
 def _custom_call(*args, call_jaxpr, **_):
     return get_backend("xla").interpret(call_jaxpr, args)
+
+
+@rule(custom_vmap.custom_vmap_call_p)
+def _custom_vmap_call(*args, call, **_):
+    return get_backend("xla").interpret(call, args)
+
+
+@rule(composite.composite_p)
+def _composite(*args, jaxpr, **_):
+    return get_backend("xla").interpret(jaxpr, args)
 
 
 @rule(custom_vjp.custom_lin_p)

@@ -9,12 +9,15 @@ from ...base import get_backend, make_array
 from ._common import rule
 
 
+def _host_arrays(values):
+    """The host values of a JAX callback as xla-backend Arrays."""
+    backend = get_backend("xla")
+    return [make_array(np.asarray(v), ShapedArray(v.shape, v.dtype), backend) for v in values]
+
+
 def _host_call(prim, params):
     def call(*values):
-        backend = get_backend("xla")
-        arrays = [make_array(np.asarray(v), ShapedArray(v.shape, v.dtype), backend)
-                  for v in values]
-        debugging.run(prim, arrays, params)
+        debugging.run(prim, _host_arrays(values), params)
     return call
 
 

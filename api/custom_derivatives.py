@@ -1,0 +1,6 @@
+"""refjax.custom_derivatives: custom_jvp, custom_vjp, custom_gradient, closure_convert and the
+symbolic zeros their rules see (jax.custom_derivatives)."""
+from ..core.transforms.closure import (  # noqa: F401
+    SymbolicZero, closure_convert, custom_gradient, zero_from_primal)
+from ..core.transforms.custom import custom_jvp, custom_jvp_call_p  # noqa: F401
+from ..core.transforms.custom_vjp import custom_vjp, custom_vjp_call_p  # noqa: F401

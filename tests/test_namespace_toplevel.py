@@ -1,0 +1,102 @@
+"""dir(jax), dir(jax.tree_util), dir(jax.tree), dir(jax.debug), dir(jax.lax),
+dir(jax.custom_derivatives), dir(jax.custom_batching), dir(jax.image), dir(jax.stages)
+compared with refjax's (JAX 0.10.2): every public name refjax lacks is listed here with the
+reason, and every listed name must still be missing (so the list shrinks as names arrive)."""
+import importlib
+
+import jax as real_jax
+import pytest
+
+import refjax
+
+INTERNAL = "a module or object of JAX's internals, not a user API"
+HARDWARE = "hardware- or runtime-specific (accelerators, profiling, multi-process runtime)"
+DEPRECATED = "deprecated in JAX"
+SHARDING = "another engineer's part: sharding"
+RANDOM = "another engineer's part: random / PRNG implementations (scipy)"
+STATE = "refs and mutable state (jax.new_ref, jax.Ref...): not implemented yet"
+TODO = "toplevel: not implemented yet"
+
+MISSING = {
+    "jax": {
+        "Ref": STATE, "empty_ref": STATE, "free_ref": STATE, "freeze": STATE, "new_ref": STATE,
+        "ref": STATE,
+        "Shard": SHARDING, "auto_pcast": SHARDING,
+        "remove_size_one_mesh_axis_from_type": SHARDING,
+        "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
+        "typing": INTERNAL, "version": INTERNAL, "monitoring": INTERNAL,
+        "make_user_context": INTERNAL, "ds": INTERNAL,
+        "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,
+        "ffi": HARDWARE, "export": HARDWARE,
+        "array_garbage_collection_guard": HARDWARE,
+        "jax2tf_associative_scan_reductions": DEPRECATED,
+        "softmax_custom_jvp": DEPRECATED, "allow_f16_reductions": DEPRECATED,
+        "debug_key_reuse": RANDOM, "default_prng_impl": RANDOM, "enable_custom_prng": RANDOM,
+        "legacy_prng_key": RANDOM, "threefry_partitionable": RANDOM,
+        "scipy": "another engineer's part: jax.scipy (scipy, linalgapi)",
+        "default_device": TODO + " (placement of new arrays and computations)",
+        "transfer_guard": TODO + " (guarding implicit host/device transfers)",
+        "transfer_guard_host_to_device": TODO, "transfer_guard_device_to_host": TODO,
+        "transfer_guard_device_to_device": TODO,
+        "enable_checks": TODO + " (internal consistency checks)",
+        "explain_cache_misses": TODO + " (logging why jit retraces)",
+        "log_compiles": TODO + " (logging compilations)",
+        "no_execution": TODO, "no_tracing": TODO, "thread_guard": TODO,
+        "fwd_and_bwd": TODO,
+    },
+    "tree_util": {},
+    "tree": {},
+    "debug": {
+        "DebugEffect": INTERNAL, "OrderedDebugEffect": INTERNAL,
+        "breakpoint": TODO + " (an interactive debugger at runtime)",
+    },
+    "lax": {
+        "AccuracyMode": HARDWARE, "DotAlgorithm": HARDWARE, "DotAlgorithmPreset": HARDWARE,
+        "Tolerance": HARDWARE, "scaled_dot": HARDWARE,
+        "ConvGeneralDilatedDimensionNumbers": INTERNAL, "DotDimensionNumbers": INTERNAL,
+        "PrecisionLike": INTERNAL, "dce_sink": INTERNAL, "dce_sink_p": INTERNAL,
+        "device_put_p": INTERNAL, "eq_to_p": INTERNAL, "le_to_p": INTERNAL, "lt_to_p": INTERNAL,
+        "stage": INTERNAL, "stage_p": INTERNAL, "shape_as_value": INTERNAL,
+        "after_all": INTERNAL + " (tokens)", "after_all_p": INTERNAL + " (tokens)",
+        "create_token": INTERNAL + " (tokens)", "create_token_p": INTERNAL + " (tokens)",
+        "platform_dependent": HARDWARE,
+        "precv": SHARDING, "psend": SHARDING, "pshuffle": SHARDING, "pswapaxes": SHARDING,
+        "pbroadcast": SHARDING,
+        "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
+                                       "select_and_scatter_add)",
+        "conv_general_dilated_local": TODO, "broadcast_like": TODO,
+        "empty": TODO, "index_take": TODO, "scatter_apply": TODO,
+    },
+    "custom_derivatives": {
+        "CustomVJPPrimal": TODO + " (custom_vjp's symbolic_zeros forward arguments)",
+        "custom_vjp_primal_tree_values": TODO + " (custom_vjp's symbolic_zeros)",
+        "linear_call": TODO + " (a call with a custom transpose)",
+        "remat_opt_p": INTERNAL,
+    },
+    "custom_batching": {},
+    "image": {},
+    "stages": {},
+}
+
+
+def _module(root, name):
+    return importlib.import_module(f"{root.__name__}.{name}") if name != "jax" else root
+
+
+def _public(module):
+    return {n for n in dir(module) if not n.startswith("_")}
+
+
+@pytest.mark.parametrize("name", sorted(MISSING))
+def test_every_missing_name_is_listed_with_a_reason(name):
+    lacking = _public(_module(real_jax, name)) - _public(_module(refjax, name))
+    assert sorted(lacking - set(MISSING[name])) == [], f"refjax.{name} lacks unlisted names"
+
+
+@pytest.mark.parametrize("name", sorted(MISSING))
+def test_listed_names_are_jax_names_still_missing(name):
+    listed = set(MISSING[name])
+    assert listed <= _public(_module(real_jax, name)), "a listed name is not JAX's"
+    assert not listed & _public(_module(refjax, name)), \
+        f"now present in refjax.{name}: remove from MISSING"
+    assert all(MISSING[name].values())
