@@ -21,12 +21,12 @@ def standardize(name, x, loc, scale):
 
 def neg_inf_unless(cond, value):
     """value where cond holds, -inf elsewhere."""
-    return jnp.where(cond, value, np.array(-np.inf, value.dtype))
+    return jnp.where(cond, value, -np.inf)
 
 
 def nan_unless(cond, value):
     """value where cond holds, nan elsewhere."""
-    return jnp.where(cond, value, np.array(np.nan, value.dtype))
+    return jnp.where(cond, value, np.nan)
 
 
 def distribution(qualname, doc, **functions):

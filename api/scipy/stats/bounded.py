@@ -2,7 +2,6 @@
 vonmises, wrapcauchy, dirichlet."""
 import math
 
-import numpy as np
 
 from ... import numpy as jnp
 from .. import special
@@ -51,7 +50,7 @@ gamma = _module("gamma", "The gamma distribution with shape a.", 1, logpdf=_gamm
 
 def _chi2(fn):
     """A chi-squared function from the gamma one: shape df / 2, scale 2."""
-    return lambda y, df, log_scale: fn(y / 2, df / 2, log_scale + np.array(math.log(2), y.dtype))
+    return lambda y, df, log_scale: fn(y / 2, df / 2, log_scale + math.log(2))
 
 
 chi2 = _module("chi2", "The chi-squared distribution with df degrees of freedom.", 1,
@@ -101,7 +100,7 @@ _pareto_ppf.__name__, _pareto_ppf.__doc__ = "ppf", "The quantile function of the
 
 def _vonmises_logpdf(x, kappa):
     x, kappa = promote("vonmises.logpdf", x, kappa)
-    value = kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.array(math.pi, x.dtype) * special.i0e(kappa))
+    value = kappa * (jnp.cos(x) - 1) - jnp.log(2 * math.pi * special.i0e(kappa))
     return nan_unless(kappa > 0, value)
 
 
@@ -111,7 +110,7 @@ vonmises = distribution("vonmises", "The von Mises distribution on the circle.",
 
 def _wrapcauchy_logpdf(x, c):
     x, c = promote("wrapcauchy.logpdf", x, c)
-    two_pi = np.array(2 * math.pi, x.dtype)
+    two_pi = 2 * math.pi
     value = jnp.log(1 - c * c) - jnp.log(two_pi) - jnp.log(1 + c * c - 2 * c * jnp.cos(x))
     inside = (x >= 0) & (x <= two_pi)
     return nan_unless((c > 0) & (c < 1), neg_inf_unless(inside, value))

@@ -2,7 +2,6 @@
 laplace, cauchy, gumbel_l, gumbel_r, t, truncnorm, gennorm."""
 import math
 
-import numpy as np
 
 from ... import numpy as jnp
 from .. import special
@@ -62,7 +61,8 @@ def _location_scale(qualname, doc, logpdf, cdf=None, sf=None, logcdf=None, logsf
 
 
 def _c(y, v):
-    return np.array(v, y.dtype)
+    """v as a Python float: it takes y's dtype and keeps y's weak type, as JAX's constants do."""
+    return float(v)
 
 
 norm = _location_scale(
@@ -83,7 +83,7 @@ expon = _location_scale(
 uniform = _location_scale(
     "uniform", "The uniform distribution on [loc, loc + scale].",
     logpdf=lambda y: neg_inf_unless((y >= 0) & (y <= 1), jnp.zeros_like(y)),
-    cdf=lambda y: jnp.clip(y, 0, 1), ppf=lambda q: q)
+    cdf=lambda y: jnp.clip(y, 0, 1).astype(y.dtype), ppf=lambda q: q)  # strong, as JAX's
 
 logistic = _location_scale(
     "logistic", "The logistic distribution.",
@@ -128,7 +128,7 @@ def _t_logpdf(x, df, loc=0, scale=1):
     y = (x - loc) / scale
     half = (df + 1) / 2
     norm_const = (special.gammaln(half) - special.gammaln(df / 2)
-                  - 0.5 * jnp.log(df * np.array(math.pi, df.dtype)) - jnp.log(scale))
+                  - 0.5 * jnp.log(df * math.pi) - jnp.log(scale))
     return norm_const - half * jnp.log1p(y * y / df)
 
 
@@ -164,7 +164,7 @@ def _log_diff_ndtr(a, b):
 
 def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
     y, a, b, log_scale = _truncnorm_args("truncnorm.logpdf", x, a, b, loc, scale)
-    value = -y * y / 2 - np.array(_LOG_SQRT_2PI, y.dtype) - _log_diff_ndtr(a, b) - log_scale
+    value = -y * y / 2 - _LOG_SQRT_2PI - _log_diff_ndtr(a, b) - log_scale
     return neg_inf_unless((y >= a) & (y <= b), value)
 
 
