@@ -1,4 +1,4 @@
 """refjax.scipy: jax.scipy's special functions, distributions, signal processing and more."""
-from . import special, stats
+from . import integrate, signal, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["integrate", "signal", "special", "stats"]
