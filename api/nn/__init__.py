@@ -8,8 +8,9 @@ from .attention import dot_product_attention
 from . import initializers
 
 # The implementation modules are not part of jax.nn.
-del functions, attention  # noqa: F821
+del functions, attention, initializer_functions  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 
 name_errors_in(globals(), "nn")  # errors raised below a public function name it
+del name_errors_in
