@@ -45,9 +45,6 @@ LACKING = {
                      for name in ("csd", "fftconvolve", "istft", "stft", "welch")},
     "random": {
         "multivariate_normal": LINALGAPI, "orthogonal": LINALGAPI,
-        "poisson": "not implemented yet (JAX's rejection loops must be reproduced for its bits)",
-        "binomial": "not implemented yet (JAX's rejection loops must be reproduced for its bits)",
-        "multinomial": "not implemented yet (built on binomial)",
         "random_gamma_p": "JAX's internal gamma primitive: refjax's gamma is lax code, not a "
                           "primitive of its own",
     },

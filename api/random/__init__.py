@@ -22,6 +22,7 @@ from .gamma import beta, gamma, loggamma  # noqa: F401
 from .distributions import (  # noqa: F401
     ball, cauchy, chisquare, dirichlet, double_sided_maxwell, f, generalized_normal, geometric,
     lognormal, maxwell, pareto, rayleigh, t, triangular, wald, weibull_min)
+from .discrete import binomial, multinomial, poisson  # noqa: F401
 from .samplers import (  # noqa: F401
     bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
     rademacher, randint, truncated_normal, uniform)
@@ -49,12 +50,13 @@ __all__ = [
     "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta", "ball", "cauchy",
     "chisquare", "dirichlet", "double_sided_maxwell", "f", "generalized_normal", "geometric",
     "lognormal", "maxwell", "pareto", "rayleigh", "t", "triangular", "wald", "weibull_min",
+    "poisson", "binomial", "multinomial",
 ]
 
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, samplers, distributions  # noqa: F821
+del prng, samplers, distributions, discrete  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 
