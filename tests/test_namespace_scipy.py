@@ -29,7 +29,7 @@ LACKING = {
     "scipy": {
         "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
-        "cluster": NOT_YET, "fft": NOT_YET, "interpolate": NOT_YET, "ndimage": NOT_YET,
+        "cluster": NOT_YET, "fft": NOT_YET, "interpolate": NOT_YET,
         "optimize": NOT_YET,
     },
     "scipy.special": {
@@ -54,6 +54,7 @@ LACKING = {
 }
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
+              "scipy.ndimage",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))
@@ -108,6 +109,8 @@ def test_submodules_import_as_in_jax():
     import refjax.nn.initializers as init
     import refjax.scipy.signal as signal
     import refjax.scipy.special as special
+    import refjax.scipy.ndimage as ndimage
     import refjax.scipy.stats as stats
     assert init is refjax.nn.initializers and special is refjax.scipy.special
     assert stats is refjax.scipy.stats and signal is refjax.scipy.signal
+    assert ndimage is refjax.scipy.ndimage
