@@ -29,7 +29,7 @@ LACKING = {
     "scipy": {
         "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
-        "cluster": NOT_YET, "fft": NOT_YET, "interpolate": NOT_YET,
+        "cluster": NOT_YET, "interpolate": NOT_YET,
         "optimize": NOT_YET,
     },
     "scipy.special": {
@@ -54,7 +54,7 @@ LACKING = {
 }
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
-              "scipy.ndimage",
+              "scipy.ndimage", "scipy.fft",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))
