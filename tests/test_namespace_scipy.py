@@ -9,6 +9,7 @@ import pytest
 import jax
 import jax.nn.initializers  # noqa: F401
 import jax.scipy.cluster  # noqa: F401
+import jax.scipy.cluster.vq  # noqa: F401
 import jax.scipy.fft  # noqa: F401
 import jax.scipy.integrate  # noqa: F401
 import jax.scipy.interpolate  # noqa: F401
@@ -29,7 +30,7 @@ LACKING = {
     "scipy": {
         "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
-        "cluster": NOT_YET, "interpolate": NOT_YET,
+        "interpolate": NOT_YET,
         "optimize": NOT_YET,
     },
     "scipy.special": {
@@ -54,7 +55,7 @@ LACKING = {
 }
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
-              "scipy.ndimage", "scipy.fft",
+              "scipy.ndimage", "scipy.fft", "scipy.cluster", "scipy.cluster.vq",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))

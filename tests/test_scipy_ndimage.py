@@ -1,4 +1,4 @@
-"""refjax.scipy.ndimage.map_coordinates against jax.scipy.ndimage and scipy.ndimage (values,
+"""refjax.scipy.ndimage.map_coordinates and scipy.cluster.vq against jax.scipy and scipy (values,
 dtypes, errors), on both backends, with gradients against JAX's."""
 import numpy as np
 import pytest
@@ -56,3 +56,22 @@ def test_errors():
             lib.map_coordinates(IMAGE, COORDS, 3)
         with pytest.raises(NotImplementedError, match="does not yet support mode"):
             lib.map_coordinates(IMAGE, COORDS, 1, mode="grid-wrap")
+
+
+def test_cluster_vq():
+    import jax.scipy.cluster.vq as jvq
+    import refjax.scipy.cluster.vq as rvq
+    obs = RNG.standard_normal((7, 3)).astype(np.float32)
+    book = RNG.standard_normal((4, 3)).astype(np.float32)
+    for args in ((obs, book), (obs[:, 0], book[:, 0]), (obs.astype(np.int32), book)):
+        for got, want in zip(rvq.vq(*args), jvq.vq(*args)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+    import scipy.cluster.vq as svq
+    for got, want in zip(rvq.vq(obs, book), svq.vq(obs, book)):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    for lib in (jvq, rvq):
+        with pytest.raises(ValueError, match="same rank"):
+            lib.vq(obs, book[0])
+        with pytest.raises(ValueError, match="ndim different than 1 or 2"):
+            lib.vq(obs[None], book[None])
