@@ -29,6 +29,7 @@ _sys.modules[f"{__name__}.scipy"] = scipy
 for _name in scipy.__all__:
     _sys.modules[f"{__name__}.scipy.{_name}"] = getattr(scipy, _name)
 _sys.modules[f"{__name__}.scipy.cluster.vq"] = scipy.cluster.vq
+_sys.modules[f"{__name__}.scipy.optimize"] = scipy.optimize
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

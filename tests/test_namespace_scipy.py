@@ -31,7 +31,6 @@ LACKING = {
         "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
         "interpolate": NOT_YET,
-        "optimize": NOT_YET,
     },
     "scipy.special": {
         name: "not implemented yet: JAX evaluates it with its own series/rational "
@@ -56,6 +55,7 @@ LACKING = {
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
               "scipy.ndimage", "scipy.fft", "scipy.cluster", "scipy.cluster.vq",
+              "scipy.optimize",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))

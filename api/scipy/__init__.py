@@ -1,7 +1,13 @@
 """refjax.scipy: jax.scipy's special functions, distributions, signal processing and more."""
-from . import cluster, fft, integrate, ndimage, signal, special, stats
+from . import cluster, fft, integrate, ndimage, optimize, signal, special, stats
 
 # The implementation modules are not part of jax.scipy.
-del special_functions, signal_functions, ndimage_functions, fft_functions  # noqa: F821
+del special_functions, signal_functions, ndimage_functions, fft_functions, optimize_functions  # noqa: F821
 
 __all__ = ["cluster", "fft", "integrate", "ndimage", "signal", "special", "stats"]
+
+
+def __dir__():
+    """As dir(jax.scipy): its lazily loaded submodules, which do not include optimize (JAX
+    loads that only on `import jax.scipy.optimize`; refjax has it loaded)."""
+    return list(__all__)
