@@ -30,7 +30,6 @@ LACKING = {
     "scipy": {
         "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
-        "interpolate": NOT_YET,
     },
     "scipy.special": {
         name: "not implemented yet: JAX evaluates it with its own series/rational "
@@ -55,7 +54,7 @@ LACKING = {
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
               "scipy.ndimage", "scipy.fft", "scipy.cluster", "scipy.cluster.vq",
-              "scipy.optimize",
+              "scipy.optimize", "scipy.interpolate",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))

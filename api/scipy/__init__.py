@@ -1,10 +1,11 @@
 """refjax.scipy: jax.scipy's special functions, distributions, signal processing and more."""
-from . import cluster, fft, integrate, ndimage, optimize, signal, special, stats
+from . import cluster, fft, integrate, interpolate, ndimage, optimize, signal, special, stats
 
 # The implementation modules are not part of jax.scipy.
-del special_functions, signal_functions, ndimage_functions, fft_functions, optimize_functions  # noqa: F821
+del (special_functions, signal_functions, ndimage_functions, fft_functions,  # noqa: F821
+     optimize_functions, interpolate_functions)  # noqa: F821
 
-__all__ = ["cluster", "fft", "integrate", "ndimage", "signal", "special", "stats"]
+__all__ = ["cluster", "fft", "integrate", "interpolate", "ndimage", "signal", "special", "stats"]
 
 
 def __dir__():
