@@ -39,7 +39,6 @@ LACKING = {
                      "wofz")
     },
     "scipy.stats": {"multivariate_normal": LINALGAPI, "gaussian_kde": NOT_YET},
-    "scipy.stats.poisson": {"entropy": NOT_YET},
     "scipy.signal": {name: "FFT-based: not implemented yet (convolve's method='fft' raises)"
                      for name in ("csd", "fftconvolve", "istft", "stft", "welch")},
     "random": {

@@ -10,6 +10,7 @@ import jax.scipy.stats as js
 
 import refjax
 import refjax.scipy.stats as rs
+from refjax.core.config import enable_x64
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 
@@ -98,6 +99,18 @@ def test_betabinom_between_integers():
     """JAX 0.10.2 gives betabinom.logpmf(2.5, 5, 2, 3) = -1.4351 (its value at 2 and 3); the
     analytic continuation (scipy.special's gammaln/betaln in float64) is -1.5198."""
     assert abs(float(rs.betabinom.logpmf(2.5, 5.0, 2.0, 3.0)) - -1.519825753744413) < 1e-5
+
+
+def test_poisson_entropy():
+    mu = np.array([0.0, 0.01, 0.5, 1, 5, 10, 50, 99, 100, 101, 500, 1e4, -1], np.float32)
+    got, want = rs.poisson.entropy(mu), js.poisson.entropy(mu)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, sst.poisson.entropy(mu[:-2].astype(np.float64)).tolist()
+                               + [6.0241009, np.nan], rtol=1e-5)   # scipy's sum stops early at 1e4
+    np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-5)
+    with enable_x64(True):
+        m = np.array([0.3, 7.0, 60.0, 99.0, 400.0])
+        np.testing.assert_allclose(rs.poisson.entropy(m), sst.poisson.entropy(m), rtol=1e-11)
 
 
 def test_dirichlet_and_multinomial():

@@ -1,6 +1,8 @@
 """Discrete distributions of jax.scipy.stats: poisson, bernoulli, binom, geom, nbinom,
 betabinom, multinomial."""
 
+import numpy as np
+
 from ... import numpy as jnp
 from .. import special
 from ...numpy.promotion import _arrays, _promote_to_numeric
@@ -35,8 +37,31 @@ def _poisson_cdf(k, mu, loc=0):
     return jnp.where(x < 0, jnp.zeros_like(x), special.gammaincc(jnp.floor(x) + 1, mu))
 
 
+_ENTROPY_TERMS = 400   # the pmf beyond k = 400 is below 1e-60 for mu <= 100
+# Where the sum gives way to the series: float32's log pmf loses ~1e-5 to cancellation by
+# mu = 100, and the series' error is 1e-7 relative at 25; float64 sums accurately to 100.
+_ENTROPY_SERIES_FROM = {np.dtype(np.float64): 100.0}
+
+
+def _poisson_entropy(mu, loc=0):
+    """-sum_k p(k) log p(k): the sum itself for small mu, its asymptotic series above
+    (0.5 log(2 pi e mu) - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3)); 0 at mu = 0, nan below.
+    loc does not change it."""
+    mu, loc = promote("poisson.entropy", mu, loc)
+    mu = jnp.broadcast_to(mu, jnp.broadcast_shapes(mu.shape, loc.shape))
+    cut = _ENTROPY_SERIES_FROM.get(mu.dtype, 25.0)
+    k = jnp.arange(_ENTROPY_TERMS, dtype=mu.dtype)
+    logp = _poisson_logpmf(k, jnp.where(mu <= cut, mu, 1)[..., None])
+    exact = -jnp.sum(jnp.where(logp > -np.inf, jnp.exp(logp) * logp, 0), axis=-1)
+    big = jnp.where(mu > cut, mu, cut + 1)
+    series = (0.5 * jnp.log(2 * np.pi * np.e * big) - 1 / (12 * big) - 1 / (24 * big ** 2)
+              - 19 / (360 * big ** 3))
+    value = jnp.where(mu == 0, 0.0, jnp.where(mu <= cut, exact, series))
+    return nan_unless(mu >= 0, value)
+
+
 poisson = _pmf_module("poisson", "The Poisson distribution.", _poisson_logpmf, 1,
-                      cdf=_poisson_cdf)
+                      cdf=_poisson_cdf, entropy=_poisson_entropy)
 
 
 def _bernoulli_logpmf(k, p):
