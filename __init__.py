@@ -25,6 +25,14 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
                    ("ad_checkpoint", ad_checkpoint)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
 _sys.modules[f"{__name__}.lax.linalg"] = lax.linalg
+_sys.modules[f"{__name__}.nn.initializers"] = nn.initializers
+from .api import scipy  # noqa: E402
+
+_sys.modules[f"{__name__}.scipy"] = scipy
+for _name in scipy.__all__:
+    _sys.modules[f"{__name__}.scipy.{_name}"] = getattr(scipy, _name)
+_sys.modules[f"{__name__}.scipy.cluster.vq"] = scipy.cluster.vq
+_sys.modules[f"{__name__}.scipy.optimize"] = scipy.optimize
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

@@ -19,6 +19,10 @@ from .prng import (  # noqa: F401
     KeyDType, PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
     split, wrap_key_data)
 from .gamma import beta, gamma, loggamma  # noqa: F401
+from .distributions import (  # noqa: F401
+    ball, cauchy, chisquare, dirichlet, double_sided_maxwell, f, generalized_normal, geometric,
+    lognormal, maxwell, pareto, rayleigh, t, triangular, wald, weibull_min)
+from .discrete import binomial, multinomial, poisson  # noqa: F401
 from .samplers import (  # noqa: F401
     bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
     rademacher, randint, truncated_normal, uniform)
@@ -43,13 +47,16 @@ __all__ = [
     "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "clone",
     "PRNGKeyArray", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli",
     "categorical", "choice", "permutation", "truncated_normal", "gumbel", "exponential",
-    "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta",
+    "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta", "ball", "cauchy",
+    "chisquare", "dirichlet", "double_sided_maxwell", "f", "generalized_normal", "geometric",
+    "lognormal", "maxwell", "pareto", "rayleigh", "t", "triangular", "wald", "weibull_min",
+    "poisson", "binomial", "multinomial",
 ]
 
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, samplers  # noqa: F821
+del prng, samplers, distributions, discrete  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 

@@ -1,0 +1,14 @@
+"""refjax.scipy: jax.scipy's special functions, distributions, signal processing and more."""
+from . import cluster, fft, integrate, interpolate, ndimage, optimize, signal, special, stats
+
+# The implementation modules are not part of jax.scipy.
+del (special_functions, signal_functions, ndimage_functions, fft_functions,  # noqa: F821
+     optimize_functions, interpolate_functions)  # noqa: F821
+
+__all__ = ["cluster", "fft", "integrate", "interpolate", "ndimage", "signal", "special", "stats"]
+
+
+def __dir__():
+    """As dir(jax.scipy): its lazily loaded submodules, which do not include optimize (JAX
+    loads that only on `import jax.scipy.optimize`; refjax has it loaded)."""
+    return list(__all__)

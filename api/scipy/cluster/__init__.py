@@ -1,0 +1,2 @@
+"""jax.scipy.cluster: vector quantization."""
+from . import vq
