@@ -23,6 +23,10 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
     _sys.modules[f"{__name__}.{_name}"] = _mod
 _sys.modules[f"{__name__}.lax.linalg"] = lax.linalg
 _sys.modules[f"{__name__}.numpy.linalg"] = numpy.linalg
+from .api import scipy  # noqa: E402
+
+_sys.modules[f"{__name__}.scipy"] = scipy
+_sys.modules[f"{__name__}.scipy.linalg"] = scipy.linalg
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

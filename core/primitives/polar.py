@@ -118,5 +118,6 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     m, n = (m_full, n_full) if dynamic_shape is None else tuple(int(d) for d in dynamic_shape)
     corner = st.slice(x, (0, 0), (m, n))
     u, h, k, converged = _qdwh(corner, max_iterations, eps)
-    u = st.pad(u, 0, ((0, m_full - m, 0), (0, n_full - n, 0)))
-    return u, st.pad(h, 0, ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged
+    zero = np.zeros((), get_aval(u).dtype)  # pad's value must have the operand's dtype
+    u = st.pad(u, zero, ((0, m_full - m, 0), (0, n_full - n, 0)))
+    return u, st.pad(h, zero, ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged
