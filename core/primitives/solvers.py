@@ -13,8 +13,8 @@ from ..transforms import ad
 from ..transforms.ad import Zero
 from . import elementwise as ew
 from . import structural as st
-from .linalg_common import (FC, conj, is_complex, linalg_primitive, matmul, mT, shape, tril,
-                            triu)
+from .linalg_common import (FC, conj, is_complex, linalg_primitive, matmul, mT, pad_zeros,
+                            shape, tril, triu)
 
 # ---------------------------------------------------------------- triangular_solve
 
@@ -130,7 +130,7 @@ def _shift(x, axis, by):
     part = st.slice_in_dim(x, 0, n - 1, axis=axis) if by > 0 else st.slice_in_dim(x, 1, n, axis=axis)
     pads = [(0, 0, 0)] * nd
     pads[axis] = (1, 0, 0) if by > 0 else (0, 1, 0)
-    return st.pad(part, 0, pads)
+    return pad_zeros(part, pads)
 
 
 def _down_rows(v, like):
