@@ -50,6 +50,7 @@ from .maths import (  # noqa: F401
     divmod, ediff1d, fmax, fmin, heaviside, hypot, interp, isclose, iscomplex, isreal, logaddexp,
     logaddexp2, modf, nan_to_num, polyval, sinc, trapezoid)
 from . import linalg  # noqa: F401,E402  (jnp.linalg, a submodule as in JAX)
+from .polyfit import polyfit, roots  # noqa: F401,E402
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.

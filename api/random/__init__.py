@@ -22,6 +22,7 @@ from .gamma import beta, gamma, loggamma  # noqa: F401
 from .samplers import (  # noqa: F401
     bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
     rademacher, randint, truncated_normal, uniform)
+from .linalg_samplers import multivariate_normal, orthogonal  # noqa: F401
 
 # Names the single-module refjax.random had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -44,12 +45,13 @@ __all__ = [
     "PRNGKeyArray", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli",
     "categorical", "choice", "permutation", "truncated_normal", "gumbel", "exponential",
     "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta",
+    "multivariate_normal", "orthogonal",
 ]
 
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, samplers  # noqa: F821
+del prng, samplers, linalg_samplers  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 
