@@ -4,12 +4,13 @@ import operator
 
 import numpy as np
 
-from ...core import dtypes as _dt
+from ...core.primitives.linalg_common import complex_dtype
 from ...core.errors import ConcretizationTypeError
 from ...core.trace import Tracer
 from .. import lax
 from . import linalg
-from .promotion import _arrays, _promote_to_inexact, asarray, atleast_1d, finfo, staged_as
+from .promotion import (_arrays, _promote_to_inexact, asarray, atleast_1d, finfo, issubdtype,
+                        staged_as)
 from .creation import arange, diag, ones
 from .indexing import where
 from .reductions import all as _all, argmin
@@ -19,7 +20,7 @@ from .manipulation import roll
 
 
 def _complex_empty(dtype):
-    return asarray(np.array([], dtype=_dt.to_complex_dtype(dtype)))
+    return asarray(np.array([], dtype=complex_dtype(dtype)))
 
 
 @staged_as("_roots_no_zeros")
@@ -103,6 +104,9 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise ValueError("expected deg >= 0")
     _polyfit_inputs(x, y, deg, w)
     order = deg + 1
+    if rcond is None and not issubdtype(x.dtype, np.inexact):
+        raise ValueError(f"polyfit: x has dtype {x.dtype}: without rcond, x must be inexact "
+                         "(its default rcond is len(x) * finfo(x.dtype).eps)")
     rcond = float(len(x) * float(finfo(x.dtype).eps) if rcond is None else rcond)
     lhs = power(x[:, None], arange(deg, -1, -1, dtype=np.int32)[None, :])
     rhs = y

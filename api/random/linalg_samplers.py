@@ -6,7 +6,7 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from .. import numpy as jnp
-from ..numpy.promotion import _promote_to_inexact, staged_as
+from ..numpy.promotion import _arrays, _promote_to_inexact, staged_as
 from .prng import _canonical_dtype, _canonical_shape, _check_key
 from .samplers import _check_shape, _normal
 
@@ -51,7 +51,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     broadcast batch shape of mean and cov): mean + F z with F F^T = cov by `method`
     ('cholesky', 'eigh' or 'svd') and z standard normal, as JAX draws them."""
     data, _ = _check_key("multivariate_normal", key)
-    mean, cov = _promote_to_inexact(jnp.asarray(mean), jnp.asarray(cov))
+    mean, cov = _promote_to_inexact(*_arrays("multivariate_normal", mean, cov))
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dtype = mean.dtype if dtype is None else _canonical_dtype("multivariate_normal", dtype,
