@@ -8,29 +8,13 @@ import numpy as np
 import pytest
 
 import refjax
+from linalg_inputs import random_matrix as _mat, spd as _spd
 import refjax.numpy as jnp
 from refjax.spec.checks import enable_x64
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 RTOL = {np.dtype(np.float32): 2e-4, np.dtype(np.complex64): 2e-4,
         np.dtype(np.float64): 1e-10, np.dtype(np.complex128): 1e-10}
-
-
-def _rng(seed=0):
-    return np.random.RandomState(seed)
-
-
-def _mat(shape, dtype=np.float32, seed=0):
-    rng = _rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _spd(n=4, dtype=np.float32, batch=(), seed=0):
-    x = _mat(batch + (n, n), dtype, seed)
-    return (x @ np.swapaxes(x, -1, -2).conj() + n * np.eye(n)).astype(dtype)
 
 
 def _same(ours, theirs, rtol=None, atol=1e-5):

@@ -11,24 +11,12 @@ import pytest
 import scipy.linalg
 
 import refjax
+from linalg_inputs import random_matrix as _mat, spd as _spd
 import refjax.numpy as jnp
 import refjax.scipy.linalg as rsl
 from refjax.spec.checks import enable_x64
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
-
-
-def _mat(shape, dtype=np.float32, seed=0):
-    rng = np.random.RandomState(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _spd(n=4, dtype=np.float32, batch=(), seed=0):
-    x = _mat(batch + (n, n), dtype, seed)
-    return (x @ np.swapaxes(x, -1, -2).conj() + n * np.eye(n)).astype(dtype)
 
 
 def _same(ours, theirs, rtol=2e-4, atol=1e-5):
