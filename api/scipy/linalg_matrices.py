@@ -1,7 +1,7 @@
 """jax.scipy.linalg's special matrices: toeplitz, hankel, circulant, leslie, companion,
 fiedler(_companion), convolution_matrix (built from their arguments), and hilbert,
 invhilbert, pascal, invpascal, helmert, hadamard, dft (which depend on static sizes only and
-are computed exactly, then rounded once to their dtype)."""
+are computed exactly, then rounded once to their dtype; dft in its dtype, as JAX)."""
 import math
 import operator
 from math import comb
@@ -250,7 +250,8 @@ def dft(n, scale=None, *, dtype=None):
     dtype = jnp.result_type(complex) if dtype is None else jnp.dtype(dtype)
     if not jnp.issubdtype(dtype, jnp.complexfloating):
         raise ValueError(f"dtype must be a complex floating-point type; got {dtype}.")
-    k = np.arange(n)
-    omegas = np.exp(-2j * np.pi * np.outer(k, k) / n)
-    omegas = omegas / {None: 1, "sqrtn": np.sqrt(n), "n": n}[scale]
-    return _constant(omegas, dtype)
+    # computed in `dtype` as JAX does (the phases rounded to it), so that entries such as
+    # cos(pi / 2) keep JAX's tiny values and signs
+    k = jnp.arange(n, dtype=dtype)
+    omegas = jnp.exp(-2j * np.pi * k[:, None] * k[None, :] / n)
+    return omegas / {None: 1, "sqrtn": jnp.sqrt(n), "n": n}[scale]
