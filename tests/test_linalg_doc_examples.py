@@ -34,8 +34,6 @@ KNOWN_FAILURES = {
     ("jsl", "dft"): {"jax.scipy.linalg.dft(4).round(3)": "jnp.round of a complex value drops "
                                                          "the sign of a zero real part (the "
                                                          "jnp namespace's round)"},
-    ("jsl", "eigh_tridiagonal"): {"eigvals": "eigenvalues from a dense eigh, not JAX's "
-                                             "bisection: the last printed float32 digit differs"},
     ("jnp.linalg", "multi_dot"): {"jax.jit(": _COST},
 }
 

@@ -115,6 +115,16 @@ def test_special_matrices_match_jax(f):
     _compare(f, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("n", [2, 7, 33])
+def test_eigh_tridiagonal_eigenvalues_are_jax_bisection_bit_for_bit(n):
+    d, e = _mat((n,), seed=n), _mat((n - 1,), seed=n + 1)
+    for kw in (dict(), dict(select="i", select_range=(1, n - 1)), dict(tol=1e-3)):
+        ours = rsl.eigh_tridiagonal(d, e, eigvals_only=True, **kw)
+        np.testing.assert_array_equal(ours, jsl.eigh_tridiagonal(d, e, eigvals_only=True, **kw))
+    dense = np.linalg.eigvalsh(np.diag(d) + np.diag(e, 1) + np.diag(e, -1))
+    np.testing.assert_allclose(rsl.eigh_tridiagonal(d, e, eigvals_only=True), dense, atol=1e-5)
+
+
 def test_exact_matrices_equal_scipy():
     """hilbert, invhilbert, pascal and invpascal are computed from exact integers: they equal
     scipy's exact matrices (JAX rounds lgamma-based binomials; refjax rounds once)."""
