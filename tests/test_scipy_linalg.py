@@ -115,7 +115,7 @@ def test_special_matrices_match_jax(f):
     _compare(f, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("n", [2, 7, 33])
+@pytest.mark.parametrize("n", [2, 9])
 def test_eigh_tridiagonal_eigenvalues_are_jax_bisection_bit_for_bit(n):
     d, e = _mat((n,), seed=n), _mat((n - 1,), seed=n + 1)
     for kw in (dict(), dict(select="i", select_range=(1, n - 1)), dict(tol=1e-3)):
