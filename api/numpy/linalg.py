@@ -353,7 +353,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
 
 # ---------------------------------------------------------------- determinants
 
-def _lu_sign_parity(lu_, pivots):
+def _lu_sign_parity(pivots):
     """The number of row swaps of an LU factorization."""
     iota = lax.broadcasted_iota(pivots.dtype, pivots.shape, pivots.ndim - 1)
     return count_nonzero(pivots != iota, axis=-1)
@@ -393,7 +393,7 @@ def _slogdet_lu(a):
     lu_, pivots, _ = _lax_lu(a)
     diag = _diagonal(lu_, axis1=-2, axis2=-1)
     is_zero = _any(diag == 0, axis=-1)
-    parity = _lu_sign_parity(lu_, pivots)
+    parity = _lu_sign_parity(pivots)
     if _dt.kind(a.dtype) == "c":
         sgn = prod(diag / absolute(diag).astype(diag.dtype), axis=-1)
     else:
@@ -463,7 +463,7 @@ def _cofactor_solve(a, b):
     batch = broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
     x = broadcast_to(b, batch + b.shape[-2:])
     lu_ = broadcast_to(lu_, batch + lu_.shape[-2:])
-    sgn = asarray(-2 * (_lu_sign_parity(lu_, pivots) % 2) + 1, dtype=a.dtype)
+    sgn = asarray(-2 * (_lu_sign_parity(pivots) % 2) + 1, dtype=a.dtype)
     partial_det = cumprod(_diagonal(lu_, axis1=-2, axis2=-1), axis=-1) * sgn[..., None]
     lu_ = lu_.at[..., -1, -1].set(1.0 / partial_det[..., -2])
     d = _tri_solve(lu_, ones(x.shape[:-1], x.dtype), left_side=True, lower=False)
