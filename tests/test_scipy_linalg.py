@@ -283,3 +283,17 @@ def test_vmap_and_jit_match_a_loop(f):
     loop = np.stack([np.asarray(f(x)) for x in xs])
     np.testing.assert_allclose(np.asarray(refjax.vmap(f)(xs)), loop, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(refjax.jit(f)(xs[0])), loop[0], rtol=1e-4, atol=1e-5)
+
+
+def test_lax_linalg_rules_that_pad_match_jax():
+    """lu's derivative, tridiagonal_solve's derivative and qdwh pad with zeros of the
+    operand's dtype (lax.pad keeps a Python scalar's own dtype, so a literal 0 was refused):
+    float32 operands, eagerly and under jit, give JAX's values."""
+    dl, d, du = (np.array(v, np.float32) for v in ([0, 1, 1], [4, 4, 4], [1, 1, 0]))
+    b = np.ones((3, 1), np.float32)
+    grads = [m.grad(lambda d_, m=m: m.lax.linalg.tridiagonal_solve(dl, d_, du, b).sum())(d)
+             for m in (refjax, jax)]
+    _same(*grads)
+    lus = [m.jit(m.grad(lambda x, m=m: m.lax.linalg.lu(x)[0].sum()))(A4) for m in (refjax, jax)]
+    _same(*lus, rtol=1e-4)
+    _same(refjax.lax.linalg.qdwh(A4)[:2], jax.lax.linalg.qdwh(A4)[:2], rtol=1e-4, atol=1e-5)
