@@ -23,12 +23,10 @@ import jax.scipy.stats  # noqa: F401
 
 import refjax
 
-LINALGAPI = "the linalgapi engineer's part (jax.scipy.linalg, multivariate_normal, orthogonal)"
 NOT_YET = "not implemented yet in refjax (scipy engineer's backlog)"
 
 LACKING = {
     "scipy": {
-        "linalg": LINALGAPI,
         "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
     },
     "scipy.special": {
@@ -38,17 +36,15 @@ LACKING = {
                      "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence", "sph_harm_y",
                      "wofz")
     },
-    "scipy.stats": {"multivariate_normal": LINALGAPI, "gaussian_kde": NOT_YET},
+    "scipy.stats": {"gaussian_kde": NOT_YET},
     "scipy.signal": {name: "FFT-based: not implemented yet (convolve's method='fft' raises)"
                      for name in ("csd", "fftconvolve", "istft", "stft", "welch")},
     "random": {
-        "multivariate_normal": LINALGAPI, "orthogonal": LINALGAPI,
         "random_gamma_p": "JAX's internal gamma primitive: refjax's gamma is lax code, not a "
                           "primitive of its own",
     },
     "nn": {name: "FP8/MX scaled matmuls: not implemented (need block-scaled dtypes)"
            for name in ("get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul")},
-    "nn.initializers": {"orthogonal": LINALGAPI, "delta_orthogonal": LINALGAPI},
 }
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",

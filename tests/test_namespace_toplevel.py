@@ -33,7 +33,6 @@ MISSING = {
         "softmax_custom_jvp": DEPRECATED, "allow_f16_reductions": DEPRECATED,
         "debug_key_reuse": RANDOM, "default_prng_impl": RANDOM, "enable_custom_prng": RANDOM,
         "legacy_prng_key": RANDOM, "threefry_partitionable": RANDOM,
-        "scipy": "another engineer's part: jax.scipy (scipy, linalgapi)",
         "default_device": TODO + " (placement of new arrays and computations)",
         "transfer_guard": TODO + " (guarding implicit host/device transfers)",
         "transfer_guard_host_to_device": TODO, "transfer_guard_device_to_host": TODO,

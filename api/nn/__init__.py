@@ -8,7 +8,7 @@ from .attention import dot_product_attention
 from . import initializers
 
 # The implementation modules are not part of jax.nn.
-del functions, attention, initializer_functions  # noqa: F821
+del functions, attention, initializer_functions, orthogonal  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 

@@ -43,12 +43,14 @@ from .sorting import (  # noqa: F401
     argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex, unique,
     unique_values)
 from .products import (  # noqa: F401
-    cross, dot, einsum, inner, kron, linalg, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
+    cross, dot, einsum, inner, kron, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
     vecmat)
 from .maths import (  # noqa: F401
     allclose, angle, array_equal, array_equiv, convolve, copysign, corrcoef, correlate, cov, diff,
     divmod, ediff1d, fmax, fmin, heaviside, hypot, interp, isclose, iscomplex, isreal, logaddexp,
     logaddexp2, modf, nan_to_num, polyval, sinc, trapezoid)
+from . import linalg  # noqa: F401,E402  (jnp.linalg, a submodule as in JAX)
+from .polyfit import polyfit, roots  # noqa: F401,E402
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.

@@ -1,4 +1,4 @@
-"""Products (matmul, dot, tensordot, einsum, ...), trace, and jnp.linalg's norms and namespace."""
+"""Products (matmul, dot, tensordot, einsum, ...), and trace."""
 import builtins
 import operator
 
@@ -9,13 +9,12 @@ from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (astype, broadcast_to, moveaxis, promote_dtypes,
-                        ravel, reshape, result_type, squeeze, stack, _arrays, _axes, _axis,
-                        _broadcast_all, _const_like, _move_to_end, _no_out,
-                        _promote_to_inexact, _user_dtype)
-from .ufuncs import absolute, multiply, power, subtract
+                        ravel, reshape, result_type, stack, _arrays, _axis,
+                        _broadcast_all, _move_to_end, _no_out,
+                        _user_dtype)
+from .ufuncs import multiply, subtract
 from .creation import diagonal, zeros_like
-from .reductions import max, min, sum
-from .manipulation import matrix_transpose
+from .reductions import sum
 
 
 # ---------------------------------------------------------------- products
@@ -415,76 +414,3 @@ def _sublist_char(s):
     if not 0 <= s < 52:
         raise ValueError(f"einsum sublist entries must be in [0, 52), got {s}")
     return "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[s]
-
-
-# ---------------------------------------------------------------- jnp.linalg (the parts built
-# from products and reductions; factorizations are not implemented)
-
-def _vector_norm(x, axis=None, keepdims=False, ord=2):
-    """Vector p-norms (ord 2, 1, inf, -inf, 0 or any p) over axis (all axes when None)."""
-    x, = _promote_to_inexact(*_arrays("vector_norm", x))
-    absx = absolute(x)
-    if ord is None or ord == 2:
-        sq = multiply(absx, absx) if _dt.kind(x.dtype) == "c" else ew.integer_pow(x, 2)
-        return ew.sqrt(sum(sq, axis, keepdims=keepdims))
-    if ord == np.inf:
-        return max(absx, axis, keepdims=keepdims)
-    if ord == -np.inf:
-        return min(absx, axis, keepdims=keepdims)
-    if ord == 0:
-        return sum(astype(ew.ne(x, _const_like(x, 0)), absx.dtype), axis, keepdims=keepdims)
-    if ord == 1:
-        return sum(absx, axis, keepdims=keepdims)
-    p = float(ord)
-    return power(sum(power(absx, p), axis, keepdims=keepdims), 1.0 / p)
-
-
-def _matrix_norm(x, axis=(-2, -1), keepdims=False, ord="fro"):
-    """Matrix norms 'fro', 1, -1, inf, -inf over the two axes."""
-    x, = _promote_to_inexact(*_arrays("matrix_norm", x))
-    row, col = (_axis(a, x.ndim) for a in axis)
-    absx = absolute(x)
-    if ord in ("fro", "f", None):
-        return _vector_norm(x, (row, col), keepdims)
-    if ord in (1, -1):
-        sums = sum(absx, row, keepdims=True)
-        out = (max if ord == 1 else min)(sums, col, keepdims=True)
-    elif ord in (np.inf, -np.inf):
-        sums = sum(absx, col, keepdims=True)
-        out = (max if ord == np.inf else min)(sums, row, keepdims=True)
-    else:
-        raise NotImplementedError(f"refjax.numpy.linalg.norm: ord={ord!r} needs an SVD, which "
-                                  "refjax does not implement")
-    return out if keepdims else squeeze(out, (row, col))
-
-
-def _norm(x, ord=None, axis=None, keepdims=False):
-    """Vector or matrix norm, as numpy.linalg.norm."""
-    x, = _arrays("norm", x)
-    if axis is None:
-        if ord is None:
-            return _vector_norm(ravel(x), keepdims=False) if not keepdims else reshape(
-                _vector_norm(ravel(x)), (1,) * x.ndim)
-        axis = tuple(range(x.ndim))
-    axes = _axes(axis, x.ndim, allow_none=False)
-    if len(axes) == 1:
-        return _vector_norm(x, axes, keepdims, 2 if ord is None else ord)
-    if len(axes) == 2:
-        return _matrix_norm(x, axes, keepdims, "fro" if ord is None else ord)
-    raise ValueError(f"Invalid axis values ({axis}) for jnp.linalg.norm.")
-
-
-def _make_linalg():
-    import types
-    mod = types.ModuleType("refjax.numpy.linalg", "jnp.linalg: norms and products "
-                           "(no factorizations)")
-    mod.norm, mod.vector_norm, mod.matrix_norm = _norm, _vector_norm, _matrix_norm
-    mod.matmul, mod.tensordot, mod.outer, mod.vecdot, mod.trace, mod.diagonal = (
-        matmul, tensordot, lambda a, b: outer(a, b), vecdot, trace,
-        lambda x, offset=0: diagonal(x, offset, -2, -1))
-    mod.matrix_transpose = matrix_transpose
-    mod.cross = lambda a, b, axis=-1: cross(a, b, axis=axis)
-    return mod
-
-
-linalg = _make_linalg()

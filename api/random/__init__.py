@@ -26,6 +26,7 @@ from .discrete import binomial, multinomial, poisson  # noqa: F401
 from .samplers import (  # noqa: F401
     bernoulli, categorical, choice, exponential, gumbel, laplace, logistic, normal, permutation,
     rademacher, randint, truncated_normal, uniform)
+from .linalg_samplers import multivariate_normal, orthogonal  # noqa: F401
 
 # Names the single-module refjax.random had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -50,13 +51,13 @@ __all__ = [
     "logistic", "laplace", "rademacher", "gamma", "loggamma", "beta", "ball", "cauchy",
     "chisquare", "dirichlet", "double_sided_maxwell", "f", "generalized_normal", "geometric",
     "lognormal", "maxwell", "pareto", "rayleigh", "t", "triangular", "wald", "weibull_min",
-    "poisson", "binomial", "multinomial",
+    "poisson", "binomial", "multinomial", "multivariate_normal", "orthogonal",
 ]
 
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, samplers, distributions, discrete  # noqa: F821
+del prng, samplers, distributions, discrete, linalg_samplers  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 

@@ -21,8 +21,8 @@ from . import elementwise as ew
 from . import structural as st
 from .custom_solve import custom_linear_solve
 from .linalg_common import (F, FC, I32, cast, cols, eye, eye_like, hermitian_from_triangle,
-                            is_complex, linalg_primitive, matmul, mH, mT, rows, shape, symmetrize,
-                            take_rows, tril, triu)
+                            is_complex, linalg_primitive, matmul, mH, mT, pad_zeros, rows, shape,
+                            symmetrize, take_rows, tril, triu)
 from .solvers import triangular_solve
 from .sorting import sort_key_val
 
@@ -137,11 +137,9 @@ def _lu_factors(lu_, m, n):
     l_pads, u_pads = [(0, 0, 0)] * nd, [(0, 0, 0)] * nd
     l_pads[-1], u_pads[-2] = (0, m - k, 0), (0, n - k, 0)
     dtype = lu_.dtype
-    zero = np.zeros((), dtype)  # lax.pad takes a padding value of the operand's dtype only
-    l_mat = ew.add(st.pad(tril(cols(lu_, 0, k), -1), zero, l_pads), eye(m, m, dtype, batch))
-    u_eye = st.pad(eye(n - k, n - k, dtype, batch), zero,
-                   [(0, 0, 0)] * (nd - 2) + [(k, 0, 0)] * 2)
-    return l_mat, ew.add(st.pad(triu(rows(lu_, 0, k)), zero, u_pads), u_eye)
+    l_mat = ew.add(pad_zeros(tril(cols(lu_, 0, k), -1), l_pads), eye(m, m, dtype, batch))
+    u_eye = pad_zeros(eye(n - k, n - k, dtype, batch), [(0, 0, 0)] * (nd - 2) + [(k, 0, 0)] * 2)
+    return l_mat, ew.add(pad_zeros(triu(rows(lu_, 0, k)), u_pads), u_eye)
 
 
 def _lu_jvp(primals, tangents):

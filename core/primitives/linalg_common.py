@@ -193,6 +193,11 @@ def _tri_mask(x, k, lower):
     return mask if nd == 2 else st.broadcast_in_dim(mask, shape(x), (nd - 2, nd - 1))
 
 
+def pad_zeros(x, config):
+    """x padded with zeros of its dtype (lax.pad keeps a Python scalar's own dtype)."""
+    return st.pad(x, np.zeros((), get_aval(x).dtype), config)
+
+
 def tril(x, k=0):
     """x with the entries above diagonal k zeroed."""
     return ew.select_n(_tri_mask(x, k, True), ew.full_like(x, 0), x)

@@ -9,7 +9,7 @@ from . import elementwise as ew
 from . import structural as st
 from .control_flow import while_loop
 from .decompositions import cholesky, qr
-from .linalg_common import eye, matmul, mH, rows, shape
+from .linalg_common import eye, matmul, mH, pad_zeros, rows, shape
 from .reductions import reduce_max, reduce_sum
 from .solvers import triangular_solve
 
@@ -118,6 +118,5 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     m, n = (m_full, n_full) if dynamic_shape is None else tuple(int(d) for d in dynamic_shape)
     corner = st.slice(x, (0, 0), (m, n))
     u, h, k, converged = _qdwh(corner, max_iterations, eps)
-    zero = np.zeros((), get_aval(x).dtype)
-    u = st.pad(u, zero, ((0, m_full - m, 0), (0, n_full - n, 0)))
-    return u, st.pad(h, zero, ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged
+    u = pad_zeros(u, ((0, m_full - m, 0), (0, n_full - n, 0)))
+    return u, pad_zeros(h, ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged

@@ -8,15 +8,13 @@ rules, and the lax.linalg functions binding them.
   tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular)
       dl, d, du [..., m]: sub-, main and super-diagonal (dl[0] and du[m-1] unused); b
       [..., m, k]. Solves the tridiagonal system (LAPACK's gtsv, partial pivoting)."""
-import numpy as np
-
-from ..trace import as_value, get_aval
+from ..trace import as_value
 from ..transforms import ad
 from ..transforms.ad import Zero
 from . import elementwise as ew
 from . import structural as st
-from .linalg_common import (FC, conj, is_complex, linalg_primitive, matmul, mT, shape, tril,
-                            triu)
+from .linalg_common import (FC, conj, is_complex, linalg_primitive, matmul, mT, pad_zeros,
+                            shape, tril, triu)
 
 # ---------------------------------------------------------------- triangular_solve
 
@@ -132,7 +130,7 @@ def _shift(x, axis, by):
     part = st.slice_in_dim(x, 0, n - 1, axis=axis) if by > 0 else st.slice_in_dim(x, 1, n, axis=axis)
     pads = [(0, 0, 0)] * nd
     pads[axis] = (1, 0, 0) if by > 0 else (0, 1, 0)
-    return st.pad(part, np.zeros((), get_aval(x).dtype), pads)
+    return pad_zeros(part, pads)
 
 
 def _down_rows(v, like):
