@@ -22,6 +22,7 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
                    ("ad_checkpoint", ad_checkpoint)):
     _sys.modules[f"{__name__}.{_name}"] = _mod
 _sys.modules[f"{__name__}.lax.linalg"] = lax.linalg
+_sys.modules[f"{__name__}.numpy.fft"] = numpy.fft
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

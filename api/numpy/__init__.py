@@ -70,6 +70,8 @@ from .. import lax  # noqa: F401
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
 del manipulation, sorting, products, maths  # noqa: F821
 
+from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
+
 from ...core.errors import name_errors_in  # noqa: E402
 
 name_errors_in(globals(), "jnp")  # errors raised below a public function name it
