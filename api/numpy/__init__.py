@@ -49,6 +49,9 @@ from .maths import (  # noqa: F401
     allclose, angle, array_equal, array_equiv, convolve, copysign, corrcoef, correlate, cov, diff,
     divmod, ediff1d, fmax, fmin, heaviside, hypot, interp, isclose, iscomplex, isreal, logaddexp,
     logaddexp2, modf, nan_to_num, polyval, sinc, trapezoid)
+from .numbers import (  # noqa: F401
+    acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_count, bitwise_left_shift,
+    bitwise_right_shift, fabs, frexp, gcd, i0, lcm, ldexp, spacing)
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -68,7 +71,7 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths  # noqa: F821
+del manipulation, sorting, products, maths, numbers  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
