@@ -52,6 +52,9 @@ from .maths import (  # noqa: F401
 from .numbers import (  # noqa: F401
     acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_count, bitwise_left_shift,
     bitwise_right_shift, fabs, frexp, gcd, i0, lcm, ldexp, spacing)
+from .index_tricks import (  # noqa: F401
+    c_, diag_indices_from, fromfunction, index_exp, ix_, mask_indices, r_, s_, tril_indices_from,
+    triu_indices_from, vectorize)
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -71,7 +74,7 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths, numbers  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
