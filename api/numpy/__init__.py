@@ -40,7 +40,9 @@ from .manipulation import (  # noqa: F401
     repeat, resize, roll, rollaxis, rot90, row_stack, split, swapaxes, tile, unstack, vsplit,
     vstack)
 from .sorting import (  # noqa: F401
-    argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex, unique,
+    argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex)
+from .setops import (  # noqa: F401
+    intersect1d, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse,
     unique_values)
 from .products import (  # noqa: F401
     cross, dot, einsum, inner, kron, linalg, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
@@ -74,7 +76,7 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths, numbers, index_tricks  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks, setops  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
