@@ -57,6 +57,9 @@ from .numbers import (  # noqa: F401
 from .index_tricks import (  # noqa: F401
     c_, diag_indices_from, fromfunction, index_exp, ix_, mask_indices, r_, s_, tril_indices_from,
     triu_indices_from, vectorize)
+from .polynomial import (  # noqa: F401
+    bartlett, blackman, hamming, hanning, kaiser, poly, polyadd, polyder, polydiv, polyint, polymul,
+    polysub, trim_zeros, vander)
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -76,7 +79,7 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths, numbers, index_tricks, setops  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 

@@ -363,7 +363,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def polyval(p, x, *, unroll=16):
     """The polynomial with coefficients p (highest degree first) at x (Horner's rule)."""
     p, x = promote_dtypes(*_arrays("polyval", p, x))
-    y = zeros_like(x, shape=broadcast_shapes(p.shape[1:], x.shape))
+    # A strongly typed start, as JAX's (lax.full_like with a dtype): the result is never weak.
+    y = zeros_like(x, shape=broadcast_shapes(p.shape[1:], x.shape), dtype=x.dtype)
     for i in range(p.shape[0]):
         y = add(multiply(y, x), p[i])
     return y
