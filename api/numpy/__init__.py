@@ -64,6 +64,8 @@ from .editing import (  # noqa: F401
     apply_along_axis, apply_over_axes, argpartition, block, choose, insert, partition, place, put,
     put_along_axis)
 from .differences import gradient, packbits, unpackbits, unwrap  # noqa: F401
+from .histograms import (  # noqa: F401
+    histogram, histogram2d, histogram_bin_edges, histogramdd)
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -83,7 +85,7 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial, editing, differences  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial, editing, differences, histograms  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
