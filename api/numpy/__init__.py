@@ -66,6 +66,12 @@ from .editing import (  # noqa: F401
 from .differences import gradient, packbits, unpackbits, unwrap  # noqa: F401
 from .histograms import (  # noqa: F401
     histogram, histogram2d, histogram_bin_edges, histogramdd)
+from .extras import (  # noqa: F401
+    ComplexWarning, array_repr, array_str, bool, character, einsum_path, flexible, float4_e2m1fn,
+    float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn,
+    float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, from_dlpack, frombuffer, fromfile,
+    fromiter, fromstring, get_printoptions, int1, int2, int4, iterable, load, object_, printoptions,
+    save, savez, set_printoptions, uint1, uint2, uint4)
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
 # namespace is unchanged.
@@ -85,7 +91,8 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial, editing, differences, histograms  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial  # noqa: F821
+del editing, differences, histograms, extras  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
