@@ -72,6 +72,10 @@ from .extras import (  # noqa: F401
     float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, from_dlpack, frombuffer, fromfile,
     fromiter, fromstring, get_printoptions, int1, int2, int4, iterable, load, object_, printoptions,
     save, savez, set_printoptions, uint1, uint2, uint4)
+# The binary ufuncs JAX exposes as jnp.ufunc objects (with reduce, accumulate, at, outer).
+from .ufunc_objects import (  # noqa: F401,F811
+    add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
+    logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)
 from .array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
 
 # Names the single-module refjax.numpy had at module level (its own imports); kept so the
@@ -93,7 +97,7 @@ from .. import lax  # noqa: F401
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
 del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial  # noqa: F821
-del editing, differences, histograms, extras, array_api  # noqa: F821
+del editing, differences, histograms, extras, array_api, ufunc_objects  # noqa: F821
 
 from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
