@@ -116,10 +116,9 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     p, = _arrays("unwrap", p)
     if _dt.kind(p.dtype) == "c":
         raise ValueError("jnp.unwrap does not support complex inputs.")
-    p = asarray(_promote_to_inexact(p)[0])
     axis = _axis(axis, p.ndim)
-    if p.shape[axis] == 0:
-        return p
+    if p.shape[axis] == 0:  # JAX promotes only here; otherwise the arithmetic decides
+        return asarray(_promote_to_inexact(p)[0])
     discont = period / 2 if discont is None else discont
     half = period / 2
     dd = diff(p, axis=axis)

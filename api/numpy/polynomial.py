@@ -49,6 +49,8 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     """The product of two polynomials (a full convolution)."""
     a1, a2 = _promote_to_inexact(*_arrays("polymul", a1, a2))
     a1, a2 = asarray(a1), asarray(a2)
+    if a1.ndim == 0 or a2.ndim == 0:
+        raise TypeError("len() of unsized object")
     if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
         a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
     a1 = a1 if a1.shape[0] else asarray([0], dtype=a1.dtype)
