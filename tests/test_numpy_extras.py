@@ -101,3 +101,27 @@ def test_impure_constructors_outside_jit(tmp_path):
 def test_scalar_type_reexports():
     for name in ("character", "flexible", "object_", "ComplexWarning"):
         assert getattr(rnp, name) is getattr(jax.numpy, name)
+
+
+def test_array_api_methods():
+    """The array API's array methods, as JAX's Array has them."""
+    x = rnp.arange(3.0)
+    assert x.__array_namespace__() is rnp
+    assert x.__dlpack_device__() == jax.numpy.arange(3.0).__dlpack_device__()
+    assert x.to_device(x.device).device == x.device
+    np.testing.assert_array_equal(np.from_dlpack(x), np.arange(3.0))
+    with pytest.raises(TypeError, match="immutable"):
+        x[0] = 1.0
+    assert refjax.jit(lambda v: v.__array_namespace__().sum(v))(x) == 3.0
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.bool_, np.float16, np.int32])
+def test_cumulative_dtypes(dtype):
+    for name in ("cumulative_sum", "cumulative_prod"):
+        check(lambda m: getattr(m, name)(np.ones(2, dtype), include_initial=True, axis=0),
+              jit=False)
+
+
+def test_unique_of_a_scalar():
+    check(lambda m: m.unique(np.array(3.0), return_inverse=True), jit=False)
+    check(lambda m: tuple(m.unique_inverse(np.array(False))), jit=False)

@@ -484,7 +484,9 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
                              f"not specified, got shape {x.shape}.")
         axis = 0
-    out = fn(x, axis=axis, dtype=_api_accumulator(x.dtype) if dtype is None else dtype)
+    if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
+        dtype = _api_accumulator(x.dtype)
+    out = fn(x, axis=axis, dtype=dtype)
     if include_initial:
         ax = _axis(axis, out.ndim)
         out = st.concatenate([lax_full(_with(out.shape, ax, 1), identity, out.dtype), out], ax)

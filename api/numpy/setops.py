@@ -85,7 +85,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_inverse:
         inverse = zeros(mask.shape, _dt.default_int()).at[perm].set(
             ew.sub(cumsum(mask, dtype=_dt.default_int()), asarray(1, _dt.default_int())))
-        out.append(reshape(inverse, ar.shape) if flat and ar.ndim else inverse)
+        out.append(reshape(inverse, ar.shape) if flat else inverse)
     if return_counts:
         out.append(_counts(mask, size))
     return out[0] if len(out) == 1 else tuple(out)
