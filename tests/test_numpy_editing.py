@@ -114,3 +114,16 @@ def test_gradient_of_gradient():
 ])
 def test_errors(call):
     check_error(call)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"mode": "mean", "stat_length": 2},
+    {"mode": "maximum", "stat_length": ((1, 2), (3, 1))},
+    {"mode": "median", "stat_length": 1},
+    {"mode": "linear_ramp"},
+    {"mode": "linear_ramp", "end_values": 5},
+    {"mode": "linear_ramp", "end_values": ((1, 2), (3, 4))},
+])
+def test_pad_stat_length_and_linear_ramp(kwargs):
+    for x in (A, A.astype(np.int32)):
+        check(lambda m, v: m.pad(v, ((2, 3), (1, 2)), **kwargs), x)
