@@ -27,6 +27,7 @@ for _name, _mod in (("numpy", numpy), ("lax", lax), ("tree_util", tree_util), ("
 _sys.modules[f"{__name__}.lax.linalg"] = lax.linalg
 _sys.modules[f"{__name__}.nn.initializers"] = nn.initializers
 _sys.modules[f"{__name__}.numpy.linalg"] = numpy.linalg
+_sys.modules[f"{__name__}.numpy.fft"] = numpy.fft
 from .api import scipy  # noqa: E402
 
 _sys.modules[f"{__name__}.scipy"] = scipy

@@ -98,7 +98,32 @@ def _methods():
         m[name] = _method(name)
     m["flatten"] = lambda self, order="C": _np().ravel(self, order)
     m["at"] = property(_IndexUpdateHelper, doc=_IndexUpdateHelper.__doc__)
+    m.update(_array_api_methods())
     return m
+
+
+_IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead "
+              "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+              "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _setitem(self, idx, value):
+    raise TypeError(f"'{type(self).__name__}' object does not support item assignment. "
+                    + _IMMUTABLE)
+
+
+def _array_api_methods():
+    """The array API's array methods: its namespace, device and DLPack device, to_device,
+    and __setitem__ (refused: arrays are immutable, as JAX's)."""
+    from .devices import device_put
+    return {
+        "__array_namespace__": lambda self, /, *, api_version=None: _np(),
+        "__dlpack_device__": lambda self: (1, 0),  # kDLCPU, device 0
+        "device": property(lambda self: next(iter(self.devices())) if hasattr(
+            self, "devices") else None),
+        "to_device": lambda self, device, /, *, stream=None: device_put(self, device),
+        "__setitem__": _setitem,
+    }
 
 
 def _method(name):

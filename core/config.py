@@ -1,9 +1,16 @@
 """refjax.config: JAX's configuration options by JAX's names, with scoped overrides."""
 import contextlib
 import contextvars
+import os
+
+
+def _env_flag(name):
+    """A boolean environment variable as JAX reads its JAX_* flags (1/true/yes/on)."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "t", "yes", "y", "on")
+
 
 _DEFAULTS = {
-    "jax_enable_x64": False,
+    "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": 8,
     "jax_numpy_dtype_promotion": "standard",
     "jax_platform_name": "",

@@ -16,11 +16,25 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 # The tangent dtype of integer and boolean values, as in JAX.
 float0 = np.dtype([("float0", np.void, 0)])
 
+# The narrow types of ml_dtypes jnp exposes (float8_e4m3fn, int4, ...): they promote only with
+# weakly typed Python scalars and themselves, as in JAX.
+NARROW_FLOATS = tuple(np.dtype(getattr(ml_dtypes, n)) for n in (
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e8m0fnu"))
+NARROW_SIGNED = tuple(np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4"))
+NARROW_UNSIGNED = tuple(np.dtype(getattr(ml_dtypes, n)) for n in ("uint1", "uint2", "uint4"))
+_NARROW_KIND = {**{d: "f" for d in NARROW_FLOATS + (np.dtype(ml_dtypes.bfloat16),)},
+                **{d: "i" for d in NARROW_SIGNED}, **{d: "u" for d in NARROW_UNSIGNED}}
+_NARROW_SHORT = {d: ("f" + d.name[5:] if d in NARROW_FLOATS else d.name[0] + d.name.lstrip(
+    "uint")) for d in NARROW_FLOATS + NARROW_SIGNED + NARROW_UNSIGNED}
+
 _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
           uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
           float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
-          complex128: "c128", float0: "float0"}
-SUPPORTED = tuple(d for d in _SHORT if d != float0)
+          complex128: "c128", float0: "float0", **_NARROW_SHORT}
+SUPPORTED = tuple(d for d in _SHORT if d != float0 and d not in _NARROW_SHORT)
+NARROW = tuple(_NARROW_SHORT)
 _TO_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 
@@ -44,10 +58,11 @@ I_WEAK, F_WEAK, C_WEAK = _Weak("int"), _Weak("float"), _Weak("complex")
 _LATTICE = {
     bool_: [I_WEAK],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [F_WEAK],
-    I_WEAK: [uint8, int8], int8: [int16], int16: [int32], int32: [int64], int64: [F_WEAK],
-    F_WEAK: [bfloat16, float16, C_WEAK], bfloat16: [float32], float16: [float32],
+    I_WEAK: [uint8, int8, *NARROW_SIGNED, *NARROW_UNSIGNED], int8: [int16], int16: [int32],
+    int32: [int64], int64: [F_WEAK],
+    F_WEAK: [bfloat16, float16, C_WEAK, *NARROW_FLOATS], bfloat16: [float32], float16: [float32],
     float32: [float64, complex64], float64: [complex128],
-    C_WEAK: [complex64], complex64: [complex128], complex128: [],
+    C_WEAK: [complex64], complex64: [complex128], complex128: [], **{d: [] for d in _NARROW_SHORT},
 }
 
 
@@ -70,6 +85,13 @@ _UB = _upper_bounds()
 @functools.lru_cache(maxsize=None)
 def _join(nodes):
     common = set.intersection(*(_UB[n] for n in nodes))
+    if not common:  # a narrow type (float8_*, int4, ...) with another strong type
+        names = tuple(str(n) for n in nodes)
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+            "unintended promotion, narrow types (float8, int4, ...) do not support implicit "
+            "promotion. If you'd like your inputs to be promoted to another type, you can do so "
+            "explicitly using e.g. x.astype('float32')")
     return next(n for n in common if _UB[n] == common)
 
 
@@ -101,7 +123,7 @@ _WEAK_DEFAULT = {I_WEAK: default_int, F_WEAK: default_float, C_WEAK: default_com
 def kind(dtype):
     """One of 'b', 'i', 'u', 'f', 'c' (bfloat16 counts as 'f')."""
     dtype = np.dtype(dtype)
-    return "f" if dtype == bfloat16 else dtype.kind
+    return _NARROW_KIND.get(dtype, dtype.kind)
 
 
 def to_inexact_dtype(dtype):

@@ -40,7 +40,9 @@ from .manipulation import (  # noqa: F401
     repeat, resize, roll, rollaxis, rot90, row_stack, split, swapaxes, tile, unstack, vsplit,
     vstack)
 from .sorting import (  # noqa: F401
-    argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex, unique,
+    argsort, bincount, digitize, isin, lexsort, msort, searchsorted, sort, sort_complex)
+from .setops import (  # noqa: F401
+    intersect1d, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse,
     unique_values)
 from .products import (  # noqa: F401
     cross, dot, einsum, inner, kron, matmul, matvec, outer, tensordot, trace, vdot, vecdot,
@@ -49,6 +51,32 @@ from .maths import (  # noqa: F401
     allclose, angle, array_equal, array_equiv, convolve, copysign, corrcoef, correlate, cov, diff,
     divmod, ediff1d, fmax, fmin, heaviside, hypot, interp, isclose, iscomplex, isreal, logaddexp,
     logaddexp2, modf, nan_to_num, polyval, sinc, trapezoid)
+from .numbers import (  # noqa: F401
+    acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_count, bitwise_left_shift,
+    bitwise_right_shift, fabs, frexp, gcd, i0, lcm, ldexp, spacing)
+from .index_tricks import (  # noqa: F401
+    c_, diag_indices_from, fromfunction, index_exp, ix_, mask_indices, r_, s_, tril_indices_from,
+    triu_indices_from, vectorize)
+from .polynomial import (  # noqa: F401
+    bartlett, blackman, hamming, hanning, kaiser, poly, polyadd, polyder, polydiv, polyint, polymul,
+    polysub, trim_zeros, vander)
+from .editing import (  # noqa: F401
+    apply_along_axis, apply_over_axes, argpartition, block, choose, insert, partition, place, put,
+    put_along_axis)
+from .differences import gradient, packbits, unpackbits, unwrap  # noqa: F401
+from .histograms import (  # noqa: F401
+    histogram, histogram2d, histogram_bin_edges, histogramdd)
+from .extras import (  # noqa: F401
+    ComplexWarning, array_repr, array_str, bool, character, einsum_path, flexible, float4_e2m1fn,
+    float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn,
+    float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, from_dlpack, frombuffer, fromfile,
+    fromiter, fromstring, get_printoptions, int1, int2, int4, iterable, load, object_, printoptions,
+    save, savez, set_printoptions, uint1, uint2, uint4)
+# The binary ufuncs JAX exposes as jnp.ufunc objects (with reduce, accumulate, at, outer).
+from .ufunc_objects import (  # noqa: F401,F811
+    add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
+    logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)
+from .array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jnp.linalg, a submodule as in JAX)
 from .polyfit import polyfit, roots  # noqa: F401,E402
 
@@ -70,7 +98,10 @@ from .. import lax  # noqa: F401
 # The submodules are the implementation, not part of jnp: out of the namespace (they stay
 # importable, e.g. `from refjax.api.numpy.indexing import getitem`).
 del promotion, ufuncs, creation, indexing, reductions  # noqa: F821
-del manipulation, sorting, products, maths  # noqa: F821
+del manipulation, sorting, products, maths, numbers, index_tricks, setops, polynomial  # noqa: F821
+del editing, differences, histograms, extras, array_api, ufunc_objects  # noqa: F821
+
+from . import fft  # noqa: E402  (jnp.fft: a submodule, as in JAX)
 
 from ...core.errors import name_errors_in  # noqa: E402
 

@@ -12,7 +12,7 @@ from .promotion import (asarray, astype, broadcast_to, concrete, concrete_value,
                         lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, transpose,
                         _arrays, _atleast_one, _axes, _axis, _is_array, _static_int, _user_dtype,
                         _with, _zero_scalar, staged_as)
-from .ufuncs import minimum, remainder, round
+from .ufuncs import add, minimum, multiply, remainder, round, subtract
 from .creation import zeros, zeros_like, _shape_arg
 from .indexing import take
 from .reductions import max, mean, median, min, sum
@@ -551,22 +551,55 @@ def _pad_symmetric(array, axis, lo, hi, reflect_type="even"):
 
 def _pad_stat(stat):
     def pad_fn(array, axis, lo, hi, stat_length=None):
-        if stat_length is not None:
-            raise NotImplementedError("refjax.numpy.pad: stat_length is not implemented")
         _check_nonempty_axis(array, axis, stat.__name__)
-        value = stat(array, axis, keepdims=True)
-        if _dt.is_int(array.dtype) and stat in (mean, median):
-            value = round(value)
-        value = astype(value, array.dtype)
-        return st.concatenate([_repeat_scalar(value, lo, axis), array,
-                               _repeat_scalar(value, hi, axis)], axis)
+        n = array.shape[axis]
+        first, last = (n, n) if stat_length is None else (int(v) for v in np.broadcast_to(
+            np.asarray(stat_length), (array.ndim, 2))[axis])
+        left = _stat_value(stat, st.slice_in_dim(array, 0, builtins.min(first, n), 1, axis),
+                           axis, array.dtype)
+        right = _stat_value(stat, st.slice_in_dim(array, n - builtins.min(last, n), n, 1, axis),
+                            axis, array.dtype)
+        return st.concatenate([_repeat_scalar(left, lo, axis), array,
+                               _repeat_scalar(right, hi, axis)], axis)
     return pad_fn
+
+
+def _stat_value(stat, block, axis, dtype):
+    """stat of block along axis (kept as a size-1 axis), rounded for integer arrays."""
+    value = stat(block, axis, keepdims=True)
+    if _dt.is_int(dtype) and stat in (mean, median):
+        value = round(value)
+    return astype(value, dtype)
+
+
+def _pad_linear_ramp(array, axis, lo, hi, end_values=0):
+    """Ramps from end_values (per axis and side) to the edge values, excluding the end."""
+    _check_nonempty_axis(array, axis, "linear_ramp")
+    n = array.shape[axis]
+    ends = np.broadcast_to(np.asarray(end_values), (array.ndim, 2))[axis]
+    left = _ramp(st.slice_in_dim(array, 0, 1, 1, axis), ends[0], lo, axis, False)
+    right = _ramp(st.slice_in_dim(array, n - 1, n, 1, axis), ends[1], hi, axis, True)
+    return st.concatenate([left, array, right], axis)
+
+
+def _ramp(edge, end, count, axis, reverse):
+    """count values from end towards edge (exclusive) along axis; reversed for the far side."""
+    steps = np.arange(count) / builtins.max(count, 1)
+    if reverse:
+        steps = steps[::-1]
+    shape = [1] * edge.ndim
+    shape[axis] = count
+    frac = asarray(steps.reshape(shape), dtype=_dt.to_inexact_dtype(edge.dtype))
+    start = astype(asarray(end), frac.dtype)
+    values = add(start, multiply(subtract(astype(edge, frac.dtype), start), frac))
+    return astype(values, edge.dtype)  # integers truncated, as NumPy and JAX
 
 
 _PAD_MODES = {"constant": None, "empty": None, "edge": _pad_edge, "wrap": _pad_wrap,
               "reflect": _pad_reflect, "symmetric": _pad_symmetric,
               "maximum": _pad_stat(max), "minimum": _pad_stat(min), "mean": _pad_stat(mean),
-              "median": _pad_stat(median)}
+              "median": _pad_stat(median), "linear_ramp": _pad_linear_ramp}
 _PAD_KWARGS = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "linear_ramp": {"end_values"},
                "symmetric": {"reflect_type"}, **{m: {"stat_length"} for m in
                                                  ("maximum", "minimum", "mean", "median")}}

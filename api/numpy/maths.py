@@ -28,8 +28,8 @@ from .products import dot
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close)."""
     a, b = promote_dtypes(*_check_args("isclose", a, b))
-    if not _dt.is_inexact(result_type(a, b)):
-        return equal(a, b)
+    if not _dt.is_inexact(result_type(a, b)):  # never weakly typed, as JAX's
+        return ew.convert_element_type(equal(a, b), np.dtype(bool), weak_type=False)
     a, b = _promote_to_inexact(a, b)
     a, b = _broadcast_all(asarray(a), asarray(b))
     real = _real_dtype(a.dtype)
@@ -91,8 +91,10 @@ def heaviside(x1, x2, /):
 
 
 def _logaddexp_impl(x1, x2, exp_fn, scale):
+    if _dt.kind(x1.dtype) == "c":
+        return _logaddexp_complex(x1, x2, exp_fn, scale)
     if _dt.kind(x1.dtype) != "f":
-        raise ValueError(f"logaddexp requires real floating-point inputs in refjax; got "
+        raise ValueError(f"logaddexp requires floating-point or complex inputs; got "
                          f"{x1.dtype}")
     amax = ew.max(x1, x2)
     delta = ew.sub(x1, x2)
@@ -100,6 +102,26 @@ def _logaddexp_impl(x1, x2, exp_fn, scale):
     if scale != 1:
         softplus = ew.mul(softplus, ew._const(softplus, scale))
     return lax_select(isnan(delta), ew.add(x1, x2), ew.add(amax, softplus))
+
+
+def _logaddexp_complex(x1, x2, exp_fn, scale):
+    """The complex logaddexp (as JAX's): amax + log1p(exp(x1 + x2 - 2 amax)), its imaginary
+    part wrapped into [-pi, pi) (scaled by 1/ln 2 in base 2)."""
+    amax = ew.max(x1, x2)
+    delta = ew.sub(ew.add(x1, x2), ew.mul(amax, _lax_const(amax, 2)))
+    softplus = ew.log1p(exp_fn(delta))
+    if scale != 1:
+        softplus = ew.mul(_lax_const(softplus, scale), softplus)
+    out = ew.add(amax, softplus)
+    return lax.complex(ew.real(out), _wrap_between(ew.imag(out), np.pi * scale))
+
+
+def _wrap_between(x, a):
+    """x wrapped into [-a, a)."""
+    two_a = _lax_const(x, 2 * a)
+    rem = ew.rem(ew.add(x, _lax_const(x, a)), two_a)
+    rem = lax_select(ew.lt(rem, _lax_const(rem, 0)), ew.add(rem, two_a), rem)
+    return ew.sub(rem, _lax_const(rem, a))
 
 
 def _replace_inf(x):
@@ -137,10 +159,14 @@ def logaddexp(x1, x2, /):
 
 
 def logaddexp2(x1, x2, /):
-    """log2(2**x1 + 2**x2) without overflow."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("logaddexp2", x1, x2))))
-    return _logaddexp_2(x1, x2)
+    """log2(2**x1 + 2**x2) without overflow (weakly typed only when both inputs are, as
+    JAX 0.10's)."""
+    args = _check_args("logaddexp2", x1, x2)
+    both_weak = builtins.all(getattr(asarray(a), "weak_type", False) for a in args)
+    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(*args)))
+    out = _logaddexp_2(x1, x2)
+    return out if both_weak or not out.weak_type else ew.convert_element_type(
+        out, out.dtype, weak_type=False)
 
 
 def hypot(x1, x2, /):
@@ -363,7 +389,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def polyval(p, x, *, unroll=16):
     """The polynomial with coefficients p (highest degree first) at x (Horner's rule)."""
     p, x = promote_dtypes(*_arrays("polyval", p, x))
-    y = zeros_like(x, shape=broadcast_shapes(p.shape[1:], x.shape))
+    # A strongly typed start, as JAX's (lax.full_like with a dtype): the result is never weak.
+    y = zeros_like(x, shape=broadcast_shapes(p.shape[1:], x.shape), dtype=x.dtype)
     for i in range(p.shape[0]):
         y = add(multiply(y, x), p[i])
     return y

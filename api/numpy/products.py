@@ -201,6 +201,9 @@ def _tensordot_axes(a, b, axes):
 def kron(a, b):
     """The Kronecker product."""
     a, b = promote_dtypes(*_arrays("kron", a, b))
+    if a.dtype == np.bool_:  # JAX multiplies with lax.mul, which refuses booleans
+        raise TypeError("mul does not accept dtype bool at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, floating, complexfloating.")
     nd = builtins.max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
     b = reshape(b, (1,) * (nd - b.ndim) + b.shape)
@@ -224,6 +227,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     c = stack(_broadcast_all(subtract(multiply(a1, b2), multiply(a2, b1)),
                              subtract(multiply(a2, b0), multiply(a0, b2)),
                              subtract(multiply(a0, b1), multiply(a1, b0))), -1)
+    c = ew.convert_element_type(c, c.dtype, weak_type=False)  # JAX's jnp.array([...]) of them
     return moveaxis(c, -1, axisc)
 
 

@@ -498,7 +498,7 @@ def _user_dtype(dtype, name):
         d = np.dtype(dtype)
     except TypeError as err:
         raise TypeError(f"{name}: cannot interpret {dtype!r} as a data type ({err})") from None
-    if d not in _dt.SUPPORTED:
+    if d not in _dt.SUPPORTED + _dt.NARROW:
         raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d} in {name}")
     return _dt.canonicalize_dtype(d)
 

@@ -484,11 +484,23 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
                              f"not specified, got shape {x.shape}.")
         axis = 0
+    if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
+        dtype = _api_accumulator(x.dtype)
     out = fn(x, axis=axis, dtype=dtype)
     if include_initial:
         ax = _axis(axis, out.ndim)
         out = st.concatenate([lax_full(_with(out.shape, ax, 1), identity, out.dtype), out], ax)
     return out
+
+
+def _api_accumulator(dtype):
+    """The array API's accumulation dtype: narrower integers (and bools) widen to the default
+    int (unsigned: uint) as sum does; other dtypes are kept."""
+    if dtype == np.bool_ or (_dt.kind(dtype) == "i" and dtype.itemsize < _dt.default_int().itemsize):
+        return _dt.default_int()
+    if _dt.kind(dtype) == "u" and dtype.itemsize < _dt.default_int().itemsize:
+        return _dt.canonicalize_dtype(np.uint64)
+    return None
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):

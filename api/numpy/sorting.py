@@ -1,13 +1,12 @@
-"""Sorting and searching: sort, argsort, lexsort, searchsorted, digitize, unique, isin, bincount."""
+"""Sorting and searching: sort, argsort, lexsort, searchsorted, digitize, isin, bincount."""
 import builtins
 
-import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (astype, broadcast_to, concrete, concrete_value, lax_full, promote_dtypes,
+from .promotion import (astype, broadcast_to, concrete_value, lax_full, promote_dtypes,
                         ravel, staged_as, _arrays, _axis, _static_int, _user_dtype)
 from .ufuncs import (equal, greater_equal, isnan, less, less_equal, logical_and, logical_not,
                      logical_or, subtract)
@@ -121,29 +120,6 @@ def digitize(x, bins, right=False, *, method=None):
     decreasing = subtract(bins.shape[0], searchsorted(flip(bins), x,
                                                       side="right" if right else "left"))
     return where(greater_equal(bins[-1], bins[0]), increasing, decreasing)
-
-
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted unique elements (concrete arrays only; refjax has no traced variant)."""
-    ar, = _arrays("unique", ar)
-    if size is not None:
-        raise NotImplementedError("refjax.numpy.unique does not support `size`")
-    value = concrete_value(ar, "The error arose for the first argument of jnp.unique(). "
-                                "Use the size argument (not supported by refjax) or call "
-                                "it outside transformations.")
-    res = np.unique(value, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    if not isinstance(res, tuple):
-        return concrete(res.astype(value.dtype))
-    first, *rest = res
-    return (concrete(first.astype(value.dtype)),
-            *(concrete(r.astype(_dt.default_int())) for r in rest))
-
-
-def unique_values(x, /):
-    """Array-API unique values."""
-    return unique(x)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):

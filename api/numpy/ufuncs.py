@@ -9,7 +9,7 @@ from ...core.trace import get_aval
 from ...core.primitives import elementwise as ew
 from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
-                        _broadcast_all, _broadcast_args, _check_args, _lax_const,
+                        _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
                         _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
                         _strong_const, _where, _zeros_of, staged_as)
 
@@ -141,7 +141,7 @@ def _nonzero_divisor(y):
     """Integer divisors with zeros replaced by ones (JAX's remainder and fmod never trap)."""
     if not _dt.is_int(get_aval(y).dtype):
         return y
-    return _where(equal(y, 0), _ones_of(y), y)
+    return _where(equal(y, 0), _const_like(y, 1), y)  # y's weak type kept
 
 
 @staged_as("remainder")

@@ -96,20 +96,15 @@ def _convert(x, dtype):
 
 
 def _inexact(dtype):
-    """JAX's to_inexact_dtype: inexact dtypes stay, others promote with float64 (then
-    canonicalize: float32 without x64)."""
-    if dtype is None:
-        return dtypes.default_float()
-    if dtypes.is_inexact(dtype):
-        return dtype
-    return dtypes.canonicalize_dtype(dtypes.promote_types(dtype, dtypes.float64))
+    """JAX's to_inexact_dtype (float32 for bools and integers up to 32 bits, even under x64)."""
+    return dtypes.default_float() if dtype is None else dtypes.to_inexact_dtype(dtype)
 
 
 def _complex(dtype):
     """JAX's to_complex_dtype."""
-    if dtype is not None and dtypes.kind(dtype) == "c":
-        return dtype
-    return dtypes.complex128 if _inexact(dtype) == dtypes.float64 else dtypes.complex64
+    inexact = _inexact(dtype)
+    return dtypes.complex128 if inexact in (dtypes.float64, dtypes.complex128) else (
+        dtypes.complex64)
 
 
 def _fft_transpose(ct, x, *, fft_type, fft_lengths):

@@ -48,7 +48,7 @@ def convert(x, new_dtype):
 
 def _float_to_int(x, new_dtype):
     """Truncate toward zero, NaN to 0, saturating at the integer range (XLA's semantics)."""
-    info = np.iinfo(new_dtype)
+    info = dtypes.iinfo(new_dtype)  # ml_dtypes: also int4 and kin
     x = np.asarray(x, np.float64)
     with np.errstate(invalid="ignore"):
         t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=info.max, neginf=info.min))
