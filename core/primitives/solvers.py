@@ -130,7 +130,7 @@ def _shift(x, axis, by):
     part = st.slice_in_dim(x, 0, n - 1, axis=axis) if by > 0 else st.slice_in_dim(x, 1, n, axis=axis)
     pads = [(0, 0, 0)] * nd
     pads[axis] = (1, 0, 0) if by > 0 else (0, 1, 0)
-    return st.pad(part, 0, pads)
+    return st.pad(part, st._zero_scalar(part), pads)
 
 
 def _down_rows(v, like):

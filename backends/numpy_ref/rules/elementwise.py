@@ -228,7 +228,7 @@ def _ordered_zeros(np_fn, zero_of):
     def extremum(x, y):
         out = np.asarray(np_fn(x, y))
         if out.dtype.kind == "f" and out.ndim:
-            both = np.equal(x, 0)
+            both = np.equal(x, 0, out=np.empty(out.shape, np.bool_))  # x may broadcast
             both &= np.equal(y, 0)
             if both.any():
                 out[both] = zero_of(np.broadcast_to(x, out.shape)[both],
