@@ -1,6 +1,5 @@
 """The conformance command line: choose a target, filter primitives and checks, run, report."""
 import argparse
-import importlib
 import sys
 import time
 
@@ -35,21 +34,6 @@ def parser():
                    help="write a report: .md, .json or .xml (JUnit); may be repeated")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
-
-
-def load_target(spec):
-    """The backend name to run on: registered names pass through; MODULE:CLASS is imported and
-    registered under the class's `name` (a module alone is imported for its registrations)."""
-    if ":" not in spec:
-        from ..backends.base import get_backend
-        get_backend(spec)  # raises ValueError listing the available backends
-        return spec
-    module, _, attr = spec.partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    from ..backends.base import register_backend
-    name = getattr(cls, "name", attr)
-    register_backend(name, cls)
-    return name
 
 
 def select(args):
@@ -92,7 +76,7 @@ def main(argv=None):
     """Entry point: run the suite, print the summary, write reports; 1 if anything failed."""
     from .report import summary_table, write_report
     args = parser().parse_args(argv)
-    target = suite.JAX if args.target == "jax" else load_target(args.backend)
+    target = suite.JAX if args.target == "jax" else suite.load_backend(args.backend)
     outcomes = run_suite(select(args), target, args.examples, args.seed, args.max_ulps,
                          True if args.x64 else None, not args.no_progress)
     print(summary_table(outcomes, target))

@@ -2,7 +2,8 @@
 fixtures.
 
 Installed with refjax (entry point `pytest11`). `pytest --refjax-backends=numpy_ref,xla,mine`
-runs every test of a module that imports refjax (`import refjax as jax`) once per named backend
+(names of registered backends, or MODULE:CLASS) runs every test of a module that imports
+refjax (`import refjax as jax`) once per named backend
 (test ids end in `[numpy_ref]`, `[xla]`, ...), with that backend selected for the test. The
 marker `@pytest.mark.backends("numpy_ref", "xla")` (on a test, class or module) names the
 backends of its tests explicitly (`--refjax-backends` then keeps only those it lists); an
@@ -26,7 +27,8 @@ import pytest
 
 def pytest_addoption(parser):
     parser.addoption("--refjax-backends", dest="refjax_backends", default=None,
-                     help="comma-separated refjax backends: each test of a module importing "
+                     help="comma-separated refjax backends (names, or MODULE:CLASS): each test "
+                          "of a module importing "
                           "refjax runs once per backend (tests marked `backends` run on those "
                           "they name that are listed here)")
 
@@ -37,8 +39,11 @@ def pytest_configure(config):
 
 
 def _listed(config, dest):
+    """The backend names of a comma-separated option (MODULE:CLASS entries are imported and
+    registered under the class's `name`)."""
+    from refjax.testing.suite import load_backend
     value = config.getoption(dest, default=None)
-    return [n.strip() for n in value.split(",") if n.strip()] if value else None
+    return [load_backend(n.strip()) for n in value.split(",") if n.strip()] if value else None
 
 
 def _uses_refjax(module):

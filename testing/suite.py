@@ -1,5 +1,6 @@
 """The conformance suite: every check by name, and running one (primitive, check) pair under
 hypothesis to an Outcome (pass, fail with a shrunk reproducer, not implemented, not applicable)."""
+import importlib
 import re
 from dataclasses import dataclass, field
 
@@ -115,6 +116,20 @@ def _failure(spec, check, error, lines):
     example = re.split(r"\n\s*(Explanation:|These lines were always)", notes)[0]
     detail = f"{type(error).__name__}: {error}".strip()
     return Outcome(spec.name, check, FAIL, detail, example)
+
+
+def load_backend(spec):
+    """The name of the backend `spec` names: a registered name (entry point `refjax.backends`)
+    passes through; MODULE:CLASS is imported and registered under the class's `name`."""
+    from ..backends.base import get_backend, register_backend
+    if ":" not in spec:
+        get_backend(spec)  # raises ValueError listing the available backends
+        return spec
+    module, _, attr = spec.partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    name = getattr(cls, "name", attr)
+    register_backend(name, cls)
+    return name
 
 
 def checks_for(target):
