@@ -26,14 +26,18 @@ def ulp_distance(actual, expected, dtype):
     if dt.kind == "c":
         part = np.dtype(f"float{dt.itemsize * 4}").name
         return np.maximum(ulp_distance(a.real, e.real, part), ulp_distance(a.imag, e.imag, part))
-    return np.abs(_ordered(a.astype(dt), dt) - _ordered(e.astype(dt), dt)).astype(np.float64)
+    ka, ke = _ordered(a.astype(dt), dt), _ordered(e.astype(dt), dt)
+    # |ka - ke| < 2**64: exact as a difference modulo 2**64 of the larger minus the smaller.
+    big, small = np.maximum(ka, ke).astype(np.uint64), np.minimum(ka, ke).astype(np.uint64)
+    return (big - small).astype(np.float64)
 
 
 def _ordered(x, dt):
-    """Floats as integers in the same order (sign-magnitude to two's complement), as floats."""
-    bits = np.ascontiguousarray(x).view(_BITS[dt.itemsize]).astype(np.float64)
-    sign = float(1 << (dt.itemsize * 8 - 1))
-    return np.where(bits >= sign, sign - bits, bits)
+    """Floats as int64 keys in the same order (sign-magnitude to two's complement)."""
+    bits = np.array(x, copy=True).view(_BITS[dt.itemsize]).astype(np.uint64)
+    sign = np.uint64(1 << (dt.itemsize * 8 - 1))
+    magnitude = (bits & (sign - np.uint64(1))).astype(np.int64)
+    return np.where(bits >= sign, -magnitude, magnitude)
 
 
 def assert_conforms(actual, expected, *, rtol=None, atol=None, max_ulps=None, exact=False,
@@ -150,13 +154,13 @@ def _report(a, e, name, bad, what, limit):
     ulps = ulp_distance(a, e, name) if kind(name) in "fc" else np.abs(
         a.astype(np.float64) - e.astype(np.float64))
     ulps = np.atleast_1d(ulps)
-    worst = tuple(max(idx, key=lambda i: np.nan_to_num(ulps[tuple(i)], nan=np.inf)))
+    worst = tuple(int(i) for i in max(idx, key=lambda i: np.nan_to_num(ulps[tuple(i)], nan=np.inf)))
     at = worst if a.ndim else ()
     unit = "ulps" if kind(name) in "fc" else "apart"
     raise ConformanceError(
-        f"{what}: {len(idx)} of {max(a.size, 1)} {name} elements differ ({limit}); worst at "
-        f"index {at}: actual {np.atleast_1d(a)[worst]!r}, expected {np.atleast_1d(e)[worst]!r} "
-        f"({ulps[worst]:g} {unit})")
+        f"{what}: {len(idx)} of {max(a.size, 1)} {name} elements differ (allowed: {limit}); "
+        f"worst at index {at}: actual {np.atleast_1d(a)[worst].item()!r}, expected "
+        f"{np.atleast_1d(e)[worst].item()!r} ({ulps[worst]:g} {unit})")
 
 
 def _assert_layout(a, e, what):

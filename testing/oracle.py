@@ -29,8 +29,13 @@ def _jax_x64(enabled):
 
 
 def _on_oracle(values, weak):
+    """Arguments as oracle Arrays: Python scalars weakly typed in their canonical dtype (as JAX
+    converts them), NumPy values with the given weak types, Arrays of any backend copied."""
+    import refjax.numpy as jnp
     from ..spec.base import refjax_array
-    return [refjax_array(v, w) if not _is_refjax(v) else v for v, w in zip(values, weak)]
+    return [jnp.asarray(v) if type(v) in (bool, int, float, complex) else
+            _to_oracle(v) if _is_refjax(v) else refjax_array(np.asarray(v), w)
+            for v, w in zip(values, weak)]
 
 
 def _is_refjax(x):
@@ -40,8 +45,9 @@ def _is_refjax(x):
 
 def reference(primitive_name, *args, weak_types=None, **params):
     """The oracle's result of the primitive called `primitive_name` on `args` (NumPy arrays,
-    Python scalars or refjax Arrays; `weak_types` gives each argument's weak type) with
-    `params`: a NumPy array, or a list of them for multiple-result primitives.
+    Python scalars, weakly typed as in JAX, or refjax Arrays; `weak_types` gives each NumPy
+    argument's weak type) with `params`: a NumPy array, or a list of them for
+    multiple-result primitives.
 
     >>> reference("add", np.float32(1), np.float32(2))
     array(3., dtype=float32)
@@ -51,10 +57,9 @@ def reference(primitive_name, *args, weak_types=None, **params):
     from ..backends.base import backend
     from ..spec import spec_for
     spec = spec_for(primitive_name)
-    weak = weak_types or [isinstance(a, (int, float, complex)) for a in args]
+    weak = weak_types or [False] * len(args)
     with backend(ORACLE):
-        out = spec.bind(*_on_oracle([np.asarray(a) if not _is_refjax(a) else a for a in args],
-                                    weak), **params)
+        out = spec.bind(*_on_oracle(args, weak), **params)
         if isinstance(out, (list, tuple)):
             return [np.array(o) for o in out]
         return np.array(out)
