@@ -96,13 +96,13 @@ def _convert(x, dtype):
 
 
 def _inexact(dtype):
-    """JAX's to_inexact_dtype: inexact dtypes stay, others promote with float64 (then
-    canonicalize: float32 without x64)."""
+    """JAX's to_inexact_dtype: inexact dtypes stay, 64-bit integers become float64, other
+    integers and booleans float32 (JAX 0.10.2: fft of int32 under x64 is complex64)."""
     if dtype is None:
         return dtypes.default_float()
     if dtypes.is_inexact(dtype):
         return dtype
-    return dtypes.canonicalize_dtype(dtypes.promote_types(dtype, dtypes.float64))
+    return dtypes.float64 if np.dtype(dtype).itemsize == 8 else dtypes.float32
 
 
 def _complex(dtype):

@@ -26,6 +26,7 @@ UNEXPRESSIBLE = {
     "reduce_precision": "the standard cannot round to an arbitrary exponent/mantissa width",
     "rng_bit_generator": "the standard has no random number generation",
     "rng_uniform": "the standard has no random number generation",
+    "sharding_constraint": "this backend has a single device: no layout to constrain",
 }
 
 
@@ -253,8 +254,12 @@ def _iota(b, *, dtype, shape, dimension, **_):
     return b.xp.broadcast_to(b.xp.reshape(ramp, tuple(expanded)), tuple(shape))
 
 
-def _identity(b, *xs, **_):
-    return xs[0] if len(xs) == 1 else list(xs)
+def _identity(b, x, **_):
+    return x
+
+
+def _barrier(b, *xs):
+    return list(xs)
 
 
 # ---------------------------------------------------------------- reductions
@@ -292,14 +297,45 @@ def _reduce_prod(b, x, *, axes, **_):
     return b.xp.prod(x, axis=tuple(axes), dtype=x.dtype) if axes else x
 
 
-def _reduce_bool(fn):
-    return lambda b, x, *, axes, **_: getattr(b.xp, fn)(x, axis=tuple(axes)) if axes else x
+def _reduce_bits(logical, bitwise, identity):
+    def rule(b, x, *, axes, **_):
+        """Booleans with all/any (xor: an odd count); integers bit by bit, a fold over the
+        reduced elements (the standard has no bitwise reductions)."""
+        xp, axes = b.xp, tuple(axes)
+        if not axes:
+            return x
+        if _is_bool(b, x):
+            return logical(b, x, axes)
+        rest = [d for d in range(x.ndim) if d not in axes]
+        n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+        flat = xp.reshape(xp.permute_dims(x, tuple(rest) + axes),
+                          tuple(x.shape[d] for d in rest) + (n,))
+        out = xp.zeros(flat.shape[:-1], dtype=x.dtype)
+        out = xp.bitwise_invert(out) if identity == -1 else out
+        for k in range(flat.shape[-1]):
+            out = getattr(xp, bitwise)(out, flat[..., k])
+        return out
+    return rule
+
+
+def _all(b, x, axes):
+    return b.xp.all(x, axis=axes)
+
+
+def _any(b, x, axes):
+    return b.xp.any(x, axis=axes)
+
+
+def _odd(b, x, axes):
+    return b.xp.sum(b.xp.astype(x, b.xp.int64), axis=axes) % 2 == 1
 
 
 def _arg(fn):
     def rule(b, x, *, axes, index_dtype):
         """NaNs count as the extreme, the first one wins (as XLA)."""
         xp = b.xp
+        if _is_bool(b, x):  # the standard orders only numbers
+            x = xp.astype(x, xp.int8)
         if _is_float(b, x):
             nan = xp.isnan(x)
             first_nan = xp.argmax(xp.astype(nan, xp.int8), axis=axes[0])
@@ -383,11 +419,12 @@ def _rules():
         select_n=_select_n, clamp=_clamp, convert_element_type=_convert,
         broadcast_in_dim=_broadcast_in_dim, reshape=_reshape, transpose=_transpose,
         squeeze=_squeeze, rev=_rev, concatenate=_concatenate, iota=_iota,
-        copy=_identity, copy_p=_identity, optimization_barrier=_identity,
+        copy=_identity, copy_p=_identity,
         sharding_constraint=_identity, stop_gradient=_identity,
         reduce_sum=_reduce_sum, reduce_prod=_reduce_prod,
         reduce_max=_reduce("max", _lowest), reduce_min=_reduce("min", _highest),
-        reduce_and=_reduce_bool("all"), reduce_or=_reduce_bool("any"),
+        reduce_and=_reduce_bits(_all, "bitwise_and", -1), reduce_or=_reduce_bits(_any, "bitwise_or", 0),
+        reduce_xor=_reduce_bits(_odd, "bitwise_xor", 0), optimization_barrier=_barrier,
         argmax=_arg("argmax"), argmin=_arg("argmin"), cumsum=_cumsum,
         dot_general=_dot_general, cond=_cond, **{"while": _while},
         jit=_call("jaxpr"), pjit=_call("jaxpr"), remat=_call("jaxpr"),
