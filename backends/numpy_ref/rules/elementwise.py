@@ -51,13 +51,14 @@ def _widened(fn):
 
 
 def _blockwise(fn, args, wide, dtype, out=None):
-    """fn of args (all of one shape, or scalars) into `out` (default: a new array of `dtype`),
+    """fn of args (broadcasting together) into `out` (default: a new array of `dtype`),
     computed on blocks of _BLOCK elements widened to `wide`. `out` may be one of args: each
     block is read whole before its result is written."""
     shape = np.broadcast_shapes(*(a.shape for a in args))
     out = np.empty(shape, dtype) if out is None else out
     flat_out = out.reshape(-1)
-    flats = [a.reshape(-1) if a.shape == shape and a.ndim else a for a in args]
+    flats = [a.reshape(-1) if a.shape == shape and a.ndim else
+             np.broadcast_to(a, shape).reshape(-1) if a.ndim else a for a in args]
     for start in range(0, flat_out.size, _BLOCK):
         block = [f[start:start + _BLOCK] if f.ndim else f for f in flats]
         flat_out[start:start + _BLOCK] = fn(*(b.astype(wide) for b in block))
