@@ -113,9 +113,14 @@ def check_rejected_dtypes(spec, data, target):
     sample = data.draw(spec.samples(dtypes=rejected), label="sample")
     if target == JAX:
         return _jax_rejects(spec, sample)
-    with on_backend(target), raises(TypeError, re.escape(spec.name), f"{spec.name} on "
-                                    f"{sample.sig.args[0].dtype}"):
+    with on_backend(target), raises(TypeError, re.escape(spec.name),
+                                    f"{spec.name} on {_main_dtype(sample)}"):
         spec.bind(*sample.to_refjax(), **sample.params)
+
+
+def _main_dtype(sample):
+    """The dtype a sample was drawn for: its first argument's (or its `dtype` param)."""
+    return sample.sig.args[0].dtype if sample.sig.args else sample.params.get("dtype")
 
 
 def _jax_rejects(spec, sample):
@@ -123,7 +128,7 @@ def _jax_rejects(spec, sample):
     error = spec.jax_dtype_error(sample.sig.args[0].dtype) if sample.sig.args else TypeError
     if error is UNCHECKED:
         raise NotApplicable(f"JAX accepts {sample.sig.args[0].dtype} (refjax rejects it)")
-    with raises(error, what=f"jax.lax {spec.name} on {sample.sig.args[0].dtype}"):
+    with raises(error, what=f"jax.lax {spec.name} on {_main_dtype(sample)}"):
         spec.reference(jax, *sample.to_jax(), **sample.params)
 
 

@@ -137,9 +137,10 @@ def _lu_factors(lu_, m, n):
     l_pads, u_pads = [(0, 0, 0)] * nd, [(0, 0, 0)] * nd
     l_pads[-1], u_pads[-2] = (0, m - k, 0), (0, n - k, 0)
     dtype = lu_.dtype
-    l_mat = ew.add(st.pad(tril(cols(lu_, 0, k), -1), 0, l_pads), eye(m, m, dtype, batch))
-    u_eye = st.pad(eye(n - k, n - k, dtype, batch), 0, [(0, 0, 0)] * (nd - 2) + [(k, 0, 0)] * 2)
-    return l_mat, ew.add(st.pad(triu(rows(lu_, 0, k)), 0, u_pads), u_eye)
+    zero = st._zero_scalar(lu_)  # of lu's dtype: pad takes no Python scalar of another
+    l_mat = ew.add(st.pad(tril(cols(lu_, 0, k), -1), zero, l_pads), eye(m, m, dtype, batch))
+    u_eye = st.pad(eye(n - k, n - k, dtype, batch), zero, [(0, 0, 0)] * (nd - 2) + [(k, 0, 0)] * 2)
+    return l_mat, ew.add(st.pad(triu(rows(lu_, 0, k)), zero, u_pads), u_eye)
 
 
 def _lu_jvp(primals, tangents):

@@ -118,5 +118,5 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
     m, n = (m_full, n_full) if dynamic_shape is None else tuple(int(d) for d in dynamic_shape)
     corner = st.slice(x, (0, 0), (m, n))
     u, h, k, converged = _qdwh(corner, max_iterations, eps)
-    u = st.pad(u, 0, ((0, m_full - m, 0), (0, n_full - n, 0)))
-    return u, st.pad(h, 0, ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged
+    u = st.pad(u, st._zero_scalar(u), ((0, m_full - m, 0), (0, n_full - n, 0)))
+    return u, st.pad(h, st._zero_scalar(h), ((0, n_full - n, 0), (0, n_full - n, 0))), k, converged
