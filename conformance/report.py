@@ -67,7 +67,18 @@ def markdown(outcomes, target, options):
     out += _section("Failures", [o for o in outcomes if o.status == FAIL], target, options)
     out += _section("Not implemented", [o for o in outcomes if o.status == NOT_IMPLEMENTED],
                     target, options)
+    if target == "jax":
+        out += _jax_notes(_grid(outcomes))
     return "\n".join(out) + "\n"
+
+
+def _jax_notes(primitives):
+    """What the spec records about JAX's behaviour where it differs from the oracle's (the
+    samples or the comparison of those primitives take it into account)."""
+    from ..spec import SPECS
+    notes = [f"- **{name}**: {SPECS[name].notes}" for name in primitives
+             if name in SPECS and "JAX" in SPECS[name].notes]
+    return ["", "## What the spec records about JAX (deviations the samples or comparisons account for)", ""] + notes if notes else []
 
 
 def _options_text(options):
