@@ -84,7 +84,9 @@ def _jax_notes(primitives):
 def _options_text(options):
     keys = ("backend", "target", "primitives", "families", "checks", "examples", "x64", "seed",
             "max_ulps")
-    return " ".join(f"{k}={options[k]}" for k in keys if options.get(k) not in (None, False))
+    skip = {"backend"} if options.get("target") == "jax" else {"target"}
+    return " ".join(f"{k}={options[k]}" for k in keys
+                    if options.get(k) not in (None, False) and k not in skip)
 
 
 def _section(title, items, target, options):
