@@ -78,7 +78,8 @@ def _jax_notes(primitives):
     from ..spec import SPECS
     notes = [f"- **{name}**: {SPECS[name].notes}" for name in primitives
              if name in SPECS and "JAX" in SPECS[name].notes]
-    return ["", "## What the spec records about JAX (deviations the samples or comparisons account for)", ""] + notes if notes else []
+    title = "## What the spec records about JAX (deviations the samples or comparisons account for)"
+    return ["", title, ""] + notes if notes else []
 
 
 def _options_text(options):

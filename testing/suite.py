@@ -56,6 +56,9 @@ def run_check(spec, check, target, max_examples=8, seed=0, max_ulps=None, x64=No
     `max_examples` hypothesis examples (seeded: reproducible); returns an Outcome. `max_ulps`
     and `x64` (None: drawn) apply to the eager check."""
     fn = CHECKS[check][0]
+    if target != JAX and _needs_mesh(spec) and _device_count(target) < 2:
+        return Outcome(spec.name, check, NOT_APPLICABLE, f"{spec.name} runs over a mesh of "
+                       f"several devices; the {target} backend has one")
     extra = {"max_ulps": max_ulps, "x64": x64} if check == "eager" else {}
     lines, skipped = [], []
 
@@ -78,6 +81,16 @@ def run_check(spec, check, target, max_examples=8, seed=0, max_ulps=None, x64=No
     except Exception as e:  # a failure of the target: reported, never a crash of the run
         return _failure(spec, check, e, lines)
     return _skipped_or_passed(spec, check, skipped)
+
+
+def _needs_mesh(spec):
+    """Collectives and shard_map: their samples run over a mesh of 2 or more devices."""
+    return spec.family == "parallel" or spec.name == "shard_map"
+
+
+def _device_count(target):
+    from ..backends.base import get_backend
+    return len(get_backend(target).devices())
 
 
 def _missing_rule(error, target):

@@ -99,6 +99,9 @@ def _sign(b, x, **_):
 def _max_min(fn):
     def rule(b, x, y, **_):
         """NaN wins, as in XLA (the standard leaves it unspecified)."""
+        if b.xp.isdtype(x.dtype, "complex floating"):
+            raise NotImplementedError(f"the {b.name} backend has no {dtype_np(x.dtype).name} "
+                                      f"{fn} (the standard orders only real numbers)")
         if _is_bool(b, x):  # max of booleans is `or`, min `and`
             return (b.xp.logical_or if fn == "maximum" else b.xp.logical_and)(x, y)
         out = getattr(b.xp, fn)(x, y)
