@@ -37,8 +37,8 @@ def test_the_kit_passes_on_the_array_api_backend(tmp_path):
         assert statuses[name, "eager"]["status"] == "pass", statuses[name, "eager"]
     for o in report["outcomes"]:
         if o["status"] == "not implemented":  # a reason, not a crash
-            assert "array_api" in o["detail"] and ("standard" in o["detail"] or
-                                                    "arrays" in o["detail"]), o
+            assert "on the array_api backend: " in o["detail"] or \
+                o["detail"].startswith("no "), o  # or: every example had a dtype it lacks
     assert statuses["erf", "eager"]["detail"].endswith("no special functions in the Array API "
                                                        "standard")
 

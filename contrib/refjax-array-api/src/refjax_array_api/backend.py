@@ -88,11 +88,15 @@ class ArrayApiBackend(Backend):
         return self.execute(eqn.primitive, ins, eqn.params, [v.aval for v in eqn.outvars])
 
     def rule(self, prim):
+        """This backend's rule of `prim`; NotImplementedError naming the reason if none."""
         reason = rules.UNEXPRESSIBLE.get(prim.name)
-        if reason:
-            raise NotImplementedError(
-                f"primitive '{prim.name}' has no rule on the {self.name} backend: {reason}")
-        return super().rule(prim)
+        if reason is None:
+            try:
+                return super().rule(prim)
+            except NotImplementedError:
+                reason = "not written yet (the standard could express it)"
+        raise NotImplementedError(
+            f"primitive '{prim.name}' has no rule on the {self.name} backend: {reason}")
 
 
 class ArrayApiStrictBackend(ArrayApiBackend):
