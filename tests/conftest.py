@@ -24,47 +24,18 @@ jax.config.update("jax_num_cpu_devices", 8)
 
 # ---------------------------------------------------------------- one test, every backend
 #
-# `pytestmark = pytest.mark.backends("numpy_ref", "xla")` (on a module, class or test) runs
-# each test once per named backend, with ids ending in [numpy_ref] / [xla]: the autouse
-# fixture below selects the backend with refjax.set_backend for the test and restores the
-# previous one afterwards. An empty `@pytest.mark.backends()` opts a test out of its module's
-# marker: it runs once, on the default backend (it compares or picks backends itself).
-# `--backends=xla` (comma-separated) keeps only the runs on those backends, e.g. to check a
-# change to the XLA lowering quickly.
-import pytest  # noqa: E402
+# refjax's pytest plugin (refjax/testing/pytest_plugin.py, also installed as a `pytest11` entry
+# point for users) runs tests once per backend: `pytestmark = pytest.mark.backends("numpy_ref",
+# "xla")` (on a module, class or test) runs each test once per named backend, with ids ending in
+# [numpy_ref] / [xla]; an empty `@pytest.mark.backends()` opts a test out (it compares or picks
+# backends itself). `--backends=xla` (comma-separated) keeps only the marked tests' runs on
+# those backends, e.g. to check a change to the XLA lowering quickly; unmarked tests still run
+# once (the plugin's --refjax-backends would also run them per backend).
+pytest_plugins = ("refjax.testing.pytest_plugin",)
 
 
 def pytest_addoption(parser):
-    parser.addoption("--backends", default=None,
+    parser.addoption("--backends", dest="backends", default=None,
                      help="comma-separated refjax backends to run the tests marked `backends` "
                           "on (default: every backend the marker names; unmarked tests still "
                           "run: add `-m backends` to run only the marked ones)")
-
-
-def pytest_generate_tests(metafunc):
-    marker = metafunc.definition.get_closest_marker("backends")
-    if marker is None:
-        return
-    names = list(marker.args)
-    if not names:
-        return
-    wanted = metafunc.config.getoption("backends")
-    if wanted:
-        names = [n for n in names if n in wanted.split(",")]
-    metafunc.parametrize("refjax_backend", names, indirect=True, ids=names, scope="function")
-
-
-@pytest.fixture(autouse=True)
-def refjax_backend(request):
-    """The backend a `backends`-marked test runs on (None, and no change, for others)."""
-    name = getattr(request, "param", None)
-    if name is None:
-        yield None
-        return
-    import refjax
-    previous = refjax.current_backend_name()
-    refjax.set_backend(name)
-    try:
-        yield name
-    finally:
-        refjax.set_backend(previous)

@@ -40,6 +40,7 @@ def test_readme_examples_run(refjax_backend, capsys):
                                   [[18, 26, 34, 42], [82, 90, 98, 106]])
     assert float(namespace["total"]) == 496.0 and namespace["total"].sharding.spec == P()
     assert namespace["wide"].dtype == np.int64  # made under jax.enable_x64(True)
+    assert namespace["status"] == 0  # "Check your backend": the toy backend passes the CLI
     _check_lax_example(namespace)
 
 

@@ -260,7 +260,8 @@ class XlaBackend(Backend):
             bufs = self.relocate(bufs, self.computation_target(layout)[0])
         in_dtypes = tuple([b.dtype for b in bufs])
         try:  # out dtypes follow from the primitive, its params and the input dtypes
-            key = (prim, tuple(params.items()), in_dtypes, layout)
+            # the output count too: unstack's depends on the operand's shape
+            key = (prim, tuple(params.items()), in_dtypes, layout, len(out_avals))
             op = self._eager.get(key)
         except TypeError:  # an unhashable parameter: run uncached
             key, op = None, None

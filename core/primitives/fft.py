@@ -96,8 +96,13 @@ def _convert(x, dtype):
 
 
 def _inexact(dtype):
-    """JAX's to_inexact_dtype (float32 for bools and integers up to 32 bits, even under x64)."""
-    return dtypes.default_float() if dtype is None else dtypes.to_inexact_dtype(dtype)
+    """JAX's to_inexact_dtype: inexact dtypes stay, 64-bit integers become float64, other
+    integers and booleans float32 (JAX 0.10.2: fft of int32 under x64 is complex64)."""
+    if dtype is None:
+        return dtypes.default_float()
+    if dtypes.is_inexact(dtype):
+        return dtype
+    return dtypes.float64 if np.dtype(dtype).itemsize == 8 else dtypes.float32
 
 
 def _complex(dtype):

@@ -1,0 +1,31 @@
+"""refjax.testing: the oracle, strategies and assertions for conformance tests of JAX-like code.
+
+Stable public names (see README "Use the oracle in your tests"):
+
+- strategies: `dtypes`, `shapes`, `broadcastable_shapes`, `arrays`, `edge_values`,
+  `weak_scalars`, `samples(primitive_name)`, `invalid_samples(primitive_name)`;
+- the oracle: `reference(primitive_name, *args, **params)`, `reference_fn(fn)`, `enable_x64`;
+- assertions: `assert_conforms`, `ulp_distance`, `ConformanceError`;
+- the generic checks: `CHECKS` (name -> check function), `run_check`, `Outcome`.
+
+Example, a hypothesis test of one's own function against the oracle::
+
+    from hypothesis import given
+    import refjax.testing as rt
+
+    @given(rt.arrays("float32", (3,)))
+    def test_my_sin(x):
+        rt.assert_conforms(my_sin(x), rt.reference("sin", x), max_ulps=2)
+"""
+from .assertions import ConformanceError, assert_conforms, assert_values_conform, ulp_distance
+from .checks import JAX, NotApplicable
+from .oracle import ORACLE, enable_x64, reference, reference_fn
+from .strategies import (DTYPES_32, DTYPES_64, Invalid, Sample, arrays, broadcastable_shapes,
+                         dtypes, edge_values, invalid_samples, samples, shapes, weak_scalars)
+from .suite import CHECKS, JAX_CHECKS, Outcome, checks_for, run_check
+
+__all__ = ["ConformanceError", "assert_conforms", "assert_values_conform", "ulp_distance",
+           "JAX", "NotApplicable", "ORACLE", "enable_x64", "reference", "reference_fn",
+           "DTYPES_32", "DTYPES_64", "Invalid", "Sample", "arrays", "broadcastable_shapes",
+           "dtypes", "edge_values", "invalid_samples", "samples", "shapes", "weak_scalars",
+           "CHECKS", "JAX_CHECKS", "Outcome", "checks_for", "run_check"]
