@@ -113,14 +113,12 @@ def _setitem(self, idx, value):
 
 
 def _array_api_methods():
-    """The array API's array methods: its namespace, device and DLPack device, to_device,
-    and __setitem__ (refused: arrays are immutable, as JAX's)."""
+    """The array API's array methods: its namespace, DLPack device, to_device, and
+    __setitem__ (refused: arrays are immutable, as JAX's); `device` is core Array's."""
     from .devices import device_put
     return {
         "__array_namespace__": lambda self, /, *, api_version=None: _np(),
         "__dlpack_device__": lambda self: (1, 0),  # kDLCPU, device 0
-        "device": property(lambda self: next(iter(self.devices())) if hasattr(
-            self, "devices") else None),
         "to_device": lambda self, device, /, *, stream=None: device_put(self, device),
         "__setitem__": _setitem,
     }

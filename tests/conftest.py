@@ -1,8 +1,10 @@
-"""Hypothesis profiles: `ci` (the default: small, reproducible) and `thorough` (large).
+"""Hypothesis profiles and the default run's budget: `ci` (the default: small, reproducible) and
+`thorough` (large: every parametrized case, 300 examples per property).
 
 Select one with `--hypothesis-profile=thorough` or the HYPOTHESIS_PROFILE environment variable;
 the command-line flag wins because hypothesis' plugin loads it after this file."""
 import os
+import zlib
 
 from hypothesis import HealthCheck, settings
 
@@ -39,3 +41,39 @@ def pytest_addoption(parser):
                      help="comma-separated refjax backends to run the tests marked `backends` "
                           "on (default: every backend the marker names; unmarked tests still "
                           "run: add `-m backends` to run only the marked ones)")
+
+
+# ---------------------------------------------------------------- the default run's budget
+#
+# As hypothesis' `ci` profile draws 8 examples where `thorough` draws 300, the default run
+# takes a fixed share of each parametrized test's cases: its first case, then those whose id
+# hashes into the share (crc32: the same cases on every run and machine). The `thorough`
+# profile (`--hypothesis-profile=thorough`, or HYPOTHESIS_PROFILE=thorough) runs every case.
+# The generic property suite (every primitive, every check) always runs whole.
+_SHARE = 3
+_WHOLE = {"test_primitive_properties.py", "test_differential.py", "test_architecture.py",
+          "test_namespace_numpy.py", "test_namespace_scipy.py", "test_namespace_linalg.py",
+          "test_namespace_toplevel.py", "test_namespace_sharding.py", "test_readme.py"}
+
+
+def _thorough(config):
+    profile = config.getoption("hypothesis_profile", default=None)
+    return (profile or os.environ.get("HYPOTHESIS_PROFILE", "ci")) == "thorough"
+
+
+def pytest_collection_modifyitems(config, items):
+    if _thorough(config):
+        return
+    firsts, keep, drop = set(), [], []
+    for item in items:
+        function = item.nodeid.split("[", 1)[0]
+        if item.path.name in _WHOLE or "[" not in item.nodeid or function not in firsts:
+            firsts.add(function)
+            keep.append(item)
+        elif zlib.crc32(item.nodeid.encode()) % _SHARE == 0:
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

@@ -5,6 +5,7 @@ error class; numbers within float32 rounding), but for the cells listed here wit
 reason they differ. A cell that starts to agree, or a new difference, fails the test."""
 import os
 
+import jax
 import pytest
 from doc_cells import run_page
 from test_doc_examples import _same
@@ -29,9 +30,12 @@ KNOWN = {
 @pytest.mark.backends("numpy_ref")  # the page compiles many programs in JAX: one backend
 def test_shard_map_notebook_shows_what_jax_shows():
     page = open(PAGE).read()
-    with refjax.config.override(refjax_make_mesh_axis_types="explicit"):
+    # The page sets a global mesh (jax.set_mesh as a setter): each run is wrapped in a
+    # set_mesh(None) context, whose exit restores the empty mesh for the tests that follow.
+    with refjax.config.override(refjax_make_mesh_axis_types="explicit"), refjax.set_mesh(None):
         ours = run_page(page, refjax=True)
-    theirs = run_page(page, refjax=False)
+    with jax.set_mesh(None):
+        theirs = run_page(page, refjax=False)
     differ = {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
     assert differ == set(KNOWN)
     assert all(shown != "<syntax>" for _, shown in ours)

@@ -724,7 +724,9 @@ def _ragged_batch(axis_data, vals, dims, *, axis_name, axis_index_groups):
     n = axis_data.size
     operand, output, *index = [bdim_at_front(v, d, n) for v, d in zip(vals, dims)]
     index = [ew.convert_element_type(a, dtypes.int32) for a in index]
-    return _ragged_lanes(operand, output, index[:3], n), 0
+    out = _ragged_lanes(operand, output, index[:3], n)
+    # strongly typed, as the primitive's result (lanes no chunk writes to keep output's type)
+    return ew.convert_element_type(out, get_aval(out).dtype, weak_type=False), 0
 
 
 def _ragged_jvp(primals, tangents, **params):
