@@ -41,9 +41,11 @@ def pytest_configure(config):
 def _listed(config, dest):
     """The backend names of a comma-separated option (MODULE:CLASS entries are imported and
     registered under the class's `name`)."""
-    from refjax.testing.suite import load_backend
     value = config.getoption(dest, default=None)
-    return [load_backend(n.strip()) for n in value.split(",") if n.strip()] if value else None
+    if not value:  # (refjax.testing.suite needs hypothesis: imported only when asked for)
+        return None
+    from refjax.testing.suite import load_backend
+    return [load_backend(n.strip()) for n in value.split(",") if n.strip()]
 
 
 def _uses_refjax(module):

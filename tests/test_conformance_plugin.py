@@ -34,3 +34,18 @@ def test_without_the_option_each_test_runs_once():
     assert result.returncode == 0, result.stdout[-3000:]
     assert "test_the_gradient_matches_the_oracle PASSED" in result.stdout
     assert "2 passed" in result.stdout
+
+
+def test_the_plugin_loads_without_hypothesis(tmp_path):
+    """pytest, with refjax's plugin loaded (an installed entry point), works in environments
+    without the `testing` extra: the plugin imports hypothesis only when --refjax-backends asks
+    for backends."""
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    code = ("import sys; sys.modules['hypothesis'] = None; import pytest; "
+            "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', "
+            f"'refjax.testing.pytest_plugin', {str(tmp_path)!r}]))")
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # (hypothesis' own plugin)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
