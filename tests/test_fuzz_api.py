@@ -18,6 +18,16 @@ from refjax.spec.checks import budget
 
 from error_cases import namespaces
 
+
+@pytest.fixture(autouse=True)
+def _fresh_jax_caches():
+    """JAX's jit caches key static arguments by equality, so a bad input such as size=2.0
+    (== 2) stays cached and later calls of the same jnp function with size=2 get its trace:
+    JAX's caches are cleared after each test, so the reference is unaffected."""
+    yield
+    import jax as real_jax
+    real_jax.clear_caches()
+
 REAL, OURS = namespaces()
 
 
