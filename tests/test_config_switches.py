@@ -46,9 +46,10 @@ def test_debug_nans_as_jax(name):
 
 
 def test_debug_nans_by_config_update():
-    """Set by config.update: the same results as the context manager. With a jitted `log`
-    alone JAX's de-optimized re-run fails to find the NaN and says so at length; refjax
-    names log (doing better than JAX here)."""
+    """Set by config.update: the same results as the context manager. refjax names log.
+    JAX raises FloatingPointError too, but its message depends on the process's state: run
+    alone, its de-optimized re-run of a jitted `log` fails to find the NaN and says so at
+    length; after other tests it names log as refjax does."""
     results = []
     for jax in (refjax, real_jax):
         jax.config.update("jax_debug_nans", True)
@@ -59,7 +60,7 @@ def test_debug_nans_by_config_update():
         results.append(_outcome(lambda: jax.jit(lambda x: jax.numpy.log(x))(-1.0)))
     assert results[1] == results[3] == "Array(nan, dtype=float32, weak_type=True)"
     assert results[0] == "FloatingPointError: invalid value (nan) encountered in log"
-    assert results[2].startswith("FloatingPointError: ('jit(<lambda>)', 'nan'). Because")
+    assert results[2].startswith("FloatingPointError: ")
 
 
 @pytest.mark.parametrize("program", [
