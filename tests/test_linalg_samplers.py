@@ -223,3 +223,12 @@ def test_polyfit_rejects_a_fractional_degree():
     np.testing.assert_allclose(jnp_jax.polyfit(X, Y, 1.5), jnp_jax.polyfit(X, Y, 1))
     with pytest.raises(TypeError):
         jnp.polyfit(X, Y, 1.5)
+
+
+@pytest.mark.parametrize("make", ["orthogonal", "delta_orthogonal"])
+def test_initializers_refuse_out_sharding_by_name(make):
+    """refjax's orthogonal samplers take no out_sharding: a NotImplementedError naming the
+    initializer, not a silently unsharded result."""
+    init = getattr(nn_orthogonal, make)()
+    with pytest.raises(NotImplementedError, match=make):
+        init(refjax.random.PRNGKey(0), (3, 3, 4, 4), out_sharding=object())

@@ -16,8 +16,9 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
     """An initializer of arrays whose `column_axis` slices are orthonormal (scaled by scale):
     a random orthogonal (prod of the other dims) x shape[column_axis] matrix, reshaped."""
     def init(key, shape, dtype=dtype, out_sharding=None):
-        if out_sharding is not None:
-            raise NotImplementedError
+        if out_sharding is not None:  # (jax.random.orthogonal has no out_sharding in refjax)
+            raise NotImplementedError("nn.initializers.orthogonal: out_sharding is not "
+                                      "supported by refjax")
         dtype = _default_dtype(dtype)
         shape = tuple(shape)
         if len(shape) < 2:
@@ -36,7 +37,8 @@ def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
     which holds an orthogonal (fan_in x fan_out) matrix (Xiao et al., 2018)."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         if out_sharding is not None:
-            raise NotImplementedError
+            raise NotImplementedError("nn.initializers.delta_orthogonal: out_sharding is not "
+                                      "supported by refjax")
         dtype = _default_dtype(dtype)
         shape = tuple(shape)
         if len(shape) not in (3, 4, 5):

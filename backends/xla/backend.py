@@ -17,7 +17,8 @@ from ...core.sharding_propagation import (constraint_sharding, param_meshes, pro
                                           propagate_jaxpr, sets_layout, single_device)
 from ..base import Backend
 from ..numpy_ref.backend import Shard
-from .caches import LRU, PerJaxpr, Shared, jaxpr_key
+from ...core.lru import LRU
+from .caches import PerJaxpr, Shared, jaxpr_key
 
 _FLOAT0 = dtypes.float0
 _X64_DTYPES = frozenset(map(np.dtype, (np.int64, np.uint64, np.float64, np.complex128)))

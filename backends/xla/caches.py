@@ -1,12 +1,13 @@
 """The xla backend's caches: bounded, safe under threads, and tied to the lifetime of the
 jaxprs they serve (a discarded jitted function takes its compiled programs with it)."""
-import collections
 import threading
 import weakref
 
 import numpy as np
 
 from ...core.jaxpr import Literal
+from ...core.lru import LRU
+
 
 
 class _Locked:
@@ -22,31 +23,6 @@ class _Locked:
 
     def __len__(self):
         return len(self._entries)
-
-
-class LRU(_Locked):
-    """The `size` most recently used entries of a map. Every operation holds one lock, so
-    threads (and clear() from any of them) never see it half-updated."""
-
-    def __init__(self, size):
-        super().__init__(collections.OrderedDict())
-        self._size = size
-
-    def get(self, key):
-        """The value under key (now the most recent), or None."""
-        with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
-
-    def put(self, key, value):
-        """Store value under key as the most recent entry, evicting the least recent."""
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
 
 
 class PerJaxpr(_Locked):

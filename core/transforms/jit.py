@@ -1,5 +1,4 @@
 """jit: stage a function to a ClosedJaxpr once per signature and run it as the `jit` primitive."""
-import collections
 import functools
 import inspect
 import threading
@@ -10,6 +9,7 @@ from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import config
 from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, pp_call
+from ..lru import LRU
 from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
@@ -44,30 +44,21 @@ class TraceCache:
     that function with those options (`jit(f)(x)` in a loop traces f once); safe under
     threads (two threads may trace the same signature at once: the last one is kept)."""
 
-    __slots__ = ("_staged", "runners", "_lock", "__weakref__")
+    __slots__ = ("_staged", "runners", "__weakref__")
 
     def __init__(self):
-        self._staged = collections.OrderedDict()
+        self._staged = LRU(_MAX_STAGED)
         self.runners = {}  # fast_path's: read and written without the lock (single dict ops)
-        self._lock = threading.Lock()
 
     def get(self, key):
-        with self._lock:
-            staged = self._staged.get(key)
-            if staged is not None:
-                self._staged.move_to_end(key)
-            return staged
+        return self._staged.get(key)
 
     def put(self, key, staged):
-        with self._lock:
-            self._staged[key] = staged
-            if len(self._staged) > _MAX_STAGED:
-                self._staged.popitem(last=False)
+        self._staged.put(key, staged)
 
     def clear(self):
-        with self._lock:
-            self._staged.clear()
-            self.runners.clear()
+        self._staged.clear()
+        self.runners.clear()
 
     def __len__(self):
         return len(self._staged)
