@@ -655,6 +655,25 @@ def test_stop_gradient_eager_and_jit():
         assert results() == want
 
 
+def test_x64_program_returning_only_a_literal_keeps_float64():
+    """round's zero derivative stages a jit whose body just returns a float64 literal; the
+    xla backend ran it without x64 and JAX narrowed it to float32 (then add_any failed)."""
+    import jax
+    import jax.numpy as jjnp
+    f = lambda a: rnp.round(a) + a  # noqa: E731
+    refjax.config.update("jax_enable_x64", True)
+    try:
+        with jax.enable_x64(True):
+            want = jax.vmap(jax.grad(lambda a: jjnp.round(a) + a))(np.array([0.5, 2.0]))
+        with refjax.backend("xla"):
+            got = refjax.vmap(refjax.grad(f))(np.array([0.5, 2.0]))
+            scalar = refjax.grad(f)(np.float64(0.5))
+    finally:
+        refjax.config.update("jax_enable_x64", False)
+    assert got.dtype == want.dtype == np.float64 and scalar.dtype == np.float64
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 def test_compile_is_cached_per_jaxpr():
     with refjax.backend("xla"):
         closed = refjax.make_jaxpr(lambda a: a + 1)(np.float32(1))

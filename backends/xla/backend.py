@@ -570,8 +570,9 @@ def _per_output(shardings, n):
 
 
 def _uses_x64(jaxpr):
-    """Whether a 64-bit value appears anywhere in the jaxpr (nested jaxprs included)."""
-    binders = list(jaxpr.constvars) + list(jaxpr.invars) + [
+    """Whether a 64-bit value appears anywhere in the jaxpr (nested jaxprs included), a
+    literal output too: a body that only returns a float64 constant still needs x64."""
+    binders = list(jaxpr.constvars) + list(jaxpr.invars) + list(jaxpr.outvars) + [
         v for eqn in jaxpr.eqns for v in list(eqn.invars) + list(eqn.outvars)]
     return any(v.aval.dtype in _X64_DTYPES for v in binders) or any(
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
