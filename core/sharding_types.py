@@ -6,7 +6,7 @@ import types
 
 from .array import Array
 from .errors import ShardingTypeError
-from .sharding import NamedSharding, P, keep_axes, resolve_spec, type_spec
+from .sharding import NamedSharding, P, get_abstract_mesh, keep_axes, resolve_spec, type_spec
 from .dtypes import is_python_scalar
 from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH
 from .sharding.mesh import axes_of
@@ -95,8 +95,8 @@ def typed_aval(x):
     """The aval of x with its sharding type: a concrete Array laid out on a mesh with
     Explicit axes is typed by its layout; tracers carry theirs."""
     aval = get_aval(x)
-    if is_python_scalar(x):  # as JAX's: typed on no mesh (the context's does not apply)
-        return aval.update(sharding=_NO_MESH_SCALAR)
+    if is_python_scalar(x) and not get_abstract_mesh().empty:
+        return aval.update(sharding=_NO_MESH_SCALAR)  # as JAX's: on no mesh, not the context's
     if type(x) is not Array or aval.sharding is not None:
         return aval
     sharding = x.sharding
