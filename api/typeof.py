@@ -1,33 +1,32 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
+from ..core.sharding import NamedSharding, P, get_abstract_mesh
 from ..core.array import Array
-from ..core.sharding import NamedSharding, P, get_abstract_mesh, type_spec
-from ..core.primitives.parallel import axis_scope
-from ..core.trace import get_aval
+from ..core.sharding_types import UnknownSharding, drop_dim, layout_type, typed_aval
 
 
 def typeof(x):
     """The type of x as jax.typeof gives it: shape, dtype, weak type and the sharding in the
-    type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh)."""
-    aval = get_aval(x)
-    if not isinstance(x, Array):
-        _check_untyped_tracer(x)
-        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
-    sharding = x.sharding
-    if not isinstance(sharding, NamedSharding):
-        return aval.update(sharding=_replicated_type(get_abstract_mesh(), aval.ndim))
-    spec = type_spec(sharding, aval.ndim)
-    return aval.update(sharding=NamedSharding(sharding.mesh.abstract_mesh, spec))
-
-
-def _replicated_type(mesh, ndim):
-    return NamedSharding(mesh, P(*[None] * ndim))
-
-
-def _check_untyped_tracer(x):
-    """Traced values carry no sharding in refjax's types: under Explicit mesh axes their JAX
-    type would, so refjax refuses rather than print a type without it."""
-    manual = set(axis_scope()[0])  # inside shard_map its mesh axes are Manual, not Explicit
-    if hasattr(x, "aval") and set(get_abstract_mesh().explicit_axes) - manual:
+    type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh), for concrete
+    arrays and traced values alike."""
+    aval = typed_aval(x)
+    if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):
+        return layout_type(aval, x.sharding)  # on Auto axes too, as JAX's
+    if aval.sharding is None:
+        aval = _top_level_type(x, aval)
+    if isinstance(aval.sharding, UnknownSharding):
         raise NotImplementedError(
-            "jax.typeof of a traced value under a mesh with Explicit axes: refjax does not "
-            "carry shardings in traced types (sharding in types); use Auto axes")
+            f"jax.typeof of a value of shape {aval.str_short(short_dtypes=False)} made on "
+            "Explicit mesh axes by a primitive refjax has no sharding rule for: its sharding "
+            "type is unknown")
+    if aval.sharding is None:
+        return aval.update(sharding=NamedSharding(get_abstract_mesh(), P(*[None] * aval.ndim)))
+    return aval
+
+
+def _top_level_type(x, aval):
+    """A tracer of grad or vmap over concrete arrays takes its type from theirs."""
+    if hasattr(x, "primal"):
+        return aval.update(sharding=typeof(x.primal).sharding)
+    if isinstance(getattr(x, "bdim", None), int):
+        return aval.update(sharding=drop_dim(typeof(x.val), x.bdim))
+    return aval

@@ -13,6 +13,8 @@ from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.config import config
 from ..core.primitive import source_site
+from ..core.primitives.parallel import AXIS_ENV
+from ..core.sharding_types import type_outputs, typed_aval
 from ..core import dtypes
 
 # rule(backend, primitive) -> the function computing the primitive on that backend's values.
@@ -251,12 +253,23 @@ def eval_primitive(prim, args, params):
     if mesh is not None:
         _check_on_mesh(prim, args, avals, mesh)
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
-    if prim.multiple_results:
-        results = backend.execute(prim, bufs, params, out)
-        arrays = [Array(a, b, backend) for a, b in zip(out, results)]
-        return arrays if mesh is None else [_on_mesh(x, mesh) for x in arrays]
-    array = Array(out, backend.execute(prim, bufs, params, [out])[0], backend)
-    return array if mesh is None else _on_mesh(array, mesh)
+    outs = out if prim.multiple_results else [out]
+    results = backend.execute(prim, bufs, params, _eager_types(prim, args, avals, outs, params))
+    arrays = [Array(a, b, backend) for a, b in zip(outs, results)]
+    if mesh is not None:
+        arrays = [_on_mesh(x, mesh) for x in arrays]
+    return arrays if prim.multiple_results else arrays[0]
+
+
+def _eager_types(prim, args, avals, outs, params):
+    """The outputs' sharding types (Explicit mesh axes), as tracing computes them: JAX types
+    eager operations too, refusing what it refuses under jit. Layouts follow them; the
+    Arrays' own avals stay untyped (their layout is their type). Under a named axis (an
+    eager shard_map's body, whose mesh axes are Manual) values are not typed."""
+    if AXIS_ENV.frames:
+        return outs
+    typed = [typed_aval(x) if type(x) is Array else a for x, a in zip(args, avals)]
+    return type_outputs(prim, typed, outs, params)
 
 
 def _check_on_mesh(prim, args, avals, mesh):

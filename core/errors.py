@@ -75,6 +75,11 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
+class ShardingTypeError(Exception):
+    """A program whose sharding types (Explicit mesh axes) JAX rejects: conflicting or
+    ambiguous operand shardings (as jax's core.ShardingTypeError, an Exception)."""
+
+
 class JaxRuntimeError(RuntimeError):
     """A failure at run time of a computation (as jax.errors.JaxRuntimeError): a deleted
     or donated buffer used, a callback returning the wrong types."""

@@ -1,8 +1,12 @@
 """Sharding propagation: each primitive's `sharding` rule maps its inputs' partition specs to
 its outputs'. The rules ARE the specification of layouts; both backends place outputs as
 they say. This module holds the pass over a jaxpr and the rule shapes families share."""
+import math
+
 from . import jaxpr as jx
-from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding
+from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
+from .sharding.mesh import axes_of
+from .sharding_types import is_typed, reject, strict
 
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
 
@@ -13,11 +17,77 @@ def replicated(aval):
 
 def elementwise(in_specs, in_avals, out_avals, **_):
     """Consensus of the sharded operands (replicated ones fit any layout); operands that
-    disagree give a replicated result."""
+    disagree give a replicated result (typing Explicit axes: dimension by dimension, and
+    a ShardingTypeError where they disagree, as JAX's broadcasting rule)."""
+    if strict():
+        return [_broadcast_types(in_specs, in_avals)] * len(out_avals)
     specs = {s for s, a in zip(in_specs, in_avals) if a.shape and any(e is not None for e in s)}
     if len(specs) == 1:
         return [specs.pop()] * len(out_avals)
     return [replicated(a) for a in out_avals]
+
+
+def typed_only(rule):
+    """A rule for Explicit axes alone: Auto propagation keeps the outputs replicated (as
+    for a primitive without a rule)."""
+    def rule_or_replicated(in_specs, in_avals, out_avals, **params):
+        if not strict():
+            return [replicated(a) for a in out_avals]
+        return rule(in_specs, in_avals, out_avals, **params)
+    return rule_or_replicated
+
+
+@typed_only
+def like_operand(in_specs, in_avals, out_avals, **_):
+    """The first operand's spec (rev: its elements move, its type stays)."""
+    return [in_specs[0]]
+
+
+def varying_shape(name):
+    """slice/pad: the operand's spec, where each resized sharded dimension still divides
+    by its mesh axes (else JAX's ShardingTypeError)."""
+    @typed_only
+    def rule(in_specs, in_avals, out_avals, **_):
+        op, out = in_avals[0], out_avals[0]
+        if all(d == 1 for d in out.shape):
+            return [replicated(out)]
+        sizes = dict(op.sharding.mesh.shape_tuple)
+        for d_in, d_out, e in zip(op.shape, out.shape, in_specs[0]):
+            n = math.prod(sizes[a] for a in axes_of(e))
+            if d_in != d_out and e is not None and d_out % n:
+                raise reject(f"{name} on sharded dims where out dim ({d_out}) is not divisible "
+                             f"by mesh axes ({n}) with spec ({e}) is not implemented. Got input "
+                             f"type={op.str_short()} and output shape={out.shape}")
+        return [in_specs[0]]
+    return rule
+
+
+@typed_only
+def all_alike(in_specs, in_avals, out_avals, **_):
+    """concatenate: every typed operand has one sharding, the result's."""
+    typed = [a.sharding for a in in_avals if is_typed(a)]
+    if any(s != typed[0] for s in typed):
+        raise reject("All operands should have the same sharding. Got shardings "
+                     + ", ".join(map(str, typed)))
+    return [tuple(typed[0].spec.partitions)]
+
+
+def _broadcast_types(in_specs, in_avals):
+    ranked = [(s, a.shape) for s, a in zip(in_specs, in_avals) if a.shape]
+    if not ranked:
+        return ()
+    return tuple(_broadcast_entry([(s[i], shape[i]) for s, shape in ranked], ranked)
+                 for i in range(len(ranked[0][0])))
+
+
+def _broadcast_entry(pairs, ranked):
+    """One dimension's entry: the operands' common one, size-1 replicated ones aside."""
+    entries = {e for e, d in pairs if not (d == 1 and e is None)}
+    entries = entries or {None}
+    if len(entries - {None}) > 1:
+        raise reject("{name} got incompatible shardings for broadcasting: "
+                     + ", ".join(str(tuple(s)) for s, _ in ranked) + ".")
+    return (entries - {None} or {None}).pop()
 
 
 def dedupe(entries):
@@ -72,7 +142,8 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
         return [single_device(in_shardings)] * len(out_avals)
     specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
              for s, a in zip(in_shardings, in_avals)]
-    out_specs = _apply_rule(prim, specs, in_avals, out_avals, params)
+    out_specs = [with_type(s, a) for s, a in
+                 zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
     kind = _memory_kind(in_shardings)
     return [to_sharding(s, mesh, kind) for s in out_specs]
 
@@ -131,6 +202,17 @@ def _apply_rule(prim, specs, in_avals, out_avals, params):
     if rule is None:
         return [replicated(a) for a in out_avals]
     return [_strip(s, a) for s, a in zip(rule(specs, in_avals, out_avals, **params), out_avals)]
+
+
+def with_type(spec, aval):
+    """A propagated spec under an aval's sharding type: the type decides the Explicit axes
+    (it was computed at trace time), propagation the others."""
+    if not is_typed(aval) or not hasattr(aval.sharding, "spec"):
+        return spec
+    mesh = aval.sharding.mesh
+    others = set(mesh.axis_names) - set(mesh.explicit_axes)
+    return dedupe(t if t is not None else keep_axes(e, others)
+                  for t, e in zip(aval.sharding.spec.partitions, spec))
 
 
 def _strip(spec, aval):
@@ -240,4 +322,5 @@ def _constraints(jaxpr):
 
 __all__ = ["propagate_eqn", "propagate_jaxpr", "single_device", "param_meshes",
            "DEFAULT_DEVICE_ID", "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
-           "dedupe"]
+           "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",
+           "all_alike"]

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from side_by_side import both, outcome
 
+import jax as real_jax
+
 import refjax
 
 pytestmark = [pytest.mark.backends("numpy_ref", "xla"),
@@ -180,13 +182,17 @@ def test_typeof_as_jax():
     assert ours[1:6] == theirs[1:6] and ours[7:] == theirs[7:]  # 6: JAX quotes the repr
 
 
-def test_typeof_refuses_traced_values_under_explicit_axes():
-    """refjax's traced types carry no sharding: under Explicit axes, where JAX's would, typeof
-    of a tracer raises rather than print a type without it."""
-    mesh = refjax.make_mesh((8,), ("x",), axis_types=(refjax.sharding.AxisType.Explicit,))
-    with refjax.set_mesh(mesh):
-        with pytest.raises(NotImplementedError, match="Explicit"):
-            refjax.jit(lambda x: refjax.typeof(x) and x)(1.0)
+def test_typeof_of_traced_values_under_explicit_axes():
+    """Traced types carry the sharding on Explicit axes (tests/test_explicit_sharding.py);
+    an unsharded traced scalar's is replicated on the context's abstract mesh, as JAX's."""
+    def seen_in_jit(lib):
+        seen = []
+        mesh = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Explicit,))
+        with lib.set_mesh(mesh):
+            lib.jit(lambda x: seen.append((str(lib.typeof(x)), str(lib.typeof(x).sharding)))
+                    or x)(1.0)
+        return seen
+    assert seen_in_jit(refjax) == seen_in_jit(real_jax)
     assert str(refjax.jit(lambda x: print(refjax.typeof(x)) or x)(1.0)) == "1.0"
 
 

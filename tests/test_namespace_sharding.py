@@ -12,9 +12,6 @@ import pytest
 import refjax
 
 SHARDING_LACKS = {
-    "auto_axes": "needs sharding in traced types (Explicit axes typed at trace time)",
-    "explicit_axes": "needs sharding in traced types (Explicit axes typed at trace time)",
-    "use_abstract_mesh": "needs sharding in traced types (an abstract mesh for tracing)",
     "AbstractDevice": "AbstractMesh keeps only the device kind; no abstract device objects",
     "ManualAxisType": "Manual axes carry no varying/unreduced subtype in refjax's types",
 }

@@ -1,5 +1,6 @@
 """Products (matmul, dot, tensordot, einsum, ...), and trace."""
 import builtins
+import functools
 import operator
 
 import numpy as np
@@ -7,7 +8,10 @@ import numpy as np
 from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
+from ...core.primitives.reductions import constrain
+from ...core.sharding_types import out_type
 from .. import lax
+from ..sharding import auto_axes
 from .promotion import (astype, broadcast_to, moveaxis, promote_dtypes,
                         ravel, reshape, result_type, stack, _arrays, _axis,
                         _broadcast_all, _move_to_end, _no_out,
@@ -19,7 +23,7 @@ from .reductions import sum
 
 # ---------------------------------------------------------------- products
 
-def matmul(a, b, /, *, precision=None, preferred_element_type=None):
+def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy matmul: 1-d operands are promoted, leading dims broadcast as batch dims. As in
     JAX, one dot_general on the operands (size-1 batch dims squeezed, not broadcast) whose
     result is transposed into place; the operands are not converted first."""
@@ -36,7 +40,8 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None):
     plan = _matmul_plan(a, b)
     a, b = st.squeeze(a, plan["a_squeeze"]), st.squeeze(b, plan["b_squeeze"])
     dims = (((a.ndim - 1,), (b.ndim - 1 - plan["b_is_mat"],)), (plan["a_batch"], plan["b_batch"]))
-    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype)
+    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype,
+                          out_sharding=out_sharding)  # before the permutation, as JAX's
     out = st.transpose(out, plan["perm"])
     if plan["both_squeeze"]:
         out = st.expand_dims(out, plan["both_squeeze"])
@@ -97,8 +102,9 @@ def _as_product_dtype(out, dtype, weak):
     return ew.convert_element_type(out, dtype, weak_type=weak)
 
 
-def _dot_general(a, b, dims, precision, dtype, weak):
-    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype)
+def _dot_general(a, b, dims, precision, dtype, weak, out_sharding=None):
+    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype,
+                          out_sharding=out_sharding)
     return _as_product_dtype(out, dtype, weak)
 
 
@@ -110,7 +116,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((), ())
     else:
         contract = ((a.ndim - 1,), (builtins.max(b.ndim - 2, 0),))
-    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
+    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak, out_sharding)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -174,7 +180,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     a, b = _arrays("tensordot", a, b)
     dtype, weak = _product_dtype("tensordot", (a, b), preferred_element_type)
     contract = _tensordot_axes(a, b, axes)
-    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
+    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak, out_sharding)
 
 
 def _tensordot_axes(a, b, axes):
@@ -249,6 +255,10 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     intermediate first), '...' broadcasts, and the implicit output is the sorted labels
     that appear once."""
     _no_out("einsum", out)
+    if out_sharding is not None:
+        return _einsum_laid_out(subscripts, operands, out_sharding, optimize=optimize,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_from_sublists(subscripts, operands)
     if not operands:
@@ -262,6 +272,16 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     op = _einsum_contract(ops, output, sizes, precision, dtype)
     result = st.transpose(op.array, [op.labels.index(c) for c in output])
     return _as_product_dtype(result, dtype, weak)
+
+
+def _einsum_laid_out(subscripts, operands, out_sharding, **options):
+    """einsum with out_sharding=, as JAX's: computed with the mesh's Explicit axes made Auto
+    (so no contraction is ambiguous), the result typed and laid out as asked; on Auto axes
+    a constraint on the result."""
+    run = functools.partial(einsum, subscripts, **options)
+    if out_type(out_sharding, "einsum") is None:
+        return constrain(run(*operands), out_sharding)
+    return auto_axes(run, out_sharding=out_sharding)(*operands)
 
 
 class _Labeled:

@@ -218,13 +218,13 @@ def broadcast_shapes(*shapes, name=None):
         raise ValueError(f"{where}Incompatible shapes for broadcasting: shapes={listed}") from None
 
 
-def broadcast_to(x, shape):
-    """x broadcast to shape with NumPy's rules."""
+def broadcast_to(x, shape, *, out_sharding=None):
+    """x broadcast to shape with NumPy's rules (laid out and typed as out_sharding)."""
     x = asarray(x)
     shape = tuple(operator.index(d) for d in
                   (shape if isinstance(shape, (tuple, list)) else (shape,)))
     xs = x.shape
-    if xs == shape:
+    if xs == shape and out_sharding is None:
         return x
     nd = len(shape)
     if len(xs) > nd or builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
@@ -234,7 +234,7 @@ def broadcast_to(x, shape):
     if squeeze_dims:
         x = st.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze_dims))
     kept = tuple(lead + i for i in range(len(xs)) if i not in squeeze_dims)
-    return st.broadcast_in_dim(x, shape, kept)
+    return st.broadcast_in_dim(x, shape, kept, out_sharding=out_sharding)
 
 
 def _broadcast_args(*args, name=None):
@@ -359,8 +359,8 @@ def _ones_of(x):
 
 # ---------------------------------------------------------------- reshape, transpose, stack
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """a with a new shape; one dimension may be -1."""
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None, out_sharding=None):
+    """a with a new shape; one dimension may be -1 (laid out and typed as out_sharding)."""
     a = asarray(a)
     if order not in ("C", "F", "A"):
         raise ValueError(f"reshape: Unexpected value for 'order' argument: {order}.")
@@ -379,7 +379,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         _reshape_error(a, shape)
     if order == "F":
         return transpose(st.reshape(transpose(a), tuple(shape[::-1])))
-    return st.reshape(a, tuple(shape))
+    return st.reshape(a, tuple(shape), out_sharding=out_sharding)
 
 
 def _reshape_error(a, shape):

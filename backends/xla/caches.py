@@ -90,10 +90,12 @@ def jaxpr_key(jaxpr):
             return ("lit", np.asarray(v.val).tobytes(), v.aval.dtype)
         return ids.setdefault(v, len(ids))
 
-    binders = tuple((var(v), v.aval.shape, v.aval.dtype)
+    # sharding types (Explicit mesh axes) decide layouts, so they are part of the program
+    binders = tuple((var(v), v.aval.shape, v.aval.dtype, v.aval.sharding)
                     for v in list(jaxpr.constvars) + list(jaxpr.invars))
     eqns = tuple((eqn.primitive, tuple(map(var, eqn.invars)),
-                  tuple((var(v), v.aval.shape, v.aval.dtype) for v in eqn.outvars),
+                  tuple((var(v), v.aval.shape, v.aval.dtype, v.aval.sharding)
+                        for v in eqn.outvars),
                   tuple((k, _param_key(p)) for k, p in eqn.params.items()))
                  for eqn in jaxpr.eqns)
     # A constant and an argument bind alike: the split keeps `c * 2` with c a constant

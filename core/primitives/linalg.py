@@ -9,6 +9,8 @@ from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..config import config
 from ..primitive import make_primitive
+from ..sharding import P
+from ..sharding_types import insert_dim, is_typed, out_type, param_spec
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp
@@ -202,11 +204,12 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     it is laid out as `out_sharding` when given."""
     pet = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
+    typed_as = out_type(out_sharding, "dot_general")
     out = dot_general_p.bind(lhs, rhs,
                              dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
                              precision=canonicalize_precision(precision),
-                             preferred_element_type=pet, out_sharding=None)
-    return constrain(out, out_sharding)
+                             preferred_element_type=pet, out_sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
@@ -263,10 +266,23 @@ def _transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred_ele
     out_axes = np.argsort(x_batch + x_kept + x_contract_sorted_by_y)
     x_bar = st.transpose(dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
                                             preferred_element_type=preferred_element_type,
-                                            out_sharding=None), tuple(out_axes.tolist()))
+                                            out_sharding=_typed_like(x_aval, out_axes)),
+                         tuple(out_axes.tolist()))
     if get_aval(x_bar).dtype != x_aval.dtype:
         x_bar = ew.convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
     return x_bar
+
+
+def _typed_like(x_aval, out_axes):
+    """The result type that, permuted by out_axes, is x's (None when x is untyped): a
+    cotangent has its primal's sharding, as in JAX."""
+    if not is_typed(x_aval) or not hasattr(x_aval.sharding, "spec"):
+        return None
+    x_spec = x_aval.sharding.spec.partitions
+    entries = [None] * len(x_spec)
+    for k, a in enumerate(out_axes):
+        entries[a] = x_spec[k]
+    return x_aval.sharding.update(spec=P(*entries))
 
 
 def _transpose_rhs(ct, x, y_aval, *, dimension_numbers, **params):
@@ -311,26 +327,57 @@ def _batched_dimension_numbers(lhs_ndim, rhs_ndim, lbd, rbd, dimension_numbers):
     return ((lc, _bump(rc, rbd)), (lb, _bump(rb, rbd))), out_dim
 
 
-def _dot_general_batch(axis_data, vals, dims, *, dimension_numbers, **params):
+def _dot_general_batch(axis_data, vals, dims, *, dimension_numbers, out_sharding, **params):
     (lhs, rhs), (lbd, rbd) = vals, dims
     new_dims, out_dim = _batched_dimension_numbers(
         len(get_aval(lhs).shape), len(get_aval(rhs).shape), lbd, rbd, dimension_numbers)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims,
+                              out_sharding=insert_dim(out_sharding, out_dim), **params), out_dim
 
 
 dot_general_p.def_batch(_dot_general_batch)
 
 
 @dot_general_p.def_sharding
-def _dot_general_sharding(in_specs, in_avals, out_avals, *, dimension_numbers, **_):
-    """Batch dimensions keep the entry both operands agree on; free dimensions keep theirs."""
+def _dot_general_sharding(in_specs, in_avals, out_avals, *, dimension_numbers,
+                          out_sharding=None, **_):
+    """Batch dimensions keep the entry both operands agree on; free dimensions keep theirs
+    (the result type out_sharding= gives, if any, decides)."""
+    if out_sharding is not None:
+        return [param_spec(out_sharding, out_avals[0].ndim)]
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs = in_specs
+    if sp.strict():
+        _check_dot_types(ls, rs, dimension_numbers)
     lfree = [i for i in range(len(ls)) if i not in lc and i not in lb]
     rfree = [i for i in range(len(rs)) if i not in rc and i not in rb]
-    out = [ls[i] if ls[i] == rs[j] or rs[j] is None else None for i, j in zip(lb, rb)]
+    out = [ls[i] if ls[i] == rs[j] or rs[j] is None or sp.strict() else None
+           for i, j in zip(lb, rb)]
     out += [ls[i] for i in lfree] + [rs[i] for i in rfree]
-    return [sp.dedupe(out)]
+    return [tuple(out) if sp.strict() else sp.dedupe(out)]  # typing: an axis used twice fails
+
+
+def _check_dot_types(ls, rs, dimension_numbers):
+    """JAX's refusals on Explicit axes: batch or contracting dimensions sharded on different
+    axes, contracting dimensions sharded on both sides (the result's layout would be
+    ambiguous)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lbs, rbs = tuple(ls[i] for i in lb), tuple(rs[i] for i in rb)
+    lcs, rcs = tuple(ls[i] for i in lc), tuple(rs[i] for i in rc)
+    _check_consistent(lbs, rbs, "dot_general requires lhs batch dimensions and rhs batch "
+                      f"dimensions to have the consistent sharding, got {lbs} and {rbs}.")
+    _check_consistent(lcs, rcs, "dot_general requires contracting dimensions to have "
+                      f"consistent sharding, got {lcs} and {rcs}.")
+    if any(x is not None and y is not None for x, y in zip(lcs, rcs)):
+        raise sp.reject("Contracting dimensions are sharded and it is ambiguous how the output "
+                        "should be sharded. Please specify the output sharding via the "
+                        "`out_sharding` parameter. Got lhs_contracting_spec="
+                        f"{lcs} and rhs_contracting_spec={rcs}")
+
+
+def _check_consistent(lspec, rspec, message):
+    if any(x is not None and y is not None and x != y for x, y in zip(lspec, rspec)):
+        raise sp.reject(message)
 
 
 _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}

@@ -18,7 +18,7 @@ from ..transforms.batching import bdim_at_front, defvectorized, not_mapped
 from ..transforms.jvp import jvp
 from . import elementwise as ew
 from . import structural as st
-from .sharding_ops import with_sharding_constraint
+from .sharding_ops import constrain, with_sharding_constraint  # noqa: F401 (constrain re-exported)
 
 def _dtype_name(dtype):
     return "float0" if dtype == dtypes.float0 else dtype.name
@@ -108,13 +108,6 @@ def reduce_sum(operand, axes, *, out_sharding=None):
     laid out as `out_sharding` when given."""
     out = reduce_sum_p.bind(operand, axes=_as_axes(axes), out_sharding=None)
     return constrain(out, out_sharding)
-
-
-def constrain(x, sharding):
-    """x laid out as `sharding` (a lax function's out_sharding argument), or x when None."""
-    if sharding is None:
-        return x
-    return with_sharding_constraint(x, sharding)
 
 
 def reduce_prod(operand, axes):
@@ -284,7 +277,17 @@ def _cumulative(name, check_dtype=_check_number):
     prim = make_primitive(name)
     prim.def_abstract_eval(_cumulative_abstract_eval(name, check_dtype))
     _cumulative_batch(prim)
+    prim.def_sharding(_cumulative_sharding)
     return prim
+
+
+@sp.typed_only
+def _cumulative_sharding(in_specs, in_avals, out_avals, *, axis, reverse):
+    """The operand's spec; the scanned axis may not be sharded (JAX's refusal)."""
+    if in_specs[0][axis] is not None:
+        raise sp.reject("Input should be unsharded over the axis being reduced. Got input "
+                        f"type={in_avals[0].str_short(short_dtypes=False)} and axis={axis}")
+    return [in_specs[0]]
 
 
 cumsum_p = _cumulative("cumsum")

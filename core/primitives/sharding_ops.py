@@ -46,6 +46,13 @@ def with_sharding_constraint(x, shardings):
     return pytree.tree_unflatten(tree, outs)
 
 
+def constrain(x, sharding):
+    """x laid out as `sharding` (a lax function's out_sharding argument), or x when None."""
+    if sharding is None:
+        return x
+    return with_sharding_constraint(x, sharding)
+
+
 def reshard(xs, out_shardings):
     """xs (a pytree) laid out as `out_shardings` (NamedShardings, or PartitionSpecs of the
     set_mesh mesh; a pytree prefix of them), as jax.reshard: the named mesh axes must be

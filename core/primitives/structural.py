@@ -13,6 +13,9 @@ from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, deflinear
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
+from .reshape_types import reshape_type
+from .sharding_ops import constrain
+from ..sharding_types import out_type, param_spec
 from .elementwise import (add, convert_element_type, full, full_like, lt, select_n,
                           sub, weak_scalar)
 
@@ -69,9 +72,11 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """x broadcast to `shape`, operand dim i becoming output dim broadcast_dimensions[i]."""
     shape = _as_shape("broadcast_in_dim", shape)
     dims = static_ints("broadcast_in_dim", broadcast_dimensions, "broadcast_dimensions")
-    if _shape(x) == shape and dims == tuple(range(len(shape))):
+    if _shape(x) == shape and dims == tuple(range(len(shape))) and out_sharding is None:
         return x
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
+    typed_as = out_type(out_sharding, "broadcast_in_dim")
+    out = broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
@@ -98,7 +103,9 @@ broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
 
 @broadcast_in_dim_p.def_sharding
 def _broadcast_in_dim_sharding(in_specs, in_avals, out_avals, *, shape, broadcast_dimensions,
-                               **_):
+                               sharding=None):
+    if sharding is not None:
+        return [param_spec(sharding, len(shape))]
     out = [None] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         if in_avals[0].shape[i] == shape[d]:
@@ -130,9 +137,11 @@ def reshape(x, new_sizes, dimensions=None, out_sharding=None):
     new_sizes = _as_shape("reshape", new_sizes)
     if dimensions is not None and tuple(dimensions) != tuple(range(len(_shape(x)))):
         x = transpose(x, tuple(dimensions))
-    if _shape(x) == new_sizes:
+    if _shape(x) == new_sizes and out_sharding is None:
         return x
-    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+    typed_as = out_type(out_sharding, "reshape")
+    out = reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 deflinear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
@@ -149,9 +158,14 @@ reshape_p.def_batch(_reshape_batch)
 
 
 @reshape_p.def_sharding
-def _reshape_sharding(in_specs, in_avals, out_avals, *, new_sizes, **_):
+def _reshape_sharding(in_specs, in_avals, out_avals, *, new_sizes, sharding=None, **_):
     """Dimensions that survive unsplit and unmerged (same size at the same prefix) keep
-    their entry; every other dimension is replicated."""
+    their entry; every other dimension is replicated (typing Explicit axes: JAX's rule; the
+    result type out_sharding= gives, if any, decides)."""
+    if sharding is not None:
+        return [param_spec(sharding, len(new_sizes))]
+    if sp.strict():
+        return [reshape_type(in_avals[0], in_specs[0], new_sizes)]
     old, spec = in_avals[0].shape, in_specs[0]
     out, i, j, po, pn = [None] * len(new_sizes), 0, 0, 1, 1
     while i < len(old) and j < len(new_sizes):
@@ -293,6 +307,7 @@ def _rev_batch(axis_data, vals, dims, *, dimensions):
 
 
 rev_p.def_batch(_rev_batch)
+rev_p.def_sharding(sp.like_operand)
 
 
 # ---------------------------------------------------------------- slice
@@ -366,6 +381,7 @@ def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides
 
 
 slice_p.def_batch(_slice_batch)
+slice_p.def_sharding(sp.varying_shape("slicing"))
 
 
 # ---------------------------------------------------------------- dynamic_slice
@@ -635,6 +651,7 @@ def _pad_batch(axis_data, vals, dims, *, padding_config):
 
 deflinear(pad_p, _pad_transpose)
 pad_p.def_batch(_pad_batch)
+pad_p.def_sharding(sp.varying_shape("padding"))
 
 
 # ---------------------------------------------------------------- concatenate
@@ -692,6 +709,7 @@ def _concatenate_batch(axis_data, vals, dims, *, dimension):
 
 deflinear(concatenate_p, _concatenate_transpose)
 concatenate_p.def_batch(_concatenate_batch)
+concatenate_p.def_sharding(sp.all_alike)
 
 
 # ---------------------------------------------------------------- iota, copy

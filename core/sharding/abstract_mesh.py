@@ -2,9 +2,13 @@
 get_abstract_mesh, as jax.sharding has them."""
 from __future__ import annotations
 
+import contextvars
 import math
 
-from .mesh import AxisTypesMixin, Immutable, _normalize_axis_types, freeze, get_current_mesh
+import numpy as np
+
+from .mesh import (AxisTypesMixin, Immutable, Mesh, _normalize_axis_types, freeze,
+                   get_current_mesh, set_mesh)
 
 
 class AbstractMesh(AxisTypesMixin, Immutable):
@@ -83,7 +87,51 @@ class AbstractMesh(AxisTypesMixin, Immutable):
 EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
 
 
+_ABSTRACT_MESH = contextvars.ContextVar("refjax_abstract_mesh", default=None)
+
+
 def get_abstract_mesh() -> AbstractMesh:
-    """The abstraction of the mesh set by set_mesh (an empty AbstractMesh without one)."""
+    """The mesh use_abstract_mesh set, else the abstraction of the mesh set by set_mesh (an
+    empty AbstractMesh without one)."""
+    override = _ABSTRACT_MESH.get()
+    if override is not None:
+        return override
     mesh = get_current_mesh()
     return EMPTY_ABSTRACT_MESH if mesh is None else AbstractMesh.of(mesh)
+
+
+class use_abstract_mesh:
+    """Trace under `mesh` (an AbstractMesh): its axis names and types replace the context
+    mesh's, whose devices stay (reshaped to its sizes); the size may not change."""
+
+    __slots__ = ("mesh", "prev", "placed")
+
+    def __init__(self, mesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. Got type:"
+                             f" {type(mesh)}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        prev = get_abstract_mesh()
+        if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+            raise ValueError(
+                f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+                f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
+                f"size={prev.size}")
+        self.prev = _ABSTRACT_MESH.set(self.mesh)
+        self.placed = set_mesh(_concrete(self.mesh))
+
+    def __exit__(self, *exc):
+        self.placed.__exit__(*exc)
+        _ABSTRACT_MESH.reset(self.prev)
+        return False
+
+
+def _concrete(mesh):
+    """The context mesh's devices laid out as `mesh` (None: keep the context's)."""
+    current = get_current_mesh()
+    if current is None or mesh.empty:
+        return current
+    devices = np.array(current._flat, dtype=object).reshape(mesh.axis_sizes)
+    return Mesh(devices, mesh.axis_names, mesh.axis_types)

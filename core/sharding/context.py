@@ -73,10 +73,10 @@ def type_spec(sharding, ndim):
         return P(*[None] * ndim)
     explicit = set(sharding.mesh.explicit_axes)
     entries = sharding.spec._normalized_spec_for_aval(ndim).partitions
-    return P(*[_keep(e, explicit) for e in entries])
+    return P(*[keep_axes(e, explicit) for e in entries])
 
 
-def _keep(entry, axes):
+def keep_axes(entry, axes):
     """A spec entry reduced to the given mesh axes (None, one name, or a tuple)."""
     kept = tuple(a for a in (entry if isinstance(entry, tuple) else (entry,)) if a in axes)
     return None if not kept else kept[0] if len(kept) == 1 else kept

@@ -14,6 +14,7 @@ from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
+from ..sharding_types import type_constraint, typed_aval
 from ..trace import Tracer, get_aval
 from . import fast_path, staging
 from .stages import Traced
@@ -119,8 +120,9 @@ def _avals_of(leaves):
 
 def _arg_aval(x):
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
-    return get_aval(x)
+        return type_constraint(ShapedArray(x.shape, x.dtype, weak_type=x.weak_type),
+                               x.sharding)
+    return typed_aval(x)
 
 
 class Staged:
@@ -209,7 +211,7 @@ class JitWrapped:
             # the steady-state call with array arguments: no pytree walk
             static = static_kw = ()
             leaves, in_tree = args, _flat_tree(len(args))
-            avals = tuple([a.aval for a in args])
+            avals = tuple([typed_aval(a) for a in args])
         else:
             static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
             leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))

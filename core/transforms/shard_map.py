@@ -11,6 +11,7 @@ from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..sharding import UNCONSTRAINED, AxisType, Mesh, P, get_current_mesh, type_spec
+from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma, var_vmas
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -235,7 +236,13 @@ def _body_fun(closed):
     return jaxpr_as_fun(closed, literal_array)
 
 
-def shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_):
+def shard_map_lanes(args, **params):
+    """shard_map's evaluation (below), its global values untyped (its axes are Manual)."""
+    with untyped():
+        return _shard_map_lanes(args, **params)
+
+
+def _shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_):
     """Evaluate shard_map as nested vmap over its manual mesh axes on the current trace.
     Returns (outs, checks): checks lists (output index, lane axes, replicated axes, stacked
     per-lane value) for outputs that came out batched over an axis their out spec omits

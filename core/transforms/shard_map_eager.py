@@ -11,6 +11,7 @@ from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import NamedSharding, P
+from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from ..vma import eqn_vma
 from . import shard_map as sm
@@ -111,7 +112,13 @@ def runs_eagerly(mesh, order):
         and set(order) == set(mesh.axis_names)
 
 
-def eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma):
+def eager_shard_map(*args):
+    """_eager_shard_map with its global values untyped (its mesh axes are Manual)."""
+    with untyped():
+        return _eager_shard_map(*args)
+
+
+def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma):
     """Run f on every device's block of `leaves` (split as `specs` say) and assemble the
     outputs as `out_specs` say, laid out on the mesh."""
     trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))

@@ -6,6 +6,7 @@ from .. import dtypes, leaks, source_info
 from ..config import config
 from ..array import Array
 from ..avals import ShapedArray
+from ..sharding_types import type_outputs, typed_aval
 from ..trace import Trace, Tracer, get_aval, set_current_trace
 
 
@@ -53,7 +54,7 @@ class StagingTrace(Trace):
     def _const_var(self, x):
         entry = self.constvars.get(id(x))
         if entry is None:
-            aval = get_aval(x)
+            aval = typed_aval(x)
             value = x
             if not isinstance(x, (Tracer, Array)):
                 aval = aval.strip_weak_type() if not dtypes.is_python_scalar(x) else aval
@@ -64,8 +65,9 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         invars = [self.to_atom(x) for x in args]
-        out = prim.abstract_eval(*(v.aval for v in invars), **params)
-        out_avals = out if prim.multiple_results else [out]
+        in_avals = [v.aval for v in invars]
+        out = prim.abstract_eval(*in_avals, **params)
+        out_avals = type_outputs(prim, in_avals, out if prim.multiple_results else [out], params)
         outvars = [jx.Var(a) for a in out_avals]
         self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params, self.current_source()))
         tracers = [StagingTracer(self, v) for v in outvars]

@@ -8,6 +8,7 @@ from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
 from ..primitives.parallel import extend_axis_env
+from ..sharding_types import drop_dim
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
 from .staging import stage_closed
@@ -29,7 +30,8 @@ class BatchTracer(Tracer):
         if self.bdim is not_mapped:
             return aval
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+        return ShapedArray(shape, aval.dtype, aval.weak_type,
+                           sharding=drop_dim(aval, self.bdim))
 
     def short_repr(self):
         return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"

@@ -1,10 +1,11 @@
 """The xla rule decorator and the dtype helpers several families share."""
+import jax.sharding as jsh
 import numpy as np
 from jax import lax
 
 from ....core import dtypes
 from ...base import register_rule
-from ..backend import XlaBackend
+from ..backend import XlaBackend, jax_spec
 
 LOW_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
@@ -26,3 +27,14 @@ def convert(x, new_dtype):
     if dtypes.kind(x.dtype) == "c" and dtypes.kind(new_dtype) != "c":
         x = lax.real(x)
     return lax.convert_element_type(x, new_dtype)
+
+
+def out_sharding(s):
+    """A primitive's result-type param (a refjax NamedSharding on an abstract mesh) as JAX's
+    out_sharding= (None stays None): JAX types the traced program on Explicit axes too."""
+    if s is None:
+        return None
+    mesh = s.mesh
+    types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
+    return jsh.NamedSharding(jsh.AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types=types),
+                             jax_spec(s.spec))

@@ -4,6 +4,7 @@ from jax import lax
 
 from ....core.primitives import linalg
 from ._common import LOW_FLOATS, convert, rule
+from ._common import out_sharding as jax_out
 
 
 @rule(linalg.dot_general_p)
@@ -16,7 +17,7 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     acc = _dot_accumulation_dtype(compute)
     lhs, rhs = (convert(convert(x, compute), acc) for x in (lhs, rhs))
     out = lax.dot_general(lhs, rhs, dimension_numbers, _jax_precision(precision),
-                          preferred_element_type=acc)
+                          preferred_element_type=acc, out_sharding=jax_out(out_sharding))
     return convert(convert(out, compute), out_dtype)
 
 

@@ -2,17 +2,18 @@
 from jax import lax
 
 from ....core.primitives import structural as st
-from ._common import rule
+from ._common import out_sharding, rule
 
 
 @rule(st.broadcast_in_dim_p)
 def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding=None):
-    return lax.broadcast_in_dim(x, shape, broadcast_dimensions)
+    return lax.broadcast_in_dim(x, shape, broadcast_dimensions,
+                                out_sharding=out_sharding(sharding))
 
 
 @rule(st.reshape_p)
 def _reshape(x, *, new_sizes, dimensions=None, sharding=None):
-    return lax.reshape(x, new_sizes, dimensions)
+    return lax.reshape(x, new_sizes, dimensions, out_sharding=out_sharding(sharding))
 
 
 @rule(st.squeeze_p)

@@ -1,0 +1,230 @@
+"""Sharding in types: on Explicit mesh axes an aval carries its layout, typed at trace time by
+each primitive's `sharding` rule (the rule Auto propagation runs after staging)."""
+import contextlib
+import threading
+import types
+
+from .array import Array
+from .errors import ShardingTypeError
+from .sharding import NamedSharding, P, get_abstract_mesh, keep_axes, resolve_spec, type_spec
+from .dtypes import is_python_scalar
+from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH
+from .sharding.mesh import axes_of
+from .trace import get_aval
+
+
+class UnknownSharding:
+    """The type of a value on Explicit axes that a primitive without a sharding rule made
+    from sharded operands: refjax does not know JAX's type for it (it prints without one;
+    jax.typeof refuses it rather than guess)."""
+
+    __slots__ = ("mesh",)
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+
+    def __eq__(self, other):
+        return isinstance(other, UnknownSharding) and other.mesh == self.mesh
+
+    def __hash__(self):
+        return hash(("unknown", self.mesh))
+
+    def __repr__(self):
+        return f"UnknownSharding({self.mesh})"
+
+
+# ---------------------------------------------------------------- typing mode for the rules
+
+class _Mode(threading.local):
+    prim = None  # the primitive being typed (None: Auto propagation, rules fall back)
+    off = False  # inside machinery over a shard_map's global values (its axes are Manual)
+
+
+_MODE = _Mode()
+
+
+@contextlib.contextmanager
+def typing(prim):
+    """Run sharding rules as types: their conflicts raise ShardingTypeError (naming `prim`)."""
+    prev, _MODE.prim = _MODE.prim, prim
+    try:
+        yield
+    finally:
+        _MODE.prim = prev
+
+
+@contextlib.contextmanager
+def untyped():
+    """Values made in the block get no sharding types: shard_map's own splitting and
+    assembling of global values, whose mesh axes are Manual inside it."""
+    prev, _MODE.off = _MODE.off, True
+    try:
+        yield
+    finally:
+        _MODE.off = prev
+
+
+def strict():
+    """Whether the sharding rule running is typing Explicit axes (not propagating Auto ones)."""
+    return _MODE.prim is not None
+
+
+def reject(message):
+    """A sharding rule's refusal of a program on Explicit axes, naming the primitive."""
+    return ShardingTypeError(message.format(name=_MODE.prim))
+
+
+# ---------------------------------------------------------------- typed avals
+
+def is_typed(aval):
+    """Whether an aval carries a sharding type on a mesh with Explicit axes."""
+    s = aval.sharding
+    return s is not None and bool(s.mesh.explicit_axes)
+
+
+def typed(aval, mesh, spec):
+    """aval typed as laid out by `spec` (per-dimension entries) on `mesh`, kept to the
+    mesh's Explicit axes."""
+    explicit = set(mesh.explicit_axes)
+    entries = [keep_axes(e, explicit) for e in tuple(spec)[:aval.ndim]]
+    entries += [None] * (aval.ndim - len(entries))
+    return aval.update(sharding=NamedSharding(mesh.abstract_mesh, P(*entries)))
+
+
+def typed_aval(x):
+    """The aval of x with its sharding type: a concrete Array laid out on a mesh with
+    Explicit axes is typed by its layout; tracers carry theirs."""
+    aval = get_aval(x)
+    if is_python_scalar(x) and not get_abstract_mesh().empty:
+        return aval.update(sharding=_NO_MESH_SCALAR)  # as JAX's: on no mesh, not the context's
+    if type(x) is not Array or aval.sharding is not None:
+        return aval
+    sharding = x.sharding
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return aval
+    return layout_type(aval, sharding)
+
+
+_NO_MESH_SCALAR = NamedSharding(EMPTY_ABSTRACT_MESH, P())
+
+
+def layout_type(aval, sharding):
+    """aval typed as laid out by a NamedSharding: its spec reduced to the Explicit axes, on
+    the abstract mesh."""
+    return aval.update(sharding=NamedSharding(sharding.mesh.abstract_mesh,
+                                              type_spec(sharding, aval.ndim)))
+
+
+def spec_of(aval):
+    """The per-dimension entries of an aval's type (replicated when untyped)."""
+    spec = getattr(aval.sharding, "spec", None)
+    return (None,) * aval.ndim if spec is None else tuple(spec.partitions)
+
+
+def type_outputs(prim, in_avals, out_avals, params):
+    """The primitive's output avals with their sharding types, computed from its operands'
+    by its sharding rule; out_avals unchanged when no operand is typed."""
+    if _MODE.off:
+        return out_avals
+    if _constrains(prim, params):
+        return [type_constraint(a, params[prim.layout_param]) for a in out_avals]
+    typed_in = [a for a in in_avals if is_typed(a)]
+    given = _given_type(params)
+    if not (typed_in or given) or prim.call_param is not None:
+        return out_avals  # call-like primitives' avals come typed from their jaxprs
+    mesh = typed_in[0].sharding.mesh if typed_in else given.mesh.abstract_mesh
+    _check_one_mesh(prim, typed_in, mesh)
+    if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
+        return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
+    specs = _out_specs(prim, [spec_of(a) for a in in_avals], in_avals, out_avals, params)
+    if specs is None:
+        return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
+    for a, s in zip(out_avals, specs):
+        _check_legal(prim, in_avals, a, s)
+    return [typed(a, mesh, s) for a, s in zip(out_avals, specs)]
+
+
+def _check_legal(prim, in_avals, out_aval, spec):
+    """A result may use each mesh axis once (JAX's error names the operation and types)."""
+    axes = [a for e in spec for a in axes_of(e)]
+    if len(axes) != len(set(axes)):
+        shown = out_aval.update(sharding=types.SimpleNamespace(spec=P(*spec)))
+        raise ShardingTypeError(
+            f"{prim.name} operation with inputs: "
+            f"{', '.join(a.str_short() for a in in_avals)} produces an illegally sharded "
+            f"result: {shown.str_short()}")
+
+
+def _given_type(params):
+    """The result type a primitive's out_sharding/sharding param names (None if none)."""
+    given = params.get("out_sharding", params.get("sharding"))
+    return given if isinstance(given, NamedSharding) else None
+
+
+def _constrains(prim, params):
+    return prim.layout_param is not None and hasattr(params[prim.layout_param], "spec")
+
+
+def _out_specs(prim, specs, in_avals, out_avals, params):
+    """The rule's output specs (None: no rule, and an operand is sharded)."""
+    if prim.sharding is None:
+        sharded = any(e is not None for s in specs for e in s)
+        return None if sharded else [(None,) * a.ndim for a in out_avals]
+    with typing(prim.name):
+        return list(prim.sharding(specs, in_avals, out_avals, **params))
+
+
+def _check_one_mesh(prim, avals, mesh):
+    for a in avals:
+        if a.sharding.mesh != mesh:
+            raise ShardingTypeError(
+                f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another "
+                f"mesh: {a.sharding.mesh}")
+
+
+def type_constraint(aval, sharding):
+    """The type of a value laid out as `sharding` (reshard's, a constraint's result)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return aval.update(sharding=None)
+    return layout_type(aval, sharding)
+
+
+def drop_dim(aval, dim):
+    """The type of aval without dimension `dim` (a vmapped value seen inside the map)."""
+    if not is_typed(aval) or isinstance(aval.sharding, UnknownSharding):
+        return aval.sharding
+    entries = list(spec_of(aval))
+    del entries[dim]
+    return NamedSharding(aval.sharding.mesh, P(*entries))
+
+
+def out_type(out_sharding, who):
+    """The NamedSharding a lax function's `out_sharding=` gives its primitive's result type
+    (a PartitionSpec names axes of the context mesh), or None where it names no Explicit
+    axes (then the function constrains its result's layout instead)."""
+    if out_sharding is None:
+        return None
+    s = resolve_spec(out_sharding, who, "out_sharding")
+    if not isinstance(s, NamedSharding) or not s.mesh.explicit_axes:
+        return None
+    return s
+
+
+def param_spec(sharding, ndim):
+    """The per-dimension entries a primitive's out_sharding param gives its result."""
+    return tuple(sharding.spec._normalized_spec_for_aval(ndim).partitions)
+
+
+def insert_dim(sharding, dim):
+    """A result-type param (or None) with a replicated dimension inserted (vmap's)."""
+    if sharding is None:
+        return None
+    entries = list(sharding.spec.partitions)
+    entries += [None] * (dim - len(entries))
+    entries.insert(dim, None)
+    return sharding.update(spec=P(*entries))
+
+
+__all__ = ["layout_type", "untyped", "out_type", "param_spec", "insert_dim", "UnknownSharding", "typing", "strict",
+           "reject", "is_typed", "typed", "typed_aval", "spec_of", "type_outputs",
+           "type_constraint", "drop_dim"]
