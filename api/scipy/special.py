@@ -1,7 +1,10 @@
-"""jax.scipy.special: gamma/beta/error-function families, entropies, Bessel, zeta, normal CDF."""
+"""jax.scipy.special: gamma/beta/error-function families, entropies, Bessel, zeta, normal CDF,
+exponential integrals, the Faddeeva family, spence and the Bernoulli numbers."""
 from .special_functions import (  # noqa: F401
     beta, betainc, betaln, boxcox, boxcox1p, comb, digamma, entr,
     erf, erfc, erfinv, expit, factorial, gamma, gammainc, gammaincc,
     gammaln, gammasgn, i0, i0e, i1, i1e, kl_div, log_ndtr,
     log_softmax, loggamma, logit, logsumexp, multigammaln, ndtr, ndtri, poch,
     polygamma, rel_entr, softmax, xlog1py, xlogy, zeta)
+from .special_faddeeva import dawsn, erfcx, fresnel, wofz  # noqa: F401
+from .special_expint import bernoulli, exp1, expi, expn, sici, spence  # noqa: F401
