@@ -1,5 +1,5 @@
 """jax.scipy.special: gamma/beta/error-function families, entropies, Bessel, zeta, normal CDF,
-exponential integrals, the Faddeeva family, spence and the Bernoulli numbers."""
+exponential integrals, the Faddeeva family, spence, the Bernoulli numbers, Owen's T."""
 from .special_functions import (  # noqa: F401
     beta, betainc, betaln, boxcox, boxcox1p, comb, digamma, entr,
     erf, erfc, erfinv, expit, factorial, gamma, gammainc, gammaincc,
@@ -8,3 +8,4 @@ from .special_functions import (  # noqa: F401
     polygamma, rel_entr, softmax, xlog1py, xlogy, zeta)
 from .special_faddeeva import dawsn, erfcx, fresnel, wofz  # noqa: F401
 from .special_expint import bernoulli, exp1, expi, expn, sici, spence  # noqa: F401
+from .special_owens import owens_t  # noqa: F401
