@@ -306,3 +306,64 @@ def test_owens_t_derivatives_and_dtypes():
 
 def _vmap_grad(fn, argnum):
     return jax.vmap(jax.grad(fn, argnum))
+
+
+BESSEL_Z = np.concatenate([np.linspace(-21.0, 21.0, 85), [-1e-5, 1e-5, 1e-3, 0.05]])
+
+
+def test_bessel_jn_against_scipy_and_jax():
+    """Miller's recurrence: 1e-14 absolute of scipy in float64, 3e-7 in float32. JAX's float32
+    is nan for |z| <= 1 and more (its recurrence overflows); refjax rescales it."""
+    def orders(z, **kw):
+        return refjax.jit(lambda z: rs.bessel_jn(z, v=5, **kw))(z)
+    truth = ss.jv(np.arange(6)[:, None], BESSEL_Z)
+    with refjax.enable_x64(True):
+        close(orders(BESSEL_Z), truth, 0, atol=1e-14)
+    ours = orders(BESSEL_Z.astype(np.float32))
+    assert (ours.dtype, ours.weak_type, ours.shape) == (np.float32, False, (6, len(BESSEL_Z)))
+    close(ours, truth, 0, atol=3e-7)
+    theirs = np.asarray(jax.jit(lambda z: js.bessel_jn(z, v=5))(BESSEL_Z.astype(np.float32)))
+    nan = np.isnan(theirs).any(axis=0)
+    assert nan[np.abs(BESSEL_Z) <= 1].all() and not nan[np.abs(BESSEL_Z) > 4].any()
+    close(ours[:, ~nan], theirs[:, ~nan], 0, atol=1e-6)
+
+
+def test_bessel_jn_refuses_what_its_recurrence_cannot_reach():
+    """Past |z| = n_iter / 2 - 4 the recurrence has not converged to float64's precision: nan
+    in every dtype (JAX returns numbers, 0.3 off at z = 60 with n_iter = 50); a larger n_iter
+    reaches it; J_k(+-inf) = 0."""
+    z = np.array([40.0, -40.0, np.inf, -np.inf])
+    with refjax.enable_x64(True):
+        out = np.asarray(rs.bessel_jn(z, v=2))
+        assert np.isnan(out[:, :2]).all() and (out[:, 2:] == 0).all()
+    jax_out = np.asarray(_jitted_jax("bessel_jn", lambda f: functools.partial(f, v=2))(
+        np.float32([60.0])))
+    assert np.abs(jax_out[:, 0] - ss.jv([0, 1, 2], 60.0)).max() > 0.3
+    with refjax.enable_x64(True):
+        close(rs.bessel_jn(z[:2], v=2, n_iter=100), ss.jv(np.arange(3)[:, None], z[:2]), 0,
+              atol=1e-14)
+
+
+def test_bessel_jn_derivatives_transforms_and_errors():
+    z = np.float32([-3.0, 0.5, 1.5, 7.0])
+    jac = refjax.vmap(refjax.jacfwd(lambda z: rs.bessel_jn(z, v=3)))(z)
+    close(jac, ss.jvp(np.arange(4), z.astype(np.float64)[:, None]), 0, atol=3e-7)
+    grad = refjax.vmap(refjax.grad(lambda z: rs.bessel_jn(z, v=3)[2]))(z)
+    close(grad, jac[:, 2], 1e-6)
+    close(refjax.vmap(lambda z: rs.bessel_jn(z, v=3), out_axes=1)(z), rs.bessel_jn(z, v=3), 1e-6)
+    for arg in (2.0, np.float16(2.0)):
+        out, want = rs.bessel_jn(arg, v=1), jax.eval_shape(lambda a: js.bessel_jn(a, v=1), arg)
+        assert (out.shape, out.dtype, out.weak_type) == (want.shape, want.dtype, want.weak_type)
+    with pytest.raises(TypeError):
+        js.bessel_jn(1.0, v=1.5)
+    with pytest.raises(TypeError):
+        rs.bessel_jn(1.0, v=1.5)
+    with pytest.raises(TypeError):
+        js.bessel_jn(np.complex64(1j), v=1)
+    with pytest.raises(TypeError, match="bessel_jn does not accept dtype complex64"):
+        rs.bessel_jn(np.complex64(1j), v=1)
+    assert js.bessel_jn(1.0, v=-1).shape == (0,)  # JAX: an empty array
+    with pytest.raises(ValueError, match="v must satisfy 0 <= v < n_iter, got v=-1"):
+        rs.bessel_jn(1.0, v=-1)
+    with pytest.raises(refjax.errors.ConcretizationTypeError, match="Argument v of bessel_jn"):
+        refjax.jit(lambda v: rs.bessel_jn(1.0, v=v))(2)

@@ -9,3 +9,4 @@ from .special_functions import (  # noqa: F401
 from .special_faddeeva import dawsn, erfcx, fresnel, wofz  # noqa: F401
 from .special_expint import bernoulli, exp1, expi, expn, sici, spence  # noqa: F401
 from .special_owens import owens_t  # noqa: F401
+from .special_bessel import bessel_jn  # noqa: F401
