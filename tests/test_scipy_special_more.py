@@ -367,3 +367,57 @@ def test_bessel_jn_derivatives_transforms_and_errors():
         rs.bessel_jn(1.0, v=-1)
     with pytest.raises(refjax.errors.ConcretizationTypeError, match="Argument v of bessel_jn"):
         refjax.jit(lambda v: rs.bessel_jn(1.0, v=v))(2)
+
+
+HYP_A = np.array([-3.0, -2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 5.5, 10.0])[:, None, None]
+HYP_B = np.array([-2.5, 0.5, 1.0, 3.0, 7.5, 20.0])[None, :, None]
+HYP_X = np.array([-150.0, -30.0, -5.0, -1.0, -0.1, 0.0, 0.1, 1.0, 5.0, 30.0, 99.0,
+                  150.0])[None, None, :]
+
+
+def test_hyp1f1_against_scipy_in_float64():
+    """Series (Kummer's transformation below 0), asymptotic series from x = 100: 1e-10 of
+    scipy over the grid (the alternating series of a negative non-integer a cancels)."""
+    a, b, x = np.broadcast_arrays(HYP_A, HYP_B, HYP_X)
+    with refjax.enable_x64(True):
+        close(refjax.jit(rs.hyp1f1)(a, b, x), ss.hyp1f1(a, b, x), 1e-10)
+
+
+def test_hyp1f1_float32_against_jax():
+    """Where JAX sums its series directly below 0, its float32 value cancels (over 1e-3 off
+    at x = -30); refjax's Kummer transformation mostly avoids it. JAX's polynomials
+    (a = -3) are nan at |x| = 150; refjax's exact."""
+    a, b, x = (v.astype(np.float32) for v in np.broadcast_arrays(
+        HYP_A[5:], HYP_B[:, 1:5], HYP_X[:, :, 2:10]))
+    ours = refjax.jit(rs.hyp1f1)(a, b, x)
+    theirs = np.asarray(_jitted_jax("hyp1f1")(a, b, x))
+    truth = ss.hyp1f1(*(v.astype(np.float64) for v in (a, b, x)))
+    assert (ours.dtype, ours.weak_type) == (np.float32, False)
+    # 2e-4: where b - a < 0 the transformed series alternates too (1.6e-4 at a = 10, b = 3,
+    # x = -5)
+    close(ours, truth, 2e-4)
+    departs = np.abs(theirs - truth) > 2e-4 * np.abs(truth)
+    assert (x[departs] < 0).all() and (np.abs(theirs - truth) > 1e-3 * np.abs(truth)).any()
+    close(np.asarray(ours)[~departs], theirs[~departs], 4e-4)
+    poly = np.float32([-3.0, -3.0]), np.float32([0.5, 7.5]), np.float32([-150.0, 150.0])
+    assert np.isnan(np.asarray(_jitted_jax("hyp1f1")(*poly))).all()
+    close(refjax.jit(rs.hyp1f1)(*poly), ss.hyp1f1(*(p.astype(np.float64) for p in poly)), 1e-6)
+
+
+def test_hyp1f1_conventions_derivatives_and_dtypes():
+    special = [np.float32(v) for v in ([0.0, 2.0, 1.5], [3.0, 2.0, 0.0], [1.0, 0.7, 2.0])]
+    close(rs.hyp1f1(*special), _jitted_jax("hyp1f1")(*special), 1e-6)  # 1, exp(x), inf
+    points = np.float32([[0.5, 1.5, 2.0], [2.0, 3.0, -1.0], [-2.0, 3.0, 1.5]]).T
+    for k in range(3):
+        ours = refjax.vmap(refjax.grad(rs.hyp1f1, k))(*points)
+        theirs = _jitted_jax("hyp1f1", lambda f, k=k: jax.vmap(jax.grad(f, k)))(*points)
+        finite = ~np.isnan(np.asarray(theirs))  # JAX's derivative in a at a = -2 is nan
+        close(np.asarray(ours)[finite], np.asarray(theirs)[finite], 2e-6)
+        with refjax.enable_x64(True):
+            p64, h = points.astype(np.float64), 1e-6
+            step = np.eye(3)[k][:, None] * h
+            fd = (rs.hyp1f1(*(p64 + step)) - rs.hyp1f1(*(p64 - step))) / (2 * h)
+            close(refjax.jit(refjax.vmap(refjax.grad(rs.hyp1f1, k)))(*p64), fd, 1e-8)
+    for args in [(np.float16(1.0), 2, 0.5), (1, 2, 3.0)]:
+        out, want = rs.hyp1f1(*args), jax.eval_shape(js.hyp1f1, *args)
+        assert (out.dtype, out.weak_type) == (want.dtype, want.weak_type)
