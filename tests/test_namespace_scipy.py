@@ -32,9 +32,7 @@ LACKING = {
     "scipy.special": {
         name: "not implemented yet: JAX evaluates it with its own series/rational "
               "approximations, which refjax has not written"
-        for name in ("bernoulli", "bessel_jn", "dawsn", "erfcx", "exp1", "expi", "expn",
-                     "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence", "sph_harm_y",
-                     "wofz")
+        for name in ("hyp2f1", "sph_harm_y")
     },
     "scipy.stats": {"gaussian_kde": NOT_YET},
     "scipy.signal": {name: "FFT-based: not implemented yet (convolve's method='fft' raises)"
