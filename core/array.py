@@ -79,6 +79,9 @@ class Array(LeadingAxis):
     def tolist(self):
         return self._value().tolist()
 
+    def tobytes(self, order="C"):
+        return self._value().tobytes(order)
+
     def block_until_ready(self):
         if type(self._buf) is DeletedBuffer:
             raise errors.JaxRuntimeError(

@@ -115,6 +115,10 @@ class Tracer(LeadingAxis):
         raise errors.ConcretizationTypeError(
             self, f"The tolist() method was called on {errors.describe(self)}.")
 
+    def tobytes(self, order="C"):
+        raise errors.ConcretizationTypeError(
+            self, f"The tobytes() method was called on {errors.describe(self)}.")
+
     # Placement belongs to concrete arrays: JAX refuses these on every tracer.
     def delete(self):
         raise _method_error(self, "delete")
