@@ -192,3 +192,400 @@ CHECKS = [
     Check("lax_numpy_test.py:testSizeAlongAxisDuplicate", "ValueError", "repeated axis",
           lambda j: j.jnp.size(j.jnp.zeros((2, 3, 4)), (1, -2))),
 ]
+
+# lax_test.py:testGatherShapeCheckingRule's cases, verbatim (GatherDimensionNumbers as a dict):
+# (name, operand shape, indices shape, dimension numbers, slice sizes, JAX's regex)
+_GATHER_ROWS = [
+    ("NonAscendingWindowIndices", (10, 9, 8, 7, 6), (5, 4, 3, 2, 1),
+     dict(
+         offset_dims=(4, 5, 6, 8, 7), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6), "offset_dims in gather op must be sorted"),
+    ("RepeatedWindowIndices", (10, 9, 8, 7, 6), (5, 4, 3, 2, 1),
+     dict(
+         offset_dims=(4, 5, 6, 7, 7), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6), "offset_dims in gather op must not repeat"),
+    ("WindowIndexOutOfBounds", (10, 9, 8, 7, 6), (5, 4, 3, 2, 1),
+     dict(
+         offset_dims=(4, 5, 100, 101, 102), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6), "Offset dimension 2 in gather op is out of bounds"),
+    ("WindowIndexBarelyOutOfBounds", (10, 9, 8, 7, 6), (5, 4, 3, 2, 1),
+     dict(
+         offset_dims=(4, 5, 6, 7, 9), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6), "Offset dimension 4 in gather op is out of bounds"),
+    ("MismatchingElidedWindowDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(4,),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6),
+     ("All components of the offset index in a gather op must either be a "
+      "offset dimension or explicitly collapsed/batching")),
+    ("MismatchingElidedWindowDimsV2", (10, 9, 8, 7, 6, 5), (10, 4, 3, 2, 4),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(4,),
+         start_index_map=(1, 2, 3, 4), operand_batching_dims=(0,),
+         start_indices_batching_dims=(0,)),
+     (10, 9, 8, 7, 6, 5),
+     ("All components of the offset index in a gather op must either be a "
+      "offset dimension or explicitly collapsed/batching")),
+    ("OutOfBoundsWindowToInputMapping", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(0, 1, 2, 3, 19),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6),
+     "Invalid collapsed_slice_dims set in gather op; valid range is"),
+    ("RepeatedWindowToInputMapping", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(0, 1, 2, 3, 3),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6), "collapsed_slice_dims in gather op must not repeat"),
+    ("MismatchingGatherToInputMapping", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3)),
+     (10, 9, 8, 7, 6),
+     ("Gather op has 4 elements in start_index_map and the bound of "
+      "dimension index_vector_dim=4 of indices is 5. These two "
+      "numbers must be equal.")),
+    ("OutOfBoundsGatherToInputMapping", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 7)),
+     (10, 9, 8, 7, 6), "Invalid start_index_map"),
+    ("RepeatedGatherToInputMapping", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 3)),
+     (10, 9, 8, 7, 6), "start_index_map in gather op must not repeat"),
+    ("NonAscendingElidedWindowDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(2, 1),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6),
+     "collapsed_slice_dims in gather op must be sorted"),
+    ("WindowBoundsTooLarge", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7), collapsed_slice_dims=(2,),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 100, 6),
+     "Slice size at index 3 in gather op is out of range"),
+    ("MismatchingNumberOfWindowBounds", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7), collapsed_slice_dims=(),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7),
+     "Gather op must have one slice size for every input dimension"),
+    ("WindowBoundsNot1ForElidedDim", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6, 7), collapsed_slice_dims=(1,),
+         start_index_map=(0, 1, 2, 3, 4)),
+     (10, 9, 8, 7, 6),
+     ("Gather op can only collapse slice dims with bound 1, but bound "
+      "is 9 for index 1 at position 0.")),
+    ("RepeatedOperandBatchingDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 3),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 4), operand_batching_dims=(2, 3, 3)),
+     (10, 9, 8, 7, 6),
+     "operand_batching_dims in gather op must not repeat"),
+    ("NonAscendingOperandBatchingDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 3),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 4), operand_batching_dims=(3, 2)),
+     (10, 9, 8, 7, 6),
+     "operand_batching_dims in gather op must be sorted"),
+    ("OutOfBoundsOperandBatchingDims", (10, 9, 8, 7, 6),
+     (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 2, 3, 4),
+         operand_batching_dims=(0, 10)),
+     (10, 9, 8, 7, 6),
+     "Invalid operand_batching_dims set in gather op; valid range is"),
+    ("NonDisjointCollapsedAndBatchingDims", (10, 9, 8, 7, 6),
+     (5, 4, 3, 2, 3),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1, 2),
+         start_index_map=(0, 1, 4), operand_batching_dims=(2, 3)),
+     (10, 9, 8, 7, 6),
+     ("collapsed_slice_dims and operand_batching_dims in gather op must be "
+      "disjoint")),
+    ("NonDisjointStartIndexMapAndBatchingDims", (10, 9, 8, 7, 6),
+     (5, 4, 3, 2, 4),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 2, 4), operand_batching_dims=(2, 3)),
+     (10, 9, 8, 7, 6),
+     ("start_index_map and operand_batching_dims in gather op must be "
+      "disjoint")),
+    ("WindowBoundsNot1ForBatchingDim", (10, 9, 8, 7, 6), (9, 4, 3, 2, 4),
+     dict(
+         offset_dims=(4, 5, 6, 7), collapsed_slice_dims=(),
+         start_index_map=(0, 2, 3, 4), operand_batching_dims=(1,),
+         start_indices_batching_dims=(0,)),
+     (10, 9, 8, 7, 6),
+     ("Gather op can only have operand batching dims with bound 0/1, but "
+      "bound is 9 for index 1 at position 0.")),
+    ("RepeatedStartIndicesBatchingDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 2, 3, 4),
+         start_indices_batching_dims=(0, 1, 0)),
+     (10, 9, 8, 7, 6),
+     "start_indices_batching_dims in gather op must not repeat"),
+    ("OutOfBoundsStartIndicesBatchingDims", (10, 9, 8, 7, 6),
+     (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 2, 3, 4),
+         start_indices_batching_dims=(0, 5)),
+     (10, 9, 8, 7, 6),
+     "Invalid start_indices_batching_dims set in gather op; valid range"),
+    ("IndexVectorDimInStartIndicesBatchingDims", (10, 9, 8, 7, 6),
+     (5, 4, 3, 2, 5),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(0, 1),
+         start_index_map=(0, 1, 2, 3, 4),
+         start_indices_batching_dims=(0, 4)),
+     (10, 9, 8, 7, 6),
+     ("Gather op cannot have the index vector dimension as a batching "
+      "dimension")),
+    ("MismatchingNumberOfBatchingDims", (10, 9, 8, 7, 6), (5, 4, 3, 2, 4),
+     dict(
+         offset_dims=(4, 5, 6), collapsed_slice_dims=(1, 2),
+         start_index_map=(1, 2, 3, 4), operand_batching_dims=(0,),
+         start_indices_batching_dims=(0, 1)),
+     (10, 9, 8, 7, 6),
+     ("Gather op requires equal numbers of operand_batching_dims and "
+      "start_indices_batching_dims")),
+    ("MismatchingBatchingDimSizes", (10, 9, 8, 7, 6), (10, 9, 3, 2, 3),
+     dict(
+         offset_dims=(4, 5, 6, 7, 8), collapsed_slice_dims=(2, 3, 4),
+         start_index_map=(2, 3, 4), operand_batching_dims=(0, 1),
+         start_indices_batching_dims=(1, 0)),
+     (10, 9, 8, 7, 6),
+     ("Gather op requires operand batching dimensions and indices batching "
+      "dimensions to have the same shape"))
+  ]
+
+# lax_test.py:testScatterShapeCheckingRule's cases, verbatim (ScatterDimensionNumbers as a dict):
+# (name, operand shape, indices shape, updates shape, dimension numbers, JAX's regex)
+_SCATTER_ROWS = [
+          ("ScatterWithUpdatesBiggerThanInput", (64, 48), (32, 1), (65, 32),
+           dict(
+               update_window_dims=(0,), inserted_window_dims=(1,),
+               scatter_dims_to_operand_dims=(1,)),
+           "Bounds of the window dimensions"),
+          ("ScatterWithUpdatesBiggerThanInputV2", (64, 48), (32, 1),
+           (32, 49), dict(
+               update_window_dims=(1,), inserted_window_dims=(0,),
+               scatter_dims_to_operand_dims=(1,)),
+           "Bounds of the window dimensions"),
+          ("ScatterWithUpdatesNotMatchingIndices", (64, 48), (32, 1),
+           (64, 31), dict(
+               update_window_dims=(1,), inserted_window_dims=(0,),
+               scatter_dims_to_operand_dims=(1,)),
+           "Bounds of the scatter dimensions"),
+          ("ScatterWithUpdatesNotMatchingIndicesV2", (64, 48), (32, 1),
+           (31, 48), dict(
+               update_window_dims=(1,), inserted_window_dims=(0,),
+               scatter_dims_to_operand_dims=(1,)),
+           "Bounds of the scatter dimensions"),
+          ("ScatterNdWithUpdatesBiggerThanInput", (64, 48),
+           (10, 9, 8, 7, 1), (10, 9, 8, 7, 65),
+           dict(
+               update_window_dims=(4,), inserted_window_dims=(1,),
+               scatter_dims_to_operand_dims=(1,)),
+           "Bounds of the window dimensions"),
+          ("ScatterNdWithUpdatesNotMatchingIndices", (64, 48),
+           (10, 9, 8, 7, 1), (9, 9, 8, 7, 64),
+           dict(
+               update_window_dims=(4,), inserted_window_dims=(1,),
+               scatter_dims_to_operand_dims=(0,)),
+           "Bounds of the scatter dimensions"),
+          ("InvalidUpdates", (50, 49, 48, 47, 46), (10, 9, 8, 7, 5),
+           (10, 9, 8, 7, 3, 2, 4, 1),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "Updates tensor must be of rank 7; got 8."),
+          ("NonAscendingUpdateWindowDims", (6, 5, 4, 3, 2), (5, 4, 3, 2, 1),
+           (10, 9, 8, 7, 6, 5, 4, 3, 2),
+           dict(
+               update_window_dims=(4, 5, 6, 8, 7), inserted_window_dims=(),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "update_window_dims in scatter op must be sorted"),
+          ("RepeatedUpdateWindowDims", (6, 5, 4, 3, 2), (5, 4, 3, 2, 1),
+           (10, 9, 8, 7, 6, 5, 4, 3, 2),
+           dict(
+               update_window_dims=(4, 5, 6, 7, 7), inserted_window_dims=(),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "update_window_dims in scatter op must not repeat"),
+          ("OutOfBoundsUpdateWindowDims", (6, 5, 4, 3, 2), (5, 4, 3, 2, 1),
+           (10, 9, 8, 7, 6, 5, 4, 3, 2),
+           dict(
+               update_window_dims=(4, 5, 6, 7, 9), inserted_window_dims=(),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "Invalid update_window_dims set in scatter op"),
+          ("NonAscendingInsertedWindowDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(2, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "inserted_window_dims in scatter op must be sorted"),
+          ("RepeatedInsertedWindowDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "inserted_window_dims in scatter op must not repeat"),
+          ("OutOfBoundsInsertedWindowDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 5),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4)),
+           "Invalid inserted_window_dims set in scatter op"),
+          ("MismatchingScatterDimsToOperandDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3)),
+           ("Scatter op has 4 elements in scatter_dims_to_operand_dims and "
+            "the bound of dimension index_vector_dim=4 of indices "
+            "is 5. These two numbers must be equal")),
+          ("OutOfBoundsScatterDimsToOperandDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 10)),
+           "Invalid scatter_dims_to_operand_dims mapping"),
+          ("RepeatedValuesInScatterDimsToOperandDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+               scatter_dims_to_operand_dims=(0, 1, 2, 2, 3)),
+           "scatter_dims_to_operand_dims in scatter op must not repeat"),
+          ("InsufficientWindowDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 4), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1,),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3)),
+           ("Scatter op has window of size 4; doesn't match operand of "
+            "rank 5.")),
+          ("InsufficientWindowDimsV2", (10, 49, 48, 47, 46, 45),
+           (10, 9, 8, 7, 3), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1,),
+               scatter_dims_to_operand_dims=(1, 2, 3),
+               operand_batching_dims=(0,),
+               scatter_indices_batching_dims=(0,)),
+           ("Scatter op has window of size 5; doesn't match operand of "
+            "rank 6.")),
+          ("RepeatedOperandBatchingDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 4),
+               operand_batching_dims=(2, 3, 3)),
+           "operand_batching_dims in scatter op must not repeat"),
+          ("NonAscendingOperandBatchingDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 4),
+               operand_batching_dims=(3, 2)),
+           "operand_batching_dims in scatter op must be sorted"),
+           ("OutOfBoundsOperandBatchingDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4),
+               operand_batching_dims=(0, 10)),
+           ("Invalid operand_batching_dims set in scatter op; valid range "
+            "is")),
+          ("NonDisjointCollapsedAndBatchingDims", (50, 49, 48, 47, 46, 45),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 4),
+               operand_batching_dims=(1, 2)),
+           ("inserted_window_dims and operand_batching_dims in scatter op "
+            "must be disjoint")),
+          ("NonDisjointScatterDimsToOperandDimsAndBatchingDims",
+           (50, 49, 48, 47, 46), (10, 9, 8, 7, 5),
+           (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 4),
+               operand_batching_dims=(2, 3)),
+           ("scatter_dims_to_operand_dims and operand_batching_dims in "
+            "scatter op must be disjoint")),
+          ("RepeatedScatterIndicesBatchingDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4),
+               scatter_indices_batching_dims=(0, 1, 0)),
+           "scatter_indices_batching_dims in scatter op must not repeat"),
+          ("OutOfBoundsScatterIndicesBatchingDims", (50, 49, 48, 47, 46),
+           (10, 9, 8, 7, 5), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4),
+               scatter_indices_batching_dims=(0, 5)),
+           ("Invalid scatter_indices_batching_dims set in scatter op; "
+            "valid range")),
+          ("IndexVectorDimInScatterIndicesBatchingDims",
+           (50, 49, 48, 47, 46), (10, 9, 8, 7, 5),
+           (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(0, 1),
+               scatter_dims_to_operand_dims=(0, 1, 2, 3, 4),
+               scatter_indices_batching_dims=(0, 4)),
+           ("Scatter op cannot have the index vector dimension as a "
+            "batching dimension")),
+          ("MismatchingNumberOfBatchingDims", (50, 49, 48, 47, 46, 45),
+           (10, 9, 8, 7, 4), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(1, 2),
+               scatter_dims_to_operand_dims=(1, 2, 3, 4),
+               operand_batching_dims=(0,),
+               scatter_indices_batching_dims=(0, 1)),
+           ("Scatter op requires equal numbers of operand_batching_dims "
+            "and scatter_indices_batching_dims")),
+          ("MismatchingBatchingDimSizes", (10, 9, 48, 47, 46, 45),
+           (10, 9, 8, 7, 2), (10, 9, 8, 7, 3, 2, 4),
+           dict(
+               update_window_dims=(4, 5, 6), inserted_window_dims=(2,),
+               scatter_dims_to_operand_dims=(2, 3),
+               operand_batching_dims=(0, 1),
+               scatter_indices_batching_dims=(1, 0)),
+           ("Scatter op requires operand batching dimensions and indices "
+            "batching dimensions to have the same shape"))
+       ]
+
+
+def _gather_check(name, operand_shape, indices_shape, dnums, slice_sizes, msg):
+    return Check(f"lax_test.py:testGatherShapeCheckingRule_{name}", "TypeError", msg,
+                 lambda j: j.lax.gather(np.ones(operand_shape, np.int32),
+                                        np.ones(indices_shape, np.int32),
+                                        j.lax.GatherDimensionNumbers(**dnums), slice_sizes))
+
+
+def _scatter_check(name, operand_shape, indices_shape, update_shape, dnums, msg):
+    def call(j):
+        def f(x, y):
+            operand = j.lax.broadcast(x, operand_shape)
+            updates = j.lax.broadcast(y, update_shape)
+            return j.lax.scatter(operand, np.zeros(indices_shape, np.int32), updates,
+                                 j.lax.ScatterDimensionNumbers(**dnums))
+        return j.jax.eval_shape(f, np.int32(1), np.int32(1))
+    return Check(f"lax_test.py:testScatterShapeCheckingRule_{name}", "TypeError", msg, call)
+
+
+CHECKS += [_gather_check(*row) for row in _GATHER_ROWS]
+CHECKS += [_scatter_check(*row) for row in _SCATTER_ROWS]
+
