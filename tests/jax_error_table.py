@@ -21,6 +21,7 @@ class Check:
     fn: Callable               # fn(j) makes the call
     ours: Optional[str] = None  # refjax's regex where it keeps a clearer message
     why: str = ""
+    flags: int = 0             # JAX's regex flags (re.DOTALL where its test compiles with it)
 
     @property
     def id(self):
@@ -192,6 +193,346 @@ CHECKS = [
     Check("lax_numpy_test.py:testSizeAlongAxisDuplicate", "ValueError", "repeated axis",
           lambda j: j.jnp.size(j.jnp.zeros((2, 3, 4)), (1, -2))),
 ]
+
+CHECKS += [
+    # ------------------------------------------------------------------ lax_test.py
+    Check("lax_test.py:testSplitErrors", "ValueError", "Sizes passed to split must be nonnegative",
+          lambda j: j.lax.split(np.arange(5), [-1])),
+    Check("lax_test.py:testSplitErrors", "ValueError", "Sum of sizes 6 must be equal",
+          lambda j: j.lax.split(np.arange(5), [6])),
+    Check("lax_test.py:testSplitErrors", "ValueError", "axis 1 is out of bounds",
+          lambda j: j.lax.split(np.arange(5), sizes=(), axis=1)),
+    Check("lax_test.py:testConvInvalidPadding", "ValueError", r"padding argument.*, got \(3, 3\)",
+          lambda j: j.lax.conv_general_dilated_patches(
+              j.jnp.ones((1, 10, 10, 5), j.jnp.bfloat16), (5, 5), window_strides=(1, 1),
+              padding=(3, 3))),
+    Check("lax_test.py:testDotPositionalArgumentDeprecation", "TypeError",
+          r"dot\(\) takes 2 positional arguments",
+          lambda j: j.lax.dot(np.arange(5.0), np.arange(5.0), j.lax.Precision.DEFAULT)),
+    Check("lax_test.py:testBroadcastInDimShapeCheck", "TypeError",
+          'broadcast_dimensions must have length equal to operand ndim',
+          lambda j: j.lax.broadcast_in_dim(_f32(2), shape=[2, 2], broadcast_dimensions=[0, 1])),
+    Check("lax_test.py:testBroadcastInDimShapeCheck", "TypeError",
+          'target broadcast shape must have equal or higher rank to the operand shape',
+          lambda j: j.lax.broadcast_in_dim(_f32(2, 2), shape=[2], broadcast_dimensions=[0, 1])),
+    Check("lax_test.py:testBroadcastInDimShapeCheck", "TypeError",
+          'broadcast_in_dim broadcast_dimensions must be a subset of output dimensions',
+          lambda j: j.lax.broadcast_in_dim(_f32(2), shape=[2, 3], broadcast_dimensions=[2])),
+    Check("lax_test.py:testBroadcastInDimShapeCheck", "TypeError",
+          'operand dimension sizes must either be 1, or be equal to their corresponding '
+          'dimensions in the target broadcast shape',
+          lambda j: j.lax.broadcast_in_dim(_f32(2), shape=[3], broadcast_dimensions=[0])),
+    Check("lax_test.py:testBroadcastInDimShapeCheck", "TypeError",
+          'broadcast_in_dim broadcast_dimensions must not contain duplicates',
+          lambda j: j.lax.broadcast_in_dim(_f32(2, 2), shape=[2, 2],
+                                           broadcast_dimensions=[0, 0])),
+    Check("lax_test.py:testSqueezeShapeCheck", "ValueError", 'dimensions are not unique',
+          lambda j: j.lax.squeeze(_f32(1, 2, 3), dimensions=(0, 0))),
+    Check("lax_test.py:testSqueezeShapeCheck", "ValueError", 'axis 3 is out of bounds',
+          lambda j: j.lax.squeeze(_f32(1, 2, 3), dimensions=(3,))),
+    Check("lax_test.py:testSqueezeShapeCheck", "ValueError", 'axis -4 is out of bounds',
+          lambda j: j.lax.squeeze(_f32(1, 2, 3), dimensions=(-4,))),
+    Check("lax_test.py:testSqueezeShapeCheck", "ValueError",
+          'cannot select an axis to squeeze out',
+          lambda j: j.lax.squeeze(_f32(1, 2, 3), dimensions=(1,))),
+    Check("lax_test.py:testSqueezeShapeCheck", "TypeError", 'cannot be interpreted as an integer',
+          lambda j: j.lax.squeeze(_f32(1, 2, 3), dimensions=(None,))),
+    Check("lax_test.py:testPadErrors", "ValueError", "padding_value must be a scalar",
+          lambda j: j.lax.pad(np.zeros(2), np.zeros(2), [(0, 0, 0)])),
+    Check("lax_test.py:testPadErrors", "ValueError", "padding_config",
+          lambda j: j.lax.pad(np.zeros(2), 0., [(0, 1, 0), (0, 1, 0)])),
+    Check("lax_test.py:testPadErrors", "ValueError",
+          "interior padding in padding_config must be nonnegative",
+          lambda j: j.lax.pad(np.zeros(2), 0., [(0, 1, -1)])),
+    Check("lax_test.py:testPadErrors", "ValueError",
+          "Dimension size after padding is not at least 0",
+          lambda j: j.lax.pad(np.zeros(2), 0., [(-3, 0, 0)])),
+    Check("lax_test.py:testPadErrors", "ValueError",
+          "Dimension size after padding is not at least 0",
+          lambda j: j.lax.pad(np.zeros(2), 0., [(-4, 0, 1)])),
+    Check("lax_test.py:testReduceWindowFailures", "TypeError", "must have every element be",
+          lambda j: j.lax.reduce_window(np.ones((1,)), 0., j.lax.add, padding='VALID',
+                                        window_dimensions=(0,), window_strides=(1,))),
+    Check("lax_test.py:testReduceWindowFailures", "TypeError", "must have every element be",
+          lambda j: j.lax.reduce_window(np.ones((1,)), 0., j.lax.add, padding='VALID',
+                                        window_dimensions=(1,), window_strides=(0,))),
+    Check("lax_test.py:testReduceWindowFailures", "ValueError",
+          "reduce_window output must have the same tree structure as the operands.*",
+          lambda j: j.lax.reduce_window(np.ones((1,)), 0., lambda x, y: [x + y],
+                                        padding='VALID', window_dimensions=(1,),
+                                        window_strides=(1,))),
+    Check("lax_test.py:testTopKOverflow", "ValueError",
+          "top_k returns int32 indices, which will overflow",
+          lambda j: j.jax.eval_shape(lambda x: j.lax.top_k(x, 100), j.jax.ShapeDtypeStruct(
+              (2 ** 31 + 1,), np.dtype('bfloat16')))),
+    Check("lax_test.py:testReshapeWithUnusualShapes", "TypeError",
+          "Shapes must be 1D sequences of concrete values of integer type.*",
+          lambda j: j.lax.reshape(np.ones(3,), (np.array([3, 1]),))),
+    Check("lax_test.py:testReshapeWithUnusualShapes", "TypeError",
+          "Shapes must be 1D sequences of concrete values of integer type.*",
+          lambda j: j.lax.reshape(np.ones(3,), (1.5, 2.0))),
+    Check("lax_test.py:testDynamicSliceTypeErrors", "TypeError",
+          "index arguments to dynamic_slice must be integers of the same type",
+          lambda j: j.lax.dynamic_slice(np.ones((3, 4), dtype=np.float32),
+                                        (np.int32(1), np.int16(2)), (2, 2))),
+    Check("lax_test.py:testDynamicUpdateSliceTypeErrors", "TypeError",
+          "index arguments to dynamic_update_slice must be integers of the same type",
+          lambda j: j.lax.dynamic_update_slice(np.ones((3, 4), dtype=np.float32),
+                                               np.zeros((2, 2), dtype=np.float32),
+                                               (np.int32(1), np.int16(2)))),
+    Check("lax_test.py:testReduceDuplicateAxes", "ValueError", "duplicate value in 'axes' .*",
+          lambda j: j.lax.reduce(np.arange(3), 0, j.lax.add, (0, 0))),
+    *(Check("lax_test.py:testComplexComparisonsFail", "TypeError",
+            ".*does not accept dtype complex.*", lambda j, op=op: getattr(j.lax, op)(2 + 3j, 4 + 5j))
+      for op in ("rem", "lt", "gt", "ge", "le")),
+    *(Check("lax_test.py:testBinaryOpsRequireSameDtypes", "TypeError",
+            ".*requires arguments to have the same dtypes.*",
+            lambda j, op=op: getattr(j.lax, op)(0, 0.0))
+      for op in ("add", "mul", "div", "rem", "lt", "gt", "ge", "le", "eq", "ne")),
+    Check("lax_test.py:test_population_count_booleans_not_supported", "TypeError",
+          "population_count does not accept dtype bool",
+          lambda j: j.lax.population_count(True)),
+    Check("lax_test.py:test_conv_general_dilated_different_input_ranks_error", "ValueError",
+          "conv_general_dilated lhs and rhs must have the same number of dimensions",
+          lambda j: j.lax.conv_general_dilated(
+              np.ones((1, 1, 1)), np.ones((1, 1, 1, 1)), window_strides=(1,),
+              padding=((0, 0),), lhs_dilation=(1,), rhs_dilation=(1,),
+              dimension_numbers=j.lax.ConvDimensionNumbers(lhs_spec=(0, 1, 2),
+                                                           rhs_spec=(0, 1, 2),
+                                                           out_spec=(0, 1, 2)),
+              feature_group_count=1, batch_group_count=1, precision=None)),
+    Check("lax_test.py:test_window_strides_dimension_shape_rule", "ValueError",
+          "conv_general_dilated window and window_strides must have the same number of "
+          "dimensions",
+          lambda j: j.lax.conv(j.jnp.zeros((1, 1, 3, 3)), np.zeros((1, 1, 1, 1)), [1], 'SAME')),
+    Check("lax_test.py:test_reduce_window_scalar_init_value_shape_rule", "TypeError",
+          r"reduce_window expected init_values to be scalars but init_values "
+          r"have shapes \[\(1,\)\].",
+          lambda j: j.lax.reduce_window(np.ones((4, 4), dtype=np.int32),
+                                        np.zeros((1,), dtype=np.int32), j.lax.max, (2, 2),
+                                        (2, 2), "VALID", (1, 1), (1, 1))),
+    Check("lax_test.py:test_reduce_with_mismatched_pytrees_errors", "ValueError",
+          'Operands must have the same tree structure as init_values',
+          lambda j: j.lax.reduce({'x': np.ones(5)}, {'y': 0.},
+                                 lambda x, y: dict(x=x['x'] + y['x']), [0])),
+    Check("lax_test.py:test_reduce_with_nonscalar_inits_errors", "ValueError",
+          'reduce found non-scalar initial value',
+          lambda j: j.lax.reduce({'x': np.ones(5)}, {'x': np.ones(5)},
+                                 lambda x, y: dict(x=x['x'] + y['x']), [0])),
+    *(Check("lax_test.py:testArgMinMaxIndexDtypeError", "TypeError",
+            "index_dtype must be an integer type",
+            lambda j, op=op: getattr(j.lax, op)(np.ones((2, 2)), axis=0, index_dtype=np.float32))
+      for op in ("argmin", "argmax")),
+    *(Check("lax_test.py:testArgMinMaxEmptyError", "ValueError",
+            "require non-empty reduced dimension",
+            lambda j, op=op: getattr(j.lax, op)(np.ones((0, 2)), axis=0, index_dtype=np.int32))
+      for op in ("argmin", "argmax")),
+    *(Check("lax_test.py:testArgMinMaxInvalidAxisError", "ValueError", "Invalid axis -1 for operand",
+            lambda j, op=op: getattr(j.lax, op)(np.ones((2, 3)), axis=-1, index_dtype=np.int32))
+      for op in ("argmin", "argmax")),
+
+    # ------------------------------------------------------------------ lax_control_flow_test.py
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError", "lax.fori_loop.*callable.*",
+          lambda j: j.lax.fori_loop(0, 1, _not_callable(), 0)),
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError", "lax.while_loop.*callable.*",
+          lambda j: j.lax.while_loop(_not_callable(), _not_callable(), 0)),
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError", "lax.switch:.*callable.*",
+          lambda j: j.lax.switch(0, [_not_callable()])),
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError", "lax.cond.*callable.*",
+          lambda j: j.lax.cond(0, _not_callable(), _not_callable())),
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError", "lax.scan.*callable.*",
+          lambda j: j.lax.scan(_not_callable(), 0, 1)),
+    Check("lax_control_flow_test.py:testCallableErrors", "TypeError",
+          "lax.associative_scan.*callable.*",
+          lambda j: j.lax.associative_scan(_not_callable(), 0)),
+    Check("lax_control_flow_test.py:testWhileTypeErrors", "TypeError",
+          _esc("cond_fun must return a boolean scalar, but got output type(s) "
+               "[ShapedArray(float32[])]."),
+          lambda j: j.lax.while_loop(lambda c: np.float32(1.), lambda c: c, np.float32(0.))),
+    Check("lax_control_flow_test.py:testWhileTypeErrors", "TypeError",
+          r"The input carry component c\[1\] has type float32\[\] but the "
+          r"corresponding output carry component has type bool\[\], so the ",
+          lambda j: j.lax.while_loop(lambda c: True, lambda c: (True, True),
+                                     (np.bool_(True), np.float32(0.)))),
+    Check("lax_control_flow_test.py:testForiLoopErrors", "TypeError",
+          "arguments to fori_loop must have equal types",
+          lambda j: j.lax.fori_loop(np.int16(0), j.jnp.int32(10), (lambda i, c: c),
+                                    j.jnp.float32(7))),
+    Check("lax_control_flow_test.py:testCondPredIsNone", "TypeError", "cond predicate is None",
+          lambda j: j.lax.cond(None, lambda x: x, lambda x: x, 1.)),
+    Check("lax_control_flow_test.py:testCondPredIsNone", "TypeError", "cond predicate is None",
+          lambda j: j.jax.jit(lambda p, x: j.lax.cond(p, lambda x: x, lambda x: x, x))(None, 1.)),
+    Check("lax_control_flow_test.py:testCondTypeErrors", "TypeError",
+          _esc("Pred type must be either boolean or number, got <function"),
+          lambda j: j.lax.cond(lambda x: True, lambda top: 2., lambda fop: 3., 1.)),
+    Check("lax_control_flow_test.py:testCondTypeErrors", "TypeError",
+          _esc("Pred must be a scalar, got foo of type <class 'str'>"),
+          lambda j: j.lax.cond("foo", lambda top: 2., lambda fop: 3., 1.)),
+    Check("lax_control_flow_test.py:testCondTypeErrors", "TypeError",
+          _esc("Pred must be a scalar, got (1.0, 1.0) of type <class 'tuple'>"),
+          lambda j: j.lax.cond((1., 1.), lambda top: 2., lambda fop: 3., 1.)),
+    Check("lax_control_flow_test.py:testCondTypeErrors", "TypeError",
+          r"cond branches must have equal output types but they differ.*The"
+          r" output of true_fun has type float32\[1\] but the corresponding"
+          r" output of false_fun has type float32\[\], so the shapes do not"
+          r" match",
+          lambda j: j.lax.cond(True, lambda top: j.jnp.array([1.], j.jnp.float32),
+                               lambda fop: j.jnp.float32(1.), 1.), flags=re.DOTALL),
+    Check("lax_control_flow_test.py:testSwitchErrors", "TypeError",
+          _esc("Index type must be an integer, got <function"),
+          lambda j: j.lax.switch(lambda x: True, [lambda _: 2., lambda _: 3.], 1.)),
+    Check("lax_control_flow_test.py:testSwitchErrors", "TypeError",
+          _esc("Index type must be an integer, got foo."),
+          lambda j: j.lax.switch("foo", [lambda _: 2., lambda _: 3.], 1.)),
+    Check("lax_control_flow_test.py:testSwitchErrors", "TypeError",
+          _esc("Branch index must be scalar, got (1.0, 1.0) of shape (2,)."),
+          lambda j: j.lax.switch((1., 1.), [lambda _: 2., lambda _: 3.], 1.)),
+    Check("lax_control_flow_test.py:testSwitchErrors", "ValueError", _esc("Empty branch sequence"),
+          lambda j: j.lax.switch(0, [], 1.)),
+    Check("lax_control_flow_test.py:testSwitchErrors", "TypeError",
+          "switch branches must have equal output types but they differ.*The"
+          r" output of branch 0 at path \['a'\] has type float32\[1\] but the"
+          r" corresponding output of branch1 has type float32\[\], so the"
+          " shapes do not match",
+          lambda j: j.lax.switch(1, [lambda _: dict(a=j.jnp.array([1.], j.jnp.float32)),
+                                     lambda _: dict(a=j.jnp.float32(1.))], 1.),
+          flags=re.DOTALL,
+          ours=r"The output of branch 0 at path \['a'\] has type float32\[1\] but the "
+               r"corresponding output of branch 1 has type float32\[\], so the shapes do not "
+               "match",
+          why="JAX names the second branch 'branch1' beside 'branch 0'; refjax says 'branch 1'"),
+    Check("lax_control_flow_test.py:testScanTypeErrors", "ValueError",
+          'scan got value with no leading axis to scan over.*',
+          lambda j: j.lax.scan(lambda c, x: (c + 1, x), 0, list(range(5)))),
+    Check("lax_control_flow_test.py:testScanTypeErrors", "TypeError",
+          _esc("scan body output must be a pair, got float32[]."),
+          lambda j: j.lax.scan(lambda c, x: np.float32(0.), 0, j.jnp.arange(5.))),
+    Check("lax_control_flow_test.py:testScanBodyCarryPytreeMismatchErrors", "TypeError",
+          _esc("function carry input and carry output must have the same pytree structure, "
+               "but they differ:\n\n"),
+          lambda j: j.lax.scan(lambda c, x: ((c, c), x), 0., j.jnp.arange(3.))),
+    Check("lax_control_flow_test.py:testScanBodyCarryTypeMismatchErrors", "TypeError",
+          _esc("function carry input and carry output must have equal types, "
+               "but they differ:\n\n"),
+          lambda j: j.lax.scan(lambda c, x: (np.int32(0), x), np.float32(0.),
+                               j.jnp.arange(3.))),
+    Check("lax_control_flow_test.py:testScanUnrollErrors", "ValueError", "`unroll` must be",
+          lambda j: j.lax.scan(lambda x, _: (x, x), 0, j.jnp.arange(5), unroll=-1)),
+    Check("lax_control_flow_test.py:testWhileGradError", "ValueError",
+          "Reverse-mode differentiation does not work for lax.while_loop",
+          lambda j: j.jax.grad(lambda x: j.lax.while_loop(lambda c: c < 10., lambda c: c * 2.,
+                                                          x))(1.)),
+    Check("lax_control_flow_test.py:test_scan_length_concrete_error", "ConcretizationTypeError",
+          "The `length` argument to `scan` expects a concrete `int` value.*",
+          lambda j: j.jax.jit(lambda n, x: j.lax.scan(lambda c, _: (c, None), x, None,
+                                                      length=n))(3, 1.)),
+
+    # ------------------------------------------------------------------ random_test.py
+    *(Check("random_test.py:test_random_bits_error", "ValueError",
+            'dtype argument .* must be an unsigned int dtype',
+            lambda j, d=d: j.random.bits(j.random.key(0), (3, 4), np.dtype(d)))
+      for d in ("int8", "float16")),
+    Check("random_test.py:test_key_construction_with_impl_and_dtype", "ValueError",
+          "Cannot specify both `impl` and `dtype`",
+          lambda j: j.random.key(42, impl="threefry2x32", dtype=j.jnp.uint32)),
+    Check("random_test.py:test_wrap_key_data_with_impl_and_dtype", "ValueError",
+          "Cannot specify both `impl` and `dtype`",
+          lambda j: j.random.wrap_key_data(np.zeros(2, np.uint32), impl="threefry2x32",
+                                           dtype=j.jnp.uint32)),
+    Check("random_test.py:test_invalid_key_data", "TypeError",
+          "JAX encountered invalid PRNG key data",
+          lambda j: j.random.uniform(j.jnp.zeros(1, dtype='float32'))),
+    Check("random_test.py:test_prng_key_seed_from_key", "TypeError", "PRNGKey accepts a scalar seed",
+          lambda j: j.random.PRNGKey(j.random.key(0))),
+    Check("random_test.py:test_prng_key_seed_from_key", "TypeError", "key accepts a scalar seed",
+          lambda j: j.random.key(j.random.key(0))),
+    Check("random_test.py:test_non_scalar_seed", "TypeError", "PRNGKey accepts a scalar seed",
+          lambda j: j.random.PRNGKey(np.arange(4, dtype='int32'))),
+    Check("random_test.py:test_non_scalar_seed", "TypeError", "key accepts a scalar seed",
+          lambda j: j.random.key(np.arange(4, dtype='int32'))),
+    Check("random_test.py:test_non_integer_seed", "TypeError", "PRNG key seed must be an integer",
+          lambda j: j.random.PRNGKey(np.float32(1.5))),
+    Check("random_test.py:test_non_integer_seed", "TypeError", "PRNG key seed must be an integer",
+          lambda j: j.random.key(np.float32(1.5))),
+    Check("random_test.py:test_key_array_indexing_0d", "IndexError", 'Too many indices.*',
+          lambda j: j.random.key(0)[0]),
+    Check("random_test.py:test_key_array_indexing_nd", "IndexError", 'Too many indices.*',
+          lambda j: j.random.split(j.random.key(0), 6).reshape(2, 3)[0, 1, 2]),
+    Check("random_test.py:test_not_hashable", "TypeError", "unhashable type",
+          lambda j: hash(j.random.key(0))),
+    Check("random_test.py:test_key_impl_from_string_error", "ValueError",
+          'unrecognized PRNG implementation', lambda j: j.random.key(42, impl='unlikely name')),
+    Check("random_test.py:test_key_impl_from_object_error", "TypeError",
+          'unrecognized type .* PRNG', lambda j: j.random.key(42, impl=object())),
+    # ------------------------------------------------------------------ fft_test.py
+    Check("fft_test.py:testLaxFftErrors", "ValueError",
+          r"FFT input shape \(14, 15\) must have at least as many input "
+          r"dimensions as fft_lengths \(4, 5, 6\)",
+          lambda j: j.lax.fft(np.ones((14, 15)), fft_type="fft", fft_lengths=(4, 5, 6))),
+    Check("fft_test.py:testLaxFftErrors", "ValueError",
+          r"FFT input shape \(14, 15\) minor dimensions must be equal to fft_lengths \(17,\)",
+          lambda j: j.lax.fft(np.ones((14, 15)), fft_type="fft", fft_lengths=(17,))),
+    Check("fft_test.py:testLaxFftErrors", "ValueError",
+          r"RFFT input shape \(2, 14, 15\) minor dimensions must be equal to "
+          r"fft_lengths \(14, 12\)",
+          lambda j: j.lax.fft(np.ones((2, 14, 15)), fft_type="rfft", fft_lengths=(14, 12))),
+    Check("fft_test.py:testLaxFftErrors", "ValueError",
+          r"IRFFT input shape \(2, 14, 15\) minor dimensions must be equal to "
+          r"all except the last fft_length, got fft_lengths=\(13, 15\)",
+          lambda j: j.lax.fft(np.ones((2, 14, 15)), fft_type="irfft", fft_lengths=(13, 15))),
+    Check("fft_test.py:testLaxFftErrors", "ValueError",
+          "RFFT input must be float32 or float64, got bfloat16",
+          lambda j: j.lax.fft(np.ones((14, 15), j.jnp.bfloat16), fft_type="rfft",
+                              fft_lengths=(5, 6))),
+    *(Check("fft_test.py:testFftnErrors", "ValueError",
+            f"jax.numpy.fft.{name} does not support repeated axes. Got axes \\[1, 1\\].",
+            lambda j, name=name: getattr(j.jnp.fft, name)(np.ones((2, 3)), axes=[1, 1]))
+      for name in ("fftn", "ifftn", "rfftn", "irfftn")),
+    *(Check("fft_test.py:testFftErrors", "ValueError",
+            f"jax.numpy.fft.{name} does not support multiple axes. "
+            f"Please use jax.numpy.fft.{name}n. Got axis = \\[1, 1\\].",
+            lambda j, name=name: getattr(j.jnp.fft, name)(np.ones((2, 3)), axis=[1, 1]))
+      for name in ("fft", "ifft", "rfft", "irfft")),
+    *(Check("fft_test.py:testFft2Errors", "ValueError",
+            "jax.numpy.fft.{} only supports 2 axes. Got axes = \\[0\\].".format(name),
+            lambda j, name=name: getattr(j.jnp.fft, name)(np.ones((2, 3)), axes=[0]))
+      for name in ("fft2", "ifft2", "rfft2", "irfft2")),
+    *(Check("fft_test.py:testFftfreqErrors", "ValueError",
+            "The n argument of jax.numpy.fft.{} only takes an int. "
+            "Got n = \\[0, 1, 2\\].".format(name),
+            lambda j, name=name: getattr(j.jnp.fft, name)([0, 1, 2]))
+      for name in ("fftfreq", "rfftfreq")),
+    *(Check("fft_test.py:testFftfreqErrors", "ValueError",
+            "The d argument of jax.numpy.fft.{} only takes a single value. "
+            "Got d = \\[0, 1, 2\\].".format(name),
+            lambda j, name=name: getattr(j.jnp.fft, name)(10, d=[0, 1, 2]))
+      for name in ("fftfreq", "rfftfreq")),
+
+    # ------------------------------------------------------------------ lax_numpy_reducers_test.py
+    *(Check("lax_numpy_reducers_test.py:testReducerBadInitial", "ValueError",
+            r"initial value must be a scalar. Got array of shape \(1, 2, 3\)",
+            lambda j, name=name: getattr(j.jnp, name)(j.jnp.ones((2, 3, 4)), axis=-1,
+                                                      initial=j.jnp.zeros((1, 2, 3))))
+      for name in ("sum", "prod", "max", "min")),
+    *(Check("lax_numpy_reducers_test.py:testReducerWhereNonBooleanErrorInitial", "ValueError",
+            f"jnp.{name}: where must be None or a boolean array",
+            lambda j, name=name: getattr(j.jnp, name)(j.jnp.zeros(10), where=j.jnp.ones(10, int),
+                                                      initial=j.jnp.array(0.)))
+      for name in ("sum", "prod", "max", "min")),
+    *(Check("lax_numpy_reducers_test.py:testReducerWhereNonBooleanErrorNoInitial", "ValueError",
+            f"jnp.{name}: where must be None or a boolean array",
+            lambda j, name=name: getattr(j.jnp, name)(j.jnp.zeros(10), where=j.jnp.ones(10, int)))
+      for name in ("all", "any", "mean", "var", "std", "nanmean", "nanvar", "nanstd")),
+    Check("lax_numpy_reducers_test.py:testReductionDuplicateAxis", "ValueError",
+          r"duplicate value in 'axis': \(0, 0\)", lambda j: j.jnp.sum(j.jnp.arange(3), (0, 0))),
+    Check("lax_numpy_reducers_test.py:testCovDtype", "ValueError",
+          "cov: dtype must be a subclass of float or complex",
+          lambda j: j.jnp.cov(_f32(3), dtype=int)),
+    Check("lax_numpy_reducers_test.py:testCumulativeSumErrors", "ValueError",
+          r"The input must be non-scalar to take",
+          lambda j: j.jnp.cumulative_sum(np.float32(1))),
+]
+
 
 # lax_test.py:testGatherShapeCheckingRule's cases, verbatim (GatherDimensionNumbers as a dict):
 # (name, operand shape, indices shape, dimension numbers, slice sizes, JAX's regex)
@@ -589,3 +930,45 @@ def _scatter_check(name, operand_shape, indices_shape, update_shape, dnums, msg)
 CHECKS += [_gather_check(*row) for row in _GATHER_ROWS]
 CHECKS += [_scatter_check(*row) for row in _SCATTER_ROWS]
 
+
+# JAX's checks refjax does not pass yet (its message differs): the harness measures them and
+# tests/test_jax_error_messages.py asserts both that JAX passes them and that refjax still
+# differs, so that a fix moves them into CHECKS. Pytree-structure differences are printed as
+# whole tree structures rather than JAX's per-path explanation; key arrays in arithmetic are
+# refused by the jnp argument check ("requires ndarray or scalar arguments") rather than by
+# the primitive's dtype rule.
+PENDING = [
+    Check("lax_control_flow_test.py:testCondTypeErrors", "TypeError",
+          r"cond branch outputs must have the same pytree structure, but they"
+          r" differ:.*true_fun output at path \['a'\] is a pytree leaf but"
+          r" false_fun output at path \['a'\] is a <class 'tuple'>",
+          lambda j: j.lax.cond(True, lambda top: dict(a=2.), lambda fop: dict(a=(3., 3.)), 1.),
+          flags=re.DOTALL),
+    Check("lax_control_flow_test.py:testSwitchErrors", "TypeError",
+          "switch branch outputs must have the same pytree structure, but"
+          r" they differ.*branch 0 output at path \['a'\] is a pytree leaf"
+          r" but branch1 output at path \['a'\] is a <class 'tuple'>, so"
+          r" their"
+          " Python types differ.",
+          lambda j: j.lax.switch(1, [lambda _: dict(a=2.), lambda _: dict(a=(3., 3.))], 1.),
+          flags=re.DOTALL),
+    Check("random_test.py:test_errors", "TypeError", "add does not accept dtypes key<fry>, int.*",
+          lambda j: j.jnp.add(j.random.key(0), 1)),
+    Check("random_test.py:test_errors", "TypeError", "add does not accept dtypes key<fry>, int.*",
+          lambda j: j.random.key(0) + 1),
+    Check("random_test.py:test_errors", "TypeError", "add does not accept dtype key<fry>",
+          lambda j: j.jnp.add(j.random.key(0), j.random.key(0))),
+    Check("random_test.py:test_errors", "TypeError", "add does not accept dtype key<fry>",
+          lambda j: j.random.key(0) + j.random.key(0)),
+    Check("random_test.py:test_errors", "TypeError", "neg does not accept dtype key<fry>",
+          lambda j: j.jnp.negative(j.random.key(0))),
+    Check("random_test.py:test_errors", "TypeError", "neg does not accept dtype key<fry>",
+          lambda j: -j.random.key(0)),
+    Check("random_test.py:test_errors", "ValueError",
+          "Cannot convert_element_type from key<fry> to int(32|64)",
+          lambda j: j.lax.convert_element_type(j.random.key(0), int)),
+    Check("random_test.py:test_errors", "ValueError",
+          "Cannot convert_element_type from int32 to key<fry>",
+          lambda j: j.lax.convert_element_type(np.int32(0), j.random.key(0).dtype)),
+
+]
