@@ -13,6 +13,15 @@ def describe(x):
     return f"traced array with shape {aval.str_short(short_dtypes=False)}"
 
 
+def ambiguous_truth(size):
+    """JAX's message for bool() of an array without exactly one element."""
+    if size == 0:
+        return ("The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                "that an array is not empty.")
+    return ("The truth value of an array with more than one element is ambiguous. Use a.any() "
+            f"or a.all() (it has {size} elements)")
+
+
 class JAXTypeError(TypeError):
     """Base of refjax's tracer errors: they are TypeErrors, as in JAX."""
 

@@ -313,9 +313,9 @@ def _unflatten(treedef: PyTreeDef, leaves):
 class _PrefixMismatch(Exception):
     """Internal: a tree does not match a treedef; collects the key path while unwinding."""
 
-    def __init__(self, detail: str):
+    def __init__(self, detail: str, kind: str = "different types"):
         super().__init__(detail)
-        self.detail = detail
+        self.detail, self.kind = detail, kind  # kind: JAX's name for the mismatch
         self.reversed_path: list[Any] = []
 
     def path(self) -> tuple:
@@ -352,15 +352,16 @@ def _matching_children(treedef: PyTreeDef, x) -> Sequence[Any]:
         children = tuple(children)
     if handler is _DICT and data != treedef._data:
         raise _PrefixMismatch(f"Dict key mismatch; expected keys: {list(treedef._data)}; "
-                              f"present keys: {list(data)}.")
+                              f"present keys: {list(data)}.", "different keys")
     if handler.kind == "custom" and not bool(data == treedef._data):
         raise _PrefixMismatch(f"Mismatch custom node data: {treedef._data} != {data}; "
-                              f"value: {x!r}.")
+                              f"value: {x!r}.", "different pytree metadata")
     if len(children) != len(treedef._children):
         name, what = {"tuple": ("Tuple", "tuple"), "list": ("List", "list")}.get(
             handler.kind, ("Custom type", "value"))
         raise _PrefixMismatch(f"{name} arity mismatch: {len(children)} != "
-                              f"{len(treedef._children)}; {what}: {x!r}.")
+                              f"{len(treedef._children)}; {what}: {x!r}.",
+                              "different numbers of pytree children")
     return children
 
 
@@ -394,7 +395,7 @@ def _rest_mismatch_message(fn_name, treedef, tree, i, e: _PrefixMismatch) -> str
             f"(the first tree's structure must be a prefix of it).\n"
             f"  tree structure:    {treedef!r}\n"
             f"  rest[{i}] structure: {other}\n"
-            f"  mismatch at {where}: {e.detail}")
+            f"  mismatch at {where}: {e.detail}\n  (pytree structure error: {e.kind})")
 
 
 # ---------------------------------------------------------------------------
@@ -777,11 +778,13 @@ def broadcast_prefix(what, tree, prefix, is_leaf):
     their leaves. ValueError naming `what` when prefix is not a tree prefix of tree."""
     prefix_def = tree_structure(prefix, is_leaf=is_leaf)
     try:
-        subtrees = prefix_def.flatten_up_to(tree)
-    except (ValueError, TypeError) as e:
+        subtrees = _flatten_up_to(prefix_def, tree)
+    except _PrefixMismatch as e:  # JAX's wording, with the key path of the first mismatch
         raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
-                         f"value, got specification {prefix} for value tree "
-                         f"{tree_structure(tree)}. ({e})") from None
+                         f"value; got specification {prefix} for value tree "
+                         f"{tree_structure(tree)}.\n  Mismatch details (1 found):\n  pytree "
+                         f"structure error: {e.kind} at key path\n    {what}"
+                         f"{keystr(e.path())}\n  {e.detail}") from None
     out = []
     for spec, sub in zip(tree_leaves(prefix, is_leaf=is_leaf), subtrees):
         out.extend([spec] * len(tree_leaves(sub)))

@@ -153,8 +153,7 @@ class JitWrapped:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
-        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
-            else tuple(static_argnames or ())
+        self._static_argnames = _names(static_argnames)
         self._donate_argnums = _normalize_argnums(donate_argnums)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
@@ -234,7 +233,7 @@ class JitWrapped:
                 out = _constrain(out, self._out_shardings, "out_shardings", self._who)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
-            return [_check_output(x, self.__name__) for x in out_leaves]
+            return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
@@ -321,15 +320,26 @@ def _check_hashable(value, where):
     return value
 
 
-def _check_output(x, name):
+def _check_output(x, fun, tree, i):
+    """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
+    defined and the leaf's key path) when it is no JAX value."""
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
         get_aval(x)
     except TypeError:
-        raise TypeError(f"function {name} returned a value of type {type(x).__name__}, "
+        path = pytree.tree_flatten_with_path(pytree.tree_unflatten(tree, range(tree.num_leaves)))
+        raise TypeError(f"function {_fun_where(fun)} traced for jit returned a value of type "
+                        f"{type(x)} at output component {pytree.keystr(path[0][i][0])}, "
                         "which is not a valid JAX type") from None
     return x
+
+
+def _fun_where(fun):
+    """'name at file:line', as JAX names a traced function."""
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", repr(fun))
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
@@ -342,8 +352,18 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                              out_shardings=out_shardings)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
+    both = set(_names(static_argnames)) & set(_names(donate_argnames))
+    if both:
+        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
+                         f"{both} appear in both static_argnames and donate_argnames")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
                       in_shardings, out_shardings)
+
+
+def _names(argnames):
+    return (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
