@@ -842,6 +842,83 @@ CHECKS += [
 ]
 
 
+_ARRAY_MSG = r"Using a non-tuple sequence for multidimensional indexing is not allowed.*arr\[array\(seq\)\]"
+_MATMAT_SIG = '(n,m),(m,k)->(n,k)'
+
+
+CHECKS += [
+    # ------------------------------------------------------------------ lax_numpy_indexing_test.py
+    Check("lax_numpy_indexing_test.py:testBooleanIndexingList1D", "TypeError", _ARRAY_MSG,
+          lambda j: j.jax.device_put(np.arange(3))[[True, True, False]]),
+    Check("lax_numpy_indexing_test.py:testIndexingEmptyDimension", "IndexError",
+          "index .* out of bounds for axis .* with size 0",
+          lambda j: j.jnp.ones((2, 0))[0, 0]),
+    Check("lax_numpy_indexing_test.py:testIndexingEmptyDimension", "IndexError",
+          "index .* out of bounds for axis .* with size 0",
+          lambda j: j.jax.jit(lambda i: j.jnp.ones((2, 0))[0, i])(0)),
+    Check("lax_numpy_indexing_test.py:testBooleanIndexingShapeMismatch", "IndexError",
+          "boolean index did not match shape.*",
+          lambda j: j.jnp.arange(4)[j.jnp.array([True, False])]),
+    Check("lax_numpy_indexing_test.py:testStrIndexingError", "TypeError",
+          "JAX does not support string indexing", lambda j: j.jnp.zeros(2)['abc']),
+    Check("lax_numpy_indexing_test.py:testStrIndexingError", "TypeError",
+          "JAX does not support string indexing", lambda j: j.jnp.zeros((2, 3))[:, 'abc']),
+    *(Check("lax_numpy_indexing_test.py:testFloatIndexingError", "TypeError",
+            "Indexer must have integer or boolean type, got indexer with type", fn)
+      for fn in (lambda j: j.jnp.zeros(2)[0.],
+                 lambda j: j.jnp.zeros((2, 2))[(0, 0.)],
+                 lambda j: j.jax.jit(lambda idx: j.jnp.zeros((2, 2))[idx])((0, 0.)),
+                 lambda j: j.jnp.zeros(2).at[0.].add(1.),
+                 lambda j: j.jnp.zeros(2).at[0.].set(1.),
+                 lambda j: j.jnp.zeros((2, 2))[j.jnp.arange(2), 1.0],
+                 lambda j: j.jnp.zeros((2, 2))[j.jnp.arange(2), 1 + 1j])),
+    Check("lax_numpy_indexing_test.py:testTooManyIndices", "IndexError",
+          "Too many indices: array is 0-dimensional, but 1 were indexed",
+          lambda j: j.jnp.array(1)[0]),
+    Check("lax_numpy_indexing_test.py:testTooManyIndices", "IndexError",
+          "Too many indices: array is 1-dimensional, but 2 were indexed",
+          lambda j: j.jnp.zeros(3)[:, 5]),
+
+    # ------------------------------------------------------------------ linalg_test.py
+    Check("linalg_test.py:testStringInfNorm", "ValueError", r"Invalid order 'inf' for vector norm.",
+          lambda j: j.jnp.linalg.norm(j.jnp.array([1.0, 2.0, 3.0]), ord="inf")),
+
+    # ------------------------------------------------------------------ lax_numpy_vectorize_test.py
+    Check("lax_numpy_vectorize_test.py:test_exclude_errors", "TypeError",
+          "jax.numpy.vectorize can only exclude",
+          lambda j: j.jnp.vectorize(lambda x: x, excluded={1.5})),
+    Check("lax_numpy_vectorize_test.py:test_exclude_errors", "ValueError",
+          r"excluded=\{-1\} contains negative numbers",
+          lambda j: j.jnp.vectorize(lambda x: x, excluded={-1})),
+    Check("lax_numpy_vectorize_test.py:test_bad_inputs", "TypeError",
+          "wrong number of positional arguments",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature=_MATMAT_SIG)(j.jnp.zeros((3, 2)))),
+    Check("lax_numpy_vectorize_test.py:test_bad_inputs", "ValueError",
+          r"input with shape \(2,\) does not have enough dimensions",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature=_MATMAT_SIG)(j.jnp.zeros((2,)),
+                                                                      j.jnp.zeros((2, 2)))),
+    Check("lax_numpy_vectorize_test.py:test_bad_inputs", "ValueError",
+          r"inconsistent size for core dimension 'm'",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature=_MATMAT_SIG)(j.jnp.zeros((2, 3)),
+                                                                      j.jnp.zeros((4, 5)))),
+    Check("lax_numpy_vectorize_test.py:test_wrong_output_type", "TypeError",
+          "output must be a tuple",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature='(n,m),(m,k)->(n,k),()')(
+              j.jnp.zeros((2, 2)), j.jnp.zeros((2, 2)))),
+    Check("lax_numpy_vectorize_test.py:test_wrong_num_outputs", "TypeError",
+          "wrong number of output arguments",
+          lambda j: j.jnp.vectorize(lambda *args: args, signature='(),()->(),(),()')(1, 2)),
+    Check("lax_numpy_vectorize_test.py:test_wrong_output_shape", "ValueError",
+          r"output shape \(2, 2\) does not match",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature='(n,m),(m,k)->(n)')(
+              j.jnp.zeros((2, 2)), j.jnp.zeros((2, 2)))),
+    Check("lax_numpy_vectorize_test.py:test_inconsistent_output_size", "ValueError",
+          r"inconsistent size for core dimension 'n'",
+          lambda j: j.jnp.vectorize(j.jnp.dot, signature='(n,m),(m,k)->(n,n)')(
+              j.jnp.zeros((2, 3)), j.jnp.zeros((3, 4)))),
+]
+
+
 # lax_test.py:testGatherShapeCheckingRule's cases, verbatim (GatherDimensionNumbers as a dict):
 # (name, operand shape, indices shape, dimension numbers, slice sizes, JAX's regex)
 _GATHER_ROWS = [

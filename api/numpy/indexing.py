@@ -142,6 +142,13 @@ class _IndexLayout:
 
 
 def _unsupported_index(item, shape):
+    if isinstance(item, str):
+        return TypeError(f"JAX does not support string indexing; got idx={item!r}")
+    dtype = np.asarray(item).dtype if isinstance(item, (float, complex)) else \
+        getattr(item, "dtype", None)
+    if dtype is not None:
+        return TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                         f"{np.dtype(dtype).name} (indexing an array of shape {shape})")
     return TypeError(f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
                      f"concrete boolean masks; got {type(item).__name__} {item!r} for an array "
                      f"of shape {shape}.")
