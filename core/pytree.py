@@ -150,8 +150,24 @@ _NAMEDTUPLE = _NodeHandler(
     lambda t, _d, cs: t(*cs), _format_namedtuple)
 
 
+def _checked_flatten(flatten_func):
+    """flatten_func, whose result must be a (children, aux_data) pair with iterable children
+    (ValueError in JAX's words otherwise)."""
+    def flatten(x):
+        out = flatten_func(x)
+        what = "The to_iterable function for a custom PyTree node should return a (children, " \
+            "aux_data) tuple"
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise ValueError(f"{what}, got {out!r}")
+        if not hasattr(out[0], "__iter__"):
+            raise ValueError(f"{what} where 'children' is iterable, got {out!r}")
+        return out
+    return flatten
+
+
 def _custom_handler(flatten_func, unflatten_func, flatten_with_keys_func=None) -> _NodeHandler:
     """Handler for a user-registered node type; keys default to FlattenedIndexKey(i)."""
+    flatten_func = _checked_flatten(flatten_func)
     if flatten_with_keys_func is None:
         def flatten_with_keys_func(x):
             children, aux = flatten_func(x)

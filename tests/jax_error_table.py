@@ -6,6 +6,7 @@ Each entry cites JAX's test (`file:test`), copies its exception class and regex 
 makes the same call as a function of a namespace `j` (j.jax, j.jnp, j.lax, j.random: real JAX
 or refjax). Where JAX's message is poor, `ours` holds the regex refjax's clearer message
 matches instead and `why` says what is wrong with JAX's."""
+import dataclasses
 import operator
 import re
 from dataclasses import dataclass
@@ -916,6 +917,89 @@ CHECKS += [
           r"inconsistent size for core dimension 'n'",
           lambda j: j.jnp.vectorize(j.jnp.dot, signature='(n,m),(m,k)->(n,n)')(
               j.jnp.zeros((2, 3)), j.jnp.zeros((3, 4)))),
+]
+
+
+def _not_a_dataclass():
+    class Foo:  # not a dataclass
+        x: int
+        y: int
+    return Foo
+
+
+def _dataclass_xy(with_z=False):
+    @dataclasses.dataclass
+    class Foo:
+        x: int
+        y: int
+        if with_z:
+            z: float = dataclasses.field(init=False)
+    return Foo
+
+
+def _bad_flatten(j, children_and_aux):
+    """A fresh class registered with a to_iterable returning children_and_aux."""
+    class Bad:
+        pass
+    j.jax.tree_util.register_pytree_node(Bad, lambda t: children_and_aux,
+                                         lambda aux, children: Bad())
+    return j.jax.tree_util.tree_flatten(Bad())
+
+
+CHECKS += [
+    # ------------------------------------------------------------------ tree_util_test.py
+    *(Check("tree_util_test.py:testBroadcastError", "ValueError", "pytree structure error",
+            lambda j, prefix=prefix, full=full: j.jax.tree_util.tree_broadcast(prefix, full))
+      for prefix, full in (((1, 2, 3), (0, {'a': 0, 'b': 0})),
+                           ((1, 2), (0, {'a': 0, 'b': 0}, (0, 0))),
+                           ((1, {'a': 0}), (0, {'a': 0, 'b': 0})))),
+    Check("tree_util_test.py:testFlattenOneLevel", "ValueError", "can't tree-flatten type",
+          lambda j: j.jax.tree_util.flatten_one_level(1)),
+    Check("tree_util_test.py:testFlattenOneLevel", "ValueError", "can't tree-flatten type",
+          lambda j: j.jax.tree_util.flatten_one_level(j.jnp.array((1, 2)))),
+    Check("tree_util_test.py:testBadFlattenNonTuple", "ValueError",
+          "The to_iterable function for a custom PyTree node should return a"
+          r" \(children, aux_data\) tuple, got 'hello'", lambda j: _bad_flatten(j, "hello")),
+    Check("tree_util_test.py:testBadFlattenBadArityTuple", "ValueError",
+          "The to_iterable function for a custom PyTree node should return a"
+          r" \(children, aux_data\) tuple, got \(2, 3, 4\)",
+          lambda j: _bad_flatten(j, (2, 3, 4))),
+    Check("tree_util_test.py:testBadFlattenNonIterableLeaves", "ValueError",
+          "The to_iterable function for a custom PyTree node should return a"
+          r" \(children, aux_data\) tuple where 'children' is iterable, got "
+          r"\(7, 7\)", lambda j: _bad_flatten(j, (7, 7))),
+    Check("tree_util_test.py:test_register_dataclass_field_errors", "TypeError",
+          "register_dataclass: data_fields and meta_fields are required"
+          " when nodetype is not a dataclass. Got nodetype=<class '.*Foo'>",
+          lambda j: j.jax.tree_util.register_dataclass(_not_a_dataclass())),
+    Check("tree_util_test.py:test_register_dataclass_field_errors", "TypeError",
+          "register_dataclass: data_fields and meta_fields must both be specified"
+          r" when either is specified. Got data_fields=\['x'\] meta_fields=None.",
+          lambda j: j.jax.tree_util.register_dataclass(_not_a_dataclass(), data_fields=['x'])),
+    Check("tree_util_test.py:test_register_dataclass_field_errors", "TypeError",
+          "register_dataclass: data_fields and meta_fields must both be specified"
+          r" when either is specified. Got data_fields=None meta_fields=\['y'\].",
+          lambda j: j.jax.tree_util.register_dataclass(_not_a_dataclass(), meta_fields=['y'])),
+    Check("tree_util_test.py:test_register_dataclass_missing_fields", "ValueError",
+          "data_fields and meta_fields must include all dataclass fields.*"
+          "Missing fields: {'y'}",
+          lambda j: j.jax.tree_util.register_dataclass(_dataclass_xy(True), data_fields=["x"],
+                                                       meta_fields=[])),
+    Check("tree_util_test.py:test_register_dataclass_unexpected_fields", "ValueError",
+          "data_fields and meta_fields must include all dataclass fields.*"
+          "Unexpected fields: {'z'}",
+          lambda j: j.jax.tree_util.register_dataclass(_dataclass_xy(), data_fields=["x"],
+                                                       meta_fields=["y", "z"])),
+    Check("tree_util_test.py:test_register_dataclass_overlapping_fields", "ValueError",
+          "data_fields and meta_fields must not overlap.*Overlapping fields: {'x'}",
+          lambda j: j.jax.tree_util.register_dataclass(_dataclass_xy(), data_fields=["x", "y"],
+                                                       meta_fields=["x"])),
+
+    # ------------------------------------------------------------------ random_lax_test.py
+    Check("random_lax_test.py:testCategoricalWithoutReplacement", "ValueError",
+          "Number of samples without replacement",
+          lambda j: j.random.categorical(j.random.key(0), np.zeros((3,)), shape=(5,),
+                                         replace=False)),
 ]
 
 
