@@ -7,6 +7,8 @@ import dataclasses
 import functools
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from . import errors
+
 __all__ = [
     "PyTreeDef", "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "Partial",
     "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
@@ -151,16 +153,11 @@ _NAMEDTUPLE = _NodeHandler(
 
 
 def _checked_flatten(flatten_func):
-    """flatten_func, whose result must be a (children, aux_data) pair with iterable children
-    (ValueError in JAX's words otherwise)."""
+    """flatten_func, checked to return a (children, aux_data) pair, as JAX checks it."""
     def flatten(x):
         out = flatten_func(x)
-        what = "The to_iterable function for a custom PyTree node should return a (children, " \
-            "aux_data) tuple"
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise ValueError(f"{what}, got {out!r}")
-        if not hasattr(out[0], "__iter__"):
-            raise ValueError(f"{what} where 'children' is iterable, got {out!r}")
+        if not (isinstance(out, tuple) and len(out) == 2 and hasattr(out[0], "__iter__")):
+            raise ValueError(errors.bad_to_iterable(out))
         return out
     return flatten
 
@@ -376,8 +373,7 @@ def _matching_children(treedef: PyTreeDef, x) -> Sequence[Any]:
         name, what = {"tuple": ("Tuple", "tuple"), "list": ("List", "list")}.get(
             handler.kind, ("Custom type", "value"))
         raise _PrefixMismatch(f"{name} arity mismatch: {len(children)} != "
-                              f"{len(treedef._children)}; {what}: {x!r}.",
-                              "different numbers of pytree children")
+                              f"{len(treedef._children)}; {what}: {x!r}.", "different lengths")
     return children
 
 
@@ -796,11 +792,8 @@ def broadcast_prefix(what, tree, prefix, is_leaf):
     try:
         subtrees = _flatten_up_to(prefix_def, tree)
     except _PrefixMismatch as e:  # JAX's wording, with the key path of the first mismatch
-        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
-                         f"value; got specification {prefix} for value tree "
-                         f"{tree_structure(tree)}.\n  Mismatch details (1 found):\n  pytree "
-                         f"structure error: {e.kind} at key path\n    {what}"
-                         f"{keystr(e.path())}\n  {e.detail}") from None
+        raise ValueError(errors.prefix_mismatch(what, prefix, tree_structure(tree), e.kind,
+                                                keystr(e.path()), e.detail)) from None
     out = []
     for spec, sub in zip(tree_leaves(prefix, is_leaf=is_leaf), subtrees):
         out.extend([spec] * len(tree_leaves(sub)))

@@ -582,6 +582,14 @@ CHECKS += [
     Check("api_test.py:test_static_argnames_donate_argnames_intersect", "ValueError",
           "static_argnames and donate_argnames cannot intersect",
           lambda j: j.jax.jit(lambda x: x, static_argnames='x', donate_argnames='x')),
+    Check("api_test.py:test_jit_bad_input", "TypeError",
+          "Error interpreting argument to .* as an abstract array. The problematic "
+          "value is of type .* and was passed to the function at path x.",
+          lambda j: j.jax.jit(_with_path_f)("foo")),
+    Check("api_test.py:test_jit_bad_input", "TypeError",
+          "Error interpreting argument to .* as an abstract array. The problematic "
+          "value is of type .* and was passed to the function at path x.",
+          lambda j: j.jax.jit(_with_path_f)(j.jnp.int32)),
     Check("api_test.py:test_jit_masked_array", "ValueError", "numpy masked arrays are not supported",
           lambda j: j.jax.jit(lambda x: x)(np.ma.array([1, 2, 3], mask=[True, False, True]))),
     Check("api_test.py:test_jit_raises_on_first_invocation_on_non_hashable_static_argnum",
@@ -1405,17 +1413,9 @@ CHECKS += [_scatter_check(*row) for row in _SCATTER_ROWS]
 # differs, so that a fix moves them into CHECKS. Pytree-structure differences are printed as
 # whole tree structures rather than JAX's per-path explanation; key arrays in arithmetic are
 # refused by the jnp argument check ("requires ndarray or scalar arguments") rather than by
-# the primitive's dtype rule; a bad jit or lax argument is reported as "not a valid JAX type"
-# rather than in JAX's "Error interpreting argument ..." words; float0 arrays fail deeper.
+# the primitive's dtype rule; a bad lax argument is reported as "not a valid JAX type" rather
+# than in JAX's "Error interpreting argument ..." words; float0 arrays fail deeper.
 PENDING = [
-    Check("api_test.py:test_jit_bad_input", "TypeError",
-          "Error interpreting argument to .* as an abstract array. The problematic "
-          "value is of type .* and was passed to the function at path x.",
-          lambda j: j.jax.jit(_with_path_f)("foo")),
-    Check("api_test.py:test_jit_bad_input", "TypeError",
-          "Error interpreting argument to .* as an abstract array. The problematic "
-          "value is of type .* and was passed to the function at path x.",
-          lambda j: j.jax.jit(_with_path_f)(j.jnp.int32)),
     Check("api_test.py:test_float0_error", "TypeError",
           "float0s do not support any operations by design",
           lambda j: j.jax.grad(lambda x: x + 0., allow_int=True)(1) + j.jnp.zeros(())),

@@ -4,7 +4,7 @@ import inspect
 import threading
 import weakref
 
-from .. import pytree, runtime
+from .. import errors, pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import config
@@ -117,6 +117,14 @@ def _avals_of(leaves):
     return tuple(_arg_aval(x) for x in leaves)
 
 
+def _is_jax_value(x):
+    try:
+        _arg_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
 def _arg_aval(x):
     if isinstance(x, ShapeDtypeStruct):
         return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
@@ -212,7 +220,7 @@ class JitWrapped:
         else:
             static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
             leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
-            avals = _avals_of(leaves)
+            avals = self._arg_avals(leaves, dyn_args, dyn_kwargs)
         key = signature_key(in_tree, avals, static, static_kw)
         staged = self._cache.get(key)
         if staged is None:
@@ -220,6 +228,25 @@ class JitWrapped:
             if not staged.tracer_consts:
                 self._cache.put(key, staged)
         return staged, leaves
+
+    def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
+        """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
+        that is no JAX value (its path by the function's parameter names)."""
+        try:
+            return _avals_of(leaves)
+        except TypeError as err:
+            if isinstance(err, errors.JAXTypeError):
+                raise
+            bad = next(i for i, x in enumerate(leaves) if not _is_jax_value(x))
+            names = errors.arg_names(self._fun, dyn_args, dyn_kwargs) \
+                if not self._static_argnums else [f"leaf {i}" for i in range(len(leaves))]
+            raise TypeError(
+                f"Error interpreting argument to {self._fun} as an abstract array. The "
+                f"problematic value is of type {type(leaves[bad])} and was passed to the "
+                f"function at path {names[bad].removeprefix('argument ')}.\nThis typically "
+                "means that a jit-wrapped function was called with a non-array argument, and "
+                "this argument was not marked as static using the static_argnums or "
+                "static_argnames parameters of jax.jit.") from None
 
     def _trace(self, static, static_kw, in_tree, avals):
         out_tree_box = []

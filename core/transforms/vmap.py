@@ -2,9 +2,8 @@
 import collections
 import contextlib
 import functools
-import inspect
 
-from .. import dtypes, leaks, pytree
+from .. import dtypes, errors, leaks, pytree
 from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
@@ -170,18 +169,8 @@ def _axis_size(fun, args, kwargs, leaves, dims, axis_size):
 
 
 def _leaf_names(fun, args, kwargs, leaves):
-    """How JAX names each leaf in its errors: "argument b[0] of type float32[10,2]" (by the
-    function's parameter names where they bind), "kwargs['y'] of type ..."."""
-    try:
-        params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
-    except (TypeError, ValueError):
-        params = []
-    names = []
-    for path, _ in pytree.tree_flatten_with_path(args)[0]:
-        i = path[0].idx
-        names.append(f"argument {params[i]}{pytree.keystr(path[1:])}" if i < len(params)
-                     else f"args{pytree.keystr(path)}")
-    names += [f"kwargs{pytree.keystr(p)}" for p, _ in pytree.tree_flatten_with_path(kwargs)[0]]
+    """Each leaf as JAX names it: "argument b[0] of type float32[10,2]"."""
+    names = errors.arg_names(fun, args, kwargs)
     return [f"{n} of type {_type_name(x)}" for n, x in zip(names, leaves)]
 
 
