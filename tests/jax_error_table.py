@@ -1011,6 +1011,117 @@ CHECKS += [
 ]
 
 
+def _jvp_without_rule(j):
+    @j.jax.custom_jvp
+    def foo(x):
+        return x ** 2
+    return foo
+
+
+def _jvp_with_rule(j, rule_out, out=lambda x: x ** 2):
+    """f (custom_jvp, output out(x)) whose rule foo_jvp returns rule_out(f, x, t)."""
+    @j.jax.custom_jvp
+    def f(x):
+        return out(x)
+
+    @f.defjvp
+    def foo_jvp(primals, tangents):
+        return rule_out(f, primals[0], tangents[0])
+    return f
+
+
+def _kwargs_jvp(j):
+    @j.jax.custom_jvp
+    def f(x, y, *, z=None):
+        return j.jnp.sin(x), x + j.jnp.cos(y)
+    f.defjvp(lambda primals, tangents: (primals, tangents))
+    return f
+
+
+def _vjp_without_rule(j):
+    @j.jax.custom_vjp
+    def foo(x):
+        return x ** 2
+    return foo
+
+
+def _vjp_with_rule(j, bwd):
+    @j.jax.custom_vjp
+    def f(x):
+        return x
+
+    def foo_fwd(x):
+        return x, None
+
+    def foo_bwd(_, g):
+        return bwd(g)
+    f.defvjp(foo_fwd, foo_bwd)
+    return f
+
+
+def _sin_vjp(j):
+    @j.jax.custom_vjp
+    def f(x):
+        return j.jnp.sin(x)
+    f.defvjp(lambda x: (f(x), j.jnp.cos(x)), lambda cos_x, g: (2 * cos_x * g,))
+    return f
+
+
+_NO_JVP = r"No JVP defined for custom_jvp function foo using defjvp."
+_NO_VJP = r"No VJP defined for custom_vjp function foo using defvjp."
+_VJP_OF_JVP = r"can't apply forward-mode autodiff \(jvp\) to a custom_vjp function."
+
+
+CHECKS += [
+    # ------------------------------------------------------------------ custom_api_test.py
+    Check("custom_api_test.py:test_missing_jvp_rule_error_message", "AttributeError", _NO_JVP,
+          lambda j: _jvp_without_rule(j)(2)),
+    Check("custom_api_test.py:test_missing_jvp_rule_error_message", "AttributeError", _NO_JVP,
+          lambda j: j.jax.jvp(_jvp_without_rule(j), (2.,), (1.,))),
+    Check("custom_api_test.py:test_missing_jvp_rule_error_message", "AttributeError", _NO_JVP,
+          lambda j: j.jax.grad(_jvp_without_rule(j))(2.)),
+    Check("custom_api_test.py:test_jvp_rule_inconsistent_pytree_structures_error_message",
+          "TypeError", _esc("Custom JVP rule foo_jvp for function f must produce primal and "
+                            "tangent outputs with equal container (pytree) structures, but got "
+                            "PyTreeDef((*,)) and PyTreeDef([*, *]) respectively."),
+          lambda j: j.jax.jvp(_jvp_with_rule(j, lambda f, x, t: (f(x), [2 * x * t, x]),
+                                             lambda x: (x ** 2,)), (2.,), (1.,))),
+    Check("custom_api_test.py:test_primal_tangent_aval_disagreement_error_message", "TypeError",
+          _esc("Custom JVP rule must produce primal and tangent outputs with corresponding "
+               "shapes and dtypes. Expected float32[] (tangent type of float32[]) but got "
+               "float32[1]."),
+          lambda j: j.jax.jvp(_jvp_with_rule(j, lambda f, x, t: (f(x), j.jnp.reshape(t, (1,)))),
+                              (j.jnp.float32(2.),), (j.jnp.float32(1.),))),
+    Check("custom_api_test.py:test_jvp_rule_doesnt_return_pair_error_message", "TypeError",
+          _esc("Custom JVP rule foo_jvp for function f must produce a pair (list or tuple of "
+               "length two) representing primal and tangent outputs, but got 1.0"),
+          lambda j: j.jax.jvp(_jvp_with_rule(j, lambda f, x, t: t), (2.,), (1.,))),
+    Check("custom_api_test.py:test_resolve_kwargs_error_message", "TypeError",
+          r"The input arguments to the custom_jvp-decorated function f(.*)\n"
+          r"missing a required argument: 'y'", lambda j: _kwargs_jvp(j)(0.5)),
+    Check("custom_api_test.py:test_resolve_kwargs_error_message", "TypeError",
+          r"The input arguments to the custom_jvp-decorated function f(.*)\n"
+          "The following keyword arguments could not be resolved to positions: z",
+          lambda j: _kwargs_jvp(j)(0.5, 0.1, z=1.0)),
+    Check("custom_api_test.py:test_jvp_error", "TypeError", _VJP_OF_JVP,
+          lambda j: j.jax.jvp(_sin_vjp(j), (3.,), (1.,))),
+    Check("custom_api_test.py:test_jvp_error", "TypeError", _VJP_OF_JVP,
+          lambda j: j.jax.jvp(j.jax.vmap(_sin_vjp(j)), (j.jnp.arange(3.),), (j.jnp.ones(3),))),
+    Check("custom_api_test.py:test_jvp_error", "TypeError", _VJP_OF_JVP,
+          lambda j: j.jax.jvp(j.jax.jit(_sin_vjp(j)), (3.,), (1.,))),
+    Check("custom_api_test.py:test_missing_vjp_rule_error", "AttributeError", _NO_VJP,
+          lambda j: _vjp_without_rule(j)(2)),
+    Check("custom_api_test.py:test_missing_vjp_rule_error", "AttributeError", _NO_VJP,
+          lambda j: j.jax.grad(_vjp_without_rule(j))(2.)),
+    Check("custom_api_test.py:test_vjp_rule_inconsistent_pytree_structures_error", "Exception",
+          "Custom VJP bwd rule .*must produce",
+          lambda j: j.jax.grad(_vjp_with_rule(j, lambda g: (g, g)))(2.)),
+    Check("custom_api_test.py:test_vjp_bwd_returns_non_tuple_error", "TypeError",
+          "Custom VJP bwd rule .* must produce a tuple",
+          lambda j: j.jax.grad(_vjp_with_rule(j, lambda g: 2. * g))(3.)),
+]
+
+
 # lax_test.py:testGatherShapeCheckingRule's cases, verbatim (GatherDimensionNumbers as a dict):
 # (name, operand shape, indices shape, dimension numbers, slice sizes, JAX's regex)
 _GATHER_ROWS = [
