@@ -192,6 +192,19 @@ CHECKS = [
     Check("lax_numpy_test.py:testZerosOnesEmptyShapeErrors", "TypeError",
           r"Did you accidentally write `jax\.numpy\..*?\(2, 3\)` "
           r"when you meant `jax\.numpy\..*?\(\(2, 3\)\)`", lambda j: j.jnp.ones(2, 3)),
+    Check("lax_numpy_test.py:testArrayFromList", "OverflowError",
+          '(Python int too large.*)|(int too big to convert)',
+          lambda j: j.jnp.array([0, int(np.iinfo(np.int64).min) - 1])),
+    Check("lax_numpy_test.py:testRavelMultiIndex", "ConcretizationTypeError",
+          "The error occurred because ravel_multi_index was jit-compiled "
+          "with mode='raise'. Use mode='wrap' or mode='clip' instead.",
+          lambda j: j.jax.jit(lambda x: j.jnp.ravel_multi_index(x, (3, 4), mode='raise'))(
+              (np.array([0, 1]), np.array([1, 2])))),
+    Check("lax_numpy_test.py:testChoose", "ConcretizationTypeError",
+          "The error occurred because jnp.choose was jit-compiled"
+          " with mode='raise'. Use mode='wrap' or mode='clip' instead.",
+          lambda j: j.jax.jit(lambda a, c: j.jnp.choose(a, c, mode='raise'))(
+              np.array([0, 1]), np.ones((2, 2)))),
     Check("lax_numpy_test.py:testSizeAlongAxisDuplicate", "ValueError", "repeated axis",
           lambda j: j.jnp.size(j.jnp.zeros((2, 3, 4)), (1, -2))),
 ]

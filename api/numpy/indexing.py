@@ -602,12 +602,16 @@ def unravel_index(indices, shape):
     return tuple(_unravel(indices, shape))
 
 
+_RAVEL_RAISE = ("The error occurred because ravel_multi_index was jit-compiled with "
+                "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+
+
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat indices of coordinates in an array of shape dims (mode 'wrap' or 'clip')."""
     coords = _arrays("ravel_multi_index", *multi_index)
     dims = _shape_arg(dims, "ravel_multi_index")
     if mode == "raise":
-        values = [concrete_value(c, "ravel_multi_index with mode='raise'") for c in coords]
+        values = [concrete_value(c, _RAVEL_RAISE) for c in coords]
         if builtins.any(((v < 0) | (v >= d)).any() for v, d in zip(values, dims)):
             raise ValueError("invalid entry in coordinates array")
     elif mode == "wrap":

@@ -118,6 +118,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     value = _numpy_value(a, dtype)
     if value.dtype == object and builtins.any(v is None for v in value.flat):
         raise ValueError(_NONE_VALUE)
+    if value.dtype == object and builtins.any(type(v) is int for v in value.flat):
+        raise OverflowError(f"Python int too large to convert to an array element (beyond "
+                            f"64 bits) in {a!r}")
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
                         "to a JAX array")
