@@ -174,6 +174,17 @@ def _leaf_names(fun, args, kwargs, leaves):
     return [f"{n} of type {_type_name(x)}" for n, x in zip(names, leaves)]
 
 
+def _value_or_passthrough(x):
+    """An unmapped leaf as a JAX value, or as it is when it is none (a function, say), which
+    JAX passes through to the function too."""
+    try:
+        return as_value(x)
+    except TypeError as err:
+        if isinstance(err, errors.JAXTypeError):
+            raise
+        return x
+
+
 def _type_name(x):
     try:
         return get_aval(x).str_short(short_dtypes=False)
@@ -219,8 +230,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         flat_specs = _flatten_axes("vmap in_axes", args, spec) + \
             _flatten_axes("vmap in_axes", kwargs, 0 if kwargs else {})
         leaves, in_tree = pytree.tree_flatten((args, kwargs))
-        # unmapped leaves pass through as they are (a function, say), as in JAX
-        leaves = [x if d is None else as_value(x) for x, d in zip(leaves, flat_specs)]
+        leaves = [as_value(x) if d is not None else _value_or_passthrough(x)
+                  for x, d in zip(leaves, flat_specs)]
         dims = [_canonical_in_dim(x, d, i) for i, (x, d) in enumerate(zip(leaves, flat_specs))]
         size = _axis_size(fun, args, kwargs, leaves, dims, axis_size)
         axis_data = AxisData(axis_name, size, spmd_axis_name)
