@@ -121,7 +121,23 @@ def _array_api_methods():
         "__dlpack_device__": lambda self: (1, 0),  # kDLCPU, device 0
         "to_device": lambda self, device, /, *, stream=None: device_put(self, device),
         "__setitem__": _setitem,
+        "__contains__": _contains,
     }
+
+
+def _contains(self, query):
+    """`query in x`: whether the 1-d array x holds the scalar query (JAX departs from NumPy,
+    which accepts any shapes, and so does refjax)."""
+    if query is None or isinstance(query, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(query)}.")
+    query = _np().asarray(query)
+    if self.ndim != 1:
+        raise ValueError(f"Array.__contains__: search array must be one-dimensional, got "
+                         f"arr.shape={self.shape}.")
+    if query.ndim != 0:
+        raise ValueError(f"Array.__contains__: query value must be a scalar, got "
+                         f"query.shape={query.shape}")
+    return _np().any(self == query)
 
 
 def _method(name):

@@ -138,6 +138,8 @@ def _is_target(d):
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """x (a pytree) placed on a device or laid out by a sharding (or a pytree prefix of them),
     on the current backend; Arrays from another backend are moved explicitly."""
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
     leaves, tree = pytree.tree_flatten(x)
     if _is_target(device):
         targets = [device] * len(leaves)

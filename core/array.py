@@ -52,23 +52,28 @@ class Array(LeadingAxis):
 
     def __bool__(self):
         if self.size != 1:
-            raise ValueError(f"The truth value of an array with {self.size} elements is "
-                             "ambiguous. Use a.any() or a.all()")
+            raise ValueError(errors.ambiguous_truth(self.size))
         return bool(self._value())
 
     def __int__(self):
-        return int(self._value())
+        return int(self._scalar_value())
 
     def __float__(self):
-        return float(self._value())
+        return float(self._scalar_value())
 
     def __complex__(self):
-        return complex(self._value())
+        return complex(self._scalar_value())
+
+    def _scalar_value(self):
+        if self.ndim:
+            raise TypeError(f"Only scalar arrays can be converted to Python scalars; got "
+                            f"arr.ndim={self.ndim}")
+        return self._value()
 
     def __index__(self):
         if self.ndim or self.dtype.kind not in "iu":
-            raise TypeError(f"only integer scalar arrays can be converted to a scalar index, "
-                            f"got {self.aval.str_short()}")
+            raise TypeError(f"Only integer scalar arrays can be converted to a scalar index. "
+                            f"(got {self.aval.str_short()})")
         return int(self._value())
 
     __hash__ = None
@@ -78,6 +83,9 @@ class Array(LeadingAxis):
 
     def tolist(self):
         return self._value().tolist()
+
+    def tobytes(self, order="C"):
+        return self._value().tobytes(order)
 
     def block_until_ready(self):
         if type(self._buf) is DeletedBuffer:

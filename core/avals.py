@@ -18,6 +18,11 @@ class ShapedArray:
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def update(self, **changes):
@@ -97,12 +102,19 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtypes.canonicalize_dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
 
     ndim = property(lambda self: len(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __repr__(self):

@@ -1,6 +1,7 @@
 """The exceptions refjax raises where JAX raises its own classes (same names, same bases), and
 the naming of errors at the API boundary."""
 import functools
+import inspect
 import types
 
 
@@ -11,6 +12,15 @@ def describe(x):
     if aval is None:
         return repr(x)
     return f"traced array with shape {aval.str_short(short_dtypes=False)}"
+
+
+def ambiguous_truth(size):
+    """JAX's message for bool() of an array without exactly one element."""
+    if size == 0:
+        return ("The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                "that an array is not empty.")
+    return ("The truth value of an array with more than one element is ambiguous. Use a.any() "
+            f"or a.all() (it has {size} elements)")
 
 
 class JAXTypeError(TypeError):
@@ -121,3 +131,36 @@ def name_errors_in(namespace, prefix):
     for name, value in list(namespace.items()):
         if not name.startswith("_") and type(value) is types.FunctionType:
             namespace[name] = naming_errors(value, f"{prefix}.{name}")
+
+
+def arg_names(fun, args, kwargs) -> list[str]:
+    """How JAX names each leaf of (args, kwargs) in its errors: "argument b[0]" by fun's
+    parameter names where the call binds to its signature, else "args[1][0]"; "kwargs['y']"."""
+    from . import pytree  # core.pytree imports this module
+    try:
+        params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for path, _ in pytree.tree_flatten_with_path(tuple(args))[0]:
+        i = path[0].idx
+        names.append(f"argument {params[i]}{pytree.keystr(path[1:])}" if i < len(params)
+                     else f"args{pytree.keystr(path)}")
+    return names + [f"kwargs{pytree.keystr(p)}" for p, _ in pytree.tree_flatten_with_path(kwargs)[0]]
+
+
+def bad_to_iterable(out):
+    """JAX's message for a custom pytree node's to_iterable returning `out`."""
+    what = "The to_iterable function for a custom PyTree node should return a (children, " \
+        "aux_data) tuple"
+    if isinstance(out, tuple) and len(out) == 2:
+        return f"{what} where 'children' is iterable, got {out!r}"
+    return f"{what}, got {out!r}"
+
+
+def prefix_mismatch(what, prefix, tree, kind, path, detail):
+    """JAX's message for a specification (in_axes, a sharding...) that is not a tree prefix of
+    its value: the first mismatch, its kind ("different types") and key path."""
+    return (f"{what} specification must be a tree prefix of the corresponding value; got "
+            f"specification {prefix} for value tree {tree}.\n  Mismatch details (1 found):\n"
+            f"  pytree structure error: {kind} at key path\n    {what}{path}\n  {detail}")

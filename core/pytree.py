@@ -7,6 +7,8 @@ import dataclasses
 import functools
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from . import errors
+
 __all__ = [
     "PyTreeDef", "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "Partial",
     "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
@@ -150,8 +152,19 @@ _NAMEDTUPLE = _NodeHandler(
     lambda t, _d, cs: t(*cs), _format_namedtuple)
 
 
+def _checked_flatten(flatten_func):
+    """flatten_func, checked to return a (children, aux_data) pair, as JAX checks it."""
+    def flatten(x):
+        out = flatten_func(x)
+        if not (isinstance(out, tuple) and len(out) == 2 and hasattr(out[0], "__iter__")):
+            raise ValueError(errors.bad_to_iterable(out))
+        return out
+    return flatten
+
+
 def _custom_handler(flatten_func, unflatten_func, flatten_with_keys_func=None) -> _NodeHandler:
     """Handler for a user-registered node type; keys default to FlattenedIndexKey(i)."""
+    flatten_func = _checked_flatten(flatten_func)
     if flatten_with_keys_func is None:
         def flatten_with_keys_func(x):
             children, aux = flatten_func(x)
@@ -313,9 +326,9 @@ def _unflatten(treedef: PyTreeDef, leaves):
 class _PrefixMismatch(Exception):
     """Internal: a tree does not match a treedef; collects the key path while unwinding."""
 
-    def __init__(self, detail: str):
+    def __init__(self, detail: str, kind: str = "different types"):
         super().__init__(detail)
-        self.detail = detail
+        self.detail, self.kind = detail, kind  # kind: JAX's name for the mismatch
         self.reversed_path: list[Any] = []
 
     def path(self) -> tuple:
@@ -352,15 +365,15 @@ def _matching_children(treedef: PyTreeDef, x) -> Sequence[Any]:
         children = tuple(children)
     if handler is _DICT and data != treedef._data:
         raise _PrefixMismatch(f"Dict key mismatch; expected keys: {list(treedef._data)}; "
-                              f"present keys: {list(data)}.")
+                              f"present keys: {list(data)}.", "different keys")
     if handler.kind == "custom" and not bool(data == treedef._data):
         raise _PrefixMismatch(f"Mismatch custom node data: {treedef._data} != {data}; "
-                              f"value: {x!r}.")
+                              f"value: {x!r}.", "different pytree metadata")
     if len(children) != len(treedef._children):
         name, what = {"tuple": ("Tuple", "tuple"), "list": ("List", "list")}.get(
             handler.kind, ("Custom type", "value"))
         raise _PrefixMismatch(f"{name} arity mismatch: {len(children)} != "
-                              f"{len(treedef._children)}; {what}: {x!r}.")
+                              f"{len(treedef._children)}; {what}: {x!r}.", "different lengths")
     return children
 
 
@@ -394,7 +407,7 @@ def _rest_mismatch_message(fn_name, treedef, tree, i, e: _PrefixMismatch) -> str
             f"(the first tree's structure must be a prefix of it).\n"
             f"  tree structure:    {treedef!r}\n"
             f"  rest[{i}] structure: {other}\n"
-            f"  mismatch at {where}: {e.detail}")
+            f"  mismatch at {where}: {e.detail}\n  (pytree structure error: {e.kind})")
 
 
 # ---------------------------------------------------------------------------
@@ -777,11 +790,10 @@ def broadcast_prefix(what, tree, prefix, is_leaf):
     their leaves. ValueError naming `what` when prefix is not a tree prefix of tree."""
     prefix_def = tree_structure(prefix, is_leaf=is_leaf)
     try:
-        subtrees = prefix_def.flatten_up_to(tree)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
-                         f"value, got specification {prefix} for value tree "
-                         f"{tree_structure(tree)}. ({e})") from None
+        subtrees = _flatten_up_to(prefix_def, tree)
+    except _PrefixMismatch as e:  # JAX's wording, with the key path of the first mismatch
+        raise ValueError(errors.prefix_mismatch(what, prefix, tree_structure(tree), e.kind,
+                                                keystr(e.path()), e.detail)) from None
     out = []
     for spec, sub in zip(tree_leaves(prefix, is_leaf=is_leaf), subtrees):
         out.extend([spec] * len(tree_leaves(sub)))

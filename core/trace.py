@@ -115,6 +115,10 @@ class Tracer(LeadingAxis):
         raise errors.ConcretizationTypeError(
             self, f"The tolist() method was called on {errors.describe(self)}.")
 
+    def tobytes(self, order="C"):
+        raise errors.ConcretizationTypeError(
+            self, f"The tobytes() method was called on {errors.describe(self)}.")
+
     # Placement belongs to concrete arrays: JAX refuses these on every tracer.
     def delete(self):
         raise _method_error(self, "delete")
@@ -157,8 +161,7 @@ def _method_error(tracer, name):
 
 def _check_size_one(x):
     if x.aval.size != 1:
-        raise ValueError(f"The truth value of an array with {x.aval.size} elements is ambiguous. "
-                         "Use a.any() or a.all()")
+        raise ValueError(errors.ambiguous_truth(x.aval.size))
 
 
 def _conversion_error(x, fname):
@@ -186,6 +189,10 @@ def get_aval(x):
 def _aval_of_constant(x):
     if dtypes.is_python_scalar(x):
         return avals.ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if isinstance(x, np.ma.MaskedArray):
+        raise ValueError("numpy masked arrays are not supported as direct inputs to JAX "
+                         "functions. Use arr.filled() to convert the value to a standard numpy "
+                         "array.")
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind not in "biufcV":
             raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type: JAX "

@@ -150,7 +150,7 @@ def test_vmap_axes_and_names():
 def test_vmap_errors_like_jax():
     with pytest.raises(ValueError, match="inconsistent sizes"):
         jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))
-    with pytest.raises(ValueError, match="mapped output but out_axes is None"):
+    with pytest.raises(ValueError, match="at vmap out_axes, got axis spec None but output was batched on axis 0"):
         jax.vmap(lambda a: a, out_axes=None)(jnp.ones(3))
     with pytest.raises(ValueError, match="len\\(in_axes\\)=2"):
         jax.vmap(lambda a: a, in_axes=(0, 0))(jnp.ones(3))

@@ -27,16 +27,25 @@ def _shape_arg(shape, name):
     else:
         dims = (shape,)
     try:
-        out = tuple(_static_int(d, f"The shape argument of jnp.{name}") if _is_array(d)
-                    else operator.index(d) for d in dims)
+        out = tuple(_static_int(d, _shapes_must(dims, f"the shape argument of jnp.{name}"))
+                    if _is_array(d) else operator.index(d) for d in dims)
     except TypeError as err:
         if isinstance(err, ConcretizationTypeError):
             raise
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {tuple(dims)!r}.") from None
+        raise TypeError(_shapes_must(dims)) from None
     if builtins.any(d < 0 for d in out):
         raise TypeError(f"{name}: shape must have every element be nonnegative, got {out}.")
     return out
+
+
+def _shapes_must(dims, traced=None):
+    """JAX's message for a shape that is not a sequence of concrete integers (`traced` names
+    the traced argument, which gets JAX's advice about jit)."""
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(dims)!r}."
+    if traced is None:
+        return msg
+    return (f"{msg}\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            f"subfunctions. (It arose in {traced}.)")
 
 
 def _creation_dtype(dtype, name):
@@ -119,7 +128,8 @@ def _arange_arg(x, name):
     if np.ndim(value) != 0:
         raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={value}")
     if np.iscomplexobj(value):
-        raise ValueError("Passing complex start/stop/step to jnp.arange is not supported.")
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported "
+                         "starting in JAX v0.10.0.")
     return value.item() if hasattr(value, "item") else value
 
 
@@ -250,8 +260,8 @@ def _tri_mask(n, m, k):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the k-th diagonal."""
-    n = _static_int(N, "argument 'N' of jnp.tri()")
-    m = n if M is None else _static_int(M, "argument 'M' of jnp.tri()")
+    n = _static_int(N, _shapes_must((N, M), "argument 'N' of jnp.tri()"))
+    m = n if M is None else _static_int(M, _shapes_must((N, M), "argument 'M' of jnp.tri()"))
     if n < 0 or m < 0:  # JAX's class (its iota rejects the shape)
         raise TypeError(f"jnp.tri: N and M must be non-negative, got N={n}, M={m}")
     return astype(_tri_mask(n, m, _static_int(k, "argument 'k' of jnp.tri()")),
@@ -363,10 +373,9 @@ def indices(dimensions, dtype=None, sparse=False):
 
 def _grid_from_slice(s, name):
     """arange(start, stop, step), or linspace for a complex step (its magnitude the count)."""
-    context = f"slice bounds of jnp.{name}"
-    start = _concrete_array(s.start, context) or 0  # `or`: JAX turns a 0.0 start into 0
-    stop = _concrete_array(s.stop, context)
-    step = _concrete_array(s.step, context) or 1
+    start = _concrete_array(s.start, f"slice start of jnp.{name}") or 0  # JAX: 0.0 -> 0
+    stop = _concrete_array(s.stop, f"slice stop of jnp.{name}")
+    step = _concrete_array(s.step, f"slice step of jnp.{name}") or 1
     if np.iscomplex(step):
         return linspace(start, stop, int(builtins.abs(step)))
     return arange(start, stop, step)

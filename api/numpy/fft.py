@@ -52,7 +52,7 @@ def _core(name, fft_type, a, s, axes, norm):
     axes = tuple(axes)
     if len(axes) != len(set(axes)):
         raise ValueError(f"jax.numpy.fft.{name} does not support repeated axes. Got axes "
-                         f"{axes}.")
+                         f"{orig_axes}.")
     if orig_axes is not None:
         axes = tuple(range(arr.ndim - len(axes), arr.ndim))
         arr = moveaxis(arr, orig_axes, axes)

@@ -171,16 +171,18 @@ def _checked(func, sizes, out_dims, context):
         outs = out if isinstance(out, tuple) else (out,)
         if len(outs) != len(out_dims):
             raise TypeError(f"output must be a tuple when multiple outputs are expected, got: "
-                            f"{out!r}" if len(out_dims) > 1 else
+                            f"{out!r}" if len(out_dims) > 1 and not isinstance(out, tuple) else
                             f"wrong number of output arguments: expected {len(out_dims)}, got "
-                            f"{len(outs)}")
+                            f"{len(outs)} {context}")
         for o, dims in zip(outs, out_dims):
             shape = asarray(o).shape
-            expected = tuple(sizes.get(d, s) for d, s in zip(dims, shape))
-            if len(shape) != len(dims) or shape != expected:
+            if len(shape) != len(dims):
                 raise ValueError(f"output shape {shape!r} does not match core dimensions "
                                  f"{dims!r} {context}")
-            sizes.update(zip(dims, shape))
+            for d, size in zip(dims, shape):
+                if sizes.setdefault(d, size) != size:
+                    raise ValueError(f"inconsistent size for core dimension {d!r}: {size} vs "
+                                     f"{sizes[d]} {context}")
         return out
     return wrapped
 

@@ -142,6 +142,13 @@ class _IndexLayout:
 
 
 def _unsupported_index(item, shape):
+    if isinstance(item, str):
+        return TypeError(f"JAX does not support string indexing; got idx={item!r}")
+    dtype = np.asarray(item).dtype if isinstance(item, (float, complex)) else \
+        getattr(item, "dtype", None)
+    if dtype is not None:
+        return TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                         f"{np.dtype(dtype).name} (indexing an array of shape {shape})")
     return TypeError(f"refjax indexing supports ints, slices, None, Ellipsis, integer arrays and "
                      f"concrete boolean masks; got {type(item).__name__} {item!r} for an array "
                      f"of shape {shape}.")
@@ -595,12 +602,16 @@ def unravel_index(indices, shape):
     return tuple(_unravel(indices, shape))
 
 
+_RAVEL_RAISE = ("The error occurred because ravel_multi_index was jit-compiled with "
+                "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+
+
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat indices of coordinates in an array of shape dims (mode 'wrap' or 'clip')."""
     coords = _arrays("ravel_multi_index", *multi_index)
     dims = _shape_arg(dims, "ravel_multi_index")
     if mode == "raise":
-        values = [concrete_value(c, "ravel_multi_index with mode='raise'") for c in coords]
+        values = [concrete_value(c, _RAVEL_RAISE) for c in coords]
         if builtins.any(((v < 0) | (v >= d)).any() for v, d in zip(values, dims)):
             raise ValueError("invalid entry in coordinates array")
     elif mode == "wrap":

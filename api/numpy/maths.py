@@ -341,6 +341,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if _dt.kind(x.dtype) == "c":
         raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
         period = absolute(asarray(period))
         x, xp = remainder(x, period), remainder(xp, period)
         xp, fp = lax.sort_key_val(xp, fp, 0)
@@ -410,10 +412,12 @@ def isreal(x):
 
 # ---------------------------------------------------------------- covariance and correlation
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
     """The covariance matrix of the variables in the rows (columns when not rowvar) of m,
-    with optional integer frequency weights and observation weights (NumPy's formula)."""
-    m, = _promote_to_inexact(*_arrays("cov", m))
+    with optional integer frequency weights and observation weights (NumPy's formula),
+    computed in `dtype` (an inexact dtype) when given."""
+    m, = _promote_to_inexact(_in_inexact_dtype(_arrays("cov", m)[0], dtype, "cov"))
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
     x = atleast_2d(m)
@@ -456,9 +460,19 @@ def _cov_weights(fweights, aweights, n):
     return w
 
 
-def corrcoef(x, y=None, rowvar=True):
-    """Pearson correlation coefficients (cov normalised by the standard deviations)."""
-    c = cov(x, y, rowvar)
+def _in_inexact_dtype(x, dtype, name):
+    """x cast to dtype (None: unchanged), which must be a float or complex dtype."""
+    if dtype is None:
+        return x
+    if not np.issubdtype(dtype, np.inexact):
+        raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
+    return astype(x, dtype)
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """Pearson correlation coefficients (cov normalised by the standard deviations), computed
+    in `dtype` (an inexact dtype) when given."""
+    c = cov(_in_inexact_dtype(asarray(x), dtype, "corrcoef"), y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return divide(c, c)
     d = diagonal(c)

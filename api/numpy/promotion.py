@@ -88,12 +88,20 @@ def shape(x):
 
 
 def size(x, axis=None):
-    """The number of elements of x (along axis)."""
+    """The number of elements of x (along an axis or a sequence of distinct axes)."""
     s = shape(x)
-    return int(np.prod(s)) if axis is None else s[axis]
+    if axis is None or not isinstance(axis, (tuple, list)):
+        return int(np.prod(s)) if axis is None else s[axis]
+    axes = tuple(_axis(a, len(s), "size") for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis: {axes}")
+    return int(np.prod([s[a] for a in axes]))
 
 
 # ---------------------------------------------------------------- asarray and astype
+
+_NONE_VALUE = "None is not a valid value for jnp.array"
+
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence."""
@@ -106,8 +114,13 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
         out = stack([asarray(x) for x in a])
         return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
     if a is None:
-        raise ValueError("None is not a valid value for jnp.array")
+        raise ValueError(_NONE_VALUE)
     value = _numpy_value(a, dtype)
+    if value.dtype == object and builtins.any(v is None for v in value.flat):
+        raise ValueError(_NONE_VALUE)
+    if value.dtype == object and builtins.any(type(v) is int for v in value.flat):
+        raise OverflowError(f"Python int too large to convert to an array element (beyond "
+                            f"64 bits) in {a!r}")
     if value.dtype == object:
         raise TypeError(f"jnp.asarray: cannot convert {a!r} of type {type(a).__name__} "
                         "to a JAX array")
@@ -227,7 +240,10 @@ def broadcast_to(x, shape, *, out_sharding=None):
     if xs == shape and out_sharding is None:
         return x
     nd = len(shape)
-    if len(xs) > nd or builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
+    if len(xs) > nd:
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={xs} "
+                         f"shape={shape}")
+    if builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
         raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape {shape}")
     lead = nd - len(xs)
     squeeze_dims = tuple(i for i, (a, b) in enumerate(zip(xs, shape[lead:])) if a == 1 and b != 1)

@@ -257,6 +257,7 @@ def _correction(ddof, correction):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation: the square root of var."""
+    where = _check_where("std", where)  # named as std, not var
     return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                        correction=correction))
 
@@ -379,6 +380,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements."""
     _no_out("nanmean", out)
     a, = _arrays("nanmean", a)
+    where = _check_where("nanmean", where)
     if not _dt.is_inexact(a.dtype):
         return mean(a, axis, dtype, out, keepdims, where=where)
     dtype = _to_inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "nanmean")
@@ -391,6 +393,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """var of the non-NaN elements."""
     _no_out("nanvar", out)
     a, = _arrays("nanvar", a)
+    where = _check_where("nanvar", where)
     comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "nanvar"))
     a = astype(a, comp)
     a_mean = nanmean(a, axis, dtype=comp, keepdims=True, where=where) if mean is None else \
@@ -409,6 +412,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
+    where = _check_where("nanstd", where)
     return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
@@ -479,6 +483,9 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
     x, = _arrays(name, x)
+    if x.ndim == 0:
+        raise ValueError(f"The input must be non-scalar to take a {name.replace('_', ' ')}, "
+                         "however a scalar value or scalar array was given.")
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "

@@ -21,7 +21,7 @@ def _split_abstract_eval(x, *, sizes, axis):
     if any(s < 0 for s in sizes):
         raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
     if not 0 <= axis < x.ndim or x.shape[axis] != sum(sizes):
-        raise ValueError(f"split: sum of sizes {sum(sizes)} must be equal to dimension {axis} of "
+        raise ValueError(f"split: Sum of sizes {sum(sizes)} must be equal to dimension {axis} of "
                          f"the operand shape {list(x.shape)}")
     return [ShapedArray(x.shape[:axis] + (s,) + x.shape[axis + 1:], x.dtype, x.weak_type)
             for s in sizes]

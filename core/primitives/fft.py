@@ -33,7 +33,10 @@ _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 @fft_p.def_abstract_eval
 def _fft_abstract_eval(x, *, fft_type, fft_lengths):
     k = len(fft_lengths)
-    if not 1 <= k <= 3 or k > x.ndim:
+    if k > x.ndim:
+        raise ValueError(f"FFT input shape {x.shape} must have at least as many input dimensions "
+                         f"as fft_lengths {fft_lengths}.")
+    if not 1 <= k <= 3:
         raise ValueError(f"fft: fft_lengths {fft_lengths} must name 1 to 3 dimensions, no more "
                          f"than the operand has (shape {x.shape})")
     if fft_type == FftType.RFFT:
@@ -42,6 +45,9 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
         return ShapedArray(shape, _COMPLEX_OF[np.dtype(x.dtype)], weak_type=x.weak_type)
     if fft_type == FftType.IRFFT:
         half = fft_lengths[-1] // 2 + 1
+        if tuple(x.shape[-k:-1]) != tuple(fft_lengths[:-1]):
+            raise ValueError(f"IRFFT input shape {x.shape} minor dimensions must be equal to all "
+                             f"except the last fft_length, got fft_lengths={fft_lengths}")
         _check(x, _REAL_OF, "IRFFT", "complex64 or complex128", x.shape[-k:],
                fft_lengths[:-1] + (half,))
         return ShapedArray(x.shape[:-k] + tuple(fft_lengths), _REAL_OF[np.dtype(x.dtype)],

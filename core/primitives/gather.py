@@ -103,25 +103,30 @@ def default_fill_value(dtype):
 
 # ---------------------------------------------------------------- shape checks
 
+def _op(name):
+    """The op JAX's messages name: "gather", or "scatter" for every scatter primitive."""
+    return "gather" if name == "gather" else "scatter"
+
+
 def _sorted(name, dims, what):
     if list(dims) != sorted(dims):
-        raise TypeError(f"{name}: {what} in gather/scatter op must be sorted; got {dims}")
+        raise TypeError(f"{name}: {what} in {_op(name)} op must be sorted; got {dims}")
 
 
 def _unique(name, dims, what):
     if len(set(dims)) != len(dims):
-        raise TypeError(f"{name}: {what} in gather/scatter op must not repeat; got {dims}")
+        raise TypeError(f"{name}: {what} in {_op(name)} op must not repeat; got: {dims}.")
 
 
 def _in_range(name, dims, rank, what):
     for d in dims:
         if not 0 <= d < rank:
-            raise TypeError(f"{name}: invalid {what} set in gather/scatter op; valid range is "
+            raise TypeError(f"{name}: Invalid {what} set in {_op(name)} op; valid range is "
                             f"[0, {rank}); got: {d}.")
 
 
 def _check_dims(name, dims, rank, what):
-    """dims sorted, without repeats, each in [0, rank)."""
+    """dims sorted, without repeats, each in [0, rank) (checked in JAX's order)."""
     _sorted(name, dims, what)
     _unique(name, dims, what)
     _in_range(name, dims, rank, what)
@@ -129,8 +134,8 @@ def _check_dims(name, dims, rank, what):
 
 def _disjoint(name, a, b, what_a, what_b):
     if set(a) & set(b):
-        raise TypeError(f"{name}: {what_a} and {what_b} in gather/scatter op must be disjoint; "
-                        f"got {what_a}={a}, {what_b}={b}")
+        raise TypeError(f"{name}: {what_a} and {what_b} in {_op(name)} op must be disjoint; "
+                        f"got: {a} and {b}.")
 
 
 def _check_indices(name, indices):
@@ -141,31 +146,52 @@ def _check_indices(name, indices):
                         f"vector); got indices of shape {indices.shape}")
 
 
-def _check_batching(name, operand, indices, operand_bdims, indices_bdims, index_what):
-    _sorted(name, operand_bdims, "operand_batching_dims")
-    _unique(name, operand_bdims, "operand_batching_dims")
-    _in_range(name, operand_bdims, operand.ndim, "operand_batching_dims")
+def _check_batching(name, operand, indices, dn, index_map, index_what):
+    """The operand's and the indices' batching dims (dn's last two fields), JAX's checks in
+    JAX's order; `index_map` (start_index_map or scatter_dims_to_operand_dims) must avoid the
+    operand's."""
+    operand_bdims, indices_bdims = dn[-2], dn[-1]
+    op = _op(name).capitalize()
+    _check_dims(name, operand_bdims, operand.ndim, "operand_batching_dims")
+    _disjoint(name, dn[1], operand_bdims, dn._fields[1], "operand_batching_dims")
+    _disjoint(name, index_map, operand_bdims, dn._fields[2], "operand_batching_dims")
     _unique(name, indices_bdims, index_what)
-    _in_range(name, indices_bdims, indices.ndim - 1, index_what)
+    _in_range(name, indices_bdims, indices.ndim, index_what)
+    if indices.ndim - 1 in indices_bdims:
+        raise TypeError(f"{name}: {op} op cannot have the index vector dimension as a batching "
+                        f"dimension; got {indices_bdims}.")
     if len(operand_bdims) != len(indices_bdims):
-        raise TypeError(f"{name}: operand_batching_dims {operand_bdims} and {index_what} "
-                        f"{indices_bdims} must have the same length")
-    for o, i in zip(operand_bdims, indices_bdims):
-        if operand.shape[o] != indices.shape[i]:
-            raise TypeError(f"{name}: operand batching dimensions and indices batching "
-                            f"dimensions must have the same shape; got operand shape "
-                            f"{operand.shape}, indices shape {indices.shape}, "
-                            f"operand_batching_dims {operand_bdims}, {index_what} {indices_bdims}")
+        raise TypeError(f"{name}: {op} op requires equal numbers of operand_batching_dims and "
+                        f"{index_what}, got {operand_bdims} and {indices_bdims}.")
+    operand_shape = tuple(operand.shape[o] for o in operand_bdims)
+    indices_shape = tuple(indices.shape[i] for i in indices_bdims)
+    if operand_shape != indices_shape:
+        raise TypeError(f"{name}: {op} op requires operand batching dimensions and indices "
+                        f"batching dimensions to have the same shape, got {operand_shape} and "
+                        f"{indices_shape}.")
 
 
-def _check_index_map(name, operand, indices, index_map, batching, what):
+def _check_index_map(name, operand, indices, index_map, what):
+    op, vector_dim = _op(name).capitalize(), indices.ndim - 1
     if len(index_map) != indices.shape[-1]:
-        raise TypeError(f"{name}: {what} has {len(index_map)} elements and the bound of the "
-                        f"index vector dimension (the last) of indices is {indices.shape[-1]}. "
-                        f"These two numbers must be equal (indices of shape {indices.shape}).")
+        raise TypeError(f"{name}: {op} op has {len(index_map)} elements in {what} and the bound "
+                        f"of dimension index_vector_dim={vector_dim} of indices is "
+                        f"{indices.shape[-1]}. These two numbers must be equal.")
+    for i, d in enumerate(index_map):
+        if not 0 <= d < operand.ndim:
+            mapping = "start_index_map" if op == "Gather" else f"{what} mapping"
+            raise TypeError(f"{name}: Invalid {mapping}; domain is [0, {operand.ndim}), got: "
+                            f"{i}->{d}.")
     _unique(name, index_map, what)
-    _in_range(name, index_map, operand.ndim, what)
-    _disjoint(name, index_map, batching, what, "operand_batching_dims")
+
+
+def _check_offset_dims(name, dims, rank):
+    _sorted(name, dims, "offset_dims")
+    _unique(name, dims, "offset_dims")
+    for i, d in enumerate(dims):
+        if not 0 <= d < rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                            f"should have been in [0, {rank})")
 
 
 # ---------------------------------------------------------------- gather
@@ -178,15 +204,11 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
                           indices_are_sorted, unique_indices, mode, fill_value):
     dn, name = dimension_numbers, "gather"
     _check_indices(name, indices)
-    out_rank = len(dn.offset_dims) + indices.ndim - 1
-    _check_dims(name, dn.offset_dims, out_rank, "offset_dims")
+    _check_offset_dims(name, dn.offset_dims, len(dn.offset_dims) + indices.ndim - 1)
+    _check_index_map(name, operand, indices, dn.start_index_map, "start_index_map")
     _check_dims(name, dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims")
-    _check_batching(name, operand, indices, dn.operand_batching_dims,
-                    dn.start_indices_batching_dims, "start_indices_batching_dims")
-    _disjoint(name, dn.collapsed_slice_dims, dn.operand_batching_dims, "collapsed_slice_dims",
-              "operand_batching_dims")
-    _check_index_map(name, operand, indices, dn.start_index_map, dn.operand_batching_dims,
-                     "start_index_map")
+    _check_batching(name, operand, indices, dn, dn.start_index_map,
+                    "start_indices_batching_dims")
     _check_slice_sizes(operand, dn, slice_sizes)
     return ShapedArray(_gather_shape(indices.shape, dn, slice_sizes), operand.dtype,
                        weak_type=operand.weak_type)
@@ -194,11 +216,13 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
 
 def _check_slice_sizes(operand, dn, slice_sizes):
     if len(slice_sizes) != operand.ndim:
-        raise TypeError(f"gather op must have one slice size for every operand dimension; got "
-                        f"slice_sizes={slice_sizes} for operand of shape {operand.shape}")
+        raise TypeError(f"gather: Gather op must have one slice size for every input "
+                        f"dimension; got: len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim} "
+                        f"(operand of shape {operand.shape})")
     dropped = dn.collapsed_slice_dims + dn.operand_batching_dims
     if len(dn.offset_dims) + len(dropped) != operand.ndim:
-        raise TypeError(f"All components of the offset index in a gather op must either be an "
+        # JAX's grammar ("a offset") kept: its tests match the phrase
+        raise TypeError(f"All components of the offset index in a gather op must either be a "
                         f"offset dimension or explicitly collapsed/batching; got "
                         f"len(slice_sizes)={len(slice_sizes)}, offset_dims={dn.offset_dims}, "
                         f"collapsed_slice_dims={dn.collapsed_slice_dims}, "
@@ -207,10 +231,14 @@ def _check_slice_sizes(operand, dn, slice_sizes):
         if not 0 <= s <= d:
             raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
                             f"within [0, {d} + 1), got {s}.")
-    for d in dropped:
+    for i, d in enumerate(dn.collapsed_slice_dims):
         if slice_sizes[d] != 1:
-            raise TypeError(f"gather op can only collapse (or batch) slice dims with bound 1, "
-                            f"but bound is {slice_sizes[d]} for index {d}.")
+            raise TypeError(f"gather: Gather op can only collapse slice dims with bound 1, but "
+                            f"bound is {slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(dn.operand_batching_dims):
+        if slice_sizes[d] > 1:
+            raise TypeError(f"gather: Gather op can only have operand batching dims with bound "
+                            f"0/1, but bound is {slice_sizes[d]} for index {d} at position {i}.")
 
 
 def _gather_shape(indices_shape, dn, slice_sizes):
@@ -321,17 +349,15 @@ def _scatter_abstract_eval(name, operand, indices, updates, dn):
                         f"got {operand.dtype.name}, {updates.dtype.name}.")
     _check_dims(name, dn.update_window_dims, updates.ndim, "update_window_dims")
     _check_dims(name, dn.inserted_window_dims, operand.ndim, "inserted_window_dims")
-    _check_batching(name, operand, indices, dn.operand_batching_dims,
-                    dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
-    _disjoint(name, dn.inserted_window_dims, dn.operand_batching_dims, "inserted_window_dims",
-              "operand_batching_dims")
+    _check_batching(name, operand, indices, dn, dn.scatter_dims_to_operand_dims,
+                    "scatter_indices_batching_dims")
     window = len(dn.update_window_dims) + len(dn.inserted_window_dims) + \
         len(dn.operand_batching_dims)
     if window != operand.ndim:
         raise TypeError(f"{name}: Scatter op has window of size {window}; doesn't match operand "
                         f"of rank {operand.ndim}.")
     _check_index_map(name, operand, indices, dn.scatter_dims_to_operand_dims,
-                     dn.operand_batching_dims, "scatter_dims_to_operand_dims")
+                     "scatter_dims_to_operand_dims")
     _check_updates_shape(name, operand, indices, updates, dn)
     return ShapedArray(operand.shape, operand.dtype, weak_type=operand.weak_type)
 

@@ -206,11 +206,11 @@ def _argminmax_abstract_eval(name):
     def abstract_eval(x, *, axes, index_dtype):
         axis, = axes
         if not 0 <= axis < x.ndim:
-            raise ValueError(f"{name}: invalid axis {axis} for operand shape {x.shape}; lax "
+            raise ValueError(f"{name}: Invalid axis {axis} for operand shape {x.shape}; lax "
                              f"axes must be in [0, {x.ndim}).")
         if x.shape[axis] < 1:
-            raise ValueError(f"{name} requires a non-empty reduced dimension, got operand shape "
-                             f"{x.shape} and axis={axis}.")
+            raise ValueError(f"{name}: argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={x.shape} axis={axis}")
         if not dtypes.is_int(index_dtype):
             raise TypeError(f"{name}: index_dtype must be an integer type, but got "
                             f"{index_dtype.name}")
@@ -506,6 +506,12 @@ def split_operands(name, operands, init_values):
                          f"{op_tree} vs. {init_tree}")
     if not flat_ops:
         raise ValueError(f"{name} must have at least one operand.")
+    shapes = [get_aval(x).shape for x in flat_inits]
+    if any(shapes) and name == "reduce_window":  # JAX's class and wording for each
+        raise TypeError(f"reduce_window expected init_values to be scalars but init_values have "
+                        f"shapes {shapes}.")
+    if any(shapes):
+        raise ValueError(f"{name} found non-scalar initial value: {shapes}")
     return flat_ops, flat_inits, op_tree
 
 

@@ -2,6 +2,8 @@
 NaNs last) with all their rules."""
 import operator
 
+import numpy as np
+
 from .. import dtypes
 from ..avals import ShapedArray
 from ..primitive import make_primitive
@@ -139,7 +141,13 @@ def _top_k_abstract_eval(operand, *, k, axis):
         raise ValueError("top_k is not compatible with complex inputs.")
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-    return _top_shapes(operand, k, axis, "top_k")
+    shapes = _top_shapes(operand, k, axis, "top_k")
+    int32_max = int(np.iinfo(np.int32).max)
+    if operand.shape[axis] > int32_max:
+        raise ValueError(f"top_k returns int32 indices, which will overflow for array dimensions "
+                         f"larger than the maximum int32 ({int32_max}). Got "
+                         f"operand.shape={operand.shape}")
+    return shapes
 
 
 @approx_top_k_p.def_abstract_eval

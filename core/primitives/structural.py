@@ -32,8 +32,12 @@ def static_ints(name, values, what="shapes"):
         return tuple(operator.index(v) for v in values)
     except errors.JAXTypeError:
         raise
-    except TypeError:
-        raise TypeError(f"{name}: {what} must be sequences of integers, got {values!r}") from None
+    except TypeError as err:
+        if what == "shapes":  # JAX's wording
+            raise TypeError(f"{name}: Shapes must be 1D sequences of concrete values of integer "
+                            f"type, got {tuple(values)!r}.") from None
+        raise TypeError(f"{name}: {what} must be sequences of integers, got {values!r}: "
+                        f"{err}") from None
 
 
 def _as_shape(name, shape):
@@ -52,7 +56,17 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=
     if len(dims) != x.ndim:
         raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to operand "
                         f"ndim; got broadcast_dimensions {dims} for operand ndim {x.ndim}.")
-    if any(not 0 <= d < len(shape) for d in dims) or list(dims) != sorted(set(dims)):
+    if x.ndim > len(shape):
+        raise TypeError(f"broadcast_in_dim target broadcast shape must have equal or higher rank "
+                        f"to the operand shape; got operand ndim {x.ndim} and target broadcast "
+                        f"ndim {len(shape)}.")
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        f"dimensions, got {dims} for operand ndim {x.ndim} and shape {shape}.")
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must not contain duplicates, "
+                        f"got broadcast_dimensions {dims}")
+    if list(dims) != sorted(dims):
         raise TypeError(f"broadcast_in_dim broadcast_dimensions must be strictly increasing and "
                         f"within the output rank {len(shape)}; got {dims}")
     for i, d in enumerate(dims):
@@ -191,7 +205,7 @@ def _canonical_axes(name, axes, ndim):
             raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
         out.append(a % ndim)
     if len(set(out)) != len(out):
-        raise ValueError(f"{name}: repeated axis in {tuple(axes)}")
+        raise ValueError(f"{name}: dimensions are not unique (repeated axis): {tuple(axes)}")
     return tuple(sorted(out))
 
 
@@ -429,8 +443,17 @@ def dynamic_slice(x, start_indices, slice_sizes):
 
 def _wrapped_indices(name, start_indices, shape):
     """JAX's: a negative start index counts from the end of its dimension (static indices
-    adjusted here, traced ones by a select), each index keeping its integer type; a static
-    index beyond its type's range is clamped now, as the primitive would clamp it."""
+    adjusted here, traced ones by a select), each index keeping its integer type (one type
+    for all, as JAX requires); a static index beyond its type's range is clamped now, as the
+    primitive would clamp it."""
+    out = _wrapped_each(name, start_indices, shape)
+    if len({get_aval(i).dtype for i in out}) > 1:
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                        f"{', '.join(get_aval(i).dtype.name for i in out)}")
+    return out
+
+
+def _wrapped_each(name, start_indices, shape):
     out = []
     for i, d in zip(start_indices, shape):
         if dtypes.is_python_scalar(i) or isinstance(i, (np.integer, np.floating, np.ndarray)):
@@ -594,21 +617,24 @@ pad_p = make_primitive("pad")
 
 @pad_p.def_abstract_eval
 def _pad_abstract_eval(x, padding_value, *, padding_config):
-    if padding_value.shape != () or padding_value.dtype != x.dtype:
+    if padding_value.shape != ():
+        raise ValueError(f"pad: padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
+    if padding_value.dtype != x.dtype:
         raise TypeError(f"pad operand and padding_value must be same dtype (and padding_value "
                         f"a scalar): got {x.dtype.name} and {padding_value.str_short()}.")
     if len(padding_config) != x.ndim:
         raise ValueError(f"pad: padding_config must have one (lo, hi, interior) per dimension "
                          f"of the operand of shape {x.shape}; got {padding_config}")
-    shape = []
-    for d, (lo, hi, interior) in zip(x.shape, padding_config):
-        if interior < 0:
-            raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
-        size = lo + hi + d + max(d - 1, 0) * interior
-        if size < 0:
-            raise ValueError(f"pad: dimension size {d} with padding {(lo, hi, interior)} would be "
-                             f"negative ({size})")
-        shape.append(size)
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise ValueError(f"pad: interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    shape = tuple(lo + hi + d + max(d - 1, 0) * interior
+                  for d, (lo, hi, interior) in zip(x.shape, padding_config))
+    if any(size < 0 for size in shape):
+        raise ValueError(f"pad: Dimension size after padding is not at least 0, got result "
+                         f"shape {shape}, for padding_config {padding_config} and operand shape "
+                         f"{x.shape}")
     return ShapedArray(shape, x.dtype, weak_type=x.weak_type and padding_value.weak_type)
 
 

@@ -59,7 +59,14 @@ class VJP:
         self.in_avals, self.out_avals, self.name = in_avals, out_avals, name
         self.residuals = list(residuals)
 
-    def __call__(self, cotangents):
+    def __call__(self, *args):
+        if len(args) != 1:
+            raise TypeError(f"The function returned by `jax.vjp` applied to {self.name} was "
+                            f"called with {len(args)} arguments, but functions returned by "
+                            "`jax.vjp` must be called with a single argument corresponding to "
+                            "the single value returned by the function being differentiated "
+                            "(even if that returned value is a tuple or other container).")
+        cotangents, = args
         ct_leaves, ct_tree = pytree.tree_flatten(cotangents)
         if ct_tree != self.out_tree:
             raise ValueError(
@@ -113,6 +120,14 @@ def _materialize(ct, aval):
     return ct
 
 
+def _check_linearized_tangent(p, t):
+    try:
+        check_tangent(p, t)
+    except (TypeError, ValueError) as err:
+        raise ValueError("linearized function called on tangent values inconsistent with the "
+                         f"original primal values: {err}") from None
+
+
 def linearize(fun, *primals):
     """(fun(*primals), f_jvp) where f_jvp evaluates the linear map of tangents."""
     leaves, in_tree = pytree.tree_flatten(primals)
@@ -127,7 +142,7 @@ def linearize(fun, *primals):
             raise TypeError(f"linearized function called with tangent structure {t_tree}, "
                             f"expected {in_tree}")
         for p, t in zip(leaves, t_leaves):
-            check_tangent(p, as_value(t))
+            _check_linearized_tangent(p, as_value(t))
         outs = eval_jaxpr(jaxpr, residuals, *[as_value(t) for t in t_leaves])
         return pytree.tree_unflatten(out_tree, outs)
 

@@ -41,9 +41,20 @@ def check_nondiff(nondiff, name):
                             f"{x!r}); pass arrays as differentiable arguments instead.")
 
 
-def resolve_kwargs(fun, args, kwargs):
-    ba = inspect.signature(fun).bind(*args, **kwargs)
+def resolve_kwargs(fun, args, kwargs, kind="custom_jvp"):
+    """args and kwargs as positional arguments of fun (TypeError in JAX's words when they do
+    not bind, or when a keyword-only argument is passed)."""
+    where = (f"The input arguments to the {kind}-decorated function {fun_name(fun)} could not "
+             "be resolved to positional-only arguments. Binding failed with the error:\n")
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as err:
+        raise TypeError(where + str(err)) from None
     ba.apply_defaults()
+    passed = [k for k in ba.kwargs if k in kwargs]
+    if passed:
+        raise TypeError(where + "The following keyword arguments could not be resolved to "
+                        f"positions: {', '.join(passed)}")
     return ba.args
 
 
@@ -186,8 +197,7 @@ class custom_jvp:
         self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = resolve_kwargs(self.fun, args, kwargs)
+        args = resolve_kwargs(self.fun, args, kwargs)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using "
                                  "defjvp.")

@@ -42,7 +42,7 @@ class custom_vjp:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            args = resolve_kwargs(self.fun, args, kwargs)
+            args = resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using "
                                  "defvjp.")

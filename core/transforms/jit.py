@@ -4,7 +4,7 @@ import inspect
 import threading
 import weakref
 
-from .. import pytree, runtime
+from .. import errors, pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import config
@@ -118,6 +118,14 @@ def _avals_of(leaves):
     return tuple(_arg_aval(x) for x in leaves)
 
 
+def _is_jax_value(x):
+    try:
+        _arg_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
 def _arg_aval(x):
     if isinstance(x, ShapeDtypeStruct):
         return type_constraint(ShapedArray(x.shape, x.dtype, weak_type=x.weak_type),
@@ -155,8 +163,7 @@ class JitWrapped:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
-        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
-            else tuple(static_argnames or ())
+        self._static_argnames = _names(static_argnames)
         self._donate_argnums = _normalize_argnums(donate_argnums)
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
@@ -215,7 +222,7 @@ class JitWrapped:
         else:
             static, static_kw, dyn_args, dyn_kwargs = self._split(args, kwargs)
             leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
-            avals = _avals_of(leaves)
+            avals = self._arg_avals(leaves, dyn_args, dyn_kwargs)
         key = signature_key(in_tree, avals, static, static_kw)
         staged = self._cache.get(key)
         if staged is None:
@@ -223,6 +230,25 @@ class JitWrapped:
             if not staged.tracer_consts:
                 self._cache.put(key, staged)
         return staged, leaves
+
+    def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
+        """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
+        that is no JAX value (its path by the function's parameter names)."""
+        try:
+            return _avals_of(leaves)
+        except TypeError as err:
+            if isinstance(err, errors.JAXTypeError):
+                raise
+            bad = next(i for i, x in enumerate(leaves) if not _is_jax_value(x))
+            names = errors.arg_names(self._fun, dyn_args, dyn_kwargs) \
+                if not self._static_argnums else [f"leaf {i}" for i in range(len(leaves))]
+            raise TypeError(
+                f"Error interpreting argument to {self._fun} as an abstract array. The "
+                f"problematic value is of type {type(leaves[bad])} and was passed to the "
+                f"function at path {names[bad].removeprefix('argument ')}.\nThis typically "
+                "means that a jit-wrapped function was called with a non-array argument, and "
+                "this argument was not marked as static using the static_argnums or "
+                "static_argnames parameters of jax.jit.") from None
 
     def _trace(self, static, static_kw, in_tree, avals):
         out_tree_box = []
@@ -236,7 +262,7 @@ class JitWrapped:
                 out = _constrain(out, self._out_shardings, "out_shardings", self._who)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
-            return [_check_output(x, self.__name__) for x in out_leaves]
+            return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
@@ -323,15 +349,26 @@ def _check_hashable(value, where):
     return value
 
 
-def _check_output(x, name):
+def _check_output(x, fun, tree, i):
+    """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
+    defined and the leaf's key path) when it is no JAX value."""
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
         get_aval(x)
     except TypeError:
-        raise TypeError(f"function {name} returned a value of type {type(x).__name__}, "
+        path = pytree.tree_flatten_with_path(pytree.tree_unflatten(tree, range(tree.num_leaves)))
+        raise TypeError(f"function {_fun_where(fun)} traced for jit returned a value of type "
+                        f"{type(x)} at output component {pytree.keystr(path[0][i][0])}, "
                         "which is not a valid JAX type") from None
     return x
+
+
+def _fun_where(fun):
+    """'name at file:line', as JAX names a traced function."""
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", repr(fun))
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
@@ -344,8 +381,18 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                              out_shardings=out_shardings)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
+    both = set(_names(static_argnames)) & set(_names(donate_argnames))
+    if both:
+        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
+                         f"{both} appear in both static_argnames and donate_argnames")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
                       in_shardings, out_shardings)
+
+
+def _names(argnames):
+    return (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):

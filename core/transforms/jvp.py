@@ -139,10 +139,11 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"{type(primals).__name__} and {type(tangents).__name__}.")
     p_leaves, p_tree = pytree.tree_flatten(tuple(primals))
     t_leaves, t_tree = pytree.tree_flatten(tuple(tangents))
-    if p_tree != t_tree:
+    if pytree.tree_structure(primals) != pytree.tree_structure(tangents):  # as given, as JAX
         raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
-                        f"structure; primals have tree structure {p_tree} whereas tangents have "
-                        f"tree structure {t_tree}.")
+                        f"structure; primals have tree structure "
+                        f"{pytree.tree_structure(primals)} whereas tangents have tree structure "
+                        f"{pytree.tree_structure(tangents)}.")
     p_leaves = [as_value(p) for p in p_leaves]
     t_leaves = [as_value(t) for t in t_leaves]
     for p, t in zip(p_leaves, t_leaves):
@@ -169,8 +170,8 @@ def jvp(fun, primals, tangents, has_aux=False):
 def split_aux(out, name="jvp"):
     """(output, aux) of a has_aux function's result; TypeError naming `name` otherwise."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError(f"{name} with has_aux=True expected the function to return a pair "
-                        f"(output, aux), but it returned a value of type {type(out).__name__}")
+        raise TypeError(f"{name} with has_aux=True: expected function with aux output to return "
+                        f"a two-element tuple (output, aux), but got type {type(out)}")
     return out
 
 

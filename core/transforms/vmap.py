@@ -3,7 +3,7 @@ import collections
 import contextlib
 import functools
 
-from .. import dtypes, leaks, pytree
+from .. import dtypes, errors, leaks, pytree
 from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
@@ -120,10 +120,14 @@ def _as_array(x):
     return as_value(x) if dtypes.is_python_scalar(x) else x
 
 
-def _move_out(val, bdim, want, size):
+def _move_out(val, bdim, want, size, axis_name=None):
     if want is None:
+        if bdim is not not_mapped and axis_name is not None:
+            raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but out_axes is "
+                             "None")
         if bdim is not not_mapped:
-            raise ValueError("vmap has mapped output but out_axes is None")
+            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on "
+                             f"axis {bdim}")
         return val
     if bdim is not_mapped:
         val = bdim_at_front(val, not_mapped, size)
@@ -151,32 +155,59 @@ def _canonical_in_dim(x, d, i):
     return d % nd
 
 
-def _axis_size(leaves, dims, paths, axis_size):
-    sizes = [get_aval(x).shape[d] for x, d in zip(leaves, dims) if d is not None]
-    if axis_size is not None:
-        if any(s != axis_size for s in sizes):
-            _raise_inconsistent(leaves, dims, paths, extra=axis_size)
-        return axis_size
-    if not sizes:
+def _axis_size(fun, args, kwargs, leaves, dims, axis_size):
+    """The size of the mapped axis: the one size of every mapped axis (and axis_size)."""
+    if not leaves and axis_size is None:
+        raise ValueError("vmap wrapped function must be passed at least one argument containing "
+                         f"an array or axis_size must be specified, got empty *args={args} and "
+                         f"**kwargs={kwargs}")
+    sizes = [None if d is None else get_aval(x).shape[d] for x, d in zip(leaves, dims)]
+    present = {s for s in sizes if s is not None} | ({axis_size} - {None})
+    if not present:
         raise ValueError("vmap must have at least one non-None value in in_axes")
-    if len(set(sizes)) > 1:
-        _raise_inconsistent(leaves, dims, paths)
-    return sizes[0]
+    if len(present) > 1:
+        _raise_inconsistent(_leaf_names(fun, args, kwargs, leaves), sizes, dims, axis_size)
+    return present.pop()
 
 
-def _raise_inconsistent(leaves, dims, paths, extra=None):
-    lines = []
-    counts = collections.Counter(get_aval(x).shape[d] for x, d in zip(leaves, dims) if d is not None)
-    for x, d, path in zip(leaves, dims, paths):
-        if d is None:
-            continue
-        size = get_aval(x).shape[d]
-        lines.append(f"  * axis {d} of {path} of type {get_aval(x).str_short()} had size {size}")
-    msg = "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(lines)
-    if extra is not None:
-        msg += f"\n  but axis_size={extra} was given"
-    del counts
-    raise ValueError(msg)
+def _leaf_names(fun, args, kwargs, leaves):
+    """Each leaf as JAX names it: "argument b[0] of type float32[10,2]"."""
+    names = errors.arg_names(fun, args, kwargs)
+    return [f"{n} of type {_type_name(x)}" for n, x in zip(names, leaves)]
+
+
+def _value_or_passthrough(x):
+    """An unmapped leaf as a JAX value, or as it is when it is none (a function, say), which
+    JAX passes through to the function too."""
+    try:
+        return as_value(x)
+    except TypeError as err:
+        if isinstance(err, errors.JAXTypeError):
+            raise
+        return x
+
+
+def _type_name(x):
+    try:
+        return get_aval(x).str_short(short_dtypes=False)
+    except TypeError:  # an unmapped non-array leaf, as JAX names it
+        return "unknown"
+
+
+def _raise_inconsistent(names, sizes, dims, axis_size):
+    """JAX's report: the commonest size with an example, then each other size."""
+    lines = [] if axis_size is None else [f"the `axis_size` argument was {axis_size}"]
+    counts = collections.Counter(s for s in sizes if s is not None).most_common()
+    for rank, (size, count) in enumerate(counts):
+        i = sizes.index(size)
+        example = f"axis {dims[i]} of {names[i]}"
+        if count == 1:
+            lines.append(f"one axis had size {size}: {example}")
+        else:
+            lines.append(f"{'most' if rank == 0 else 'some'} axes ({count} of them) had size "
+                         f"{size}, e.g. {example}")
+    raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                     + ";\n".join(f"  * {line}" for line in lines))
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -185,6 +216,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         raise TypeError(f"vmap requires a callable, got {fun!r}")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                        f"to the positional arguments passed to the function, but got {in_axes}.")
     _check_axes_spec("in_axes", in_axes)
     _check_axes_spec("out_axes", out_axes)
 
@@ -198,10 +232,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         flat_specs = _flatten_axes("vmap in_axes", args, spec) + \
             _flatten_axes("vmap in_axes", kwargs, 0 if kwargs else {})
         leaves, in_tree = pytree.tree_flatten((args, kwargs))
-        leaves = [as_value(x) for x in leaves]
-        paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path((args, kwargs))[0]]
+        leaves = [as_value(x) if d is not None else _value_or_passthrough(x)
+                  for x, d in zip(leaves, flat_specs)]
         dims = [_canonical_in_dim(x, d, i) for i, (x, d) in enumerate(zip(leaves, flat_specs))]
-        size = _axis_size(leaves, dims, [f"args{p}" for p in paths], axis_size)
+        size = _axis_size(fun, args, kwargs, leaves, dims, axis_size)
         axis_data = AxisData(axis_name, size, spmd_axis_name)
         out_tree_box = []
 
@@ -221,7 +255,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         out_specs = _flatten_axes("vmap out_axes", out, out_axes)
         pairs = [trace.lift(o) for o in outs]
         with set_current_trace(parent):
-            results = [_move_out(v, d, w, size) for (v, d), w in zip(pairs, out_specs)]
+            results = [_move_out(v, d, w, size, axis_name)
+                       for (v, d), w in zip(pairs, out_specs)]
         if config.read("jax_check_tracer_leaks"):
             del tracers, outs, pairs, out, out_tree_box  # what is still alive has leaked
             leaks.report(trace)

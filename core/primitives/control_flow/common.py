@@ -144,9 +144,22 @@ def why(a, b):
     return f", so the {what} do not match"
 
 
-def path_str(tree, i):
-    """' at path ...' naming leaf i of a tree (empty for a single leaf)."""
+def leaf_path(tree, i):
+    """The key path ("[1]['a']") of leaf i of a tree (empty for a single leaf)."""
     if tree.num_leaves == 1 and pytree.treedef_is_leaf(tree):
         return ""
     paths = pytree.tree_flatten_with_path(pytree.tree_unflatten(tree, range(tree.num_leaves)))[0]
-    return f" at path {pytree.keystr(paths[i][0])}"
+    return pytree.keystr(paths[i][0])
+
+
+def path_str(tree, i):
+    """' at path ...' naming leaf i of a tree (empty for a single leaf)."""
+    path = leaf_path(tree, i)
+    return f" at path {path}" if path else ""
+
+
+def listed(diffs):
+    """The differences as JAX lists them: one as a sentence, several as bullets."""
+    if len(diffs) == 1:
+        return f"{diffs[0][:1].upper()}{diffs[0][1:]}.\n"
+    return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"

@@ -11,6 +11,7 @@ from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
+from ...errors import JAXTypeError
 from ...primitive import make_primitive
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
@@ -24,7 +25,7 @@ from ...transforms.vmap import batch_jaxpr, vmap_flat
 from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
-                     is_concrete, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
+                     is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
                      type_str, why)
 
 cond_p = make_primitive("cond", multiple_results=True)
@@ -180,9 +181,9 @@ def _operands(operands, operand):
 def _predicate(pred):
     if pred is None:
         raise TypeError("cond predicate is None")
-    if isinstance(pred, (list, tuple)):
+    if isinstance(pred, (list, tuple, str)):
         raise TypeError(f"Pred must be a scalar, got {pred} of type {type(pred)}")
-    pred = as_value(pred)
+    pred = _as_value_or(pred, f"Pred type must be either boolean or number, got {pred}.")
     aval = get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
@@ -191,6 +192,16 @@ def _predicate(pred):
     if dtypes.kind(aval.dtype) in "iuf":
         return ew.ne(pred, 0)
     raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
+
+
+def _as_value_or(x, message):
+    """as_value(x), or a TypeError with JAX's `message` for what is no JAX value."""
+    try:
+        return as_value(x)
+    except TypeError as err:
+        if isinstance(err, JAXTypeError):
+            raise
+        raise TypeError(message) from None
 
 
 def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
@@ -222,7 +233,9 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     operands = _operands(operands, operand)
     check_arity("switch", branches, [f"branch {i}" for i in range(len(branches))], operands)
-    index = as_value(index)
+    if isinstance(index, (list, tuple)):
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
+    index = _as_value_or(index, f"Index type must be an integer, got {index}.")
     aval = get_aval(index)
     if aval.shape != ():
         raise TypeError(f"Branch index must be scalar, got {index} of shape {aval.shape}.")
@@ -291,5 +304,4 @@ def _check_branch_outputs(api_name, name0, traced0, name, traced):
              for i, (a, b) in enumerate(zip(outs0, outs)) if not same_type(a, b)]
     if diffs:
         raise TypeError(f"{api_name} branches must have equal output types but they differ.\n\n"
-                        + "".join(f"  * {d};\n" for d in diffs)
-                        + f"\nRevise {name0} and/or {name} so that all output types match.")
+                        + listed(diffs) + f"\nRevise {name0} and/or {name} so that all output types match.")

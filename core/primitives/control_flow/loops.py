@@ -19,6 +19,8 @@ and map that bind them.
 
 Params are bound in alphabetical order, so make_jaxpr prints them as JAX does.
 """
+import inspect
+
 import numpy as np
 
 from ... import dtypes, errors, pytree
@@ -40,7 +42,7 @@ from .. import elementwise as ew
 from .. import structural as st
 from ..reductions import reduce_or
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
-                     merge, nonzero, path_str, pick, short, split, stacked, tangents_out,
+                     leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
                      trace_fun, type_str, unstacked, why)
 
 while_p = make_primitive("while", multiple_results=True)
@@ -200,24 +202,37 @@ def _promote_weak_carry(init, in_avals, out_avals):
     return new, changed
 
 
-def _check_carry(name, in_tree, in_avals, out_tree, out_avals):
+def _carry_component(fun, tree, i):
+    """JAX's name of carry leaf i: by the body's first parameter ("the input carry component
+    c[1]") when it has one."""
+    try:
+        carry_name = next(iter(inspect.signature(fun).parameters), None)
+    except (TypeError, ValueError):
+        carry_name = None
+    path = leaf_path(tree, i)
+    if carry_name is None:
+        return f"the input carry at path {path}" if path else "the input carry"
+    return f"the input carry component {carry_name}{path}" if path else \
+        f"the input carry {carry_name}"
+
+
+def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
     if in_tree != out_tree:
         raise TypeError(f"{name} function carry input and carry output must have the same "
                         f"pytree structure, but they differ:\n\nthe input tree structure is:\n"
                         f"{in_tree}\nthe output tree structure is:\n{out_tree}\n\nRevise the "
                         "function so that the carry output has the same pytree structure as the "
                         "carry input.")
-    diffs = [f"the input carry{path_str(in_tree, i)} has type {type_str(a)} but the "
+    diffs = [f"{_carry_component(fun, in_tree, i)} has type {type_str(a)} but the "
              f"corresponding output carry component has type {type_str(b)}{why(a, b)}"
              for i, (a, b) in enumerate(zip(in_avals, out_avals)) if not same_type(a, b)]
     if diffs:
         raise TypeError(f"{name} function carry input and carry output must have equal types, "
-                        "but they differ:\n\n" + "".join(f"  * {d};\n" for d in diffs)
-                        + "\nRevise the function so that all output types match the "
-                        "corresponding input types.")
+                        "but they differ:\n\n" + listed(diffs) + "\nRevise the function so "
+                        "that all output types match the corresponding input types.")
 
 
-def _trace_carried(trace, init, name, in_tree):
+def _trace_carried(trace, init, name, in_tree, fun):
     """trace(carry_avals) -> (traced..., carry out tree, carry out avals); retraced once when
     weakly-typed initial carries must be promoted. Returns (traced, init)."""
     in_avals = [get_aval(x) for x in init]
@@ -229,7 +244,7 @@ def _trace_carried(trace, init, name, in_tree):
             in_avals = [get_aval(x) for x in init]
             traced = trace(in_avals)
             out_tree, out_avals = traced[-2], traced[-1]
-    _check_carry(name, in_tree, in_avals, out_tree, out_avals)
+    _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals)
     return traced, init
 
 
@@ -252,7 +267,7 @@ def while_loop(cond_fun, body_fun, init_val):
     init = [as_value(x) for x in init]
     (cond_closed, cond_consts, body_closed, body_consts, _, _), init = _trace_carried(
         lambda avals: _trace_while(cond_fun, body_fun, in_tree, avals), init,
-        "while_loop body", in_tree)
+        "while_loop body", in_tree, body_fun)
     outs = while_p.bind(*cond_consts, *body_consts, *init, **_while_params(
         cond_closed, body_closed, len(cond_consts), len(body_consts)))
     return pytree.tree_unflatten(in_tree, outs)
@@ -508,11 +523,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     x_avals = [unstacked(get_aval(x)) for x in xs_leaves]
     (closed, consts, y_tree, _, _), init_leaves = _trace_carried(
         lambda avals: _trace_scan_body(f, init_tree, xs_tree, avals, x_avals), init_leaves,
-        "scan body", init_tree)
+        "scan body", init_tree, f)
     outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, **_scan_params(
         closed, length, len(init_leaves), len(consts), bool(reverse), unroll))
     carry, ys = split(outs, [len(init_leaves)])
     return pytree.tree_unflatten(init_tree, carry), pytree.tree_unflatten(y_tree, ys)
+
+
+def _types_of(tree):
+    """A pytree of values as JAX prints its types: float32[] for each array-like leaf."""
+    return pytree.tree_map(lambda x: type_str(get_aval(x)) if hasattr(x, "dtype") or
+                           dtypes.is_python_scalar(x) else x, tree)
 
 
 def _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
@@ -522,7 +543,7 @@ def _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
         carry = pytree.tree_unflatten(init_tree, leaves[:n_carry])
         out = f(carry, pytree.tree_unflatten(xs_tree, leaves[n_carry:]))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"scan body output must be a pair, got {out}.")
+            raise TypeError(f"scan body output must be a pair, got {_types_of(out)}.")
         c_leaves, c_tree = pytree.tree_flatten(out[0])
         y_leaves, y_tree = pytree.tree_flatten(out[1])
         box.append((c_tree, y_tree, len(c_leaves)))
