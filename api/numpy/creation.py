@@ -14,6 +14,7 @@ from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concret
                         stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
                         _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
                         _zero_scalar, staged_as)
+from ..out_sharding import takes_placement
 from .ufuncs import divide, log10, multiply, power
 
 
@@ -51,24 +52,28 @@ def _check_not_forgotten_tuple(name, shape, dtype):
                         "argument for the shape?")
 
 
+@takes_placement("jnp.zeros")
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default)."""
     _check_not_forgotten_tuple("zeros", shape, dtype)
     return lax_full(_shape_arg(shape, "zeros"), 0, _creation_dtype(dtype, "zeros"))
 
 
+@takes_placement("jnp.ones")
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_not_forgotten_tuple("ones", shape, dtype)
     return lax_full(_shape_arg(shape, "ones"), 1, _creation_dtype(dtype, "ones"))
 
 
+@takes_placement("jnp.zeros")
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like zeros (XLA has no uninitialized memory)."""
     _check_not_forgotten_tuple("empty", shape, dtype)
     return zeros(shape, dtype)
 
 
+@takes_placement("full")
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with fill_value (weakly typed when fill_value is a
     Python scalar and no dtype is given, as in JAX)."""
@@ -88,6 +93,7 @@ def _like_shape_dtype(a, dtype, shape, name):
     return out_shape, out_dtype, weak
 
 
+@takes_placement("full_like")
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like a (shape, dtype, weak type) filled with fill_value."""
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
@@ -96,16 +102,19 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     return broadcast_to(fill, out_shape)
 
 
+@takes_placement("jnp.zeros_like")
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with a's shape and dtype."""
     return full_like(a, 0, dtype, shape)
 
 
+@takes_placement("jnp.ones_like")
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with a's shape and dtype."""
     return full_like(a, 1, dtype, shape)
 
 
+@takes_placement("jnp.empty_like", out_sharding=False)
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Like zeros_like."""
     return zeros_like(prototype, dtype, shape)
@@ -123,6 +132,7 @@ def _arange_arg(x, name):
     return value.item() if hasattr(value, "item") else value
 
 
+@takes_placement("jnp.arange")
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop); the dtype follows JAX (ints give int32, floats
     float32); the bounds must be concrete."""
@@ -151,6 +161,7 @@ def _arange_stepped(start, stop, step, dtype):
     return astype(out, dtype)
 
 
+@takes_placement("jnp.linspace", out_sharding=False)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """num evenly spaced samples from start to stop (inclusive when endpoint), along axis."""
@@ -230,6 +241,7 @@ def _dim(n, what):
     return n
 
 
+@takes_placement("jnp.eye", out_sharding=False)
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-d array with ones on the k-th diagonal."""
     n = _dim(N, "argument 'N' of jnp.eye()")
