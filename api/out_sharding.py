@@ -2,13 +2,15 @@
 canonicalisation and errors, and the layout applied through jax.reshard / jax.device_put."""
 import functools
 import inspect
+import math
 
 from ..core import source_info
-from ..core.primitives.sharding_ops import reshard
+from ..core.primitives import elementwise as ew
+from ..core.primitives.sharding_ops import reshard, with_sharding_constraint
 from ..core.sharding import AxisType, Device, NamedSharding, P, Sharding, SingleDeviceSharding
 from ..core.sharding import get_abstract_mesh, get_mesh
 from ..core.sharding.mesh import axes_of
-from ..core.trace import Tracer, get_aval
+from ..core.trace import EvalTrace, Tracer, current_trace, get_aval
 
 
 def _at_source():
@@ -74,10 +76,9 @@ def with_out_sharding(x, sharding):
     with no jax.set_mesh mesh to place it on: ValueError)."""
     if sharding is None:
         return x
-    sharding.shard_shape(get_aval(x).shape)  # IndivisibleError (a ValueError), as JAX's
-    named = any(entry is not None for entry in sharding.spec.partitions)
+    _check_divisible(get_aval(x).shape, sharding)
     if get_abstract_mesh().empty:
-        if named:
+        if sharding.mesh.explicit_axes:
             raise ValueError(f"Length of device assignment 1 is not equal to the size of the "
                              f"mesh {sharding.mesh.size} of the requested layout {sharding.spec}."
                              f" Please enter your `jit` into a mesh context via `jax.set_mesh`.")
@@ -85,31 +86,54 @@ def with_out_sharding(x, sharding):
     return reshard(x, sharding)
 
 
-def on_device(x, device):
-    """x placed as device= asks (a Sharding): eagerly by jax.device_put; under a trace JAX
-    ignores it (the compiled computation places its outputs), and so does refjax."""
-    if device is None or isinstance(x, Tracer):
+def _check_divisible(shape, sharding):
+    spec = sharding.spec._normalized_spec_for_aval(len(shape))
+    sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
+    for dim, (size, entry) in enumerate(zip(shape, spec.partitions)):
+        axes = axes_of(entry)
+        parts = math.prod(sizes[a] for a in axes)
+        if size % parts:
+            raise ValueError(f"Sharding spec {tuple(axes)} implies that array axis {dim} is "
+                             f"partitioned {parts} times, but does not evenly divide the "
+                             f"dimension size {size}. Got shape: {tuple(shape)} and sharding "
+                             f"NamedSharding(mesh={sharding.mesh.abstract_mesh}, spec={spec})")
+
+
+def _eager(x):
+    """True outside any trace (x concrete, nothing staging it)."""
+    return not isinstance(x, Tracer) and isinstance(current_trace(), EvalTrace)
+
+
+def on_device(x, device, under_jit=False):
+    """x placed as device= asks (a Sharding): eagerly by jax.device_put; under a trace by
+    with_sharding_constraint where JAX honours device= there (`under_jit`: jnp.array, asarray,
+    linspace, arange), else left to the compiled computation, as JAX leaves it."""
+    if device is None:
         return x
     if not isinstance(device, Sharding):
         raise TypeError(f"device= expects a Device or a Sharding, got {device!r}")
+    if not _eager(x):
+        return with_sharding_constraint(x, device) if under_jit else x
     from .devices import device_put
     return device_put(x, device)
 
 
-def placed(x, device, out_sharding):
+def placed(x, device, out_sharding, under_jit=False):
     """x laid out by the (already chosen) device= or out_sharding= of a creation function."""
-    return on_device(with_out_sharding(x, out_sharding), device)
+    return on_device(with_out_sharding(x, out_sharding), device, under_jit)
 
 
 def place_as(api_name, x, device, out_sharding):
-    """x laid out by a function's raw device= and out_sharding= arguments."""
-    return placed(x, *choose_device_or_out_sharding(device, out_sharding, api_name))
+    """x laid out by jnp.array's raw device= and out_sharding= arguments."""
+    return placed(x, *choose_device_or_out_sharding(device, out_sharding, api_name), True)
 
 
-def takes_placement(api_name, out_sharding=True, device=True):
+def takes_placement(api_name, out_sharding=True, device=True, under_jit=False, fills=False):
     """Decorator: the function's `device=` and `out_sharding=` keywords (those enabled)
     handled as JAX's creation functions and samplers do, named `api_name` in errors; the
-    function itself computes the value and ignores them."""
+    function itself computes the value and ignores them. `under_jit`: see on_device;
+    `fills`: a lax.full-like function, whose eager result placed by device= is not weakly
+    typed in JAX (it is built shard by shard from the converted fill value)."""
     def wrap(f):
         @functools.wraps(f)
         def with_placement(*args, **kwargs):
@@ -117,9 +141,11 @@ def takes_placement(api_name, out_sharding=True, device=True):
             out = kwargs.pop("out_sharding", None) if out_sharding else None
             place, out = choose_device_or_out_sharding(place, out, api_name)
             result = f(*args, **kwargs)
+            if fills and place is not None and _eager(result):
+                result = ew.convert_element_type(result, result.dtype, weak_type=False)
             if isinstance(result, tuple):  # linspace's (samples, step): the samples are placed
-                return (placed(result[0], place, out), *result[1:])
-            return placed(result, place, out)
+                return (placed(result[0], place, out, under_jit), *result[1:])
+            return placed(result, place, out, under_jit)
         return with_placement
     return wrap
 

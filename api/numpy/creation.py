@@ -73,7 +73,7 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
     return zeros(shape, dtype)
 
 
-@takes_placement("full")
+@takes_placement("full", fills=True)
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with fill_value (weakly typed when fill_value is a
     Python scalar and no dtype is given, as in JAX)."""
@@ -93,7 +93,7 @@ def _like_shape_dtype(a, dtype, shape, name):
     return out_shape, out_dtype, weak
 
 
-@takes_placement("full_like")
+@takes_placement("full_like", fills=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like a (shape, dtype, weak type) filled with fill_value."""
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
@@ -102,13 +102,13 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     return broadcast_to(fill, out_shape)
 
 
-@takes_placement("jnp.zeros_like")
+@takes_placement("jnp.zeros_like", fills=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with a's shape and dtype."""
     return full_like(a, 0, dtype, shape)
 
 
-@takes_placement("jnp.ones_like")
+@takes_placement("jnp.ones_like", fills=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with a's shape and dtype."""
     return full_like(a, 1, dtype, shape)
@@ -132,7 +132,7 @@ def _arange_arg(x, name):
     return value.item() if hasattr(value, "item") else value
 
 
-@takes_placement("jnp.arange")
+@takes_placement("jnp.arange", under_jit=True)
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop); the dtype follows JAX (ints give int32, floats
     float32); the bounds must be concrete."""
@@ -161,7 +161,7 @@ def _arange_stepped(start, stop, step, dtype):
     return astype(out, dtype)
 
 
-@takes_placement("jnp.linspace", out_sharding=False)
+@takes_placement("jnp.linspace", out_sharding=False, under_jit=True)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """num evenly spaced samples from start to stop (inclusive when endpoint), along axis."""
