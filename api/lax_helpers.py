@@ -10,10 +10,13 @@ from ..core.trace import get_aval
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """An array like x (its shape and dtype unless given) filled with fill_value."""
+    """An array like x (its shape and dtype unless given) filled with fill_value, laid out as
+    `sharding` says, else eagerly as x is (see api/out_sharding.placed_like), as JAX's."""
+    from .out_sharding import on_device, placed_like
     aval = get_aval(x)
     shape = aval.shape if shape is None else tuple(shape)
-    return ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    return placed_like(out, x) if sharding is None else on_device(out, sharding)
 
 
 def reciprocal(x):

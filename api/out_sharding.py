@@ -10,6 +10,7 @@ from ..core.primitives.sharding_ops import reshard, with_sharding_constraint
 from ..core.sharding import AxisType, Device, NamedSharding, P, Sharding, SingleDeviceSharding
 from ..core.sharding import get_abstract_mesh, get_mesh
 from ..core.sharding.mesh import axes_of
+from ..core.array import Array
 from ..core.trace import EvalTrace, Tracer, current_trace, get_aval
 
 
@@ -116,6 +117,19 @@ def on_device(x, device, under_jit=False):
         return with_sharding_constraint(x, device) if under_jit else x
     from .devices import device_put
     return device_put(x, device)
+
+
+def placed_like(out, x):
+    """A *_like function's result laid out as x is, as JAX's lax.full_like lays it: when x is
+    a committed concrete Array, the result not weakly typed, and of x's shape (or x
+    replicated). (A traced x's layout is its type's: the `explicit` work.)"""
+    if not isinstance(x, Array) or not x.committed or not _eager(out) or \
+            get_aval(out).weak_type:
+        return out
+    if tuple(get_aval(out).shape) != tuple(x.shape) and not x.sharding.is_fully_replicated:
+        return out
+    from .devices import device_put
+    return device_put(out, x.sharding)
 
 
 def placed(x, device, out_sharding, under_jit=False):

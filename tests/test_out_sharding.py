@@ -249,6 +249,43 @@ def test_linspace_retstep_places_the_samples():
     assert float(step) == 0.25
 
 
+# ---------------------------------------------------------------- *_like keep x's layout
+
+def _x(lib, kind, spec):
+    value = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    if spec is None:  # committed to one device
+        return lib.device_put(value, lib.devices()[3])
+    return lib.device_put(value, lib.NamedSharding(mesh(lib, kind), lib.P(*spec)))
+
+
+LIKE = {
+    "zeros_like": lambda lib, x: lib.numpy.zeros_like(x),
+    "ones_like int": lambda lib, x: lib.numpy.ones_like(x, dtype=lib.numpy.int32),
+    "full_like": lambda lib, x: lib.numpy.full_like(x, 2),
+    "full_like array fill": lambda lib, x: lib.numpy.full_like(x, np.ones((8, 1), np.float32)),
+    "empty_like": lambda lib, x: lib.numpy.empty_like(x),
+    "zeros_like new shape": lambda lib, x: lib.numpy.zeros_like(x, shape=(8,)),
+    "lax.full_like": lambda lib, x: lib.lax.full_like(x, 3.0),
+    "scalar from x": lambda lib, x: lib.numpy.zeros_like(x.sum() * 0 + 1.0),
+}
+
+
+def test_like_functions_keep_the_layout_of_their_argument_as_jax():
+    """Eagerly, jnp's *_like and lax.full_like lay their result out as their (committed)
+    argument is, when the shape is the same (or the argument is replicated), as JAX's."""
+    for kind, spec in ((AUTO, ("x", "y")), (EXPLICIT, ("x", None)), (AUTO, ()), (AUTO, None)):
+        for name, call in LIKE.items():
+            ours, theirs = [call(lib, _x(lib, kind, spec)) for lib in (refjax, real_jax)]
+            assert_same(ours, theirs, name=f"{name} on {kind} {spec}")
+
+
+def test_lax_full_like_sharding_as_jax():
+    s = lambda lib: lib.NamedSharding(mesh(lib, AUTO), lib.P("y"))  # noqa: E731
+    ours, theirs = [lib.lax.full_like(np.ones(8, np.float32), 2.0, sharding=s(lib))
+                    for lib in (refjax, real_jax)]
+    assert_same(ours, theirs)
+
+
 # ---------------------------------------------------------------- errors
 
 def _error(lib, call, kind=None):

@@ -14,7 +14,7 @@ from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concret
                         stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
                         _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
                         _zero_scalar, staged_as)
-from ..out_sharding import takes_placement
+from ..out_sharding import placed_like, takes_placement
 from .ufuncs import divide, log10, multiply, power
 
 
@@ -99,7 +99,8 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
     fill = _check_args("full_like", fill_value)[0]
     fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
-    return broadcast_to(fill, out_shape)
+    out = broadcast_to(fill, out_shape)
+    return placed_like(out, a) if np.ndim(fill) == 0 else out  # as lax.full_like
 
 
 @takes_placement("jnp.zeros_like", fills=True)
