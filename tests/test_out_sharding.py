@@ -179,10 +179,10 @@ def test_signatures_match_jax():
                 assert _placement_params(getattr(ours_mod, name)) == params, name
 
 
-# Functions whose out_sharding is another engineer's (dot/einsum/reshape family) or that
-# only accept device= for the array API (astype, from_dlpack, fft freqs): not this file's.
-_NOT_CREATION = {"astype", "bincount", "broadcast_to", "dot", "einsum", "from_dlpack",
-                 "matmul", "percentile", "ravel", "repeat", "reshape", "tensordot"}
+# Functions whose out_sharding is another engineer's (dot/einsum/reshape family), and astype,
+# whose copy and device refjax also takes positionally (its device= is tested below).
+_NOT_CREATION = {"astype", "bincount", "broadcast_to", "dot", "einsum", "matmul", "percentile",
+                 "ravel", "repeat", "reshape", "tensordot"}
 
 
 def _placement_params(f):
@@ -239,6 +239,44 @@ def test_device_under_jit_on_traced_values_matches_jax():
             out = lib.jit(lambda v: f(v, device=lib.devices()[3]))(x)
             assert out.sharding.device_set == {lib.devices()[3 if f is not
                                                                 lib.numpy.zeros_like else 0]}
+
+
+ARRAY_API = {
+    "astype": lambda lib, d: lib.numpy.astype(lib.numpy.arange(8.0), lib.numpy.int32, device=d),
+    "method astype": lambda lib, d: lib.numpy.arange(8.0).astype(lib.numpy.int32, device=d),
+    "rfftfreq": lambda lib, d: lib.numpy.fft.rfftfreq(14, device=d),
+    "from_dlpack": lambda lib, d: lib.numpy.from_dlpack(np.arange(8.0), device=d),
+}
+
+
+def test_array_api_device_arguments_match_jax():
+    """astype, fft.rfftfreq/fftfreq and from_dlpack commit their result to device= (astype and
+    the frequencies under jit too), as JAX's."""
+    for name, call in ARRAY_API.items():
+        for target in (lambda lib: lib.devices()[5],
+                       lambda lib: lib.NamedSharding(mesh(lib, AUTO), lib.P("x"))):
+            if name == "from_dlpack" and not hasattr(target(refjax), "device"):
+                continue  # one device only: the error is compared below
+            ours, theirs = [call(lib, target(lib)) for lib in (refjax, real_jax)]
+            # rfftfreq divides by 14: XLA's division by a constant is 1 ulp off at some points
+            assert_same(ours, theirs, rtol=2e-7 if name == "rfftfreq" else 0.0, name=name)
+    for lib_call in (lambda lib: lib.jit(lambda: lib.numpy.fft.fftfreq(8, device=lib.devices()[5]))(),
+                     lambda lib: lib.jit(lambda v: lib.numpy.astype(v, lib.numpy.int32,
+                                                                    device=lib.devices()[5]))(
+                         np.arange(8.0, dtype=np.float32))):
+        ours, theirs = [lib_call(lib) for lib in (refjax, real_jax)]
+        assert_same(ours, theirs)
+
+
+def test_fftfreq_on_a_sharding_does_better_than_jax():
+    """JAX's fftfreq fails on a NamedSharding over a 1-d mesh axis (its scalar divisor is
+    committed to the same sharding: ValueError); refjax lays the frequencies out as asked."""
+    sharding = lambda lib: lib.NamedSharding(mesh(lib, AUTO), lib.P("x"))  # noqa: E731
+    with pytest.raises(ValueError, match="with_sharding_constraint"):
+        real_jax.numpy.fft.fftfreq(8, device=sharding(real_jax))
+    out = refjax.numpy.fft.fftfreq(8, device=sharding(refjax))
+    np.testing.assert_array_equal(np.asarray(out), np.fft.fftfreq(8).astype(np.float32))
+    assert out.sharding == sharding(refjax)
 
 
 def test_linspace_retstep_places_the_samples():
@@ -314,6 +352,8 @@ ERRORS = {
                                                               out_sharding=lib.P("x"))),
     "sampler spec without a mesh": (None, lambda lib: lib.random.bits(
         lib.random.key(0), (8,), out_sharding=lib.P("x"))),
+    "from_dlpack on several devices": (None, lambda lib: lib.numpy.from_dlpack(
+        np.ones(8), device=lib.NamedSharding(mesh(lib, AUTO), lib.P("x")))),
     "linspace takes no out_sharding": (None, lambda lib: lib.numpy.linspace(
         0, 1, out_sharding=lib.P())),
 }

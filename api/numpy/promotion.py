@@ -178,7 +178,15 @@ def _numpy_value(a, dtype):
 
 
 def astype(x, dtype, copy=False, device=None):
-    """x converted to dtype."""
+    """x converted to dtype (committed to `device` when given, under jit too, as JAX's)."""
+    out = _astype(x, dtype)
+    if device is None:
+        return out
+    from ..out_sharding import place_as
+    return place_as("astype", out, device, None)
+
+
+def _astype(x, dtype):
     x = asarray(x)
     dtype = _dt.canonicalize_dtype(dtype)
     if x.dtype == dtype and not x.weak_type:
