@@ -419,9 +419,14 @@ def test_shard_map_infers_in_specs_over_a_subset_of_axes_as_jax():
                 x = _sharded_input(lib)
                 results.append(lib.shard_map(lambda a: a * 2 + 1, out_specs=lib.P(*out),
                                              axis_names=names)(x))
+                # given in_specs naming only the manual axes: JAX checks them against the
+                # type only when every mesh axis goes manual
+                results.append(lib.shard_map(lambda a: a * 2 + 1, in_specs=lib.P(*out),
+                                             out_specs=lib.P(*out), axis_names=names)(x))
         # refjax's result keeps the out_specs' layout; JAX's type keeps the non-manual axis
         # of the argument too (P('x', 'y') for both): a difference of layout only.
-        np.testing.assert_array_equal(np.asarray(results[0]), np.asarray(results[1]))
+        for ours, theirs in zip(results[:2], results[2:]):
+            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
 
 
 def test_shard_map_refuses_a_spec_it_cannot_reduce_as_jax():

@@ -620,9 +620,11 @@ def _manual_spec(manual, spec):
 
 
 def _check_typed_specs(mesh, order, leaves, specs):
-    """On Explicit axes an argument's type fixes its spec: a different in_spec is a ValueError,
-    as JAX's (concrete arguments; traced ones carry no sharding in refjax's types)."""
-    if not order or any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
+    """When every mesh axis goes manual and they are all Explicit, an argument's type fixes
+    its spec: a different in_spec is a ValueError, as JAX's (which checks nothing when only
+    some axes go manual)."""
+    if set(order) != set(mesh.axis_names) or \
+            any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
         return specs
     for x, spec in zip(leaves, specs):
         if _untyped(x) or spec is None:
