@@ -19,6 +19,21 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     return placed_like(out, x) if sharding is None else on_device(out, sharding)
 
 
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of `shape` filled with the scalar fill_value (its dtype and weak type unless
+    dtype is given), committed eagerly to `sharding` (then not weakly typed), as JAX's."""
+    from .out_sharding import strong_on_device
+    if np.shape(fill_value):
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    if dtype is None:
+        aval = get_aval(fill_value)
+        out = ew.full(tuple(shape), fill_value, aval.dtype, aval.weak_type)
+    else:
+        out = ew.full(tuple(shape), fill_value, dtype)
+    return out if sharding is None else strong_on_device(out, sharding)
+
+
 def reciprocal(x):
     """1 / x elementwise (lax.reciprocal: integer_pow with exponent -1)."""
     return ew.integer_pow(x, -1)

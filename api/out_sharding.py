@@ -132,6 +132,14 @@ def placed_like(out, x):
     return device_put(out, x.sharding)
 
 
+def strong_on_device(x, device):
+    """A lax.full-like result committed to `device`: eagerly JAX builds it shard by shard from
+    the converted fill value, so it is not weakly typed; under jit it is left alone."""
+    if not _eager(x):
+        return x
+    return on_device(ew.convert_element_type(x, x.dtype, weak_type=False), device)
+
+
 def placed(x, device, out_sharding, under_jit=False):
     """x laid out by the (already chosen) device= or out_sharding= of a creation function."""
     return on_device(with_out_sharding(x, out_sharding), device, under_jit)
@@ -155,8 +163,8 @@ def takes_placement(api_name, out_sharding=True, device=True, under_jit=False, f
             out = kwargs.pop("out_sharding", None) if out_sharding else None
             place, out = choose_device_or_out_sharding(place, out, api_name)
             result = f(*args, **kwargs)
-            if fills and place is not None and _eager(result):
-                result = ew.convert_element_type(result, result.dtype, weak_type=False)
+            if fills and place is not None:
+                return strong_on_device(result, place)
             if isinstance(result, tuple):  # linspace's (samples, step): the samples are placed
                 return (placed(result[0], place, out, under_jit), *result[1:])
             return placed(result, place, out, under_jit)

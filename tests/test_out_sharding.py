@@ -324,6 +324,33 @@ def test_lax_full_like_sharding_as_jax():
     assert_same(ours, theirs)
 
 
+LAX_FULL = {
+    "weak float": lambda lib: lib.lax.full((8,), 2.5),
+    "weak int": lambda lib: lib.lax.full((8,), 2),
+    "dtype": lambda lib: lib.lax.full((8,), 2, np.float32),
+    "numpy scalar": lambda lib: lib.lax.full((3,), np.float32(1.5)),
+    "sharding": lambda lib: lib.lax.full((8,), 2.5, sharding=lib.NamedSharding(
+        mesh(lib, AUTO), lib.P("x"))),
+    "device": lambda lib: lib.lax.full((8,), 2, sharding=lib.sharding.SingleDeviceSharding(
+        lib.devices()[2])),
+    "sharding under jit": lambda lib: lib.jit(lambda: lib.lax.full((8,), 2.5, sharding=(
+        lib.NamedSharding(mesh(lib, AUTO), lib.P("x")))))(),
+}
+
+
+def test_lax_full_matches_jax():
+    """lax.full: dtype and weak type from the fill value unless given; an eager result
+    committed to `sharding` is not weakly typed; under jit the sharding is ignored (JAX's
+    lax.full says so); a non-scalar fill is JAX's TypeError."""
+    assert list(inspect.signature(refjax.lax.full).parameters) == \
+        list(inspect.signature(real_jax.lax.full).parameters)
+    for name, call in LAX_FULL.items():
+        ours, theirs = [call(lib) for lib in (refjax, real_jax)]
+        assert_same(ours, theirs, name=name)
+    bad = lambda lib: lib.lax.full((3,), np.ones(2))  # noqa: E731
+    assert _error(refjax, bad) == _error(real_jax, bad)
+
+
 # ---------------------------------------------------------------- errors
 
 def _error(lib, call, kind=None):
