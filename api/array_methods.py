@@ -85,7 +85,8 @@ def _methods():
     m["real"] = property(lambda self: _np().real(self))
     m["imag"] = property(lambda self: _np().imag(self))
     m["reshape"] = _reshape
-    m["astype"] = lambda self, dtype, copy=False, device=None: _np().astype(self, dtype)
+    m["astype"] = lambda self, dtype, copy=False, device=None: _np().astype(self, dtype,
+                                                                            device=device)
     m["transpose"] = lambda self, *axes: _np().transpose(
         self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else (axes or None))
     m["conj"] = m["conjugate"] = lambda self: _np().conjugate(self)

@@ -10,10 +10,28 @@ from ..core.trace import get_aval
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """An array like x (its shape and dtype unless given) filled with fill_value."""
+    """An array like x (its shape and dtype unless given) filled with fill_value, laid out as
+    `sharding` says, else eagerly as x is (see api/out_sharding.placed_like), as JAX's."""
+    from .out_sharding import on_device, placed_like
     aval = get_aval(x)
     shape = aval.shape if shape is None else tuple(shape)
-    return ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    return placed_like(out, x) if sharding is None else on_device(out, sharding)
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of `shape` filled with the scalar fill_value (its dtype and weak type unless
+    dtype is given), committed eagerly to `sharding` (then not weakly typed), as JAX's."""
+    from .out_sharding import strong_on_device
+    if np.shape(fill_value):
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    if dtype is None:
+        aval = get_aval(fill_value)
+        out = ew.full(tuple(shape), fill_value, aval.dtype, aval.weak_type)
+    else:
+        out = ew.full(tuple(shape), fill_value, dtype)
+    return out if sharding is None else strong_on_device(out, sharding)
 
 
 def reciprocal(x):

@@ -227,8 +227,8 @@ def test_polyfit_rejects_a_fractional_degree():
 
 @pytest.mark.parametrize("make", ["orthogonal", "delta_orthogonal"])
 def test_initializers_refuse_out_sharding_by_name(make):
-    """refjax's orthogonal samplers take no out_sharding: a NotImplementedError naming the
-    initializer, not a silently unsharded result."""
+    """JAX 0.10's orthogonal initializers refuse out_sharding (NotImplementedError, though
+    jax.random.orthogonal takes one); refjax's error names the initializer."""
     init = getattr(nn_orthogonal, make)()
     with pytest.raises(NotImplementedError, match=make):
         init(refjax.random.PRNGKey(0), (3, 3, 4, 4), out_sharding=object())

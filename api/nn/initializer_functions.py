@@ -7,6 +7,7 @@ import numpy as np
 from ...core import dtypes as _dt
 from .. import numpy as jnp
 from .. import random
+from ..out_sharding import canonicalize_sharding, with_out_sharding
 from ..random.prng import _canonical_shape
 
 __all__ = ["Initializer", "constant", "glorot_normal", "glorot_uniform", "he_normal",
@@ -22,6 +23,12 @@ class Initializer(Protocol):
         ...
 
 
+def _laid_out(name, out_sharding, make):
+    """make()'s array laid out as out_sharding= asks (JAX passes it to the sampler `name`,
+    whose errors these are)."""
+    return with_out_sharding(make(), canonicalize_sharding(out_sharding, name))
+
+
 def _dtype(dtype):
     """dtype, or the default float dtype for None."""
     return _dt.default_float() if dtype is None else dtype
@@ -29,18 +36,19 @@ def _dtype(dtype):
 
 def zeros(key, shape, dtype=None, out_sharding=None):
     """An array of zeros (the key is ignored)."""
-    return jnp.zeros(shape, _dtype(dtype))
+    return jnp.zeros(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def ones(key, shape, dtype=None, out_sharding=None):
     """An array of ones (the key is ignored)."""
-    return jnp.ones(shape, _dtype(dtype))
+    return jnp.ones(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value, dtype=None):
     """An initializer filling arrays with `value`."""
     def init(key, shape, dtype=dtype, out_sharding=None):
-        return jnp.full(shape, value, dtype=_dtype(dtype))
+        return _laid_out("nn.initializers.constant", out_sharding,
+                         lambda: jnp.full(shape, value, dtype=_dtype(dtype)))
     return init
 
 
@@ -48,7 +56,8 @@ def uniform(scale=1e-2, dtype=None):
     """An initializer sampling uniformly from [0, scale)."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
+        return _laid_out("uniform", out_sharding,
+                         lambda: random.uniform(key, shape, dtype) * jnp.array(scale, dtype))
     return init
 
 
@@ -56,7 +65,8 @@ def normal(stddev=1e-2, dtype=None):
     """An initializer sampling from a centred normal distribution with standard deviation stddev."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
+        return _laid_out("normal", out_sharding,
+                         lambda: random.normal(key, shape, dtype) * jnp.array(stddev, dtype))
     return init
 
 
@@ -64,7 +74,8 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
     """An initializer sampling a normal truncated to [lower, upper], times stddev."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return random.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
+        return _laid_out("truncated_normal", out_sharding, lambda: random.truncated_normal(
+            key, lower, upper, shape, dtype) * jnp.array(stddev, dtype))
     return init
 
 
@@ -146,7 +157,8 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         if distribution not in _DISTRIBUTIONS:
             raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
         variance = jnp.array(scale / _DENOMINATORS[mode](fan_in, fan_out), dtype=dtype)
-        return _DISTRIBUTIONS[distribution](key, shape, dtype, variance)
+        return _laid_out(distribution, out_sharding,
+                         lambda: _DISTRIBUTIONS[distribution](key, shape, dtype, variance))
     return init
 
 

@@ -16,7 +16,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
     """An initializer of arrays whose `column_axis` slices are orthonormal (scaled by scale):
     a random orthogonal (prod of the other dims) x shape[column_axis] matrix, reshaped."""
     def init(key, shape, dtype=dtype, out_sharding=None):
-        if out_sharding is not None:  # (jax.random.orthogonal has no out_sharding in refjax)
+        if out_sharding is not None:  # as JAX 0.10's (its random.orthogonal takes one)
             raise NotImplementedError("nn.initializers.orthogonal: out_sharding is not "
                                       "supported by refjax")
         dtype = _default_dtype(dtype)

@@ -14,6 +14,7 @@ from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concret
                         stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
                         _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
                         _zero_scalar, staged_as)
+from ..out_sharding import placed_like, takes_placement
 from .ufuncs import divide, log10, multiply, power
 
 
@@ -60,24 +61,28 @@ def _check_not_forgotten_tuple(name, shape, dtype):
                         "argument for the shape?")
 
 
+@takes_placement("jnp.zeros")
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default)."""
     _check_not_forgotten_tuple("zeros", shape, dtype)
     return lax_full(_shape_arg(shape, "zeros"), 0, _creation_dtype(dtype, "zeros"))
 
 
+@takes_placement("jnp.ones")
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_not_forgotten_tuple("ones", shape, dtype)
     return lax_full(_shape_arg(shape, "ones"), 1, _creation_dtype(dtype, "ones"))
 
 
+@takes_placement("jnp.zeros")
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like zeros (XLA has no uninitialized memory)."""
     _check_not_forgotten_tuple("empty", shape, dtype)
     return zeros(shape, dtype)
 
 
+@takes_placement("full", fills=True)
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with fill_value (weakly typed when fill_value is a
     Python scalar and no dtype is given, as in JAX)."""
@@ -97,24 +102,29 @@ def _like_shape_dtype(a, dtype, shape, name):
     return out_shape, out_dtype, weak
 
 
+@takes_placement("full_like", fills=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like a (shape, dtype, weak type) filled with fill_value."""
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
     fill = _check_args("full_like", fill_value)[0]
     fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
-    return broadcast_to(fill, out_shape)
+    out = broadcast_to(fill, out_shape)
+    return placed_like(out, a) if np.ndim(fill) == 0 else out  # as lax.full_like
 
 
+@takes_placement("jnp.zeros_like", fills=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with a's shape and dtype."""
     return full_like(a, 0, dtype, shape)
 
 
+@takes_placement("jnp.ones_like", fills=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with a's shape and dtype."""
     return full_like(a, 1, dtype, shape)
 
 
+@takes_placement("jnp.empty_like", out_sharding=False)
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Like zeros_like."""
     return zeros_like(prototype, dtype, shape)
@@ -133,6 +143,7 @@ def _arange_arg(x, name):
     return value.item() if hasattr(value, "item") else value
 
 
+@takes_placement("jnp.arange", under_jit=True)
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop); the dtype follows JAX (ints give int32, floats
     float32); the bounds must be concrete."""
@@ -161,6 +172,7 @@ def _arange_stepped(start, stop, step, dtype):
     return astype(out, dtype)
 
 
+@takes_placement("jnp.linspace", out_sharding=False, under_jit=True)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """num evenly spaced samples from start to stop (inclusive when endpoint), along axis."""
@@ -240,6 +252,7 @@ def _dim(n, what):
     return n
 
 
+@takes_placement("jnp.eye", out_sharding=False)
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-d array with ones on the k-th diagonal."""
     n = _dim(N, "argument 'N' of jnp.eye()")

@@ -5,6 +5,8 @@ import ml_dtypes
 import numpy as np
 
 from ...core import dtypes as _dt
+from ...core.sharding import Sharding
+from ..out_sharding import place_as
 from .promotion import asarray, bool_, _make_scalar_type
 
 get_printoptions, set_printoptions, printoptions = (np.get_printoptions, np.set_printoptions,
@@ -50,8 +52,13 @@ def fromiter(iterable, dtype, count=-1, *, like=None):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from an object with the DLPack interface (copied)."""
-    return _from_numpy(np.from_dlpack(x))
+    """An array from an object with the DLPack interface (copied), committed to `device`
+    (one device: a Sharding over several is refused with JAX's ValueError)."""
+    if isinstance(device, Sharding) and len(device.device_set) > 1:
+        raise ValueError("from_dlpack can only unpack a dlpack tensor onto a singular device, "
+                         f"but a Sharding with {len(device.device_set)} devices was provided.")
+    out = _from_numpy(np.from_dlpack(x))
+    return out if device is None else place_as("from_dlpack", out, device, None)
 
 
 def load(file, *args, **kwargs):

@@ -8,6 +8,7 @@ from ...core.primitives.fft import FftType, fft as _lax_fft
 from .promotion import asarray, astype, moveaxis, _arrays, _promote_to_inexact
 from .ufuncs import conj, divide, multiply, sqrt
 from .creation import arange
+from ..out_sharding import takes_placement
 from .reductions import prod
 from .manipulation import pad, roll
 
@@ -197,6 +198,7 @@ def _check_freq_args(name, n, d):
                          f"Got d = {list(d)}.")
 
 
+@takes_placement("fftfreq", out_sharding=False, under_jit=True)
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of fft's outputs: [0, 1, ..., -(n//2), ..., -1] / (d * n)."""
     _check_freq_args("fftfreq", n, d)
@@ -207,6 +209,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     return astype(divide(astype(k, work), asarray(d * n, dtype=work)), out_dtype)
 
 
+@takes_placement("rfftfreq", out_sharding=False, under_jit=True)
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of rfft's outputs: [0, 1, ..., n // 2] / (d * n)."""
     _check_freq_args("rfftfreq", n, d)

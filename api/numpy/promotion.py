@@ -103,8 +103,17 @@ def size(x, axis=None):
 _NONE_VALUE = "None is not a valid value for jnp.array"
 
 
-def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence."""
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
+    """An Array from a(n) Array, tracer, NumPy array, Python scalar or nested sequence,
+    placed as `device=` or `out_sharding=` ask (see api/out_sharding.py)."""
+    out = _asarray(a, dtype)
+    if device is None and out_sharding is None:
+        return out
+    from ..out_sharding import place_as
+    return place_as("jnp.array", out, device, out_sharding)
+
+
+def _asarray(a, dtype):
     if _is_array(a):
         return a if dtype is None else astype(a, dtype)
     if _dt.is_python_scalar(a) and type(a) is not bool:
@@ -140,12 +149,33 @@ def concrete(value):
     return make_array(value, ShapedArray(value.shape, value.dtype))
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):
+def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None,
+          out_sharding=None):
     """Like asarray; `ndmin` prepends dimensions."""
+    if args:
+        copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     out = asarray(object, dtype=dtype)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
-    return out
+    if device is None and out_sharding is None:
+        return out
+    from ..out_sharding import place_as
+    return place_as("jnp.array", out, device, out_sharding)
+
+
+def _positional_array_args(args, copy, order, ndmin):
+    """jnp.array's copy, order and ndmin given positionally: accepted with JAX 0.10's
+    deprecation warning and errors."""
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} "
+                        "were given")
+    given, defaults = [copy, order, ndmin], [True, "K", 0]
+    for i, name in enumerate(["copy", "order", "ndmin"][:len(args)]):
+        if given[i] != defaults[i]:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                  "deprecated. Use keyword arguments instead.", DeprecationWarning, stacklevel=3)
+    return (list(args) + given[len(args):])[:3]
 
 
 def _numpy_value(a, dtype):
@@ -161,7 +191,15 @@ def _numpy_value(a, dtype):
 
 
 def astype(x, dtype, copy=False, device=None):
-    """x converted to dtype."""
+    """x converted to dtype (committed to `device` when given, under jit too, as JAX's)."""
+    out = _astype(x, dtype)
+    if device is None:
+        return out
+    from ..out_sharding import place_as
+    return place_as("astype", out, device, None)
+
+
+def _astype(x, dtype):
     x = asarray(x)
     dtype = _dt.canonicalize_dtype(dtype)
     if x.dtype == dtype and not x.weak_type:

@@ -55,6 +55,19 @@ __all__ = [
 ]
 
 
+from ..out_sharding import samples_placed as _samples_placed  # noqa: E402
+
+# JAX 0.10's samplers take out_sharding=; each one lays out its finished samples.
+_SHARDED_SAMPLERS = (
+    "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "dirichlet",
+    "exponential", "f", "gamma", "generalized_normal", "geometric", "gumbel", "laplace",
+    "loggamma", "logistic", "lognormal", "maxwell", "multivariate_normal", "normal",
+    "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh", "t",
+    "triangular", "truncated_normal", "uniform", "wald")
+for _name in _SHARDED_SAMPLERS:
+    globals()[_name] = _samples_placed(_name)(globals()[_name])
+del _name
+
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
 del prng, samplers, distributions, discrete, linalg_samplers  # noqa: F821

@@ -10,7 +10,8 @@ from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
-from ..sharding import UNCONSTRAINED, AxisType, Mesh, P, get_current_mesh, type_spec
+from ..sharding import (UNCONSTRAINED, AxisType, Mesh, NamedSharding, P, get_current_mesh,
+                        type_spec)
 from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma, var_vmas
@@ -606,16 +607,34 @@ def _infer_in_specs(mesh, order, leaves):
             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
             f"instances, but it was `None` when axis_names={frozenset(order)} are of type "
             f"{', '.join(map(str, types))}")
-    return [_type_spec_of(x) for x in leaves]
+    return [_manual_spec(order, _type_spec_of(x)) for x in leaves]
+
+
+def _manual_spec(manual, spec):
+    """An inferred spec reduced to the manual axes (the others stay in the value's type), as
+    JAX's: a tuple entry may lose trailing axes only (ValueError otherwise)."""
+    out = []
+    for entry in spec.partitions:
+        kept = [a if a in manual else None for a in (entry if isinstance(entry, tuple)
+                                                     else (entry,))]
+        while kept and kept[-1] is None:
+            kept.pop()
+        if None in kept:
+            raise ValueError(f"Invalid spec: {spec}")
+        out.append(None if not kept else kept[0] if not isinstance(entry, tuple)
+                   else tuple(kept))
+    return P(*out)
 
 
 def _check_typed_specs(mesh, order, leaves, specs):
-    """On Explicit axes an argument's type fixes its spec: a different in_spec is a ValueError,
-    as JAX's (concrete arguments; traced ones carry no sharding in refjax's types)."""
-    if not order or any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
+    """When every mesh axis goes manual and they are all Explicit, an argument's type fixes
+    its spec: a different in_spec is a ValueError, as JAX's (which checks nothing when only
+    some axes go manual)."""
+    if set(order) != set(mesh.axis_names) or \
+            any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
         return specs
     for x, spec in zip(leaves, specs):
-        if isinstance(x, Tracer) or spec is None:
+        if _untyped(x) or spec is None:
             continue
         want, got = _type_spec_of(x), spec._normalized_spec_for_aval(x.ndim)
         if want != got:
@@ -628,12 +647,19 @@ def _check_typed_specs(mesh, order, leaves, specs):
     return specs
 
 
+def _untyped(x):
+    """A traced value whose type carries no sharding (one staged before sharding in types)."""
+    return isinstance(x, Tracer) and not isinstance(get_aval(x).sharding, NamedSharding)
+
+
 def _type_spec_of(x):
-    if isinstance(x, Tracer):  # traced types carry no sharding in refjax (sharding in types)
+    """The spec x's type carries: a concrete Array's from its layout, a traced value's from
+    its aval's sharding (inside jit, as JAX 0.10 infers in_specs there)."""
+    if _untyped(x):
         raise NotImplementedError(
-            "shard_map without in_specs on a traced value: refjax's traced types carry no "
-            "sharding, so the spec cannot be inferred; pass in_specs")
-    sharding = x.sharding
+            "shard_map without in_specs on a traced value whose type carries no sharding: "
+            "the spec cannot be inferred; pass in_specs")
+    sharding = get_aval(x).sharding if isinstance(x, Tracer) else x.sharding
     return type_spec(sharding, x.ndim)
 
 
