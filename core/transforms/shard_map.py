@@ -10,8 +10,7 @@ from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
-from ..sharding import (UNCONSTRAINED, AxisType, Mesh, NamedSharding, P, get_current_mesh,
-                        type_spec)
+from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma, var_vmas
@@ -20,6 +19,7 @@ from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .partial_eval import partial_eval_jaxpr
+from .shard_map_specs import check_typed_specs, infer_in_specs
 from .staging import closure_convert, stage, trace_to_jaxpr
 from .transpose import backward_pass
 from .vmap import _flatten_axes, vmap, vmap_flat, vmap_flat_dims
@@ -598,71 +598,6 @@ def _resolve_mesh(mesh):
     return mesh
 
 
-def _infer_in_specs(mesh, order, leaves):
-    """in_specs omitted: each argument's spec in its type, as JAX infers them, which needs every
-    manual axis Explicit (TypeError, as JAX's, otherwise)."""
-    types = [mesh._name_to_type[a] for a in order]
-    if any(t != AxisType.Explicit for t in types):
-        raise TypeError(
-            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-            f"instances, but it was `None` when axis_names={frozenset(order)} are of type "
-            f"{', '.join(map(str, types))}")
-    return [_manual_spec(order, _type_spec_of(x)) for x in leaves]
-
-
-def _manual_spec(manual, spec):
-    """An inferred spec reduced to the manual axes (the others stay in the value's type), as
-    JAX's: a tuple entry may lose trailing axes only (ValueError otherwise)."""
-    out = []
-    for entry in spec.partitions:
-        kept = [a if a in manual else None for a in (entry if isinstance(entry, tuple)
-                                                     else (entry,))]
-        while kept and kept[-1] is None:
-            kept.pop()
-        if None in kept:
-            raise ValueError(f"Invalid spec: {spec}")
-        out.append(None if not kept else kept[0] if not isinstance(entry, tuple)
-                   else tuple(kept))
-    return P(*out)
-
-
-def _check_typed_specs(mesh, order, leaves, specs):
-    """When every mesh axis goes manual and they are all Explicit, an argument's type fixes
-    its spec: a different in_spec is a ValueError, as JAX's (which checks nothing when only
-    some axes go manual)."""
-    if set(order) != set(mesh.axis_names) or \
-            any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
-        return specs
-    for x, spec in zip(leaves, specs):
-        if _untyped(x) or spec is None:
-            continue
-        want, got = _type_spec_of(x), spec._normalized_spec_for_aval(x.ndim)
-        if want != got:
-            raise ValueError(
-                f"in_specs passed to shard_map: {got} does not match the specs of the input: "
-                f"{want} for arg: {x.aval.str_short(short_dtypes=False)}. `in_specs` is an "
-                "optional argument so you can omit specifying it and shard_map will infer the "
-                "in_specs from the arguments. If you want to reshard your inputs, you can use "
-                "`jax.reshard` on the arguments and then pass those args to shard_map.")
-    return specs
-
-
-def _untyped(x):
-    """A traced value whose type carries no sharding (one staged before sharding in types)."""
-    return isinstance(x, Tracer) and not isinstance(get_aval(x).sharding, NamedSharding)
-
-
-def _type_spec_of(x):
-    """The spec x's type carries: a concrete Array's from its layout, a traced value's from
-    its aval's sharding (inside jit, as JAX 0.10 infers in_specs there)."""
-    if _untyped(x):
-        raise NotImplementedError(
-            "shard_map without in_specs on a traced value whose type carries no sharding: "
-            "the spec cannot be inferred; pass in_specs")
-    sharding = get_aval(x).sharding if isinstance(x, Tracer) else x.sharding
-    return type_spec(sharding, x.ndim)
-
-
 def _resolve_axis_names(mesh, axis_names):
     if not axis_names:
         return tuple(mesh.axis_names)
@@ -682,8 +617,8 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     leaves, in_tree = pytree.tree_flatten(args)
     leaves = [as_value(x) for x in leaves]
     paths = _paths("args", args)
-    specs = _infer_in_specs(mesh, order, leaves) if in_specs is None else \
-        _check_typed_specs(mesh, order, leaves, _flatten_specs("shard_map in_specs", args,
+    specs = infer_in_specs(mesh, order, leaves) if in_specs is None else \
+        check_typed_specs(mesh, order, leaves, _flatten_specs("shard_map in_specs", args,
                                                               in_specs))
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
              for s, x, p in zip(specs, leaves, paths)]
