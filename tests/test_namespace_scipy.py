@@ -18,6 +18,7 @@ import jax.scipy.ndimage  # noqa: F401
 import jax.scipy.optimize  # noqa: F401
 import jax.scipy.signal  # noqa: F401
 import jax.scipy.sparse  # noqa: F401
+import jax.scipy.sparse.linalg  # noqa: F401
 import jax.scipy.special  # noqa: F401
 import jax.scipy.stats  # noqa: F401
 
@@ -26,9 +27,6 @@ import refjax
 NOT_YET = "not implemented yet in refjax (scipy engineer's backlog)"
 
 LACKING = {
-    "scipy": {
-        "sparse": "jax.scipy.sparse.linalg (cg, gmres, bicgstab) is not implemented yet",
-    },
     "scipy.special": {
         name: "not implemented yet: JAX evaluates it with its own series/rational "
               "approximations, which refjax has not written"
@@ -49,7 +47,7 @@ LACKING = {
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
               "scipy.ndimage", "scipy.fft", "scipy.cluster", "scipy.cluster.vq",
-              "scipy.optimize", "scipy.interpolate",
+              "scipy.optimize", "scipy.interpolate", "scipy.sparse", "scipy.sparse.linalg",
               "random", "nn", "nn.initializers"]
 DISTRIBUTIONS = sorted(n for n in dir(jax.scipy.stats)
                        if isinstance(getattr(jax.scipy.stats, n), types.ModuleType))
@@ -106,6 +104,8 @@ def test_submodules_import_as_in_jax():
     import refjax.scipy.special as special
     import refjax.scipy.ndimage as ndimage
     import refjax.scipy.stats as stats
+    import refjax.scipy.sparse.linalg as sparse_linalg
+    assert sparse_linalg is refjax.scipy.sparse.linalg
     assert init is refjax.nn.initializers and special is refjax.scipy.special
     assert stats is refjax.scipy.stats and signal is refjax.scipy.signal
     assert ndimage is refjax.scipy.ndimage
