@@ -2,7 +2,6 @@
 jax.scipy and scipy: values, dtypes, pytree structure, jit and grad, and JAX's errors."""
 import numpy as np
 import pytest
-import scipy.signal as ssig
 import scipy.stats as ss
 
 import jax
