@@ -33,8 +33,6 @@ LACKING = {
                      "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "spence", "sph_harm_y",
                      "wofz")
     },
-    "scipy.signal": {name: "FFT-based: not implemented yet (convolve's method='fft' raises)"
-                     for name in ("csd", "fftconvolve", "istft", "stft", "welch")},
     "random": {
         "random_gamma_p": "JAX's internal gamma primitive: refjax's gamma is lax code, not a "
                           "primitive of its own",

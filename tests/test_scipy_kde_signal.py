@@ -2,6 +2,7 @@
 jax.scipy and scipy: values, dtypes, pytree structure, jit and grad, and JAX's errors."""
 import numpy as np
 import pytest
+import scipy.signal as ssig
 import scipy.stats as ss
 
 import jax
@@ -132,3 +133,179 @@ def test_kde_errors_as_jax(name):
         errors.append(info)
     assert errors[0].type is errors[1].type
     assert str(errors[0].value) == str(errors[1].value)
+
+
+SIGNAL = RNG.randn(2, 200).astype(np.float32)
+OTHER = RNG.randn(2, 200).astype(np.float32)
+
+
+def signal_results(name, *args, **kwargs):
+    """(refjax's, JAX's, scipy's in float64) results of signal.`name`."""
+    r = getattr(refjax.scipy.signal, name)(*args, **kwargs)
+    j = getattr(jax.scipy.signal, name)(*args, **kwargs)
+    s = getattr(ssig, name)(*[a.astype(np.float64) if isinstance(a, np.ndarray) and np.isrealobj(a)
+                              else a for a in args], **kwargs)
+    return r, j, s
+
+
+def _all_close(r, j, s, rtol=1e-4, atol=1e-5):
+    for got, want, truth in zip(r, j, s):
+        _same(got, want, rtol=rtol, atol=atol)
+        np.testing.assert_allclose(got, truth, rtol=rtol, atol=atol * np.abs(truth).max())
+
+
+FFTCONVOLVE_CASES = {
+    "1d": ((7,), (3,), None), "1d_swapped": ((3,), (7,), None), "2d": ((5, 6), (3, 2), None),
+    "axes": ((4, 5), (4, 3), (1,)), "negative_axis": ((3, 6), (3, 4), -1),
+    "outer": ((1, 5), (3, 1), None),
+}
+
+
+@pytest.mark.parametrize("case", FFTCONVOLVE_CASES)
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_fftconvolve_matches_jax_and_scipy(case, mode):
+    s1, s2, axes = FFTCONVOLVE_CASES[case]
+    a, b = RNG.randn(*s1).astype(np.float32), RNG.randn(*s2).astype(np.float32)
+    if case == "outer" and mode == "valid":   # neither is the larger: JAX's error (scipy has none)
+        with pytest.raises(ValueError, match="One input must be at least as large"):
+            refjax.scipy.signal.fftconvolve(a, b, mode)
+        return
+    r, j, s = signal_results("fftconvolve", a, b, mode, axes)
+    _all_close([r], [j], [s])
+
+
+def test_fftconvolve_complex_and_integer_inputs():
+    a = (RNG.randn(6) + 1j * RNG.randn(6)).astype(np.complex64)
+    b = np.array([1, 2, 3], np.int32)
+    r, j, s = signal_results("fftconvolve", a, b)
+    _all_close([r], [j], [s])
+    r, j, s = signal_results("fftconvolve", b, b)
+    _all_close([r], [j], [s])   # integers are convolved as floats (float32 here)
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+def test_method_fft_is_the_direct_result(name):
+    a, b = RNG.randn(4, 9).astype(np.float32), RNG.randn(2, 3).astype(np.float32)
+    for mode in ("full", "same", "valid"):
+        fft = getattr(refjax.scipy.signal, name)(a, b, mode, method="fft")
+        direct = getattr(refjax.scipy.signal, name)(a, b, mode, method="direct")
+        _same(fft, getattr(jax.scipy.signal, name)(a, b, mode, method="fft"))
+        np.testing.assert_allclose(fft, direct, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(fft, getattr(ssig, name)(a, b, mode, method="fft"),
+                                   rtol=1e-4, atol=1e-5)
+
+
+def test_fftconvolve_under_jit_and_grad():
+    a, b = RNG.randn(8).astype(np.float32), RNG.randn(3).astype(np.float32)
+    f = lambda lib: lambda a: lib.numpy.sum(lib.scipy.signal.fftconvolve(a, b, "same") ** 2)
+    _same(refjax.jit(refjax.grad(f(refjax)))(a), jax.grad(f(jax))(a), rtol=1e-4, atol=1e-5)
+
+
+WELCH_CASES = {
+    "default": dict(nperseg=64),
+    "median_spectrum_hamming": dict(nperseg=64, average="median", scaling="spectrum",
+                                    window="hamming"),
+    "linear_detrend_nfft": dict(nperseg=50, noverlap=10, nfft=64, detrend="linear"),
+    "twosided_odd": dict(nperseg=45, return_onesided=False, fs=100.0),
+    "array_window": dict(window=np.hanning(40).astype(np.float32), detrend=False),
+}
+
+
+@pytest.mark.parametrize("case", WELCH_CASES)
+def test_welch_and_csd_match_jax_and_scipy(case):
+    kwargs = WELCH_CASES[case]
+    _all_close(*signal_results("welch", SIGNAL, **kwargs))
+    _all_close(*signal_results("csd", SIGNAL, OTHER, **kwargs))
+
+
+def test_csd_broadcasts_and_pads_the_shorter_signal():
+    _all_close(*signal_results("csd", SIGNAL, OTHER[:1], nperseg=32))
+    _all_close(*signal_results("csd", SIGNAL, OTHER[:, :150], nperseg=32))
+    _all_close(*signal_results("welch", SIGNAL.T, nperseg=32, axis=0))
+
+
+STFT_CASES = {
+    "default": dict(nperseg=32),
+    "odd_tukey_unpadded": dict(nperseg=33, boundary="odd", padded=False, window=("tukey", 0.3)),
+    "even_boundary_axis0": dict(nperseg=16, boundary="even", noverlap=12),
+    "no_boundary_detrend": dict(nperseg=20, boundary=None, detrend="constant"),
+    "constant_boundary_twosided": dict(nperseg=24, boundary="constant", return_onesided=False),
+}
+
+
+@pytest.mark.parametrize("case", STFT_CASES)
+def test_stft_and_istft_match_jax_and_scipy(case):
+    kwargs = STFT_CASES[case]
+    axis0 = case == "even_boundary_axis0"
+    x = SIGNAL.T if axis0 else SIGNAL
+    stft_kwargs = dict(kwargs, axis=0) if axis0 else kwargs
+    (rf, rt, rz), (jf, jt, jz), (sf, st, sz) = signal_results("stft", x, **stft_kwargs)
+    _all_close([rf, rt, rz], [jf, jt, jz], [sf, st, sz])
+    if "boundary" in kwargs or "padded" in kwargs:
+        return   # istft inverts only a zero-extended, padded transform
+    inverse = {k: v for k, v in kwargs.items() if k in ("nperseg", "noverlap", "window")}
+    inverse.update(input_onesided=kwargs.get("return_onesided", True),
+                   **(dict(time_axis=-1, freq_axis=0) if axis0 else {}))
+    r = refjax.scipy.signal.istft(np.asarray(rz), **inverse)
+    s = ssig.istft(np.asarray(sz), **inverse)
+    _all_close(r, jax.scipy.signal.istft(np.asarray(rz), **inverse), s)
+    np.testing.assert_allclose(np.asarray(r[1]).T[:200].T if not axis0 else r[1][:, :200],
+                               x if not axis0 else x.T, atol=1e-5)   # the signal back
+
+
+def test_istft_odd_segment_length():
+    """An odd nperseg with the default nfft: scipy's inverse. (JAX 0.10.2 passes nfft=None to
+    irfft, gets nperseg - 1 samples per segment and raises a TypeError on the window.)"""
+    _, _, z = ssig.stft(SIGNAL[0].astype(np.float64), nperseg=33)
+    z = z.astype(np.complex64)
+    t, x = refjax.scipy.signal.istft(z, nperseg=33)
+    st, sx = ssig.istft(z, nperseg=33)
+    np.testing.assert_allclose(x, sx, atol=1e-5)
+    np.testing.assert_allclose(t, st)
+    np.testing.assert_allclose(x[:200], SIGNAL[0], atol=1e-5)
+    with pytest.raises(TypeError):
+        jax.scipy.signal.istft(z, nperseg=33)
+
+
+def test_spectral_functions_under_jit_and_grad():
+    f = lambda lib: lambda x: lib.numpy.sum(lib.scipy.signal.welch(x, nperseg=32)[1])
+    _same(refjax.jit(f(refjax))(SIGNAL[0]), jax.jit(f(jax))(SIGNAL[0]), rtol=1e-5)
+    _same(refjax.grad(f(refjax))(SIGNAL[0]), jax.grad(f(jax))(SIGNAL[0]), rtol=1e-4, atol=1e-6)
+
+
+SIGNAL_ERRORS = {
+    "fftconvolve_ranks": lambda s: s.fftconvolve(np.ones(3), np.ones((2, 2))),
+    "fftconvolve_mode": lambda s: s.fftconvolve(np.ones(3), np.ones(2), mode="wrong"),
+    "fftconvolve_mapped": lambda s: s.fftconvolve(np.ones((2, 3)), np.ones((3, 3)), axes=1),
+    "convolve_method": lambda s: s.convolve(np.ones(3), np.ones(2), method="wrong"),
+    "nperseg": lambda s: s.welch(np.ones(10), nperseg=0),
+    "noverlap": lambda s: s.welch(np.ones(10), nperseg=4, noverlap=4),
+    "nfft": lambda s: s.welch(np.ones(10), nperseg=4, nfft=3),
+    "scaling": lambda s: s.welch(np.ones(10), nperseg=4, scaling="wrong"),
+    "average": lambda s: s.welch(np.ones(10), nperseg=4, average="wrong"),
+    "detrend": lambda s: s.welch(np.ones(10), nperseg=4, detrend=1),
+    "boundary": lambda s: s.stft(np.ones(10), nperseg=4, boundary="wrong"),
+    "csd_ranks": lambda s: s.csd(np.ones(10), np.ones((2, 10))),
+    "csd_broadcast": lambda s: s.csd(np.ones((2, 10)), np.ones((3, 10))),
+    "window_2d": lambda s: s.welch(np.ones(10), window=np.ones((2, 2))),
+    "istft_1d": lambda s: s.istft(np.ones(4, np.complex64)),
+    "istft_axes": lambda s: s.istft(np.ones((3, 4), np.complex64), time_axis=0, freq_axis=0),
+    "istft_nfft": lambda s: s.istft(np.ones((3, 4), np.complex64), nperseg=4, nfft=3),
+    "istft_noverlap": lambda s: s.istft(np.ones((3, 4), np.complex64), noverlap=4),
+    "istft_window": lambda s: s.istft(np.ones((3, 4), np.complex64), window=np.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", SIGNAL_ERRORS)
+def test_signal_errors_as_jax(name):
+    errors = []
+    for lib in (refjax, jax):
+        with pytest.raises(Exception) as info:
+            SIGNAL_ERRORS[name](lib.scipy.signal)
+        errors.append(info)
+    assert errors[0].type is errors[1].type
+    if name == "csd_ranks":   # JAX's message lacks its f-string prefix: it prints the braces
+        assert str(errors[1].value).endswith("({x.ndim} vs {y.ndim}).")
+        assert str(errors[0].value) == "two-arguments must have the same rank (1 vs 2)."
+    else:
+        assert str(errors[0].value) == str(errors[1].value)

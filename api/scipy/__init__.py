@@ -5,7 +5,7 @@ from . import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize, 
 # The implementation modules are not part of jax.scipy.
 del (special_functions, signal_functions, ndimage_functions, fft_functions,  # noqa: F821
      optimize_functions, interpolate_functions, linalg_functions, linalg_matrices,  # noqa: F821
-     linalg_common, stats_multivariate_normal)  # noqa: F821
+     linalg_common, stats_multivariate_normal, signal_spectral)  # noqa: F821
 
 __all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "sparse",
            "special", "stats"]
