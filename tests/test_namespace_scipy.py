@@ -37,8 +37,6 @@ LACKING = {
         "random_gamma_p": "JAX's internal gamma primitive: refjax's gamma is lax code, not a "
                           "primitive of its own",
     },
-    "nn": {name: "FP8/MX scaled matmuls: not implemented (need block-scaled dtypes)"
-           for name in ("get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul")},
 }
 
 NAMESPACES = ["scipy", "scipy.special", "scipy.stats", "scipy.signal", "scipy.integrate",
