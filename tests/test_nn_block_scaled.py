@@ -110,7 +110,9 @@ def _jax_reference(lhs, rhs, mode, global_scale=None):
     """JAX's own quantization (which runs on CPU) of both operands, multiplied by the formula."""
     config = jax.nn.get_scaled_dot_general_config(mode, global_scale)
     # as JAX arrays: JAX's quantize divides a NumPy operand by the global scale in place
-    (lq, ls), (rq, rs) = (jax_scaled.quantize(jax.numpy.asarray(x), config) for x in (lhs, rhs))
+    # one compiled program rather than an eager dispatch per operation
+    quantize = jax.jit(lambda x: jax_scaled.quantize(x, config))
+    (lq, ls), (rq, rs) = (quantize(jax.numpy.asarray(x)) for x in (lhs, rhs))
     out = numpy_scaled_matmul(np.asarray(lq), np.asarray(rq), np.asarray(ls), np.asarray(rs))
     return out * (1 if global_scale is None else float(global_scale[0]) ** 2)
 

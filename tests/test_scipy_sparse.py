@@ -126,21 +126,18 @@ def test_complex(name):
 
 @pytest.mark.parametrize("name", ["cg", "bicgstab", "gmres_incremental"])
 def test_jit_and_gradients_are_implicit(name):
-    """d/dA and d/db of sum(x) with x = A^-1 b are -A^-T 1 x^T and A^-T 1 (hand-derived), as
-    JAX's; jit gives the same values."""
+    """Under jit, d/dA and d/db of sum(x) with x = A^-1 b are -A^-T 1 x^T and A^-T 1
+    (hand-derived); forward mode, the tangent of x along db is A^-1 db."""
     A, b = spd(5) if name == "cg" else nonsymmetric(5)
 
     def loss(lib):
         return lambda A, b: lib.numpy.sum(SOLVERS[name](lib.scipy.sparse.linalg)(
             lambda v: lib.numpy.dot(A, v), b, tol=1e-7)[0])
     gA, gb = refjax.jit(refjax.grad(loss(refjax), argnums=(0, 1)))(A, b)
-    jgA, jgb = jax.grad(loss(jax), argnums=(0, 1))(A, b)
     x = np.linalg.solve(A.astype(np.float64), b)
     w = np.linalg.solve(A.astype(np.float64).T, np.ones(5))
     np.testing.assert_allclose(gb, w, rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(gA, -np.outer(w, x), rtol=1e-3, atol=1e-4)
-    np.testing.assert_allclose(gb, jgb, rtol=1e-3, atol=1e-4)
-    np.testing.assert_allclose(gA, jgA, rtol=1e-3, atol=1e-4)
     _, tangent = refjax.jvp(lambda b: rsl.cg(A, b)[0] if name == "cg" else
                             SOLVERS[name](rsl)(A, b)[0], (b,), (np.ones(5, np.float32),))
     np.testing.assert_allclose(tangent, np.linalg.solve(A, np.ones(5)), rtol=1e-3, atol=1e-4)
