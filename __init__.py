@@ -35,6 +35,7 @@ for _name in scipy.__all__:
     _sys.modules[f"{__name__}.scipy.{_name}"] = getattr(scipy, _name)
 _sys.modules[f"{__name__}.scipy.cluster.vq"] = scipy.cluster.vq
 _sys.modules[f"{__name__}.scipy.optimize"] = scipy.optimize
+_sys.modules[f"{__name__}.scipy.sparse.linalg"] = scipy.sparse.linalg
 
 from .api.devices import (  # noqa: E402
     devices, local_devices, device_count, local_device_count, process_count, process_index,

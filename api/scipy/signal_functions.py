@@ -1,9 +1,11 @@
-"""The implementation of refjax.scipy.signal (that module re-exports its public names)."""
+"""The implementation of refjax.scipy.signal's convolutions and detrend (that module re-exports
+its public names)."""
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
 from ..nn.functions import _inexact
+from ..numpy.promotion import _axis
 
 _MODES = ("full", "same", "valid")
 
@@ -42,13 +44,60 @@ def _padding(mode, k, k_in2):
 
 def convolve(in1, in2, mode="full", method="auto", precision=None):
     """The n-dimensional convolution of in1 and in2 (mode 'full', 'same' or 'valid'); method
-    'auto' and 'direct' convolve directly ('fft' is not implemented here)."""
+    'auto' and 'direct' convolve directly, 'fft' by fftconvolve."""
     if method == "fft":
-        raise NotImplementedError("refjax.scipy.signal.convolve: method='fft' (fftconvolve) is "
-                                  "not implemented; use method='direct'")
+        return fftconvolve(in1, in2, mode=mode)
     if method not in ("auto", "direct"):
         raise ValueError(f"Got method={method!r}; expected 'auto', 'fft', or 'direct'.")
     return _convolve_nd(jnp.asarray(in1), jnp.asarray(in2), mode, precision)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """The n-dimensional convolution of in1 and in2 by FFTs (mode 'full', 'same' or 'valid'),
+    over `axes` only when given (the other axes must agree and are mapped over)."""
+    in1, in2 = _inexact("fftconvolve", in1, in2)
+    if in1.ndim != in2.ndim:
+        raise ValueError("in1 and in2 should have the same dimensionality")
+    if mode not in ("same", "full", "valid"):
+        raise ValueError("mode must be one of ['same', 'full', 'valid']")
+    axes = tuple(range(in1.ndim)) if axes is None else tuple(
+        _axis(a, in1.ndim, "fftconvolve") for a in np.atleast_1d(axes))
+    mapped = [i for i in range(in1.ndim) if i not in axes]
+    if any(in1.shape[i] != in2.shape[i] for i in mapped):
+        raise ValueError(f"mapped axes must have same shape; got in1.shape={in1.shape} "
+                         f"in2.shape={in2.shape} axes={axes}")
+    return _fft_convolve_axes(in1, in2, mode, axes)
+
+
+def _fft_convolve_axes(in1, in2, mode, axes):
+    """The convolution over axes (the others matching), cut to mode's size, centred."""
+    if mode == "valid":
+        in1, in2 = _valid_order(in1, in2, axes)
+    full = [in1.shape[a] + in2.shape[a] - 1 if a in axes else in1.shape[a]
+            for a in range(in1.ndim)]
+    if all(in1.shape[a] == 1 or in2.shape[a] == 1 for a in axes):
+        conv = in1 * in2   # nothing to overlap: the full convolution is the outer product
+    else:
+        complex_ = jnp.iscomplexobj(in1) or jnp.iscomplexobj(in2)
+        forward, inverse = ((jnp.fft.fftn, jnp.fft.ifftn) if complex_
+                            else (jnp.fft.rfftn, jnp.fft.irfftn))
+        sizes = [full[a] for a in axes]
+        conv = inverse(forward(in1, sizes, axes) * forward(in2, sizes, axes), sizes, axes)
+    out = {"full": full, "same": in1.shape,
+           "valid": [in1.shape[a] - in2.shape[a] + 1 if a in axes else in1.shape[a]
+                     for a in range(in1.ndim)]}[mode]
+    return lax.slice(conv, [(f - o) // 2 for f, o in zip(full, out)],
+                     [(f - o) // 2 + o for f, o in zip(full, out)])
+
+
+def _valid_order(in1, in2, axes):
+    """(larger, smaller) over axes, or scipy's error when neither is."""
+    if all(in1.shape[a] >= in2.shape[a] for a in axes):
+        return in1, in2
+    if all(in1.shape[a] <= in2.shape[a] for a in axes):
+        return in2, in1
+    raise ValueError("For 'valid' mode, One input must be at least as large as the other in "
+                     "every dimension.")
 
 
 def correlate(in1, in2, mode="full", method="auto", precision=None):
