@@ -1,0 +1,138 @@
+"""Top-level config switches (log_compiles, explain_cache_misses, no_tracing, no_execution,
+enable_checks, thread_guard) and the lax helpers that JAX exports, side by side with JAX."""
+import logging
+import re
+
+import numpy as np
+import pytest
+
+import refjax as jax
+import refjax.numpy as jnp
+
+import jax as JAX  # noqa: E402
+
+JAX_LOGGERS = ("jax._src.dispatch", "jax._src.interpreters.pxla",
+               "jax._src.interpreters.partial_eval")
+
+
+def _records(caplog, lib, scenario):
+    """The WARNING records of JAX's loggers while `scenario(lib)` runs, times and ids masked;
+    JAX's own messages about its MLIR and XLA stages (refjax has neither) left out."""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        scenario(lib)
+    out = []
+    for r in caplog.records:
+        if r.name not in JAX_LOGGERS or "MLIR" in r.getMessage() or "XLA compilation" in \
+                r.getMessage():
+            continue
+        text = re.sub(r"in [0-9.e-]+ sec", "in T sec", r.getMessage())
+        out.append((r.name, r.levelname, re.sub(r"id=\d+", "id=N", text)))
+    return out
+
+
+def _log_compiles(lib):
+    f = lib.jit(lambda x: x + 1)
+    with lib.log_compiles():
+        f(3.0)
+        f(4.0)  # cached: nothing logged
+        f(np.ones((2, 3), np.int32))
+
+
+def _explain(lib):
+    g = lib.jit(lambda x: x + 1)
+    g(1.0)
+    with lib.explain_cache_misses():
+        g(lib.numpy.ones(3))
+        g(lib.numpy.ones(3))
+        lib.jit(lambda y: y)(lib.numpy.ones(3))
+
+
+def _explain_dtype(lib):
+    def h(a, b):
+        return a * b
+    hj = lib.jit(h)
+    hj(np.ones(2, np.float32), 1)
+    with lib.explain_cache_misses():
+        hj(np.ones(2, np.float32), np.ones(2, np.int32))
+
+
+@pytest.mark.parametrize("scenario", [_log_compiles, _explain, _explain_dtype])
+def test_logged_messages_match_jax(caplog, scenario):
+    ours = _records(caplog, jax, scenario)
+    theirs = _records(caplog, JAX, scenario)
+    assert ours == theirs and ours
+
+
+def test_compiles_are_logged_at_debug_level_when_off(caplog):
+    with caplog.at_level(logging.DEBUG, logger="jax._src.interpreters.pxla"):
+        jax.jit(lambda x: x - 1)(2.0)
+    assert [r.levelname for r in caplog.records if r.name == "jax._src.interpreters.pxla"] == \
+        ["DEBUG"]
+
+
+def _outcome(fn):
+    try:
+        return repr(fn())
+    except Exception as e:  # noqa: BLE001  (the class and message are compared)
+        return type(e).__name__, str(e)
+
+
+def _guards(lib):
+    f, g = lib.jit(lambda x: x * 2), lib.jit(lambda x: x * 3)
+    results = [_outcome(lambda: f(1.0))]
+    with lib.no_tracing():
+        results.append(_outcome(lambda: f(2.0)))  # traced before: allowed
+        results.append(_outcome(lambda: g(2.0)))
+    with lib.no_execution():
+        results.append(_outcome(lambda: f(2.0)))
+        results.append(_outcome(lambda: lib.numpy.sin(1.0)))
+        results.append(_outcome(lambda: lib.jit(lambda x: x).trace(1.0).jaxpr.eqns))  # no run
+    with lib.enable_checks(), lib.thread_guard(True):
+        results.append(_outcome(lambda: f(3.0)))
+    return [re.sub(r"m2_\w+|test_toplevel_more.py:\d+", "HERE", str(r)) for r in results]
+
+
+def test_guards_match_jax():
+    """Messages name the function and its line, as JAX's. (JAX also refuses, under no_tracing,
+    a signature traced outside it after an attempt under it failed: its dispatch cache
+    remembers the failure; refjax runs the traced program.)"""
+    assert _guards(jax) == _guards(JAX)
+
+
+def test_state_values_and_config_names():
+    for name in ("enable_checks", "log_compiles", "explain_cache_misses", "no_tracing",
+                 "no_execution", "thread_guard"):
+        state = getattr(jax, name)
+        assert state.value is False and getattr(jax.config, f"jax_{name}") is False
+        with state(True):
+            assert state.value is True and getattr(jax.config, f"jax_{name}") is True
+        assert state.value is False
+
+
+def test_config_update_no_execution_reaches_the_fast_path():
+    f = jax.jit(lambda x: x + 2)
+    x = jnp.ones(3)
+    f(x)
+    f(x)  # the fast path now holds a runner
+    jax.config.update("jax_no_execution", True)
+    try:
+        with pytest.raises(RuntimeError, match=r"execute function jit\(<lambda>\)"):
+            f(x)
+    finally:
+        jax.config.update("jax_no_execution", False)
+    np.testing.assert_array_equal(f(x), np.full(3, 3.0))
+
+
+def test_enable_checks_typechecks_staged_jaxprs(monkeypatch):
+    """Under enable_checks a jaxpr jit stages is type-checked: a primitive whose abstract eval
+    disagrees with what it staged is caught (simulated by a broken typecheck input)."""
+    from refjax.core import jaxpr as jaxpr_mod
+    from refjax.core.transforms import jit as jit_mod
+    seen = []
+    monkeypatch.setattr(jit_mod, "typecheck_jaxpr", lambda j: seen.append(j) or
+                        jaxpr_mod.typecheck_jaxpr(j))
+    with jax.enable_checks():
+        jax.jit(lambda x: jnp.sin(x) * 2)(1.0)
+    jax.jit(lambda x: jnp.cos(x))(1.0)
+    assert len(seen) == 1 and "sin" in str(seen[0])
