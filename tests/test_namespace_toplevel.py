@@ -59,8 +59,8 @@ MISSING = {
         "pbroadcast": SHARDING,
         "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
                                        "select_and_scatter_add)",
-        "conv_general_dilated_local": TODO, "broadcast_like": TODO,
-        "empty": TODO, "index_take": TODO, "scatter_apply": TODO,
+        "conv_general_dilated_local": TODO,
+        "empty": TODO, "scatter_apply": TODO,
     },
     "custom_derivatives": {
         "CustomVJPPrimal": TODO + " (custom_vjp's symbolic_zeros forward arguments)",

@@ -136,3 +136,69 @@ def test_enable_checks_typechecks_staged_jaxprs(monkeypatch):
         jax.jit(lambda x: jnp.sin(x) * 2)(1.0)
     jax.jit(lambda x: jnp.cos(x))(1.0)
     assert len(seen) == 1 and "sin" in str(seen[0])
+
+
+# ---------------------------------------------------------------- lax.broadcast_like, index_take
+
+from refjax import lax  # noqa: E402
+
+_ARR = np.arange(12, dtype=np.float32).reshape(3, 4)
+BROADCAST_LIKE = [
+    (np.arange(4, dtype=np.int32), np.zeros((3, 4))),
+    (np.ones((1, 4), np.int8), np.zeros((2, 3, 4), np.float32)),
+    (2.0, np.zeros((2, 3))),
+    (np.float32(1), np.zeros((2,), np.int32)),
+    (_ARR, _ARR),
+    (np.ones(2), np.zeros((2, 3))),
+    (np.ones((2, 3)), np.zeros(3)),
+]
+
+
+def _same(ours, theirs, name, same_text=True):
+    """Equal results (value, dtype, weak type), or errors of one class, refjax's naming the
+    function (with JAX's text after it, unless `same_text` is False)."""
+    def outcome(lib, fn):
+        try:
+            return "ok", repr(fn(lib))
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+    (kind, got), (want_kind, want) = outcome(jax, ours), outcome(JAX, theirs)
+    assert kind == want_kind
+    if kind == "ok" or same_text:
+        assert got == (want if kind == "ok" else f"lax.{name}: {want}")
+    else:
+        assert got.startswith(f"lax.{name}: ")
+
+
+@pytest.mark.parametrize("case", range(len(BROADCAST_LIKE)))
+def test_broadcast_like_matches_jax(case):
+    arr, like = BROADCAST_LIKE[case]
+    f = lambda lib: lib.lax.broadcast_like(arr, like)  # noqa: E731
+    _same(f, f, "broadcast_like")
+    g = lambda lib: str(lib.make_jaxpr(lib.lax.broadcast_like)(arr, like))  # noqa: E731
+    _same(g, g, "broadcast_like")
+
+
+INDEX_TAKE = [
+    ((np.array([0, 2]), np.array([1, 3])), (0, 1)),
+    ((np.array([0, -1]),), (1,)),
+    ((np.array([[2, -3], [1, 0]]),), (0,)),
+    ((np.array([5, 1]), np.array([-5, 0])), (1, 0)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(INDEX_TAKE)))
+def test_index_take_matches_jax(case):
+    idxs, axes = INDEX_TAKE[case]
+    f = lambda lib: lib.lax.index_take(lib.numpy.asarray(_ARR), idxs, axes)  # noqa: E731
+    # JAX refuses cases 2 and 3 in its gather's words (TypeError); refjax's differ
+    _same(f, f, "index_take", same_text=case < 2)
+
+
+def test_index_take_gradient_matches_a_loop():
+    idxs = (np.array([0, 2, 2]), np.array([1, -1, 1]))
+    g = jax.grad(lambda x: lax.index_take(x, idxs, (0, 1)).sum())(_ARR)
+    want = np.zeros_like(_ARR)
+    for i, j in zip(*idxs):
+        want[i, j] += 1
+    np.testing.assert_array_equal(g, want)
