@@ -202,3 +202,28 @@ def test_index_take_gradient_matches_a_loop():
     for i, j in zip(*idxs):
         want[i, j] += 1
     np.testing.assert_array_equal(g, want)
+
+
+# ---------------------------------------------------------------- Compiled's shardings
+
+def _compiled_shardings(lib):
+    """The input and output shardings of five compiled programs, printed."""
+    mesh = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Auto,))
+    s = lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec("x"))
+    ones = np.ones((8, 2), np.float32)
+    a = lib.device_put(ones, s)
+    programs = [
+        lib.jit(lambda x, y: (x + y, x.sum())).lower(ones, 1.0),
+        lib.jit(lambda x, y: (x * 2, x.sum()), in_shardings=(s, None)).lower(ones, 1.0),
+        lib.jit(lambda x: {"a": x * 2, "b": x.T}).lower(a),
+        lib.jit(lambda x: x * 2, out_shardings=lib.sharding.NamedSharding(
+            mesh, lib.sharding.PartitionSpec(None, None))).lower(a),
+        lib.jit(lambda x: x * 2).lower(lib.ShapeDtypeStruct((8, 2), np.float32, sharding=s)),
+    ]
+    return [(repr(c.input_shardings), repr(c.output_shardings))
+            for c in (p.compile() for p in programs)]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_compiled_input_and_output_shardings_match_jax():
+    assert _compiled_shardings(jax) == _compiled_shardings(JAX)

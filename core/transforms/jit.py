@@ -17,7 +17,7 @@ from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_sp
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
 from . import fast_path, staging
 from . import jit_diagnostics as diagnostics
-from .stages import Traced
+from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import moveaxis
 from .jvp import jvp_jaxpr
@@ -280,8 +280,8 @@ class JitWrapped:
 
     def trace(self, *args, **kwargs):
         """Stage without running: returns an object with .jaxpr and .lower()."""
-        staged, _ = self._stage(args, kwargs)
-        return Traced(self, staged)
+        staged, leaves = self._stage(args, kwargs)
+        return Traced(self, staged, [arg_sharding(x) for x in leaves])
 
     def lower(self, *args, **kwargs):
         return self.trace(*args, **kwargs).lower()
