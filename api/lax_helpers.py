@@ -13,7 +13,9 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like x (its shape and dtype unless given) filled with fill_value."""
     aval = get_aval(x)
     shape = aval.shape if shape is None else tuple(shape)
-    return ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    # as JAX's: a weakly typed x gives a weakly typed result unless a dtype is given
+    return ew.full(shape, fill_value, aval.dtype if dtype is None else dtype,
+                   weak_type=dtype is None and aval.weak_type)
 
 
 def reciprocal(x):

@@ -63,9 +63,6 @@ MISSING = {
         "empty": TODO, "scatter_apply": TODO,
     },
     "custom_derivatives": {
-        "CustomVJPPrimal": TODO + " (custom_vjp's symbolic_zeros forward arguments)",
-        "custom_vjp_primal_tree_values": TODO + " (custom_vjp's symbolic_zeros)",
-        "linear_call": TODO + " (a call with a custom transpose)",
         "remat_opt_p": INTERNAL,
     },
     "custom_batching": {},

@@ -227,3 +227,96 @@ def _compiled_shardings(lib):
 @pytest.mark.backends("numpy_ref", "xla")
 def test_compiled_input_and_output_shardings_match_jax():
     assert _compiled_shardings(jax) == _compiled_shardings(JAX)
+
+
+# ---------------------------------------------------------------- custom_vjp(symbolic_zeros)
+
+def _symbolic_zeros(lib):
+    """A custom_vjp with symbolic_zeros: what fwd and bwd see (CustomVJPPrimal's perturbed
+    flags, SymbolicZero cotangents) and the gradients, under grad, jit and vmap."""
+    cd, jnp, seen = lib.custom_derivatives, lib.numpy, []
+
+    @lib.custom_vjp
+    def f(x, y):
+        return x * y, jnp.sin(x)
+
+    def fwd(x, y):
+        seen.append(("fwd", type(x).__name__, x.perturbed, y.perturbed))
+        xv, yv = cd.custom_vjp_primal_tree_values((x, y))
+        return f(xv, yv), (xv, yv)
+
+    def bwd(res, cts):
+        (x, y), (a, b) = res, cts
+        za, zb = isinstance(a, cd.SymbolicZero), isinstance(b, cd.SymbolicZero)
+        seen.append(("bwd", za, zb, tuple(b.shape), str(b.dtype)))
+        gx = (0 if za else (a * y).sum()) + (0 if zb else b * jnp.cos(x))
+        return gx, cd.SymbolicZero.from_primal_value(y) if za else a * x
+
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    x, y = np.float32(0.5), np.arange(3, dtype=np.float32)
+    out = [lib.grad(lambda x: f(x, y)[0].sum())(x),
+           lib.grad(lambda x, y: f(x, y)[1], argnums=(0, 1))(x, y),
+           lib.grad(lambda y: f(x, y)[0].sum())(y),
+           lib.jit(lib.grad(lambda x: (f(x, y)[0] * 2).sum() + f(x, y)[1]))(x),
+           lib.vmap(lib.grad(lambda x: f(x, y)[0].sum()))(np.ones(2, np.float32))]
+    with pytest.raises(TypeError, match="unexpected leaf type <class 'float'>"):
+        cd.custom_vjp_primal_tree_values((1.0,))
+    return [repr(o) for o in out], seen
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_custom_vjp_symbolic_zeros_match_jax():
+    assert _symbolic_zeros(jax) == _symbolic_zeros(JAX)
+
+
+# ---------------------------------------------------------------- linear_call
+
+def _scale(r, x):
+    return {"a": x["a"] * r, "b": x["b"] * (2 * r)}
+
+
+def _scale_t(r, ct):  # deliberately not fun's transpose: shows which one differentiation uses
+    return {"a": ct["a"] * r + 1 * 0, "b": ct["b"] * (3 * r)}
+
+
+def _linear_call_results(lib):
+    lc = lib.custom_derivatives.linear_call
+    r, x = np.float32(1.5), {"a": np.arange(3, dtype=np.float32), "b": np.float32(2.0)}
+    g = lambda x: lc(_scale, _scale_t, r, x)  # noqa: E731
+    loss = lambda x: g(x)["a"].sum() + g(x)["b"]  # noqa: E731
+    jaxpr = re.sub(r"0x[0-9a-f]+", "0x", str(lib.make_jaxpr(lambda r, b: lc(
+        lambda r, b: b * r, lambda r, ct: ct * r, r, b))(1.0, 2.0)))
+    return [repr(g(x)), repr(lib.grad(loss)(x)), repr(lib.jit(lib.grad(loss))(x)),
+            repr(lib.jvp(g, (x,), (x,))), repr(lib.linear_transpose(g, x)(g(x))),
+            repr(lib.grad(lambda x: lib.grad(loss)(x)["b"] * x["b"])(x)), jaxpr]
+
+
+def test_linear_call_matches_jax():
+    assert _linear_call_results(jax) == _linear_call_results(JAX)
+
+
+def test_linear_call_under_vmap_where_jax_refuses():
+    """JAX has no batching rule (NotImplementedError); refjax's agrees with a Python loop,
+    for values and for the transpose (an unbatched linear argument's cotangent summed)."""
+    lc = jax.custom_derivatives.linear_call
+    rs, x = np.array([1.0, 2.0, -1.0], np.float32), np.arange(4, dtype=np.float32)
+    f = lambda r, x: lc(lambda r, x: x * r, lambda r, ct: ct * (r + 1), r, x)  # noqa: E731
+    with pytest.raises(NotImplementedError):
+        JAX.vmap(lambda r, x: JAX.custom_derivatives.linear_call(
+            lambda r, x: x * r, lambda r, ct: ct * (r + 1), r, x), (0, None))(rs, x)
+    np.testing.assert_array_equal(jax.vmap(f, (0, None))(rs, x), rs[:, None] * x)
+    g = jax.grad(lambda x: jax.vmap(f, (0, None))(rs, x).sum())(x)
+    np.testing.assert_allclose(g, np.full(4, sum(r + 1 for r in rs)), rtol=1e-6)
+
+
+def test_linear_call_errors():
+    lc = jax.custom_derivatives.linear_call
+    f = lambda r, x: lc(lambda r, x: x * r, lambda r, ct: ct * r, r, x)  # noqa: E731
+    with pytest.raises(AssertionError):  # JAX's, bare
+        JAX.grad(lambda r: JAX.custom_derivatives.linear_call(
+            lambda r, x: x * r, lambda r, ct: ct * r, r, 2.0))(3.0)
+    with pytest.raises(ValueError, match="with respect to residual_args is not supported"):
+        jax.grad(f)(3.0, 2.0)
+    bad = lambda x: lc(lambda r, x: x * r, lambda r, ct: (ct, ct), 2.0, x)  # noqa: E731
+    with pytest.raises(TypeError, match="transpose output pytree structure must match"):
+        jax.grad(bad)(1.0)
