@@ -1,6 +1,6 @@
 """Small lax helpers built on the primitives: full_like, reciprocal, collapse,
 broadcast_to_rank, broadcast_shapes, broadcast_like, dynamic_index_in_dim /
-dynamic_update_index_in_dim, index_take and lax.dtype."""
+dynamic_update_index_in_dim, index_take, scatter_apply and lax.dtype."""
 import numpy as np
 
 from ..core import dtypes as _dtypes
@@ -107,3 +107,29 @@ def index_take(src, idxs, axes):
         offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
         collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
     return gather(src, indices, dnums, tuple(slice_sizes))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """operand with func applied to each element a scatter of `update_shape` updates reaches
+    (once per update reaching it: duplicates apply func again), lax.scatter_apply. func is
+    applied to scalars, as JAX's; unlike JAX's, the result is differentiable."""
+    from ..core.primitives.control_flow import fori_loop
+    from ..core.primitives.gather import scatter_add
+    from ..core.transforms.vmap import vmap
+    operand = as_value(operand)
+    shape = tuple(get_aval(operand).shape)
+    ones = ew.full(tuple(update_shape), 1, _dtypes.int32)
+    hits = scatter_add(ew.full(shape, 0, _dtypes.int32), scatter_indices, ones,
+                       dimension_numbers, indices_are_sorted=indices_are_sorted,
+                       unique_indices=unique_indices, mode=mode)
+    apply = vmap(func)
+
+    def body(k, x):
+        flat = st.reshape(x, (int(np.prod(shape, dtype=np.int64)),))
+        y = st.reshape(ew.convert_element_type(apply(flat), get_aval(x).dtype), shape)
+        return ew.select_n(ew.gt(hits, st.broadcast_in_dim(k, shape, ())), x, y)
+    # an element is reached at most once per update: that many rounds, each applying func
+    # where the element has rounds left
+    updates = int(np.prod(tuple(update_shape), dtype=np.int64))
+    return fori_loop(0, updates, body, operand) if updates else operand
