@@ -60,7 +60,6 @@ MISSING = {
         "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
                                        "select_and_scatter_add)",
         "conv_general_dilated_local": TODO,
-        "empty": TODO,
     },
     "custom_derivatives": {
         "remat_opt_p": INTERNAL,

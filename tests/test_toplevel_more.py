@@ -362,3 +362,34 @@ def test_scatter_apply_gradient_where_jax_refuses():
     g = jax.grad(lambda x: lax.scatter_apply(x, idx, jnp.sin, dn, update_shape=(3,)).sum())(x)
     want = [1.0, np.cos(np.sin(0.2)) * np.cos(0.2), 1.0, np.cos(0.4)]
     np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- lax.empty
+
+def _empty_results(lib):
+    slax = lib.lax
+    mesh = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Explicit,))
+    auto = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Auto,))
+    s = lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec("x"))
+    out = [slax.empty((2, 3), np.float32), slax.empty(3, np.bool_), slax.empty((), "int8"),
+           lib.jit(lambda: slax.empty((8, 2), np.complex64))()]
+    with lib.set_mesh(mesh):
+        sharded = slax.empty((8, 2), np.float32, out_sharding=s)
+    with pytest.raises(ValueError, match="cannot contain axis names that are of type Auto"):
+        slax.empty((8,), np.float32, out_sharding=lib.sharding.NamedSharding(
+            auto, lib.sharding.PartitionSpec("x")))
+    jaxpr = str(lib.make_jaxpr(lambda: slax.empty((2, 3), "float32"))())
+    return [repr(o) for o in out] + [repr(sharded.sharding), jaxpr]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_empty_matches_jax():
+    """Unspecified values: XLA's on CPU are zeros, which refjax gives on both backends."""
+    assert _empty_results(jax) == _empty_results(JAX)
+
+
+def test_empty_negative_dimension():
+    """JAX fails in MLIR (MLIRError: invalid tensor dimension size); refjax's TypeError is
+    iota's and full's."""
+    with pytest.raises(TypeError, match="empty shape must have every element be nonnegative"):
+        lax.empty((2, -1), np.float32)
