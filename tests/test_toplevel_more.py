@@ -393,3 +393,14 @@ def test_empty_negative_dimension():
     iota's and full's."""
     with pytest.raises(TypeError, match="empty shape must have every element be nonnegative"):
         lax.empty((2, -1), np.float32)
+
+
+def test_finfo_attributes_have_jaxs_types_and_values():
+    """JAX 0.10.2's finfo gives NumPy scalars of the dtype (not Python floats) and ints."""
+    names = ("eps", "max", "min", "tiny", "resolution", "epsneg", "smallest_normal",
+             "smallest_subnormal", "bits", "nmant", "precision", "dtype")
+    for dt in ("float16", "bfloat16", "float32", "complex64"):
+        ours, theirs = jnp.finfo(getattr(jnp, dt)), JAX.numpy.finfo(getattr(JAX.numpy, dt))
+        for name in names:
+            a, b = getattr(ours, name), getattr(theirs, name)
+            assert (type(a), repr(a)) == (type(b), repr(b)), (dt, name)
