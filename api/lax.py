@@ -126,6 +126,8 @@ from .lax_helpers import (  # noqa: F401,E402
     broadcast_shapes, broadcast_to_rank, collapse, dtype, dynamic_index_in_dim,
     dynamic_update_index_in_dim, full_like, reciprocal)
 from .lax_helpers import full  # noqa: F401,E402,F811  (dtype optional, sharding=, as JAX's)
+from .lax_helpers import broadcast_like, index_take, scatter_apply  # noqa: F401,E402
+from ..core.primitives.arrays import empty, empty_p  # noqa: F401,E402
 
 from ..core.errors import name_errors_in  # noqa: E402
 

@@ -1,12 +1,12 @@
 """Small lax helpers built on the primitives: full_like, reciprocal, collapse,
-broadcast_to_rank, broadcast_shapes, dynamic_index_in_dim / dynamic_update_index_in_dim, and
-lax.dtype."""
+broadcast_to_rank, broadcast_shapes, broadcast_like, dynamic_index_in_dim /
+dynamic_update_index_in_dim, index_take, scatter_apply and lax.dtype."""
 import numpy as np
 
 from ..core import dtypes as _dtypes
 from ..core.primitives import elementwise as ew
 from ..core.primitives import structural as st
-from ..core.trace import get_aval
+from ..core.trace import as_value, get_aval
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -15,7 +15,9 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     from .out_sharding import on_device, placed_like
     aval = get_aval(x)
     shape = aval.shape if shape is None else tuple(shape)
-    out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    # as JAX's: a weakly typed x gives a weakly typed result unless a dtype is given
+    out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype,
+                  weak_type=dtype is None and aval.weak_type)
     return placed_like(out, x) if sharding is None else on_device(out, sharding)
 
 
@@ -86,3 +88,66 @@ def dtype(x):
         return _dtypes.canonicalize_dtype(x.dtype)
     return _dtypes.canonicalize_dtype(_dtypes.python_scalar_dtype(x)
                                       if _dtypes.is_python_scalar(x) else np.dtype(x))
+
+
+def broadcast_like(arr, like_arr):
+    """arr broadcast to the shape of like_arr as lax broadcasts (new leading dimensions; each
+    trailing one equal or 1): lax.broadcast_like."""
+    arr = as_value(arr)
+    aval, shape = get_aval(arr), tuple(get_aval(as_value(like_arr)).shape)
+    if tuple(aval.shape) == shape:
+        return arr
+    if len(shape) < aval.ndim:
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={tuple(aval.shape)} shape={shape}")
+    lead = len(shape) - aval.ndim
+    if any(d not in (1, s) for d, s in zip(aval.shape, shape[lead:])):
+        raise ValueError(f"Incompatible types for broadcasting: input type={_type(aval.shape, aval)}"
+                         f" and requested type={_type(shape, aval)}")
+    return st.broadcast_in_dim(arr, shape, tuple(range(lead, len(shape))))
+
+
+def _type(shape, aval):
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, shape))}]"
+
+
+def index_take(src, idxs, axes):
+    """src[idxs[0], idxs[1], ...] with idxs[k] indexing axis axes[k] (negative indices wrap,
+    as Python's): one gather, lax.index_take."""
+    from ..core.primitives.gather import GatherDimensionNumbers, gather
+    from .numpy.ufuncs import remainder
+    shape = get_aval(src).shape
+    indices = st.concatenate([st.expand_dims(as_value(i), (1,)) for i in idxs], 1)
+    sizes = np.array([shape[ax] for ax in axes], get_aval(indices).dtype)
+    indices = remainder(indices, st.expand_dims(sizes, tuple(range(get_aval(indices).ndim - 1))))
+    slice_sizes = [1 if ax in axes else n for ax, n in enumerate(shape)]
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+        collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather(src, indices, dnums, tuple(slice_sizes))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """operand with func applied to each element a scatter of `update_shape` updates reaches
+    (once per update reaching it: duplicates apply func again), lax.scatter_apply. func is
+    applied to scalars, as JAX's; unlike JAX's, the result is differentiable."""
+    from ..core.primitives.control_flow import fori_loop
+    from ..core.primitives.gather import scatter_add
+    from ..core.transforms.vmap import vmap
+    operand = as_value(operand)
+    shape = tuple(get_aval(operand).shape)
+    ones = ew.full(tuple(update_shape), 1, _dtypes.int32)
+    hits = scatter_add(ew.full(shape, 0, _dtypes.int32), scatter_indices, ones,
+                       dimension_numbers, indices_are_sorted=indices_are_sorted,
+                       unique_indices=unique_indices, mode=mode)
+    apply = vmap(func)
+
+    def body(k, x):
+        flat = st.reshape(x, (int(np.prod(shape, dtype=np.int64)),))
+        y = st.reshape(ew.convert_element_type(apply(flat), get_aval(x).dtype), shape)
+        return ew.select_n(ew.gt(hits, st.broadcast_in_dim(k, shape, ())), x, y)
+    # an element is reached at most once per update: that many rounds, each applying func
+    # where the element has rounds left
+    updates = int(np.prod(tuple(update_shape), dtype=np.int64))
+    return fori_loop(0, updates, body, operand) if updates else operand

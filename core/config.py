@@ -22,6 +22,12 @@ _DEFAULTS = {
     "jax_check_tracer_leaks": False,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
+    "jax_enable_checks": False,
+    "jax_log_compiles": False,
+    "jax_explain_cache_misses": False,
+    "jax_no_tracing": False,
+    "jax_no_execution": False,
+    "jax_thread_guard": False,
     # make_mesh's default axis types: "auto" (the seed notebook's) or "explicit" (JAX 0.10's)
     "refjax_make_mesh_axis_types": "auto",
 }
@@ -142,11 +148,20 @@ def numpy_dtype_promotion(mode):
 
 
 def checking_numerics():
-    """Whether jax_debug_nans or jax_debug_infs is on (read on every eager dispatch: kept to
-    one context-variable read and two dict look-ups)."""
+    """Whether jax_debug_nans or jax_debug_infs (or jax_no_execution, checked on the same
+    path) is on (read on every eager dispatch: one context-variable read, three look-ups)."""
     overrides, values = _overrides.get(), config._values
     return overrides.get("jax_debug_nans", values["jax_debug_nans"]) or \
-        overrides.get("jax_debug_infs", values["jax_debug_infs"])
+        overrides.get("jax_debug_infs", values["jax_debug_infs"]) or \
+        overrides.get("jax_no_execution", values["jax_no_execution"])
+
+
+def check_execution_allowed(name):
+    """jax_no_execution: running a computation is a RuntimeError, with JAX's message (an eager
+    operation is named as JAX names its one-primitive jit: jit(sin))."""
+    if config.read("jax_no_execution"):
+        raise RuntimeError(f"JAX tried to execute function jit({name}), but the no_execution "
+                           "config option is set")
 
 
 class State:
@@ -180,3 +195,14 @@ check_tracer_leaks = State("jax_check_tracer_leaks",
 def checking_leaks():
     """Context manager turning on jax_check_tracer_leaks (jax.checking_leaks)."""
     return check_tracer_leaks(True)
+enable_checks = State("jax_enable_checks", "Turn on invariant checking for JAX internals "
+                      "(refjax: each jaxpr jit stages is type-checked). Makes things slower.")
+log_compiles = State("jax_log_compiles", "Log a message each time `jit` traces and compiles a "
+                     "computation, at WARNING level through `logging` (DEBUG when off).")
+explain_cache_misses = State("jax_explain_cache_misses", "Each time jit's tracing cache "
+                             "misses, log an explanation (WARNING, through `logging`).")
+no_tracing = State("jax_no_tracing", "Disallow tracing for JIT compilation.")
+no_execution = State("jax_no_execution", "Disallow JAX executions.")
+thread_guard = State("jax_thread_guard", "Raise when a multi-process JAX operation is called "
+                     "from another thread than the guard's (refjax runs one process: no such "
+                     "operation exists, so the guard never fires).")

@@ -33,5 +33,10 @@ class LRU:
         with self._lock:
             self._entries.clear()
 
+    def keys(self):
+        """The keys, least recently used first (a copy)."""
+        with self._lock:
+            return list(self._entries)
+
     def __len__(self):
         return len(self._entries)

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import avals, dtypes, errors, numerics, runtime
-from .config import checking_numerics
+from .config import check_execution_allowed, checking_numerics
 from .sequence import LeadingAxis
 
 
@@ -23,9 +23,12 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
+        if not checking_numerics():  # jax_debug_nans / jax_debug_infs / jax_no_execution
+            return runtime.eval_primitive(prim, args, params)
+        check_execution_allowed(params.get("name", prim.name) if prim.name == "jit" else
+                                prim.name)
         outs = runtime.eval_primitive(prim, args, params)
-        if checking_numerics():  # jax_debug_nans / jax_debug_infs
-            numerics.check(prim, args, params, outs)
+        numerics.check(prim, args, params, outs)
         return outs
 
     def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):

@@ -1,9 +1,9 @@
-"""Spec entries of split, tile and optimization_barrier (core/primitives/arrays.py)."""
+"""Spec entries of split, tile, optimization_barrier and empty (core/primitives/arrays.py)."""
 import numpy as np
 from hypothesis import strategies as st
 
-from .base import (ALL, COMPLEX, Arg, Invalid, PrimitiveSpec, Signature, all_args, kind, shapes,
-                   weak_flag)
+from .base import (ALL, COMPLEX, UNCHECKED, Arg, Invalid, PrimitiveSpec, Signature, all_args,
+                   kind, shapes, weak_flag)
 from .elementwise import SMOOTH
 
 
@@ -98,6 +98,24 @@ SPECS = [
         notes="an identity on its operands (multiple results); XLA moves no operation across "
               "it; JVP and transpose put the tangents / cotangents through a barrier, as JAX"),
 ]
+
+
+def _empty_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        return Signature((), {"shape": draw(shapes()), "dtype": np.dtype(dtype),
+                              "out_sharding": None})
+    return sig()
+
+
+SPECS.append(PrimitiveSpec(
+    name="empty", dtypes=ALL + COMPLEX, family="arrays", signature=_empty_signature,
+    reference=lambda jax, *, shape, dtype, out_sharding: jax.lax.empty(shape, dtype),
+    exact=True, nondiff="zero",
+    invalid=(Invalid("a negative dimension", (), {"shape": (2, -1), "dtype": np.dtype(
+        np.float32), "out_sharding": None}, TypeError, jax_error=UNCHECKED),),
+    notes="no operands; its values are unspecified (XLA's on CPU: zeros, which numpy_ref "
+          "gives); JAX fails a negative dimension in MLIR (MLIRError)"))
 
 
 def _barrier(xs):

@@ -1,8 +1,9 @@
-"""Spec entries of custom_jvp_call, custom_vjp_call, custom_vmap_call, composite and custom_lin
-(random programs wrapped)."""
+"""Spec entries of custom_jvp_call, custom_vjp_call, custom_vmap_call, composite, custom_lin
+(random programs wrapped) and linear_call."""
 from hypothesis import strategies as st
 
-from .base import ALL, COMPLEX, PrimitiveSpec, Signature, float_args, no_args
+from .base import ALL, COMPLEX, PrimitiveSpec, Signature, args_at, float_args, no_args
+from .elementwise import nary
 from .programs import program_fn, program_reference, programs, smooth_elements
 
 ANY = ALL + COMPLEX
@@ -100,3 +101,27 @@ SPECS = [
            "through custom_vjp functions, its transpose runs the user's backward pass",
            forward="raises"),
 ]
+
+
+def _masked(lax, r, x):
+    """x where r != 0, else 0: linear in x, its own transpose; every dtype has it."""
+    return lax.select(lax.ne(r, lax.full_like(r, 0)), x, lax.full_like(x, 0))
+
+
+def _linear_call_reference(jax, r, x):
+    masked = lambda r, x: _masked(jax.lax, r, x)  # noqa: E731
+    return jax.custom_derivatives.linear_call(masked, masked, r, x)
+
+
+def _linear_call_apply(r, x):
+    import refjax
+    return _linear_call_reference(refjax, r, x)
+
+
+SPECS.append(PrimitiveSpec(
+    name="linear_call", dtypes=ANY, family="custom", signature=nary(2, scalars=False),
+    reference=_linear_call_reference, apply=_linear_call_apply, tol=_TOL,
+    diff_args=args_at(1), linear_args=args_at(1),
+    notes="bound by custom_derivatives.linear_call (samples: x masked where r is 0, linear in "
+          "x and its own transpose); derivatives in the residuals raise (JAX: "
+          "AssertionError); vmapped by batching both (JAX: NotImplementedError)"))

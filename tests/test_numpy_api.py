@@ -14,6 +14,7 @@ from hypothesis import Phase, given, settings, strategies as hst
 import refjax
 import refjax.numpy as rnp
 from refjax.core import errors as rerrors
+from jnp_compare import check_error
 
 # The transformation tests (jit, grad, vmap of the jnp layer) run on both backends; the
 # eager ones (every function, all dtypes) on numpy_ref only, as XLA compiles every new op.
@@ -451,7 +452,40 @@ def test_average_and_order_statistics(shape, seed, data):
     c("median", x, axis=axis)
     c("nanmedian", x, axis=axis)
     c("nanpercentile", x, 25.0)
+    w_all = np.abs(_values(rng, shape, F32))
+    c("quantile", x, np.array([0.0, 0.3, 1.0], np.float32), axis=axis, weights=w,
+      method="inverted_cdf")
+    c("nanquantile", x, 0.4, weights=w_all, method="inverted_cdf")
+    c("nanpercentile", x, np.array([10.0, 90.0], np.float32), axis=axis, weights=w,
+      method="inverted_cdf", keepdims=True)
     c.run()
+
+
+@both_backends
+def test_weighted_inverted_cdf_quantiles_and_their_errors():
+    """JAX 0.10.2's weights: inverted_cdf only; negative/NaN weights give NaN."""
+    c = Checks()
+    x = np.array([[1.0, 5, 2, 8], [3, 3, 9, 0]], np.float32)
+    w = np.array([[1.0, 2, 1, 0.5], [1, 1, 1, 1]], np.float32)
+    c("quantile", x, 0.3, weights=w, method="inverted_cdf")
+    c("quantile", x, np.array([0.0, 0.3, 1.0], np.float32), axis=(0, 1), weights=w,
+      method="inverted_cdf")
+    c("quantile", x, 0.5, axis=1, weights=-w, method="inverted_cdf")
+    c("quantile", x, 0.5, axis=1, weights=np.zeros_like(w), method="inverted_cdf")
+    c("quantile", x.astype(np.int32), 0.7, axis=0, method="inverted_cdf")
+    c("nanquantile", np.array([1.0, np.nan, 3, 4], np.float32), 0.5, weights=np.ones(4),
+      method="inverted_cdf")
+    c("nanquantile", np.array([np.nan, np.nan], np.float32), 0.3, method="inverted_cdf")
+    c.run()
+    for call, match in [
+            (lambda m: m.quantile(x, 0.3, axis=1, weights=w[0, :3], method="inverted_cdf"),
+             r"Weights shape \(3,\) must match reduction axes \(4,\)"),
+            (lambda m: m.quantile(x, 0.3, weights=w[0], method="inverted_cdf"),
+             "when axis is None"),
+            (lambda m: m.quantile(x, 0.3, weights=w), "linear doesn't support weights"),
+            (lambda m: m.quantile(x, 0.3, weights=w + 1j, method="inverted_cdf"),
+             "cannot be complex")]:
+        check_error(call, match=match)
 
 
 @both_backends

@@ -123,7 +123,38 @@ def test_errors(call):
     {"mode": "linear_ramp"},
     {"mode": "linear_ramp", "end_values": 5},
     {"mode": "linear_ramp", "end_values": ((1, 2), (3, 4))},
+    {"mode": "reflect", "reflect_type": "odd"},
+    {"mode": "symmetric", "reflect_type": "odd"},
 ])
 def test_pad_stat_length_and_linear_ramp(kwargs):
     for x in (A, A.astype(np.int32)):
         check(lambda m, v: m.pad(v, ((2, 3), (1, 2)), **kwargs), x)
+
+
+def test_pad_odd_reflection_longer_than_the_axis_and_its_gradient():
+    for mode in ("reflect", "symmetric"):
+        check(lambda m, v: m.pad(v, (7, 9), mode, reflect_type="odd"), X)
+        check(lambda m, v: m.pad(v, 3, mode, reflect_type="odd"), X[:1])
+        check_grad(lambda m, v: (m.pad(v, (6, 4), mode, reflect_type="odd") ** 2).sum(), X)
+
+
+def _pad_with(vector, width, iaxis, kwargs):
+    fill = kwargs.get("fill", 10) * (iaxis + 1)
+    return vector.at[:width[0]].set(fill).at[vector.shape[0] - width[1]:].set(-fill)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"fill": 3}])
+def test_pad_with_a_callable_mode(kwargs):
+    """NumPy's protocol: the function gets each 1-d slice of the zero-padded array, the
+    axis' (before, after) widths, the axis and the keyword arguments."""
+    check(lambda m, v: m.pad(v, ((2, 1), (0, 3)), _pad_with, **kwargs), A, jit=False)
+    check(lambda m, v: m.pad(v, 2, _pad_with, **kwargs), X)
+
+
+def test_pad_unknown_reflect_type_is_a_value_error():
+    """JAX fails with a bare AssertionError; refjax names the option."""
+    import jax.numpy as jnp
+    with pytest.raises(AssertionError):
+        jnp.pad(X, 2, "reflect", reflect_type="bad")
+    with pytest.raises(ValueError, match="reflect_type must be 'even' or 'odd', got 'bad'"):
+        rnp.pad(X, 2, "reflect", reflect_type="bad")

@@ -32,6 +32,9 @@ def test_unique_axis_and_shapes():
     check(lambda m, a: m.unique(a, axis=0, **RETURNS), M, jit=False)
     check(lambda m, a: m.unique(a, axis=1, return_inverse=True), M, jit=False)
     check(lambda m, a: m.unique(a, axis=0, size=4), M)
+    check(lambda m, a: m.unique(a, axis=0, size=2, **RETURNS), M)
+    check(lambda m, a: m.unique(a, axis=1, size=3, fill_value=-1, return_counts=True), M)
+    check_vmap(lambda m, a: m.unique(a, axis=0, size=3), np.stack([M, M[::-1]]))
     check(lambda m, a: m.unique(a, return_inverse=True), M, jit=False)
     check(lambda m, a: m.unique(a, size=3, fill_value=0), np.zeros(0, np.float32))
     check(lambda m, a: m.unique(a, return_inverse=True, return_counts=True),
@@ -74,6 +77,9 @@ def test_vmap_with_size():
 
 
 def test_unsized_under_jit_is_a_concretization_error():
+    with pytest.raises(ConcretizationTypeError, match=r"shape int32\[3,2\]\nThe error arose "
+                       "for the first argument of jnp.unique\\(\\). .*size argument"):
+        refjax.jit(lambda a: rnp.unique(a, axis=0))(M)
     with pytest.raises(ConcretizationTypeError, match="size argument"):
         refjax.jit(rnp.unique)(X)
     with pytest.raises(ConcretizationTypeError):

@@ -455,11 +455,15 @@ def _pad_width(pad_width, ndim):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """array padded by pad_width; modes constant, empty, edge, wrap, reflect, symmetric,
-    maximum, minimum, mean, median (the statistics over the whole axis)."""
+    """array padded by pad_width; modes constant, empty, edge, wrap, reflect, symmetric (with
+    reflect_type 'even' or 'odd'), maximum, minimum, mean, median, linear_ramp, or a callable
+    `mode(vector, (before, after), axis, kwargs) -> vector` applied along each axis in turn to
+    the zero-padded array, as NumPy's."""
     array, = _arrays("pad", array)
     widths = _pad_width(pad_width, array.ndim)
-    if callable(mode) or mode not in _PAD_MODES:
+    if callable(mode):
+        return _pad_func(array, widths, mode, kwargs)
+    if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unexpected = set(kwargs) - _PAD_KWARGS.get(mode, set())
     if unexpected:
@@ -470,6 +474,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if lo or hi:
             array = _PAD_MODES[mode](array, axis, lo, hi, **kwargs)
     return array
+
+
+def _pad_func(array, widths, func, kwargs):
+    from .editing import apply_along_axis
+    padded = _pad_constant(array, tuple(map(tuple, widths)), 0)
+    for axis in range(padded.ndim):
+        padded = apply_along_axis(func, axis, padded, widths[axis], axis, kwargs)
+    return padded
 
 
 @staged_as("_pad", static_argnums=(1,))
@@ -537,12 +549,41 @@ def _reflect_block(array, axis, include_edge):
 def _pad_reflect(array, axis, lo, hi, reflect_type="even", include_edge=False):
     mode = "symmetric" if include_edge else "reflect"
     _check_nonempty_axis(array, axis, mode)
-    if reflect_type != "even":
-        raise NotImplementedError(f"refjax.numpy.pad: reflect_type={reflect_type!r} is not "
-                                  "implemented (only 'even')")
+    if reflect_type not in ("even", "odd"):  # JAX: a bare AssertionError
+        raise ValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got "
+                         f"{reflect_type!r}")
+    if reflect_type == "odd":
+        array = _reflect_odd(array, axis, lo, include_edge, before=True)
+        return _reflect_odd(array, axis, hi, include_edge, before=False)
     block = _reflect_block(array, axis, include_edge)
     p = block.shape[axis]
     return _pad_periodic(array, axis, lo, hi, block, p * (-(-lo // p)))
+
+
+def _reflect_odd(array, axis, width, include_edge, before):
+    """Odd reflection on one side, as NumPy's: chunks of at most n (n - 1 without the edge)
+    elements, each the mirror image of the last one added through the current edge value
+    (2 * edge - x), so that the signal continues with its slope."""
+    n = array.shape[axis]
+    offset = 0 if include_edge or n == 1 else 1
+    edge = _end(array, axis, before)
+    while width > 0:
+        k, m = builtins.min(width, n - offset), array.shape[axis]
+        width -= k
+        start = offset if before else m - k - offset
+        piece = subtract(multiply(edge, 2), st.rev(st.slice_in_dim(array, start, start + k, 1,
+                                                                   axis), (axis,)))
+        piece = astype(piece, array.dtype)
+        if n > 1:
+            edge = _end(piece, axis, before)
+        array = st.concatenate([piece, array] if before else [array, piece], axis)
+    return array
+
+
+def _end(array, axis, first):
+    m = array.shape[axis]
+    return st.slice_in_dim(array, 0, 1, 1, axis) if first else \
+        st.slice_in_dim(array, m - 1, m, 1, axis)
 
 
 def _pad_symmetric(array, axis, lo, hi, reflect_type="even"):

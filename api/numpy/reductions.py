@@ -11,8 +11,8 @@ from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_ful
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
                         _where, _with, staged_as)
-from .ufuncs import (add, ceil, divide, floor, isnan, less_equal, logical_not, maximum, minimum,
-                     multiply, subtract, true_divide)
+from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
+                     logical_or, maximum, minimum, multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
 
 
@@ -522,7 +522,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
 
 # ---------------------------------------------------------------- order statistics
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -548,18 +548,18 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
+                keepdims=False, *, weights=None):
     """quantile ignoring NaNs."""
-    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, None,
-                     squash_nans=True)
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
+                     weights, squash_nans=True)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     """percentile ignoring NaNs."""
     a, q = _arrays("nanpercentile", a, q)
     return _quantile("nanpercentile", a, true_divide(q, 100.0), axis, out, overwrite_input,
-                     method, keepdims, None, squash_nans=True)
+                     method, keepdims, weights, squash_nans=True)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -572,13 +572,11 @@ def _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
                          "out != None")
-    if weights is not None:
-        raise NotImplementedError(f"refjax.numpy.{name} does not support weights")
     if method not in _QUANTILE_METHODS:
-        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint' or "
-                         "'nearest'")
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         "'nearest' or 'inverted_cdf'")
     a, q = _arrays(name, a, q)
-    a, = _promote_to_inexact(a)
+    a, weights = _quantile_weights(name, a, weights, axis, method)
     if _dt.kind(a.dtype) == "c":
         raise ValueError("quantile does not support complex input, as the operation is "
                          "poorly defined.")
@@ -587,10 +585,56 @@ def _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
     a, keep_shape = _reduce_to_last_axis(a, axis, keepdims)
     if a.shape[-1] == 0:
         raise ValueError(f"jnp.{name}: cannot compute quantiles of an empty axis")
-    result = _quantile_last_axis(a, q, method, squash_nans)
+    if method == "inverted_cdf":
+        weights = lax_full(a.shape, 1, a.dtype) if weights is None else \
+            _reduce_to_last_axis(weights, axis, False)[0]
+        result = _inverted_cdf(a, weights, q, squash_nans)
+    else:
+        result = _quantile_last_axis(a, q, method, squash_nans)
     if keep_shape is not None:
         result = reshape(result, q.shape + keep_shape)
     return astype(result, a.dtype)
+
+
+def _quantile_weights(name, a, weights, axis, method):
+    """a and weights promoted to one inexact dtype, weights broadcast to a's shape (given
+    for the reduced axes only, or for all); JAX's errors."""
+    if weights is None:
+        return _promote_to_inexact(a)[0], None
+    weights, = _arrays(name, weights)
+    if _dt.kind(weights.dtype) == "c":
+        raise ValueError("Weights cannot be complex types.")
+    if method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  "'inverted_cdf' supports weights.")
+    a, weights = _promote_to_inexact(a, weights)
+    if weights.shape == a.shape:
+        return a, weights
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    axes = tuple(_axis(ax, a.ndim) for ax in (axis if isinstance(axis, tuple) else (axis,)))
+    if weights.shape != tuple(a.shape[ax] for ax in axes):
+        raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                         f"{tuple(a.shape[ax] for ax in axes)}")
+    return a, st.broadcast_in_dim(weights, a.shape, axes)
+
+
+def _inverted_cdf(a, weights, q, squash_nans):
+    """The first sorted value whose cumulative weight reaches q of the total (negative and
+    NaN weights make the slice NaN; NaN values count nothing, and, unless squashed, make it
+    NaN too); q's dimensions lead the result."""
+    nan_data, bad = isnan(a), logical_or(less(weights, 0), isnan(weights))
+    clean = lax_select(logical_or(bad, nan_data), _const_like(weights, 0), weights)
+    a, clean = lax.sort_key_val(lax_select(nan_data, _const_like(a, np.nan), a), clean, -1)
+    cum = cumsum(clean, -1)
+    target = multiply(reshape(q, q.shape + (1,) * a.ndim), cum[..., -1:])
+    idx = sum(astype(less(cum, target), _dt.int32), -1, keepdims=True)
+    valid = sum(logical_not(nan_data), -1, keepdims=True, dtype=_dt.int32) if squash_nans \
+        else lax_full((1,) * a.ndim, a.shape[-1], _dt.int32)
+    result = _take_last(a, maximum(0, minimum(idx, subtract(valid, 1))))
+    nan_out = any(bad, -1) | (equal(squeeze(valid, -1), 0) if squash_nans else
+                              any(nan_data, -1))
+    return where(nan_out, _const_like(result, np.nan), result)
 
 
 def _reduce_to_last_axis(a, axis, keepdims):

@@ -68,6 +68,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     and the counts on request. A static `size` makes it traceable: the first `size` uniques,
     padded with fill_value (default: the smallest), first indices of the smallest, counts 0."""
     ar, = _arrays("unique", ar)
+    if size is None:  # JAX names the argument (not the mask computed from it)
+        concrete_value(ar, "The error arose for the first argument of jnp.unique(). " +
+                       UNIQUE_SIZE_HINT)
     flat = axis is None
     arr = ravel(ar) if flat else moveaxis(ar, _axis(axis, ar.ndim), 0)
     if arr.shape[0] == 0 and size and fill_value is None:

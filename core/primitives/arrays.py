@@ -1,4 +1,4 @@
-"""split, stack, unstack, tile and optimization_barrier: array primitives beside
+"""split, stack, unstack, tile, optimization_barrier and empty: array primitives beside
 structural.py, with all their rules and the lax functions binding them."""
 import operator
 
@@ -221,3 +221,30 @@ optimization_barrier_p.def_batch(_barrier_batch)
 optimization_barrier_p.def_sharding(lambda in_specs, in_avals, out_avals: list(in_specs))
 split_p.def_sharding(lambda in_specs, in_avals, out_avals, *, sizes, axis: [
     sp.dedupe(s if i != axis else None for i, s in enumerate(in_specs[0]))] * len(sizes))
+
+
+# ---------------------------------------------------------------- empty
+
+empty_p = make_primitive("empty")
+
+
+@empty_p.def_abstract_eval
+def _empty_abstract_eval(*, shape, dtype, out_sharding):
+    st._check_nonnegative("empty", shape)
+    return ShapedArray(shape, dtype)
+
+
+ad.defnondiff(empty_p)
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of the shape and dtype whose values are unspecified (lax.empty): zeros here,
+    as XLA's on CPU."""
+    from .. import dtypes
+    shape = (shape,) if isinstance(shape, int) else shape
+    out = empty_p.bind(shape=st.static_ints("empty", shape), out_sharding=None,
+                       dtype=dtypes.canonicalize_dtype(dtype))
+    if out_sharding is None:
+        return out
+    from .sharding_ops import reshard  # as JAX's: Explicit mesh axes only
+    return reshard(out, out_sharding)

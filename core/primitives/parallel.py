@@ -1,128 +1,18 @@
 """Collectives (psum, all_gather, ppermute, ...): each is defined by its batching rule."""
-import math
-import threading
-from contextlib import contextmanager
-
 from .. import dtypes, pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import EvalTrace, as_value, current_trace, get_aval
+from ..trace import as_value, get_aval
 from ..transforms.ad import Zero, deflinear, instantiate, is_undefined_primal
 from ..transforms.batching import bdim_at_front, moveaxis
 from . import elementwise as ew
+from . import parallel_lanes as lanes
 from . import reductions
 from . import structural as st
-
-# ---------------------------------------------------------------- axis names in scope
-
-
-class _AxisEnv(threading.local):
-    frames = ()
-
-
-_axis_env = _AxisEnv()
-AXIS_ENV = _axis_env  # `.frames` is empty when no axis name is bound (read by jit's fast path)
-
-
-@contextmanager
-def extend_axis_env(sizes):
-    """Bind axis names (a {name: size} dict) while a body is traced (shard_map, pmap), so that
-    collectives staged inside know the axes' sizes. The frame also remembers the scope outside
-    it at the time, which lets an unbound name be reported when it is certainly unbound."""
-    outer, complete = axis_scope()
-    frame = (dict(sizes), outer, complete)
-    prev, _axis_env.frames = _axis_env.frames, _axis_env.frames + (frame,)
-    try:
-        yield
-    finally:
-        _axis_env.frames = prev
-
-
-def axis_scope():
-    """({name: size} of the named axes enclosing the current trace, complete): `complete` is
-    False when a staging trace hides what lies outside it and no axis env frame (vmap, pmap,
-    shard_map body) tells, so a name missing from the dict may still be bound there."""
-    sizes, trace = {}, current_trace()
-    while True:
-        data = getattr(trace, "axis_data", None)
-        if data is not None and data.name is not None:
-            sizes.setdefault(data.name, data.size)
-        for name, size in getattr(trace, "bound_axes", {}).items():  # eager shard_map's
-            sizes.setdefault(name, size)
-        if isinstance(trace, EvalTrace):
-            return sizes, True
-        parent = getattr(trace, "parent", None)
-        if parent is None:
-            return _with_env_frames(sizes)
-        trace = parent
-
-
-def _with_env_frames(sizes):
-    if not _axis_env.frames:
-        return sizes, False
-    frame_sizes, outer, complete = _axis_env.frames[-1]
-    for name, size in {**outer, **frame_sizes}.items():
-        sizes.setdefault(name, size)
-    return sizes, complete
-
-
-def axis_env_key():
-    """What a body staged now sees of the axis env (names, sizes, whether complete), hashable:
-    part of jit's cache key, since collectives bake the axis sizes into the staged jaxpr."""
-    sizes, complete = _with_env_frames({})
-    return frozenset(sizes.items()), complete
-
-
-def _unbound_error(api, name, sizes):
-    in_scope = ", ".join(repr(n) for n in sizes) or "none"
-    return NameError(
-        f"{api}: unbound axis name {name!r}. Axis names in scope: {in_scope}. Collectives act "
-        "on axes named by an enclosing jax.vmap(..., axis_name=...), jax.pmap(..., axis_name=...) "
-        "or shard_map mesh axis.")
-
-
-def check_axis_names(names, api):
-    """Raise NameError when one of `names` is certainly not bound by an enclosing axis."""
-    sizes, complete = axis_scope()
-    for name in names:
-        if complete and name not in sizes:
-            raise _unbound_error(api, name, sizes)
-
-
-def axis_size(name, api):
-    """The size of the named axis, from the enclosing traces or the axis env."""
-    sizes, _ = axis_scope()
-    if name not in sizes:
-        raise _unbound_error(api, name, sizes)
-    return sizes[name]
-
-
-def lax_axis_size(axis_name):
-    """lax.axis_size: the size of a named axis bound by vmap, pmap or shard_map (for a tuple
-    of names, the product of their sizes); NameError for a name not bound."""
-    return math.prod([axis_size(n, "lax.axis_size") for n in _axis_names(axis_name)])
-
-
-def _axis_names(axis_name):
-    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
-    for n in names:
-        if isinstance(n, int) and not isinstance(n, bool):
-            raise TypeError(f"refjax collectives take axis names, not positional axes; got "
-                            f"{axis_name!r}. Reduce positional axes with jnp.sum/jnp.max.")
-    return names
-
-
-def _single_name(axis_name, api):
-    names = _axis_names(axis_name)
-    if len(names) != 1:
-        raise NotImplementedError(f"{api} over several axes {names} is not supported; "
-                                  "apply it one axis at a time.")
-    return names[0]
-
-
-def _no_groups(axis_index_groups, api):
-    if axis_index_groups is not None:
-        raise NotImplementedError(f"{api}: axis_index_groups is not supported by refjax")
+from .axis_env import (  # noqa: F401  (re-exported: the axis env's users import it here)
+    AXIS_ENV, _axis_names, _no_groups, _single_name, axis_env_key, axis_scope, axis_size,
+    binding_order,
+    check_axis_names, extend_axis_env, lax_axis_size)
 
 
 def _as_array(x):
@@ -242,9 +132,13 @@ _pminmax_jvp(pmin_p)
 
 def _reducer_api(prim, api, doc, prepare=lambda x: x):
     def fn(x, axis_name, *, axis_index_groups=None):
-        _no_groups(axis_index_groups, api)
         axes = _axis_names(axis_name)
         check_axis_names(axes, api)
+        if axis_index_groups is not None:
+            groups = lanes.check_groups(axis_index_groups, axes, False, api)
+            per_group = lanes.reduce_in_groups(lanes.REDUCERS[api])
+            return pytree.tree_map(lambda leaf: lanes.lanewise(
+                prepare(_as_array(leaf)), axes, groups, per_group), x)
         return pytree.tree_map(lambda leaf: prim.bind(prepare(_as_array(leaf)), axes=axes), x)
     fn.__name__, fn.__doc__ = api, doc
     return fn
@@ -258,11 +152,15 @@ pmin = _reducer_api(pmin_p, "pmin", "All-reduce minimum of x (a pytree) over the
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """All-reduce mean of x (a pytree) over the named axis or axes."""
-    _no_groups(axis_index_groups, "pmean")
-    total = psum(x, axis_name)
-    n = _size_of(_axis_names(axis_name), "pmean")
-    return pytree.tree_map(lambda v: v / n, total)
+    """All-reduce mean of x (a pytree) over the named axis or axes (within each of the
+    axis_index_groups: divided by the group's size)."""
+    total = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    names = _axis_names(axis_name)
+    if axis_index_groups is None:
+        n = _size_of(names, "pmean")
+        return pytree.tree_map(lambda v: v / n, total)
+    groups = lanes.check_groups(axis_index_groups, names, False, "pmean")
+    return pytree.tree_map(lambda v: v / lanes.group_sizes(v, names, groups), total)
 
 
 def _size_of(names, api):
@@ -391,17 +289,35 @@ deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every lane receives the lanes' values of x stacked along a new dimension `axis`
     (concatenated along `axis` when tiled)."""
-    _no_groups(axis_index_groups, "all_gather")
-    name = _single_name(axis_name, "all_gather")
-    size = axis_size(name, "all_gather")
+    names = _axis_names(axis_name)
+    check_axis_names(names, "all_gather")
+    groups = _groups_or_none(axis_index_groups, names, "all_gather")
 
     def one(leaf):
         leaf = _as_array(leaf)
         ndim = len(get_aval(leaf).shape)
         ax = _check_axis("all_gather", axis, ndim if tiled else ndim + 1)
-        return all_gather_p.bind(leaf, axis_name=name, axis=ax, tiled=bool(tiled),
-                                 axis_size=size)
+        if groups is not None:
+            n = len(groups[0])
+            return lanes.lanewise(leaf, names, groups, lambda members: _every_lane_gets(
+                _gather_lanes(members, ax, tiled, n), n))
+        return all_gather_p.bind(leaf, axis_name=names[0], axis=ax, tiled=bool(tiled),
+                                 axis_size=axis_size(names[0], "all_gather"))
     return pytree.tree_map(one, x)
+
+
+def _groups_or_none(axis_index_groups, names, api):
+    """None for one axis without groups (the collective's own primitive), else the groups
+    (all lanes of the axes as one group when none are given), of one size."""
+    if axis_index_groups is None and len(names) == 1:
+        return None
+    return lanes.check_groups(axis_index_groups, names, True, api)
+
+
+def _every_lane_gets(value, n):
+    """value (the same for each of the n members of a group) as their results, stacked."""
+    shape = tuple(get_aval(value).shape)
+    return st.broadcast_in_dim(value, (n,) + shape, tuple(range(1, len(shape) + 1)))
 
 
 def _check_axis(api, axis, bound):
@@ -474,15 +390,21 @@ deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """The psum of x over the named axis, of which each lane keeps only its own chunk along
     `scatter_dimension` (untiled: that dimension must equal the axis size and is removed)."""
-    _no_groups(axis_index_groups, "psum_scatter")
-    name = _single_name(axis_name, "psum_scatter")
-    size = axis_size(name, "psum_scatter")
+    names = _axis_names(axis_name)
+    check_axis_names(names, "psum_scatter")
+    groups = _groups_or_none(axis_index_groups, names, "psum_scatter")
+    size = len(groups[0]) if groups else axis_size(names[0], "psum_scatter")
 
     def one(leaf):
         leaf = _as_array(leaf)
         dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
-        return psum_scatter_p.bind(leaf, axis_name=name, scatter_dimension=dim,
-                                   tiled=bool(tiled), axis_size=size)
+        params = dict(axis_name=names if groups else names[0], scatter_dimension=dim,
+                      tiled=bool(tiled), axis_size=size)
+        if groups is None:
+            return psum_scatter_p.bind(leaf, **params)
+        _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors
+        return lanes.lanewise(leaf, names, groups, lambda members: _split_to_lanes(
+            reductions.reduce_sum(members, (0,)), dim, tiled, size))
     return pytree.tree_map(one, x)
 
 
@@ -535,11 +457,18 @@ def _check_perm(perm, size):
 
 def ppermute(x, axis_name, perm):
     """Lane dst receives x from lane src for each (src, dst) pair of perm; lanes receiving
-    nothing get zeros."""
-    name = _single_name(axis_name, "ppermute")
-    perm = _check_perm(perm, axis_size(name, "ppermute"))
+    nothing get zeros. Over several axes, lanes are numbered row-major over them in the
+    order they are bound (the mesh's, for shard_map), as JAX numbers devices."""
+    names = binding_order(_axis_names(axis_name))
+    check_axis_names(names, "ppermute")
+    size = lanes.lane_count(names)
+    perm = _check_perm(perm, size)
+    if len(names) > 1:
+        return pytree.tree_map(lambda leaf: lanes.lanewise(
+            _as_array(leaf), names, (tuple(range(size)),),
+            lambda members: _permute_lanes(members, perm, size)), x)
     return pytree.tree_map(
-        lambda leaf: ppermute_p.bind(_as_array(leaf), axis_name=name, perm=perm), x)
+        lambda leaf: ppermute_p.bind(_as_array(leaf), axis_name=names[0], perm=perm), x)
 
 
 # ---------------------------------------------------------------- all_to_all
@@ -611,17 +540,21 @@ deflinear(all_to_all_p, lambda ct, x, *, split_axis, concat_axis, **params: [
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
     """Lane j receives chunk j of every lane's x along split_axis, stacked (concatenated when
     tiled) in lane order along concat_axis."""
-    _no_groups(axis_index_groups, "all_to_all")
-    name = _single_name(axis_name, "all_to_all")
-    size = axis_size(name, "all_to_all")
+    names = _axis_names(axis_name)
+    check_axis_names(names, "all_to_all")
+    groups = _groups_or_none(axis_index_groups, names, "all_to_all")
+    size = len(groups[0]) if groups else axis_size(names[0], "all_to_all")
 
     def one(leaf):
         leaf = _as_array(leaf)
         shape = get_aval(leaf).shape
         sa = _check_axis("all_to_all", split_axis, len(shape))
         ca = _check_axis("all_to_all", concat_axis, len(shape))
-        _check_split(shape, sa, size, tiled, name)
-        return all_to_all_p.bind(leaf, axis_name=name, split_axis=sa, concat_axis=ca,
+        _check_split(shape, sa, size, tiled, names if groups else names[0])
+        if groups is not None:
+            return lanes.lanewise(leaf, names, groups, lambda members: _all_to_all_lanes(
+                members, sa, ca, tiled, size))
+        return all_to_all_p.bind(leaf, axis_name=names[0], split_axis=sa, concat_axis=ca,
                                  tiled=bool(tiled), axis_size=size)
     return pytree.tree_map(one, x)
 

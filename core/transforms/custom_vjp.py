@@ -2,6 +2,7 @@
 function; differentiation runs `fwd` on the primal values (concrete outside jit) and stages a
 `custom_lin` equation into the tangent computation, whose transpose runs `bwd`; other traces
 stage the function as a `custom_vjp_call` equation."""
+import dataclasses
 import functools
 
 from .. import pytree
@@ -34,11 +35,10 @@ class custom_vjp:
         self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
-        """Set the rules: fwd(*args) -> (out, residuals), bwd(residuals, ct) -> input cts."""
-        if symbolic_zeros:  # fwd would get CustomVJPPrimal objects in JAX; refuse, not differ
-            raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported "
-                                      "by refjax")
-        self.fwd, self.bwd = fwd, bwd
+        """Set the rules: fwd(*args) -> (out, residuals), bwd(residuals, ct) -> input cts.
+        With symbolic_zeros, fwd gets each differentiable leaf as a CustomVJPPrimal (its
+        value and whether it is perturbed) and bwd gets zero cotangents as SymbolicZeros."""
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
@@ -53,6 +53,23 @@ class custom_vjp:
         rule = VjpRule(fun, [get_aval(x) for x in leaves])
         outs = process_or_stage("custom_vjp", _stage_custom_vjp, fun, rule, leaves)
         return pytree.tree_unflatten(fun.out_tree, outs)
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+    """A primal argument of a custom_vjp's fwd rule under symbolic_zeros: its value, and
+    whether it is perturbed (has a nonzero tangent)."""
+    value: object
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The values of a tree of CustomVJPPrimal leaves (TypeError for any other leaf)."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return pytree.tree_map(value, tree)
 
 
 def _stage_custom_vjp(fun, rule, leaves):
@@ -77,7 +94,10 @@ class VjpRule:
     def __repr__(self):
         return f"{self.fun.name}_vjp"
 
-    def fwd(self, primals):
+    def fwd(self, primals, perturbed):
+        """fwd on the primals (`perturbed`: whether each has a nonzero tangent)."""
+        if self.f.symbolic_zeros:
+            primals = [CustomVJPPrimal(p, bool(b)) for p, b in zip(primals, perturbed)]
         res = self.f.fwd(*self.fun.py_args(primals))
         what = f"Custom VJP fwd rule {fun_name(self.f.fwd)} for function {self.fun.name}"
         if not (isinstance(res, (tuple, list)) and len(res) == 2):
@@ -99,6 +119,8 @@ class VjpRule:
                                  out_avals=tuple(out_avals))
 
     def bwd(self, res_leaves, cts):
+        """bwd on the residuals and output cotangents (zeros symbolic for symbolic_zeros)."""
+        cts = cts if self.f.symbolic_zeros else [instantiate(c) for c in cts]
         residuals = pytree.tree_unflatten(self.res_tree, res_leaves)
         ct_tree = pytree.tree_unflatten(self.fun.out_tree, cts)
         nondiff = self.fun.nondiff
@@ -134,7 +156,7 @@ def _checked_cotangents(grads, in_tree, in_avals):
 
 def _cotangent(g, aval, path, zero):
     ct_aval = aval.to_tangent_aval()
-    if g is zero or ct_aval.dtype.name == "float0":
+    if g is zero or type(g) is Zero or ct_aval.dtype.name == "float0":
         return Zero(ct_aval)
     g = as_value(g)
     got = get_aval(g)
@@ -159,14 +181,14 @@ def _inexact(dtype):
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, rule, num_consts):
     primals, tangents = primals[num_consts:], tangents[num_consts:]
-    outs, residuals = rule.fwd(list(primals))
+    outs, residuals = rule.fwd(list(primals), [type(t) is not Zero for t in tangents])
     out_avals = [get_aval(o).to_tangent_aval() for o in outs]
     return outs, rule.linear(residuals, [instantiate(t) for t in tangents], out_avals)
 
 
 def _custom_lin_transpose(cts, *args, num_res, rule, out_avals):
     residuals = args[:num_res]
-    return [None] * num_res + list(rule.bwd(list(residuals), [instantiate(c) for c in cts]))
+    return [None] * num_res + list(rule.bwd(list(residuals), list(cts)))
 
 
 def _custom_vjp_call_batch(axis_data, vals, dims, *, call_jaxpr, rule, num_consts):
@@ -187,11 +209,11 @@ class _BatchedVjpRule:
     def __repr__(self):
         return f"batched_{self.rule!r}"
 
-    def fwd(self, primals):
+    def fwd(self, primals, perturbed):
         box = {}
 
         def f(*p):
-            outs, res = self.rule.fwd(list(p))
+            outs, res = self.rule.fwd(list(p), perturbed)
             box["n_out"] = len(outs)
             return list(outs) + list(res)
 
@@ -204,6 +226,7 @@ class _BatchedVjpRule:
 
     def bwd(self, residuals, cts):
         n_res = len(residuals)
+        cts = [instantiate(c) for c in cts]  # batched: zeros materialized, as JAX's vmap does
         return vmap_flat(
             lambda *rc: [instantiate(g) for g in self.rule.bwd(list(rc[:n_res]), list(rc[n_res:]))],
             list(residuals) + list(cts), [0] * (n_res + len(cts)), self.axis_data)

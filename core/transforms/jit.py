@@ -7,17 +7,18 @@ import weakref
 from .. import errors, pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
-from ..config import config
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, pp_call
+from ..config import check_execution_allowed, config
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, pp_call, typecheck_jaxpr
 from ..lru import LRU
 from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
 from ..sharding_types import type_constraint, typed_aval
-from ..trace import Tracer, get_aval
+from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
 from . import fast_path, staging
-from .stages import Traced
+from . import jit_diagnostics as diagnostics
+from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import moveaxis
 from .jvp import jvp_jaxpr
@@ -63,6 +64,10 @@ class TraceCache:
 
     def __len__(self):
         return len(self._staged)
+
+    def keys(self):
+        """The signatures staged (jax_explain_cache_misses compares a new one with them)."""
+        return self._staged.keys()
 
 
 # function -> {jit options: TraceCache}. Weak keys: the cache (and the jaxprs, constants and
@@ -226,7 +231,7 @@ class JitWrapped:
         key = signature_key(in_tree, avals, static, static_kw)
         staged = self._cache.get(key)
         if staged is None:
-            staged = self._trace(static, static_kw, in_tree, avals)
+            staged = self._miss(key, (static, static_kw, in_tree, avals), leaves)
             if not staged.tracer_consts:
                 self._cache.put(key, staged)
         return staged, leaves
@@ -249,6 +254,22 @@ class JitWrapped:
                 "means that a jit-wrapped function was called with a non-array argument, and "
                 "this argument was not marked as static using the static_argnums or "
                 "static_argnames parameters of jax.jit.") from None
+
+    def _miss(self, key, signature, leaves):
+        """Trace on a cache miss, with the diagnostics JAX's options ask for."""
+        diagnostics.check_tracing_allowed(self._fun)
+        if config.read("jax_explain_cache_misses"):
+            args, kwargs = pytree.tree_unflatten(signature[2], leaves)
+            names = diagnostics.flat_arg_names(
+                None if signature[0] else self._signature, args, kwargs)
+            diagnostics.explain_cache_miss(self._fun, self._name, key, self._cache.keys(), names)
+        with diagnostics.timed_trace(self._name):
+            staged = self._trace(*signature)
+        if config.read("jax_enable_checks"):
+            typecheck_jaxpr(staged.closed.jaxpr)
+        if current_trace() is EVAL_TRACE:
+            diagnostics.log_compile(self._name, signature[3], self._in_shardings)
+        return staged
 
     def _trace(self, static, static_kw, in_tree, avals):
         out_tree_box = []
@@ -276,6 +297,8 @@ class JitWrapped:
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
+        if current_trace() is EVAL_TRACE:
+            check_execution_allowed(self._name)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed)
@@ -285,8 +308,8 @@ class JitWrapped:
 
     def trace(self, *args, **kwargs):
         """Stage without running: returns an object with .jaxpr and .lower()."""
-        staged, _ = self._stage(args, kwargs)
-        return Traced(self, staged)
+        staged, leaves = self._stage(args, kwargs)
+        return Traced(self, staged, [arg_sharding(x) for x in leaves])
 
     def lower(self, *args, **kwargs):
         return self.trace(*args, **kwargs).lower()

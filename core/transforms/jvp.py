@@ -92,7 +92,7 @@ class JVPTrace(Trace):
             with set_current_trace(self.parent):
                 return call(fun, rule, primals)
         with set_current_trace(self.parent):
-            outs, residuals = rule.fwd(primals)
+            outs, residuals = rule.fwd(primals, [type(t) is not Zero for t in tangents])
         out_avals = [get_aval(o).to_tangent_aval() for o in outs]
         with set_current_trace(self.rule_trace):
             out_t = rule.linear(residuals, [instantiate(t) for t in tangents], out_avals)

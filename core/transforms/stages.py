@@ -3,7 +3,11 @@ Traced -> `.lower()` -> Lowered -> `.compile()` -> Compiled. refjax's lowered te
 jaxpr (the xla backend also gives JAX's StableHLO with `as_text(dialect="stablehlo")`);
 Compiled checks its arguments' structure and types as JAX's does before running."""
 from .. import dtypes, pytree, runtime
+from ..array import Array
 from ..avals import ShapeDtypeStruct
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import SingleDeviceSharding
+from ..sharding_propagation import propagate_jaxpr
 from ..trace import get_aval
 
 CompilerOptions = dict[str, str | bool]
@@ -56,8 +60,9 @@ def _args_info(staged, donated):
 class _Stage:
     """What every stage knows: the staged jaxpr, its trees, argument and output types."""
 
-    def __init__(self, wrapped, staged, donated=()):
+    def __init__(self, wrapped, staged, donated=(), arg_shardings=None):
         self._wrapped, self._staged = wrapped, staged
+        self._arg_shardings = arg_shardings  # of the arguments lowered for (None: unknown)
         self.in_tree, self.out_tree = staged.in_tree, staged.out_tree
         self.out_info = _out_info(staged)
         self.args_info = _args_info(staged, set(donated))
@@ -89,8 +94,8 @@ class _Stage:
 class Traced(_Stage):
     """jit(f).trace(*args): the staged jaxpr (`.jaxpr`), its argument and output types."""
 
-    def __init__(self, wrapped, staged):
-        super().__init__(wrapped, staged, wrapped._donate_argnums)
+    def __init__(self, wrapped, staged, arg_shardings=None):
+        super().__init__(wrapped, staged, wrapped._donate_argnums, arg_shardings)
         self.jaxpr = staged.closed
         self.fun_name = wrapped._name
 
@@ -100,7 +105,7 @@ class Traced(_Stage):
 
     def lower(self, *, lowering_platforms=None):
         """The Lowered stage of this trace."""
-        return Lowered(self._wrapped, self._staged)
+        return Lowered(self._wrapped, self._staged, arg_shardings=self._arg_shardings)
 
 
 class Lowered(_Stage):
@@ -108,7 +113,7 @@ class Lowered(_Stage):
 
     def compile(self, compiler_options=None):
         """The Compiled stage: callable on arguments of the lowered types."""
-        return Compiled(self._wrapped, self._staged)
+        return Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings)
 
     def compiler_ir(self, dialect=None):
         """The program in the backend's IR: the jaxpr (ClosedJaxpr) for refjax."""
@@ -129,6 +134,33 @@ class Compiled(_Stage):
         return self._wrapped(*args, **kwargs)
 
     call = __call__
+
+    @property
+    def input_shardings(self):
+        """The arguments' shardings, as the (args, kwargs) tree: jit's in_shardings where
+        given, else those of the arguments lowered for (the default device's for values
+        without one)."""
+        return pytree.tree_unflatten(self.in_tree, self._in_shardings())
+
+    @property
+    def output_shardings(self):
+        """The outputs' shardings, in the outputs' tree: the layouts the program's
+        propagation gives them from the input shardings."""
+        default = _default_sharding()
+        ins = [default] * len(self._staged.tracer_consts) + \
+            [default if s is None else s for s in self._in_shardings()]
+        outs = propagate_jaxpr(self._staged.closed, ins)
+        return pytree.tree_unflatten(self.out_tree,
+                                     [default if s is None else s for s in outs])
+
+    def _in_shardings(self):
+        jaxpr, n = self._staged.closed.jaxpr, len(self._staged.tracer_consts)
+        constrained = {id(e.invars[0]): e.params["sharding"] for e in jaxpr.eqns
+                       if e.primitive is sharding_constraint_p}
+        given = self._arg_shardings or [None] * (len(jaxpr.invars) - n)
+        if self._wrapped._in_shardings is not None:  # JAX reports jit's, None where unset
+            return [constrained.get(id(v)) for v in jaxpr.invars[n:]]
+        return [_default_sharding() if s is None else s for s in given]
 
     def _check_types(self, leaves):
         bad = [(path, info, get_aval(x)) for (path, info), x in zip(
@@ -151,6 +183,15 @@ class Compiled(_Stage):
             return params[first.idx] + pytree.keystr(tuple(rest))
         return (str(first.key) if kind.idx == 1 else f"args[{first.idx}]") + \
             pytree.keystr(tuple(rest))
+
+
+def _default_sharding():
+    return SingleDeviceSharding(runtime.get_backend().devices()[0])
+
+
+def arg_sharding(x):
+    """The sharding an argument of a lowered call has (None: placed by default)."""
+    return x.sharding if isinstance(x, (Array, ShapeDtypeStruct)) else None
 
 
 def _same_type(compiled, given):

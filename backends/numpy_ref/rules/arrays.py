@@ -1,4 +1,4 @@
-"""NumPy rules of split, stack, unstack, tile and optimization_barrier (exact)."""
+"""NumPy rules of split, stack, unstack, tile, optimization_barrier and empty (exact)."""
 import numpy as np
 
 from ....core.primitives import arrays
@@ -28,3 +28,8 @@ def _tile(x, *, reps):
 @rule(arrays.optimization_barrier_p)
 def _optimization_barrier(*xs):
     return list(xs)
+
+
+@rule(arrays.empty_p)
+def _empty(*, shape, dtype, out_sharding):
+    return np.zeros(shape, dtype)  # XLA's values on CPU

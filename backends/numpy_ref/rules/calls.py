@@ -4,6 +4,7 @@ import numpy as np
 
 from ....core.transforms import checkpoint, composite, custom, custom_vjp, custom_vmap, jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
+from ....core.transforms.linear_call import linear_call_p
 from ....core.transforms import shard_map as sm
 from ..backend import interpret_jaxpr
 from ._common import rule
@@ -89,3 +90,8 @@ def _replication_message(i, lanes, axis, where, stacked, params):
             f"{got!r} at per-shard index "
             f"{elem} where index 0 ({_device_of(base, lanes, mesh)}) holds {ref!r}. Name "
             f"{axis!r} in its out_specs, or make it replicated with psum/pmean/all_gather.")
+
+
+@rule(linear_call_p)
+def _linear_call(*args, callee, **_):
+    return interpret_jaxpr(callee, args)

@@ -28,3 +28,8 @@ def _tile(x, *, reps):
 @rule(arrays.optimization_barrier_p)
 def _optimization_barrier(*xs):
     return list(lax.optimization_barrier(xs))
+
+
+@rule(arrays.empty_p)
+def _empty(*, shape, dtype, out_sharding):
+    return lax.empty(shape, dtype)

@@ -6,6 +6,7 @@ import numpy as np
 from ....core.transforms import checkpoint, composite, custom, custom_vjp, custom_vmap
 from ....core.transforms import jit as jit_mod
 from ....core.transforms import jvp as jvp_mod
+from ....core.transforms.linear_call import linear_call_p
 from ....core.transforms import shard_map as sm
 from ...base import get_backend
 from ..backend import jax_spec
@@ -62,3 +63,8 @@ def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names):
                            out_specs=tuple(map(jax_spec, out_specs)),
                            axis_names=set(axis_names), check_vma=False)
     return list(mapped(*args))
+
+
+@rule(linear_call_p)
+def _linear_call(*args, callee, **_):
+    return get_backend("xla").interpret(callee, args)
