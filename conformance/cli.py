@@ -1,5 +1,7 @@
 """The conformance command line: choose a target, filter primitives and checks, run, report."""
 import argparse
+import contextlib
+import io
 import sys
 import time
 
@@ -87,11 +89,32 @@ def run_suite(pairs, target, examples=4, seed=0, max_ulps=None, x64=None, progre
     for spec, check in bar:
         bar.set_postfix_str(f"{spec.name}/{check}", refresh=False)
         start = time.perf_counter()
-        outcome = suite.run_check(spec, check, target, examples, seed, max_ulps=max_ulps, x64=x64,
-                                  dtypes=dtypes)
+        with _quietly(target):
+            outcome = suite.run_check(spec, check, target, examples, seed, max_ulps=max_ulps,
+                                      x64=x64, dtypes=dtypes)
         outcome.seconds = time.perf_counter() - start
         outcomes.append(outcome)
     return outcomes
+
+
+@contextlib.contextmanager
+def _quietly(target):
+    """What the checked primitives print (debug_print's and debug_callback's samples) goes to a
+    discarded buffer, so that the run prints its table alone; callbacks still pending on the
+    target's threads are waited for first."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            yield
+        finally:
+            _effects_barrier(target)
+
+
+def _effects_barrier(target):
+    if target == suite.JAX:
+        import jax
+        return jax.effects_barrier()
+    from ..backends import get_backend
+    get_backend(target).effects_barrier()
 
 
 def main(argv=None):
