@@ -55,3 +55,20 @@ def test_the_cli_finds_mulhi_conforming_on_xla_with_every_check(tmp_path):
     unbatched operand) and the other checks of mulhi, on xla."""
     assert main(["--backend", "xla", "--primitives", "mulhi", "--examples", "3",
                  "--no-progress"]) == 0
+
+
+@pytest.mark.parametrize("update", [False, True])
+def test_batched_dynamic_slices_with_int8_indices_on_xla(update):
+    """The full run's dynamic_slice/vmap and dynamic_update_slice/vmap failures: vmap adds
+    int32 indices beside the user's int8 one, which lax.dynamic_slice refused."""
+    x, start = np.arange(12.0, dtype=np.float32).reshape(3, 4), np.int8(2)
+    if update:
+        f = lambda row, i: refjax.lax.dynamic_update_slice(row, np.ones(2, np.float32), (i,))
+        want = x.copy()
+        want[:, 2:4] = 1.0
+    else:
+        f = lambda row, i: refjax.lax.dynamic_slice(row, (i,), (2,))
+        want = x[:, 2:4]
+    with refjax.backend("xla"):
+        got = refjax.jit(refjax.vmap(f, in_axes=(0, None)))(x, start)
+    np.testing.assert_array_equal(np.asarray(got), want)
