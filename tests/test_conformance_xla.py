@@ -72,3 +72,17 @@ def test_batched_dynamic_slices_with_int8_indices_on_xla(update):
     with refjax.backend("xla"):
         got = refjax.jit(refjax.vmap(f, in_axes=(0, None)))(x, start)
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy_ref", "xla"])
+def test_the_jvp_of_cumprod_gives_cumprods_own_result(backend):
+    """The full run's cumprod/jvp failure: the primal of the JVP (an associative scan) was an
+    ulp from cumprod's result (on both backends); it is now cumprod's result itself."""
+    x = np.random.default_rng(1).uniform(0.5, 1.5, (4, 64))  # (about 200 differed)
+    f = lambda v: refjax.lax.cumprod(v, axis=1)
+    with refjax.enable_x64(True), refjax.backend(backend):
+        primal, tangent = refjax.jvp(f, (x,), (np.ones_like(x),))
+        eager = f(x)
+    np.testing.assert_array_equal(np.asarray(primal), np.asarray(eager))
+    want = np.cumprod(x, 1) * np.cumsum(1 / x, 1)  # d/dt prod(x + t) = prod * sum(1/x)
+    np.testing.assert_allclose(np.asarray(tangent), want, rtol=1e-11)
