@@ -10,6 +10,7 @@ from .core.config import (  # noqa: F401
     enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard)
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
+from .core.shard import Shard
 from .core import errors
 from .core.transforms.jit import jit, make_jaxpr, eval_shape, clear_caches
 from .backends.base import (set_backend, get_backend, default_backend, backend,
@@ -77,5 +78,11 @@ _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
 _sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
+
+from .api import extend  # noqa: E402
+
+_sys.modules[f"{__name__}.extend"] = extend
+_sys.modules[f"{__name__}.extend.core"] = extend.core
+_sys.modules[f"{__name__}.extend.core.primitives"] = extend.core.primitives
 
 __version__ = "0.1.0"

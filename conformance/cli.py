@@ -1,5 +1,7 @@
 """The conformance command line: choose a target, filter primitives and checks, run, report."""
 import argparse
+import contextlib
+import io
 import sys
 import time
 
@@ -8,6 +10,7 @@ from ..testing import suite
 _EPILOG = """examples:
   python -m refjax.conformance --backend xla --families elementwise --examples 4
   python -m refjax.conformance --backend mypkg.backend:MyBackend --report report.md
+  python -m refjax.conformance --backend xla --dtypes float32,int8 --checks eager,jit
   python -m refjax.conformance --target jax --checks eager --report jax.xml"""
 
 
@@ -25,6 +28,13 @@ def parser():
     p.add_argument("--primitives", help="comma-separated primitive names (default: all)")
     p.add_argument("--families", help="comma-separated families, e.g. elementwise,reductions")
     p.add_argument("--checks", help=f"comma-separated checks among {', '.join(suite.CHECKS)}")
+    p.add_argument("--dtypes", help="comma-separated dtypes the samples are drawn in, e.g. "
+                                    "float32,int8 (default: every dtype a primitive accepts), "
+                                    "accepted ones and, for the `dtypes` check, rejected ones; "
+                                    "derivatives (jvp, transpose, vjp and the second half of "
+                                    "grad and oracle-transforms) are checked in float64 or "
+                                    "complex128, so only when that is listed; a check left "
+                                    "without a dtype is reported n/a, with the reason")
     p.add_argument("--examples", type=int, default=4, help="hypothesis examples per check")
     p.add_argument("--x64", action="store_true", help="run the eager checks with x64 enabled")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed (runs are reproducible)")
@@ -53,12 +63,25 @@ def select(args):
     return [(s, c) for s in specs for c in checks]
 
 
+def dtypes(args):
+    """The dtype names of --dtypes (None: all); SystemExit naming the valid ones otherwise."""
+    from ..spec.base import CANDIDATES_X64
+    names = _split(args.dtypes)
+    bad = [n for n in names if n not in CANDIDATES_X64]
+    if bad:
+        raise SystemExit(f"unknown dtypes: {', '.join(bad)}; choose among "
+                         f"{', '.join(CANDIDATES_X64)}")
+    return names or None
+
+
 def _split(text):
     return [t.strip() for t in text.split(",") if t.strip()] if text else []
 
 
-def run_suite(pairs, target, examples=4, seed=0, max_ulps=None, x64=None, progress=True):
-    """Run every (spec, check) pair on `target`; returns the Outcomes, in order."""
+def run_suite(pairs, target, examples=4, seed=0, max_ulps=None, x64=None, progress=True,
+              dtypes=None):
+    """Run every (spec, check) pair on `target` (samples in `dtypes` only, if given); returns
+    the Outcomes, in order."""
     from tqdm import tqdm
     outcomes = []
     bar = tqdm(pairs, desc=f"conformance of {target}", unit="check", disable=not progress,
@@ -66,10 +89,32 @@ def run_suite(pairs, target, examples=4, seed=0, max_ulps=None, x64=None, progre
     for spec, check in bar:
         bar.set_postfix_str(f"{spec.name}/{check}", refresh=False)
         start = time.perf_counter()
-        outcome = suite.run_check(spec, check, target, examples, seed, max_ulps=max_ulps, x64=x64)
+        with _quietly(target):
+            outcome = suite.run_check(spec, check, target, examples, seed, max_ulps=max_ulps,
+                                      x64=x64, dtypes=dtypes)
         outcome.seconds = time.perf_counter() - start
         outcomes.append(outcome)
     return outcomes
+
+
+@contextlib.contextmanager
+def _quietly(target):
+    """What the checked primitives print (debug_print's and debug_callback's samples) goes to a
+    discarded buffer, so that the run prints its table alone; callbacks still pending on the
+    target's threads are waited for first."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            yield
+        finally:
+            _effects_barrier(target)
+
+
+def _effects_barrier(target):
+    if target == suite.JAX:
+        import jax
+        return jax.effects_barrier()
+    from ..backends import get_backend
+    get_backend(target).effects_barrier()
 
 
 def main(argv=None):
@@ -78,7 +123,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     target = suite.JAX if args.target == "jax" else suite.load_backend(args.backend)
     outcomes = run_suite(select(args), target, args.examples, args.seed, args.max_ulps,
-                         True if args.x64 else None, not args.no_progress)
+                         True if args.x64 else None, not args.no_progress, dtypes(args))
     print(summary_table(outcomes, target))
     for path in args.report:
         write_report(path, outcomes, target, vars(args))

@@ -50,8 +50,9 @@ def _first_line(text):
 def reproducer(o, target, options):
     """The command that re-runs one failure, and what hypothesis shrank it to."""
     where = "--target jax" if target == "jax" else f"--backend {options.get('backend', target)}"
+    dtypes = f" --dtypes {options['dtypes']}" if options.get("dtypes") else ""
     return (f"python -m refjax.conformance {where} --primitives {o.primitive} --checks {o.check} "
-            f"--seed {options.get('seed', 0)} --examples {options.get('examples', 4)}")
+            f"--seed {options.get('seed', 0)} --examples {options.get('examples', 4)}{dtypes}")
 
 
 def markdown(outcomes, target, options):
@@ -67,9 +68,20 @@ def markdown(outcomes, target, options):
     out += _section("Failures", [o for o in outcomes if o.status == FAIL], target, options)
     out += _section("Not implemented", [o for o in outcomes if o.status == NOT_IMPLEMENTED],
                     target, options)
+    out += _not_applicable([o for o in outcomes if o.status == NOT_APPLICABLE])
     if target == "jax":
         out += _jax_notes(_grid(outcomes))
     return "\n".join(out) + "\n"
+
+
+def _not_applicable(items):
+    """The checks that did not apply, grouped by their reason."""
+    by_reason = {}
+    for o in items:
+        by_reason.setdefault(_first_line(o.detail) or "(no reason given)", []).append(
+            f"{o.primitive}/{o.check}")
+    lines = [f"- {reason}: {', '.join(cases)}" for reason, cases in sorted(by_reason.items())]
+    return ["", "## Not applicable (`-`), by reason", ""] + lines if lines else []
 
 
 def _jax_notes(primitives):
@@ -83,8 +95,8 @@ def _jax_notes(primitives):
 
 
 def _options_text(options):
-    keys = ("backend", "target", "primitives", "families", "checks", "examples", "x64", "seed",
-            "max_ulps")
+    keys = ("backend", "target", "primitives", "families", "checks", "dtypes", "examples", "x64",
+            "seed", "max_ulps")
     skip = {"backend"} if options.get("target") == "jax" else {"target"}
     return " ".join(f"{k}={options[k]}" for k in keys
                     if options.get(k) not in (None, False) and k not in skip)

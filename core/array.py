@@ -7,8 +7,8 @@ import numpy as np
 
 from . import dtypes, errors, runtime
 from .avals import ShapedArray
-from .sharding import SingleDeviceSharding
 from .sequence import LeadingAxis
+from .shard import Shard
 from .trace import Tracer
 
 
@@ -114,10 +114,7 @@ class Array(LeadingAxis):
 
     def addressable_data(self, index):
         """The shard of the `index`-th addressable device, as an Array on that device."""
-        shard = self.addressable_shards[index]
-        data = np.asarray(shard.data)
-        aval = ShapedArray(data.shape, self.dtype, self.weak_type)
-        return runtime.make_array(data, aval, sharding=SingleDeviceSharding(shard.device))
+        return self.addressable_shards[index].data
 
     def is_deleted(self):
         """Whether delete() was called on this array."""
@@ -166,7 +163,8 @@ class Array(LeadingAxis):
 
     @property
     def addressable_shards(self):
-        return self._backend.shards(self._live_buf(), self.aval)
+        """[Shard] of this array, one per device holding a piece (refjax.Shard, as jax.Shard)."""
+        return [Shard.of(p, self.aval) for p in self._backend.shards(self._live_buf(), self.aval)]
 
     global_shards = addressable_shards
 

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.reporting import with_reporter
 
 from . import checks, derivative_checks
+from ..spec.base import diff_dtype
 from .checks import JAX, NotApplicable
 
 # name -> (check function, what it compares)
@@ -51,11 +52,14 @@ class Outcome:
     seconds: float = 0.0
 
 
-def run_check(spec, check, target, max_examples=8, seed=0, max_ulps=None, x64=None):
+def run_check(spec, check, target, max_examples=8, seed=0, max_ulps=None, x64=None,
+              dtypes=None):
     """Run check `check` of `spec`'s primitive on `target` (a backend name or "jax") for
     `max_examples` hypothesis examples (seeded: reproducible); returns an Outcome. `max_ulps`
-    and `x64` (None: drawn) apply to the eager check."""
+    and `x64` (None: drawn) apply to the eager check; `dtypes` (names) limits the samples'
+    dtypes (see DtypeFilter)."""
     fn = CHECKS[check][0]
+    spec = DtypeFilter(spec, dtypes) if dtypes else spec
     if target != JAX and _needs_mesh(spec) and _device_count(target) < 2:
         return Outcome(spec.name, check, NOT_APPLICABLE, f"{spec.name} runs over a mesh of "
                        f"several devices; the {target} backend has one")
@@ -81,6 +85,43 @@ def run_check(spec, check, target, max_examples=8, seed=0, max_ulps=None, x64=No
     except Exception as e:  # a failure of the target: reported, never a crash of the run
         return _failure(spec, check, e, lines)
     return _skipped_or_passed(spec, check, skipped)
+
+
+class DtypeFilter:
+    """A PrimitiveSpec whose samples have only the given dtypes (their first argument's, or
+    their `dtype` param's): accepted dtypes are drawn from those, rejected ones for the
+    `dtypes` check too, and the derivative checks, which run in float64 (complex128), apply
+    only when it is listed. Where nothing is left the check is not applicable, with the
+    reason."""
+
+    def __init__(self, spec, dtypes):
+        self._spec, self._dtypes = spec, tuple(dtypes)
+
+    def __getattr__(self, name):
+        return getattr(self._spec, name)
+
+    def samples(self, x64=False, dtypes=None):
+        """The spec's samples of the listed dtypes among `dtypes` (default: the accepted)."""
+        dtypes = dtypes or self._spec.available_dtypes(x64)
+        return self._spec.samples(x64, self._keep(dtypes, f"{self._spec.name} accepts"))
+
+    def diff_samples(self):
+        """The spec's derivative samples, if their dtype is listed."""
+        self._keep((diff_dtype(self._spec.dtypes),), f"the derivatives of {self._spec.name} are "
+                   "checked in")
+        return self._spec.diff_samples()
+
+    def rejected_dtypes(self):
+        """The listed dtypes the primitive rejects."""
+        rejected = self._spec.rejected_dtypes()
+        return self._keep(rejected, f"{self._spec.name} rejects") if rejected else ()
+
+    def _keep(self, dtypes, what):
+        kept = tuple(d for d in dtypes if d in self._dtypes)
+        if not kept:
+            raise NotApplicable(f"{what} {', '.join(dtypes)}: none of --dtypes "
+                                f"{','.join(self._dtypes)}")
+        return kept
 
 
 def _needs_mesh(spec):

@@ -3,31 +3,32 @@ array-api-strict), built from ARCHITECTURE.md's recipe with refjax's public API,
 conformance CLI with a quick profile: every primitive it implements passes; those the standard
 cannot express are reported as not implemented, each with its reason."""
 import json
-import pathlib
 import sys
 
 import numpy as np
 import pytest
 
 import refjax
-from refjax.backends.base import register_backend
+from refjax.backends import register_backend
 from refjax.conformance import main
 
-CONTRIB = pathlib.Path(__file__).resolve().parent.parent / "contrib" / "refjax-array-api"
-STRICT = "refjax_array_api.backend:ArrayApiStrictBackend"
+import contrib_backend
+
 QUICK = ["--examples", "2", "--checks", "eager,jit,vmap,invalid", "--no-progress"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def contrib_on_path():
-    sys.path.insert(0, str(CONTRIB / "src"))
+    path = contrib_backend.source_path()  # (None: installed, found by its entry point)
+    sys.path[:0] = [path] if path else []
     yield
-    sys.path.remove(str(CONTRIB / "src"))
+    if path:
+        sys.path.remove(path)
 
 
 def test_the_kit_passes_on_the_array_api_backend(tmp_path):
     path = tmp_path / "report.json"
-    code = main(["--backend", STRICT, "--report", str(path)] + QUICK)
+    code = main(["--backend", contrib_backend.strict_backend(), "--report", str(path)] + QUICK)
     report = json.loads(path.read_text())
     failures = [(o["primitive"], o["check"], o["detail"][:200]) for o in report["outcomes"]
                 if o["status"] == "fail"]
@@ -56,3 +57,17 @@ def test_a_program_runs_on_it_with_the_oracles_values():
         assert type(g._buf) is type(array_api_strict.asarray(0.0))  # an array-api-strict Array
     t = np.tanh(x @ w)
     np.testing.assert_allclose(np.asarray(g), x.T @ (2 * t * (1 - t ** 2)), rtol=1e-5)
+
+
+def test_ci_reaches_it_by_its_entry_point(monkeypatch):
+    """Installed (as .ci/run installs it), the backend is named by its entry point; on the
+    source tree CI's REFJAX_REQUIRE_CONTRIB_ENTRY_POINT=1 refuses the import-path fallback."""
+    monkeypatch.setenv("REFJAX_REQUIRE_CONTRIB_ENTRY_POINT", "1")
+    if contrib_backend.installed():
+        assert contrib_backend.strict_backend() == "array_api"
+        assert type(refjax.get_backend("array_api")).__module__ == "refjax_array_api.backend"
+        return
+    with pytest.raises(RuntimeError, match="entry point 'array_api' is missing"):
+        contrib_backend.strict_backend()
+    monkeypatch.delenv("REFJAX_REQUIRE_CONTRIB_ENTRY_POINT")
+    assert contrib_backend.strict_backend() == "refjax_array_api.backend:ArrayApiStrictBackend"

@@ -116,3 +116,14 @@ def test_python_dash_m_runs_it():
     assert result.returncode == 0, result.stderr[-2000:]
     assert "1 pass, 0 fail" in result.stdout
     assert "check/s" in result.stderr or "check" in result.stderr  # tqdm's progress bar
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_what_the_checked_primitives_print_is_not_mixed_into_the_table(refjax_backend, capsys):
+    """debug_print's samples print their values (on xla from XLA's threads); the CLI prints
+    its table alone."""
+    assert main(["--backend", refjax_backend, "--primitives", "debug_print,debug_callback",
+                 "--checks", "eager,vmap", "--examples", "2", "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"refjax conformance of {refjax_backend}" and len(lines) == 5, lines
+    assert lines[-1] == "4 pass, 0 fail, 0 not implemented, 0 n/a"

@@ -1,27 +1,27 @@
 """refjax's pytest plugin on a user's test file outside tests/ (contrib/refjax-array-api/tests/
 test_user_program.py): --refjax-backends runs each of its tests once per backend, a backend
-given as MODULE:CLASS included, with the `oracle` and `refjax_backend` fixtures."""
+named by its entry point (installed) or as MODULE:CLASS (source tree) included, with the
+`oracle` and `refjax_backend` fixtures."""
 import os
-import pathlib
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-CONTRIB = ROOT / "contrib" / "refjax-array-api"
+import contrib_backend
+
+CONTRIB = contrib_backend.CONTRIB
 USER_FILE = CONTRIB / "tests" / "test_user_program.py"
-STRICT = "refjax_array_api.backend:ArrayApiStrictBackend"
 
 
 def _pytest(*args):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(CONTRIB / "src"), os.environ.get("PYTHONPATH", "")]))
+    paths = [contrib_backend.source_path(), os.environ.get("PYTHONPATH")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
     cmd = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p",
            "refjax.testing.pytest_plugin", str(USER_FILE), *args]
     return subprocess.run(cmd, cwd=CONTRIB, capture_output=True, text=True, env=env, timeout=600)
 
 
 def test_a_users_file_runs_once_per_backend():
-    result = _pytest(f"--refjax-backends=numpy_ref,{STRICT}")
+    result = _pytest(f"--refjax-backends=numpy_ref,{contrib_backend.strict_backend()}")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     for test in ("test_the_gradient_matches_the_oracle", "test_my_softplus_against_the_oracle"):
         for backend in ("numpy_ref", "array_api"):

@@ -21,7 +21,7 @@ MISSING = {
     "jax": {
         "Ref": STATE, "empty_ref": STATE, "free_ref": STATE, "freeze": STATE, "new_ref": STATE,
         "ref": STATE,
-        "Shard": SHARDING, "auto_pcast": SHARDING,
+        "auto_pcast": SHARDING,
         "remove_size_one_mesh_axis_from_type": SHARDING,
         "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
         "typing": INTERNAL, "version": INTERNAL, "monitoring": INTERNAL,

@@ -374,13 +374,15 @@ def _canonical_scan_axis(axis, ndim):
 
 
 def _scan_jvp(prim, combine):
-    """JVP as in JAX: differentiate the prefix scan written with differentiable ops."""
+    """JVP as in JAX: differentiate the prefix scan written with differentiable ops. The
+    primal is the primitive's own result (the scan's may differ by an ulp, as JAX's does on
+    XLA), so that jvp's primal output equals the function's."""
     def rule(primals, tangents, *, axis, reverse):
         (x,), (t,) = primals, tangents
+        out = prim.bind(x, axis=axis, reverse=reverse)
         if type(t) is Zero or not dtypes.is_inexact(get_aval(x).dtype):
-            out = prim.bind(x, axis=axis, reverse=reverse)
             return out, Zero(get_aval(out).to_tangent_aval())
-        return jvp(lambda v: associative_scan(combine, v, reverse, axis), (x,), (t,))
+        return out, jvp(lambda v: associative_scan(combine, v, reverse, axis), (x,), (t,))[1]
     prim.def_jvp(rule)
 
 

@@ -38,9 +38,13 @@ def _slice(x, *, start_indices, limit_indices, strides):
 
 def _clamped_starts(shape, sizes, idx):
     """Start indices clamped into [0, dim - size], the primitive's (HLO's) semantics; the
-    public lax functions would first wrap negative indices around, which refjax's don't."""
-    return [lax.clamp(lax.full_like(i, 0), i, lax.full_like(i, d - s))
-            for i, d, s in zip(idx, shape, sizes)]
+    public lax functions would first wrap negative indices around, which refjax's don't. They
+    are then given the widest of their dtypes: lax wants one, and refjax's batching rules put
+    int32 indices beside the user's (int8, say)."""
+    starts = [lax.clamp(lax.full_like(i, 0), i, lax.full_like(i, d - s))
+              for i, d, s in zip(idx, shape, sizes)]
+    widest = max((i.dtype for i in starts), key=lambda d: d.itemsize, default=None)
+    return [lax.convert_element_type(i, widest) for i in starts]
 
 
 @rule(st.dynamic_slice_p)

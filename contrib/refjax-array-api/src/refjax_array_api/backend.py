@@ -1,22 +1,11 @@
 """The Backend: buffers are arrays of one Array API namespace on one device; jaxprs are run by
 refjax's interpreter with this package's rules (rules.py)."""
-from typing import NamedTuple
-
 import numpy as np
 
-from refjax.backends.base import Backend
-from refjax.core.jaxpr import eval_jaxpr
-from refjax.core.sharding import SingleDeviceSharding, make_cpu_devices
+from refjax.backends import Backend, eval_jaxpr, make_cpu_devices
+from refjax.sharding import SingleDeviceSharding
 
 from . import rules
-
-
-class Shard(NamedTuple):
-    """One device's piece of an array, as Array.addressable_shards lists them."""
-    device: object
-    index: tuple
-    data: np.ndarray
-    replica_id: int = 0
 
 
 class ArrayApiBackend(Backend):
@@ -50,7 +39,8 @@ class ArrayApiBackend(Backend):
         return out
 
     def shards(self, buf, aval):
-        return [Shard(self._device, tuple(slice(None) for _ in aval.shape), self.to_numpy(buf, aval))]
+        # (device, index, data): refjax wraps each piece in a refjax.Shard
+        return [(self._device, tuple(slice(None) for _ in aval.shape), self.to_numpy(buf, aval))]
 
     def sharding_of(self, buf, aval):
         return SingleDeviceSharding(self._device)

@@ -3,9 +3,8 @@ semantics where the standard leaves a choice (NaN propagation, -0.0, integer div
 float-to-integer conversion), and the primitives the standard cannot express, with the reason."""
 import numpy as np
 
-import refjax.lax as lax
-from refjax.backends.base import register_rule
-from refjax.core.primitive import all_primitives
+from refjax.backends import register_rule
+from refjax.extend.core import primitives
 
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
@@ -38,10 +37,6 @@ def xp_dtype(backend, dtype):
         raise NotImplementedError(f"the {backend.name} backend has no {name} arrays (the Array "
                                   f"API standard has no {name})")
     return found
-
-
-def _prim(name):
-    return all_primitives()[name]
 
 
 def _is_float(b, x):
@@ -441,10 +436,10 @@ def _rules():
 
 def register_all(backend_cls):
     """Register every rule of this module for `backend_cls` (primitives refjax has)."""
-    prims = all_primitives()
+    prims = {p.name: p for p in (getattr(primitives, n) for n in dir(primitives))}
     for name, fn in _rules().items():
         if name in prims:
             register_rule(backend_cls, prims[name])(fn)
 
 
-__all__ = ["UNEXPRESSIBLE", "register_all", "xp_dtype", "lax"]
+__all__ = ["UNEXPRESSIBLE", "register_all", "xp_dtype"]
