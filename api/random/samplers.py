@@ -12,7 +12,7 @@ from ...core.trace import Tracer
 from .. import lax
 from .. import numpy as jnp
 from .prng import (_U32, _canonical_dtype, _canonical_shape, _check_key, _full_like,
-                   _hash_counters, _is_arraylike, _random_bits, _split2, _u32, _uint_dtype)
+                   _is_arraylike, _random_bits, _split2, _u32, _uint_dtype, _words64)
 
 
 # ---------------------------------------------------------------- uniform floats
@@ -26,7 +26,7 @@ def _mantissa_halves(data, shape, dtype):
     nbits, nmant = info.bits, info.nmant
     if nbits == 64:
         # The 52 mantissa bits are those of (b0 << 32 | b1) >> 12: b0 << 20 | b1 >> 12.
-        b0, b1 = _hash_counters(data, shape)
+        b0, b1 = _words64(data, shape)
         hi = lax.shift_right_logical(b0, lax.full(shape, 6, _U32))
         lo = lax.bitwise_or(lax.shift_left(lax.bitwise_and(b0, lax.full(shape, 63, _U32)),
                                            lax.full(shape, 20, _U32)),
