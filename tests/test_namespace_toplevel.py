@@ -61,8 +61,6 @@ MISSING = {
         "platform_dependent": HARDWARE,
         "precv": SHARDING, "psend": SHARDING, "pshuffle": SHARDING, "pswapaxes": SHARDING,
         "pbroadcast": SHARDING,
-        "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
-                                       "select_and_scatter_add)",
         "conv_general_dilated_local": TODO, "broadcast_like": TODO,
         "empty": TODO, "index_take": TODO, "scatter_apply": TODO,
     },
