@@ -215,14 +215,20 @@ def _scatter_signature(dtype, diff):
     does not send it there). Both are compared with numpy_ref in the tests."""
     @st.composite
     def sig(draw):
-        shape, params = draw(windows(smooth=True, min_rank=1))
-        operand, params = _selecting(draw, dtype, shape, params)
-        params = {k: params[k] for k in ("window_dimensions", "window_strides", "padding")}
-        out = window_out_shape(shape, {**params, "base_dilation": (1,) * len(shape),
-                                       "window_dilation": (1,) * len(shape)})
-        source = Arg(out, dtype, draw(weak_flag(dtype)), _SMOOTH if diff else None)
+        operand, source, params = _scattering(draw, dtype, diff)
         return Signature((source, operand), {"select_prim": _select_prim(draw), **params})
     return sig()
+
+
+def _scattering(draw, dtype, smooth_source):
+    """(operand, source, window params) of a select-and-scatter sample."""
+    shape, params = draw(windows(smooth=True, min_rank=1))
+    operand, params = _selecting(draw, dtype, shape, params)
+    params = {k: params[k] for k in ("window_dimensions", "window_strides", "padding")}
+    out = window_out_shape(shape, {**params, "base_dilation": (1,) * len(shape),
+                                   "window_dilation": (1,) * len(shape)})
+    source = Arg(out, dtype, draw(weak_flag(dtype)), _SMOOTH if smooth_source else None)
+    return operand, source, params
 
 
 def _scatter_params(**changes):
@@ -437,12 +443,7 @@ def _sas_signature(dtype, diff):
     rank 1 at least), selecting with ge or le and scattering with add or max from 0."""
     @st.composite
     def sig(draw):
-        shape, params = draw(windows(smooth=True, min_rank=1))
-        operand, params = _selecting(draw, dtype, shape, params)
-        params = {k: params[k] for k in ("window_dimensions", "window_strides", "padding")}
-        out = window_out_shape(shape, {**params, "base_dilation": (1,) * len(shape),
-                                       "window_dilation": (1,) * len(shape)})
-        source = Arg(out, dtype, draw(weak_flag(dtype)), _SMOOTH if kind(dtype) == "f" else None)
+        operand, source, params = _scattering(draw, dtype, kind(dtype) == "f")
         init = Arg((), dtype, False, st.just(0))
         select, scatter = draw(st.sampled_from(("ge", "le"))), draw(st.sampled_from(("add", "max")))
         return Signature((operand, source, init), _sas_params(select, scatter, dtype, params))
