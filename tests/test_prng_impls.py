@@ -88,9 +88,9 @@ def test_keys_of_an_implementation_are_jax_keys(impl):
         or impl == "threefry2x32"
 
 
-@budget(0.5)
+@budget(0.25)
 @given(seed=st.integers(0, 2 ** 31 - 1), impl=st.sampled_from(_IMPLS),
-       shape=st.lists(st.integers(0, 4), max_size=2).map(tuple), data=st.integers(0, 2 ** 32 - 1))
+       shape=st.lists(st.integers(0, 3), max_size=2).map(tuple), data=st.integers(0, 2 ** 32 - 1))
 def test_split_fold_in_and_bits_are_jax_bit_for_bit(seed, impl, shape, data):
     ours, theirs = refjax.random.key(seed, impl=impl), jax.random.key(seed, impl=impl)
     _same(refjax.random.key_data(refjax.random.split(ours, shape)),
@@ -115,7 +115,7 @@ _SAMPLERS = {
 _CLOSE_SAMPLERS = {
     "normal": lambda r, k: r.normal(k, (4,)),
     "normal_f64": lambda r, k: r.normal(k, (4,), "float64"),
-    "gamma": lambda r, k: r.gamma(k, 2.5, (3,)),
+    "exponential": lambda r, k: r.exponential(k, (3,)),
     "gumbel": lambda r, k: r.gumbel(k, (4,)),
     "truncated_normal": lambda r, k: r.truncated_normal(k, -1.0, 2.0, (3,)),
 }
