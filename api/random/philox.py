@@ -1,5 +1,6 @@
-"""The philox4x32 PRNG implementation (JAX's, from Random123): two-word keys hashed with
-Philox-4x32-10, written with refjax.lax (mul and mulhi)."""
+"""The philox4x32 and philox2x32 PRNG implementations (JAX's, from Random123): keys of two
+words hashed with Philox-4x32-10, of one word with Philox-2x32-10, written with refjax.lax
+(mul and mulhi)."""
 import numpy as np
 
 from .. import lax
@@ -77,3 +78,51 @@ def _words64(data, shape):
 PHILOX4X32 = register_impl(PRNGImpl(
     "philox4x32", "phx4", (2,), seed=_seed, split=_split, fold_in=_fold_in,
     random_bits=_random_bits, words64=_words64))
+
+
+# ---------------------------------------------------------------- philox2x32
+
+_MULTIPLIER_2X32 = 0xD256D193
+
+
+def _philox2x32(k0, x0, x1):
+    """Philox-2x32 with 10 rounds of the counter arrays (x0, x1) under the one-word key k0."""
+    k0 = lax.broadcast(k0, x0.shape)
+    for round_ in range(10):
+        if round_:
+            k0 = lax.add(k0, _full_like(k0, _KEY_STEPS[0]))
+        lo, hi = _mulhilo(_MULTIPLIER_2X32, x0)
+        x0, x1 = lax.bitwise_xor(lax.bitwise_xor(hi, x1), k0), lo
+    return x0, x1
+
+
+def _key_word(data):
+    return lax.index_in_dim(data, 0, 0)
+
+
+def _seed_2x32(words):
+    hi, lo = (lax.reshape(w, (1,)) for w in _key_words(words))
+    return _philox2x32(np.uint32(0), hi, lo)[0]
+
+
+def _split_2x32(data, shape):
+    out0, _ = _philox2x32(_key_word(data), *_counters(shape))
+    return lax.expand_dims(out0, (len(shape),))
+
+
+def _fold_in_2x32(data, msg):
+    return _philox2x32(_key_word(data), lax.full((1,), 0, _U32), lax.reshape(msg, (1,)))[0]
+
+
+def _random_bits_2x32(data, bit_width, shape):
+    out0, out1 = _philox2x32(_key_word(data), *_counters(shape))
+    if bit_width == 64:
+        return join_words64(out0, out1)
+    mixed = lax.bitwise_xor(out0, out1)
+    return mixed if bit_width == 32 else lax.convert_element_type(mixed, _uint_dtype(bit_width))
+
+
+PHILOX2X32 = register_impl(PRNGImpl(
+    "philox2x32", "phx2", (1,), seed=_seed_2x32, split=_split_2x32, fold_in=_fold_in_2x32,
+    random_bits=_random_bits_2x32,
+    words64=lambda data, shape: _philox2x32(_key_word(data), *_counters(shape))))

@@ -40,7 +40,7 @@ class PRNGImpl:
 
 _IMPLS = {}
 # JAX 0.10.2's implementations refjax does not define (jax_default_prng_impl accepts them).
-UNIMPLEMENTED = ("threefry4x32", "philox2x32")
+UNIMPLEMENTED = ("threefry4x32",)
 
 
 def register_impl(impl):
