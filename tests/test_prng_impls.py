@@ -1,6 +1,7 @@
 """PRNG bit generators and implementations against real JAX on CPU, bit for bit:
 rng_bit_generator's Philox (RNG_PHILOX and RNG_DEFAULT, which XLA on CPU runs as Philox), the
-rbg, unsafe_rbg, philox4x32 and philox2x32 implementations, and the PRNG switches (jax_default_prng_impl,
+other implementations (rbg, unsafe_rbg, philox4x32, philox2x32, threefry4x32), and the PRNG
+switches (jax_default_prng_impl,
 jax_legacy_prng_key, jax_enable_custom_prng, jax_threefry_partitionable)."""
 import jax
 import numpy as np
@@ -59,7 +60,7 @@ def test_philox_zero_key_matches_the_published_test_vector():
 
 # ---------------------------------------------------------------- rbg and unsafe_rbg keys
 
-_IMPLS = ("rbg", "unsafe_rbg", "philox4x32", "philox2x32", "threefry2x32")
+_IMPLS = ("rbg", "unsafe_rbg", "philox4x32", "philox2x32", "threefry4x32", "threefry2x32")
 
 
 def _same(ours, theirs, exact=True):
@@ -121,7 +122,7 @@ _CLOSE_SAMPLERS = {
 }
 
 
-@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32"))
+@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32", "threefry4x32"))
 @pytest.mark.parametrize("name", sorted(_SAMPLERS) + sorted(_CLOSE_SAMPLERS))
 def test_samplers_on_other_keys_are_jax_samples(impl, name):
     """The samplers draw through the implementation's bits (rng_bit_generator for rbg)."""
@@ -131,7 +132,7 @@ def test_samplers_on_other_keys_are_jax_samples(impl, name):
               sample(jax.random, jax.random.key(11, impl=impl)), exact=name in _SAMPLERS)
 
 
-@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32"))
+@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32", "threefry4x32"))
 def test_samplers_under_jit_are_jax_samples(impl):
     def draw(random, k):
         a, b = random.split(k)
@@ -167,15 +168,19 @@ def test_wrap_key_data_checks_the_implementations_key_shape():
             refjax.random.wrap_key_data(bad, impl=impl)
 
 
-def test_unknown_and_unimplemented_implementations_are_refused():
+def test_unknown_implementations_are_refused():
     for lib in (refjax, jax):
         with pytest.raises(ValueError, match='unrecognized PRNG implementation "foo"'):
             lib.random.key(0, impl="foo")
         with pytest.raises(TypeError, match="unrecognized type"):
             lib.random.key(0, impl=3)
-    jax.random.key(0, impl="threefry4x32")  # JAX has it; refjax says it has not
-    with pytest.raises(NotImplementedError, match="threefry4x32"):
-        refjax.random.key(0, impl="threefry4x32")
+
+
+def test_every_jax_implementation_is_refjax_one():
+    """jax_default_prng_impl's choices are the implementations both libraries have."""
+    for name in ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
+                 "philox4x32"):
+        assert str(refjax.random.key(0, impl=name).dtype) == str(jax.random.key(0, impl=name).dtype)
 
 
 def test_poisson_refuses_rbg_keys_as_jax():

@@ -1,11 +1,11 @@
-"""refjax.random: jax.random's PRNGs (threefry2x32, rbg, unsafe_rbg, philox4x32, philox2x32)
-and samplers, written with refjax.lax only.
+"""refjax.random: jax.random's PRNGs (threefry2x32, threefry4x32, rbg, unsafe_rbg, philox4x32,
+philox2x32) and samplers, written with refjax.lax only.
 
 Every value is computed by refjax primitives (no NumPy maths on data), so the samplers run
 eagerly on any backend and under jit, vmap, grad and make_jaxpr, and agree bit for bit with
 JAX on CPU: threefry2x32 with `jax_threefry_partitionable=True` (JAX's default since 0.5), and
 rbg/unsafe_rbg (`impl=`, or `jax_default_prng_impl`), whose bits come from
-rng_bit_generator's default algorithm (XLA's Philox on CPU), philox4x32 and philox2x32.
+rng_bit_generator's default algorithm (XLA's Philox on CPU), threefry4x32, philox4x32 and philox2x32.
 
 Keys come in two kinds, as in JAX:
 - legacy raw keys (`PRNGKey`): uint32 arrays whose last dimension is the implementation's key
@@ -22,7 +22,7 @@ Every function accepts both kinds and returns keys of the kind it was given.
 from .prng import (  # noqa: F401
     KeyDType, PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
     split, wrap_key_data)
-from . import rbg, philox  # noqa: F401  (registers the other PRNGs)
+from . import rbg, philox, threefry4x32  # noqa: F401  (registers the other PRNGs)
 from .gamma import beta, gamma, loggamma  # noqa: F401
 from .distributions import (  # noqa: F401
     ball, cauchy, chisquare, dirichlet, double_sided_maxwell, f, generalized_normal, geometric,
@@ -62,7 +62,7 @@ __all__ = [
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, rbg, philox, samplers, distributions, discrete, linalg_samplers  # noqa: F821
+del prng, rbg, philox, threefry4x32, samplers, distributions, discrete, linalg_samplers  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 

@@ -39,8 +39,6 @@ class PRNGImpl:
 
 
 _IMPLS = {}
-# JAX 0.10.2's implementations refjax does not define (jax_default_prng_impl accepts them).
-UNIMPLEMENTED = ("threefry4x32",)
 
 
 def register_impl(impl):
@@ -50,9 +48,6 @@ def register_impl(impl):
 
 
 def _named_impl(name):
-    if name in UNIMPLEMENTED:
-        raise NotImplementedError(f"PRNG implementation {name!r} is not implemented by refjax "
-                                  f"(it has {', '.join(map(repr, _IMPLS))})")
     if name not in _IMPLS:
         names = ", ".join(f'"{n}"' for n in _IMPLS)
         raise ValueError(f'unrecognized PRNG implementation "{name}". Did you mean one of: '
