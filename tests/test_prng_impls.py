@@ -132,7 +132,9 @@ def test_samplers_on_other_keys_are_jax_samples(impl, name):
               sample(jax.random, jax.random.key(11, impl=impl)), exact=name in _SAMPLERS)
 
 
-@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32", "threefry4x32"))
+# Not threefry4x32: JAX 0.10.2 takes minutes (measured: over 45 s, not finished) to compile
+# this program for it on CPU; refjax runs it in milliseconds.
+@pytest.mark.parametrize("impl", ("rbg", "unsafe_rbg", "philox4x32", "philox2x32"))
 def test_samplers_under_jit_are_jax_samples(impl):
     def draw(random, k):
         a, b = random.split(k)
