@@ -5,7 +5,8 @@ import sys as _sys
 from .core.config import config, disable_jit, enable_x64, numpy_dtype_promotion
 from .core.config import (  # noqa: F401
     debug_nans, debug_infs, numpy_rank_promotion, default_matmul_precision, check_tracer_leaks,
-    checking_leaks)
+    checking_leaks, default_prng_impl, threefry_partitionable, legacy_prng_key,
+    enable_custom_prng)
 from .core.config import (  # noqa: F401
     enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard)
 from .core.array import BaseArray as Array

@@ -70,6 +70,7 @@ from ..core.primitives.window_shapes import padtype_to_pads  # noqa: F401,E402
 from ..core.primitives.windowed import (  # noqa: F401,E402
     reduce_window, reduce_window_shape_tuple, reduce_window_p, reduce_window_sum_p,
     reduce_window_max_p, reduce_window_min_p, select_and_gather_add_p, select_and_scatter_add_p)
+from ..core.primitives.windowed import select_and_scatter_p  # noqa: F401,E402
 from ..core.primitives.reductions import (  # noqa: F401,E402
     reduce, reduce_xor, reduce_precision, cumlogsumexp, reduce_p, reduce_xor_p,
     reduce_precision_p, cumlogsumexp_p)

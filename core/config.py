@@ -28,12 +28,19 @@ _DEFAULTS = {
     "jax_no_tracing": False,
     "jax_no_execution": False,
     "jax_thread_guard": False,
+    "jax_default_prng_impl": "threefry2x32",
+    "jax_threefry_partitionable": True,
+    "jax_legacy_prng_key": "allow",
+    "jax_enable_custom_prng": False,
     # make_mesh's default axis types: "auto" (the seed notebook's) or "explicit" (JAX 0.10's)
     "refjax_make_mesh_axis_types": "auto",
 }
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
             "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
             "refjax_make_mesh_axis_types": ("auto", "explicit"),
+            "jax_default_prng_impl": ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg",
+                                      "philox2x32", "philox4x32"),
+            "jax_legacy_prng_key": ("allow", "warn", "error"),
             "jax_default_matmul_precision": (
                 None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
                 "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM",
@@ -190,6 +197,16 @@ default_matmul_precision = State("jax_default_matmul_precision",
                                  "The precision of matmuls without an explicit one.")
 check_tracer_leaks = State("jax_check_tracer_leaks",
                            "Raise where a traced value outlives its transformation.")
+
+default_prng_impl = State("jax_default_prng_impl",
+                          "The PRNG implementation of keys made without impl=.")
+threefry_partitionable = State("jax_threefry_partitionable",
+                               "threefry2x32's partitionable scheme (JAX's default) or the "
+                               "original one.")
+legacy_prng_key = State("jax_legacy_prng_key",
+                        "'allow', 'warn' or 'error' on raw uint32 keys passed to jax.random.")
+enable_custom_prng = State("jax_enable_custom_prng",
+                           "PRNGKey returns typed keys (JAX's custom-PRNG upgrade).")
 
 
 def checking_leaks():

@@ -11,7 +11,7 @@ def _bits_signature(dtype, diff):
     def sig(draw):
         bits = draw(st.sampled_from(("uint8", "uint16", "uint32")))
         return Signature((Arg((4,), "uint32", False, st.integers(0, 2 ** 32 - 1)),),
-                         {"algorithm": 1, "dtype": np_dtype(bits), "out_sharding": None,
+                         {"algorithm": draw(st.sampled_from((0, 1, 2))), "dtype": np_dtype(bits), "out_sharding": None,
                           "shape": draw(shapes())})
     return sig()
 
@@ -61,11 +61,10 @@ SPECS = [
                          AssertionError),
                  Invalid("a uint32[2] key", (_KEY[:2],), _BITS, TypeError, AssertionError),
                  Invalid("int32 bits", (_KEY,), dict(_BITS, dtype=np.dtype(np.int32)))),
-        notes="RNG_THREE_FRY: XLA's stream bit for bit (the samples draw it, and the tests "
-              "check uint64 too); RNG_DEFAULT (XLA on CPU: Philox) is, in numpy_ref, the "
-              "ThreeFry stream: shape, dtype, uniform bits and a fresh key are promised, not "
-              "XLA's values; RNG_PHILOX raises NotImplementedError in numpy_ref. JAX raises a "
-              "bare AssertionError for a bad key; refjax a TypeError naming the operation"),
+        notes="RNG_THREE_FRY and RNG_PHILOX: XLA's CPU streams bit for bit, RNG_DEFAULT being "
+              "Philox there (the samples draw all three; tests/test_prng_impls.py checks uint64 "
+              "too). JAX raises a bare AssertionError for a bad key; refjax a TypeError naming "
+              "the operation"),
     OwnDtypeErrors(
         name="rng_uniform", dtypes=("float16", "float32", "int32", "uint32"), family="rng",
         signature=_uniform_signature, apply=_uniform_apply, exact=True, nondiff="zero",

@@ -1,5 +1,5 @@
 """Spec entries of the windowed reductions (reduce_window and reduce_window_sum/max/min,
-select_and_gather_add, select_and_scatter_add), with strategies drawing window dimensions,
+select_and_gather_add, select_and_scatter_add, select_and_scatter), with strategies drawing window dimensions,
 strides, paddings and dilations, and the reduction computations the generic ones apply."""
 import numpy as np
 from hypothesis import strategies as st
@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from .base import (ALL, BOOL, COMPLEX, FLOAT, INT, NUM, UNCHECKED, Arg, Invalid, PrimitiveSpec,
                    Signature, all_args, args_at, described, floats, kind, no_args, np_dtype,
                    scaled_tolerance, weak_flag)
+from .sorting import OwnDtypeErrors
 
 
 def dilated(size, dilation):
@@ -214,14 +215,20 @@ def _scatter_signature(dtype, diff):
     does not send it there). Both are compared with numpy_ref in the tests."""
     @st.composite
     def sig(draw):
-        shape, params = draw(windows(smooth=True, min_rank=1))
-        operand, params = _selecting(draw, dtype, shape, params)
-        params = {k: params[k] for k in ("window_dimensions", "window_strides", "padding")}
-        out = window_out_shape(shape, {**params, "base_dilation": (1,) * len(shape),
-                                       "window_dilation": (1,) * len(shape)})
-        source = Arg(out, dtype, draw(weak_flag(dtype)), _SMOOTH if diff else None)
+        operand, source, params = _scattering(draw, dtype, diff)
         return Signature((source, operand), {"select_prim": _select_prim(draw), **params})
     return sig()
+
+
+def _scattering(draw, dtype, smooth_source):
+    """(operand, source, window params) of a select-and-scatter sample."""
+    shape, params = draw(windows(smooth=True, min_rank=1))
+    operand, params = _selecting(draw, dtype, shape, params)
+    params = {k: params[k] for k in ("window_dimensions", "window_strides", "padding")}
+    out = window_out_shape(shape, {**params, "base_dilation": (1,) * len(shape),
+                                   "window_dilation": (1,) * len(shape)})
+    source = Arg(out, dtype, draw(weak_flag(dtype)), _SMOOTH if smooth_source else None)
+    return operand, source, params
 
 
 def _scatter_params(**changes):
@@ -406,4 +413,92 @@ REDUCE_WINDOW = PrimitiveSpec(
           "(value, index) argmax pairs and (sum, product) pairs; forward mode only (as JAX); "
           "batched init values are mapped member by member (JAX: NotImplementedError)")
 
-SPECS = _REDUCERS + [SELECT_AND_GATHER_ADD, SELECT_AND_SCATTER_ADD, REDUCE_WINDOW]
+
+
+# ---------------------------------------------------------------- select_and_scatter (generic)
+
+_SAS_JAXPRS = {}
+
+
+def _sas_jaxpr(name, dtype):
+    """The refjax jaxpr of lax.<name> on two scalars of dtype (staged once)."""
+    key = (name, dtype)
+    if key not in _SAS_JAXPRS:
+        import refjax
+        from refjax.core.avals import ShapedArray
+        from refjax.core.primitives.windowed import _scalar_computation
+        _SAS_JAXPRS[key] = _scalar_computation(getattr(refjax.lax, name),
+                                               ShapedArray((), np_dtype(dtype)))
+    return _SAS_JAXPRS[key]
+
+
+def _sas_params(select, scatter, dtype, window_params):
+    sel, sca = _sas_jaxpr(select, dtype), _sas_jaxpr(scatter, dtype)
+    return {"select_jaxpr": sel.jaxpr, "select_consts": tuple(sel.consts),
+            "scatter_jaxpr": sca.jaxpr, "scatter_consts": tuple(sca.consts), **window_params}
+
+
+def _sas_signature(dtype, diff):
+    """Samples as select_and_scatter_add's (distinct operand values, non-negative padding,
+    rank 1 at least), selecting with ge or le and scattering with add or max from 0."""
+    @st.composite
+    def sig(draw):
+        operand, source, params = _scattering(draw, dtype, kind(dtype) == "f")
+        init = Arg((), dtype, False, st.just(0))
+        select, scatter = draw(st.sampled_from(("ge", "le"))), draw(st.sampled_from(("add", "max")))
+        return Signature((operand, source, init), _sas_params(select, scatter, dtype, params))
+    return sig()
+
+
+def _jax_scalar_jaxpr(jax, jaxpr, consts):
+    from refjax.core.jaxpr import ClosedJaxpr
+    from .transforms import jaxpr_reference
+    closed = ClosedJaxpr(jaxpr, list(consts))
+    scalar = jax.ShapeDtypeStruct((), closed.in_avals[0].dtype)
+    return jax.make_jaxpr(lambda a, b: jaxpr_reference(jax, closed, [a, b])[0])(scalar, scalar)
+
+
+def _sas_reference(jax, operand, source, init, *, select_jaxpr, select_consts, scatter_jaxpr,
+                   scatter_consts, **params):
+    sel = _jax_scalar_jaxpr(jax, select_jaxpr, select_consts)
+    sca = _jax_scalar_jaxpr(jax, scatter_jaxpr, scatter_consts)
+    return jax.lax.select_and_scatter_p.bind(
+        operand, source, init, select_jaxpr=sel.jaxpr, select_consts=tuple(sel.consts),
+        scatter_jaxpr=sca.jaxpr, scatter_consts=tuple(sca.consts), **params)
+
+
+def _sas_invalid():
+    window = {"window_dimensions": (2,), "window_strides": (1,), "padding": ((0, 0),)}
+    params = _sas_params("ge", "add", "float32", window)
+    zero = np.zeros((), np.float32)
+    return (
+        Invalid("a source not matching the windows (JAX: a verifier ValueError)",
+                (_X, np.ones(4, np.float32), zero), params, ValueError),
+        Invalid("a source of another dtype (JAX: a verifier ValueError)",
+                (_X, np.ones(3, np.int32), zero), params, ValueError),
+        Invalid("a window of the wrong rank (JAX: a verifier ValueError)",
+                (_X, np.ones(3, np.float32), zero),
+                {**params, "window_dimensions": (2, 2), "window_strides": (1, 1),
+                 "padding": ((0, 0), (0, 0))}, ValueError),
+        Invalid("strides of the wrong rank", (_X, np.ones(3, np.float32), zero),
+                {**params, "window_strides": (1, 1)}),
+        Invalid("computations of another dtype than the operand (JAX: a verifier ValueError)",
+                (_X, np.ones(3, np.float32), zero),
+                _sas_params("ge", "add", "int32", window), ValueError))
+
+
+SELECT_AND_SCATTER = OwnDtypeErrors(
+    name="select_and_scatter", dtypes=INT + FLOAT, family="windowed",
+    signature=_sas_signature, reference=_sas_reference, exact=True, nondiff="raises",
+    invalid=_sas_invalid,
+    notes="XLA's SelectAndScatter with a user's select and scatter computations (jaxprs on "
+          "two scalars, which decide the dtypes accepted): each window selects its first "
+          "element, replaced by each next one where select(selected, next) is false, padding "
+          "skipped (a window of padding only "
+          "selects nothing); each source value is scattered into the init_value-filled output "
+          "at its window's selection, windows in row-major order. No derivative (as JAX); "
+          "vmap through a unit window (JAX has no batching rule). JAX reports a source or "
+          "dtype mismatch only when lowering, with a verifier ValueError; refjax at trace time")
+
+SPECS = _REDUCERS + [SELECT_AND_GATHER_ADD, SELECT_AND_SCATTER_ADD, REDUCE_WINDOW,
+                     SELECT_AND_SCATTER]

@@ -232,9 +232,6 @@ MISSING = {
     "le_to_p": "shape polymorphism (see eq_to_p)",
     "lt_to_p": "shape polymorphism (see eq_to_p)",
     "stage_p": "JAX's pipeline-stage marker of its internal staging",
-    "select_and_scatter_p": "the generic form with user select/scatter computations, which no "
-                            "public lax function binds (max pooling's gradient binds "
-                            "select_and_scatter_add_p, which refjax has)",
 }
 
 

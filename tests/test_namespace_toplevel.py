@@ -13,7 +13,6 @@ INTERNAL = "a module or object of JAX's internals, not a user API"
 HARDWARE = "hardware- or runtime-specific (accelerators, profiling, multi-process runtime)"
 DEPRECATED = "deprecated in JAX"
 SHARDING = "another engineer's part: sharding"
-RANDOM = "another engineer's part: random / PRNG implementations (scipy)"
 STATE = "refs and mutable state (jax.new_ref, jax.Ref...): not implemented yet"
 TODO = "toplevel: not implemented yet"
 
@@ -31,8 +30,9 @@ MISSING = {
         "array_garbage_collection_guard": HARDWARE,
         "jax2tf_associative_scan_reductions": DEPRECATED,
         "softmax_custom_jvp": DEPRECATED, "allow_f16_reductions": DEPRECATED,
-        "debug_key_reuse": RANDOM, "default_prng_impl": RANDOM, "enable_custom_prng": RANDOM,
-        "legacy_prng_key": RANDOM, "threefry_partitionable": RANDOM,
+        "debug_key_reuse": "JAX's key-reuse checker (a static analysis of every jaxpr typed "
+                           "keys flow through, with consume/assert_consumed rules per "
+                           "primitive): not implemented",
         "default_device": TODO + " (placement of new arrays and computations)",
         "transfer_guard": TODO + " (guarding implicit host/device transfers)",
         "transfer_guard_host_to_device": TODO, "transfer_guard_device_to_host": TODO,
@@ -57,8 +57,6 @@ MISSING = {
         "platform_dependent": HARDWARE,
         "precv": SHARDING, "psend": SHARDING, "pshuffle": SHARDING, "pswapaxes": SHARDING,
         "pbroadcast": SHARDING,
-        "select_and_scatter_p": TODO + " (XLA's generic select_and_scatter; refjax has "
-                                       "select_and_scatter_add)",
         "conv_general_dilated_local": TODO,
     },
     "custom_derivatives": {

@@ -492,7 +492,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "householder_product", "ormqr", "qr", "symmetric_product", "eigh", "eig", "svd",
              "schur", "hessenberg", "tridiagonal", "triangular_solve", "tridiagonal_solve",
              "custom_linear_solve",
-             # by test_differential.py, test_convolution.py and test_windowed.py
+             # by test_differential.py, test_convolution.py, test_windowed.py and
+             # test_select_and_scatter.py
+             "select_and_scatter",
              "conv_general_dilated", "reduce_window", "reduce_window_sum", "reduce_window_max",
              "reduce_window_min", "select_and_gather_add", "select_and_scatter_add", "reduce",
              "reduce_xor", "reduce_precision", "cumlogsumexp",

@@ -1,23 +1,28 @@
-"""refjax.random: jax.random's threefry2x32 PRNG and its samplers, written with refjax.lax only.
+"""refjax.random: jax.random's PRNGs (threefry2x32, threefry4x32, rbg, unsafe_rbg, philox4x32,
+philox2x32) and samplers, written with refjax.lax only.
 
 Every value is computed by refjax primitives (no NumPy maths on data), so the samplers run
 eagerly on any backend and under jit, vmap, grad and make_jaxpr, and agree bit for bit with
-JAX's default configuration: the threefry2x32 implementation with
-`jax_threefry_partitionable=True` (JAX's default since 0.5).
+JAX on CPU: threefry2x32 with `jax_threefry_partitionable=True` (JAX's default since 0.5), and
+rbg/unsafe_rbg (`impl=`, or `jax_default_prng_impl`), whose bits come from
+rng_bit_generator's default algorithm (XLA's Philox on CPU), threefry4x32, philox4x32 and philox2x32.
 
 Keys come in two kinds, as in JAX:
-- legacy raw keys (`PRNGKey`): uint32 arrays whose last dimension is 2;
+- legacy raw keys (`PRNGKey`): uint32 arrays whose last dimension is the implementation's key
+  size (2 for threefry2x32, 4 for rbg), read as keys of the default implementation;
 - typed keys (`key`, `wrap_key_data`): a `PRNGKeyArray`, a thin wrapper around the same
-  uint32[..., 2] data whose shape drops the trailing 2 and whose dtype prints as key<fry>.
-  It is a pytree node with that data as its only leaf, so transformations see a uint32 array
-  (in JAX a key array is itself a leaf of a special dtype). Consequences: `in_axes`/`out_axes`
-  must be non-negative for key arguments (a negative axis would count the hidden trailing 2),
-  and `tree_leaves(key)` returns the key data.
+  uint32[..., n] data whose shape drops the trailing n and whose dtype prints as key<fry>
+  (key<rbg>, key<urbg>). It is a pytree node with that data as its only leaf and the
+  implementation as its aux data, so transformations see a uint32 array (in JAX a key array is
+  itself a leaf of a special dtype). Consequences: `in_axes`/`out_axes` must be non-negative for
+  key arguments (a negative axis would count the hidden trailing axis), and `tree_leaves(key)`
+  returns the key data.
 Every function accepts both kinds and returns keys of the kind it was given.
 """
 from .prng import (  # noqa: F401
     KeyDType, PRNGKey, PRNGKeyArray, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
     split, wrap_key_data)
+from . import rbg, philox, threefry4x32  # noqa: F401  (registers the other PRNGs)
 from .gamma import beta, gamma, loggamma  # noqa: F401
 from .distributions import (  # noqa: F401
     ball, cauchy, chisquare, dirichlet, double_sided_maxwell, f, generalized_normal, geometric,
@@ -70,7 +75,7 @@ del _name
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)
-del prng, samplers, distributions, discrete, linalg_samplers  # noqa: F821
+del prng, rbg, philox, threefry4x32, samplers, distributions, discrete, linalg_samplers  # noqa: F821
 
 from ...core.errors import name_errors_in  # noqa: E402
 

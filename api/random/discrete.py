@@ -16,7 +16,7 @@ _F32 = np.dtype(np.float32)
 
 def _keys(data, n):
     keys = _split_data(data, (n,))
-    return [lax.index_in_dim(keys, i, 0) for i in range(n)]
+    return [keys[i] for i in range(n)]
 
 
 def _knuth(data, lam, shape, dtype, max_iters):
@@ -65,6 +65,9 @@ def _rejection(data, lam, shape, dtype, max_iters):
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) samples of integer `dtype` (lam is converted to float32, as in JAX)."""
     data, _ = _check_key("poisson", key)
+    if data._impl.name != "threefry2x32":  # as JAX's check
+        raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
+                                  f"not {data._impl.name}")
     dtype = _canonical_dtype("poisson", dtype, np.int64)
     shape = np.shape(lam) if shape is None else _canonical_shape(shape)
     lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), _F32)

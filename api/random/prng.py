@@ -1,4 +1,5 @@
-"""Keys (raw and typed), the threefry2x32 hash, seeds, split, fold_in and raw random bits."""
+"""Keys (raw and typed) and PRNG implementations, the threefry2x32 hash, seeds, split, fold_in
+and raw random bits."""
 import math
 import operator
 import warnings
@@ -16,16 +17,67 @@ from .. import lax
 from .. import numpy as jnp
 
 _U32 = np.dtype(np.uint32)
-_IMPL_NAME = "threefry2x32"
+
+
+# ---------------------------------------------------------------- implementations
+
+class PRNGImpl:
+    """A PRNG implementation (JAX's PRNGImpl): the shape of one key's uint32 data and the
+    functions on it. `seed(words)` makes a key from a seed's uint32[2] (high, low) words;
+    `split(data, shape)` gives keys of `shape`, `fold_in(data, u32)` one key, and
+    `random_bits(data, bit_width, shape)` unsigned bits; `words64(data, shape)` the (high, low)
+    uint32 halves of 64 random bits per element."""
+
+    def __init__(self, name, tag, key_shape, **functions):
+        self.name, self.tag, self.key_shape = name, tag, tuple(key_shape)
+        for field in ("seed", "split", "fold_in", "random_bits", "words64"):
+            setattr(self, field, functions[field])
+        self.dtype = KeyDType(self)
+
+    def __repr__(self):
+        return f"PRNGImpl(name={self.name!r}, tag={self.tag!r}, key_shape={self.key_shape})"
+
+
+_IMPLS = {}
+
+
+def register_impl(impl):
+    """Make `impl` selectable by name (impl=..., jax_default_prng_impl)."""
+    _IMPLS[impl.name] = impl
+    return impl
+
+
+def _named_impl(name):
+    if name not in _IMPLS:
+        names = ", ".join(f'"{n}"' for n in _IMPLS)
+        raise ValueError(f'unrecognized PRNG implementation "{name}". Did you mean one of: '
+                         f'{names}?')
+    return _IMPLS[name]
+
+
+def resolve_impl(impl=None):
+    """The PRNGImpl `impl` names (a name, a PRNGImpl or a key dtype), the default one
+    (jax_default_prng_impl) for None."""
+    if impl is None:
+        return _named_impl(_config.read("jax_default_prng_impl"))
+    if isinstance(impl, PRNGImpl):
+        return impl
+    if isinstance(impl, KeyDType):
+        return impl.impl
+    if isinstance(impl, str):
+        return _named_impl(impl)
+    raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
 
 
 # ---------------------------------------------------------------- typed keys
 
 class KeyDType:
-    """The dtype of typed key arrays (JAX's `key<fry>`): one threefry2x32 key per element."""
+    """The dtype of typed key arrays of one implementation (JAX's `key<fry>`, `key<rbg>`...)."""
 
-    name = "key<fry>"
-    itemsize = 8
+    def __init__(self, impl):
+        self.impl = impl
+        self.name = f"key<{impl.tag}>"
+        self.itemsize = 4 * math.prod(impl.key_shape)
 
     def __repr__(self):
         return self.name
@@ -33,26 +85,27 @@ class KeyDType:
     __str__ = __repr__
 
     def __eq__(self, other):
-        return isinstance(other, KeyDType) or (isinstance(other, str) and other == self.name)
+        if isinstance(other, KeyDType):
+            return other.impl is self.impl
+        return isinstance(other, str) and other == self.name
 
     def __hash__(self):
         return hash(self.name)
 
 
-_KEY_DTYPE = KeyDType()
-
-
 class PRNGKeyArray(LeadingAxis):
-    """An array of typed threefry2x32 keys, backed by uint32 key data of shape (*shape, 2)."""
+    """An array of typed keys of one implementation, backed by uint32 key data of shape
+    (*shape, *impl.key_shape)."""
 
-    __slots__ = ("_base_array",)
-    dtype = _KEY_DTYPE
+    __slots__ = ("_base_array", "_impl")
     _kind = "key array"
 
-    def __init__(self, base_array):
+    def __init__(self, base_array, impl=None):
         # No validation: pytree unflattening passes tracers (and sometimes placeholders).
         self._base_array = base_array
+        self._impl = _IMPLS["threefry2x32"] if impl is None else impl
 
+    dtype = property(lambda self: self._impl.dtype)
     shape = property(lambda self: tuple(self._base_array.shape[:-1]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
@@ -60,11 +113,12 @@ class PRNGKeyArray(LeadingAxis):
     def __getitem__(self, idx):
         idx = idx if isinstance(idx, tuple) else (idx,)
         # A trailing full slice keeps the key-data axis whatever an Ellipsis expands to.
-        return PRNGKeyArray(self._base_array[idx + (slice(None),)])
+        return PRNGKeyArray(self._base_array[idx + (slice(None),)], self._impl)
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], Sequence) else shape
-        return PRNGKeyArray(jnp.reshape(self._base_array, (*shape, 2)))
+        return PRNGKeyArray(jnp.reshape(self._base_array, (*shape, *self._impl.key_shape)),
+                            self._impl)
 
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
@@ -82,23 +136,13 @@ class PRNGKeyArray(LeadingAxis):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._base_array}"
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), None),
-                     lambda _, children: PRNGKeyArray(children[0]))
-
-
-def _check_impl(impl):
-    if impl is None or impl == _IMPL_NAME or isinstance(impl, KeyDType):
-        return
-    if isinstance(impl, str):
-        raise ValueError(f'unrecognized PRNG implementation "{impl}". '
-                         f'Did you mean one of: "{_IMPL_NAME}"?')
-    raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
+                     lambda impl, children: PRNGKeyArray(children[0], impl))
 
 
 def key_dtype(impl=None):
-    """The dtype of typed keys of `impl` (only threefry2x32 exists in refjax)."""
-    _check_impl(impl)
-    return _KEY_DTYPE
+    """The dtype of typed keys of `impl` (the default implementation's for None)."""
+    return resolve_impl(impl).dtype
 
 
 # ---------------------------------------------------------------- small lax helpers
@@ -171,42 +215,161 @@ def _hash_counters(data, shape):
     return _threefry2x32(k0, k1, hi, lo)
 
 
+# ---------------------------------------------------------------- threefry2x32
+
+def _threefry_split(data, shape):
+    """Keys of `shape` from one key's data: the two hash words of each counter, stacked."""
+    b0, b1 = _hash_counters(data, shape)
+    nd = len(shape)
+    return lax.concatenate([lax.expand_dims(b0, (nd,)), lax.expand_dims(b1, (nd,))], nd)
+
+
+def _threefry_fold_in(data, msg):
+    """As in JAX, the hash of the single counter (0, msg): the 64-bit seed of `msg`."""
+    k0, k1 = _key_words(data)
+    b0, b1 = _threefry2x32(k0, k1, lax.full((1,), 0, _U32), lax.broadcast(msg, (1,)))
+    return lax.concatenate([b0, b1], 0)
+
+
+def _uint_dtype(nbits):
+    return np.dtype(f"uint{nbits}")
+
+
+def join_words64(hi, lo):
+    """uint64 values hi << 32 | lo of uint32 halves."""
+    u64 = _uint_dtype(64)
+    wide = lax.shift_left(lax.convert_element_type(hi, u64), lax.full(hi.shape, 32, u64))
+    return lax.bitwise_or(wide, lax.convert_element_type(lo, u64))
+
+
+def _threefry_random_bits(data, bit_width, shape):
+    """Uniform random unsigned integers of `bit_width` bits: JAX's partitionable scheme (the xor
+    of the two hash words, truncated to 8 or 16 bits; or both words side by side for 64)."""
+    b0, b1 = _hash_counters(data, shape)
+    if bit_width == 64:
+        return join_words64(b0, b1)
+    out = lax.bitwise_xor(b0, b1)
+    return out if bit_width == 32 else lax.convert_element_type(out, _uint_dtype(bit_width))
+
+
+# jax_threefry_partitionable=False: JAX's original scheme hashes one flat iota of counters,
+# its first half as x0 and second half as x1, and draws a stream of words rather than one
+# hash per element.
+
+def _hash_flat(data, count):
+    """threefry_2x32 of the uint32 counters 0..count-1 (padded with a zero to an even count):
+    the first half hashed as x0 against the second half as x1, the outputs concatenated."""
+    half = -(-count // 2)
+    counters = lax.iota(_U32, 2 * half) if count == 2 * half else lax.concatenate(
+        [lax.iota(_U32, count), lax.full((1,), 0, _U32)], 0)
+    k0, k1 = _key_words(data)
+    x0, x1 = _threefry2x32(k0, k1, lax.slice_in_dim(counters, 0, half),
+                           lax.slice_in_dim(counters, half, 2 * half))
+    return lax.slice_in_dim(lax.concatenate([x0, x1], 0), 0, count)
+
+
+def _original_split(data, shape):
+    return lax.reshape(_hash_flat(data, 2 * math.prod(shape)), (*shape, 2))
+
+
+def _original_words64(data, shape):
+    size = math.prod(shape)
+    words = _hash_flat(data, 2 * size)
+    return (lax.reshape(lax.slice_in_dim(words, 0, size), shape),
+            lax.reshape(lax.slice_in_dim(words, size, 2 * size), shape))
+
+
+def _original_random_bits(data, bit_width, shape):
+    """As JAX's: 64-bit values join the two halves of the words; 8/16-bit ones are each word's
+    pieces, lowest first, the stream cut to size."""
+    if bit_width == 64:
+        return join_words64(*_original_words64(data, shape))
+    size, pieces = math.prod(shape), 32 // bit_width
+    count = -(-size * bit_width // 32)
+    if count >= 2 ** 32 - 1:
+        raise NotImplementedError(f"random arrays of 2**32 or more words (shape {shape})")
+    words = lax.broadcast_in_dim(_hash_flat(data, count), (count, pieces), (0,))
+    shifts = lax.mul(lax.broadcasted_iota(_U32, (count, pieces), 1),
+                     lax.full((count, pieces), bit_width, _U32))
+    flat = lax.reshape(lax.shift_right_logical(words, shifts), (count * pieces,))
+    return lax.reshape(lax.convert_element_type(lax.slice_in_dim(flat, 0, size),
+                                                _uint_dtype(bit_width)), shape)
+
+
+def _scheme(partitionable, original):
+    """The threefry2x32 function jax_threefry_partitionable selects."""
+    def chosen(*args):
+        fn = partitionable if _config.read("jax_threefry_partitionable") else original
+        return fn(*args)
+    return chosen
+
+
+THREEFRY = register_impl(PRNGImpl(
+    "threefry2x32", "fry", (2,), seed=lambda words: words,
+    split=_scheme(_threefry_split, _original_split), fold_in=_threefry_fold_in,
+    random_bits=_scheme(_threefry_random_bits, _original_random_bits),
+    words64=_scheme(_hash_counters, _original_words64)))
+
+
 # ---------------------------------------------------------------- key checks
 
-def _check_key_data(data):
+def _check_key_data(data, impl):
     """JAX's checks of raw key data (TypeError for a wrong rank, trailing shape or dtype)."""
     if data.ndim < 1:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
                         f"got ndim={data.ndim}")
-    if tuple(data.shape[-1:]) != (2,):
+    if tuple(data.shape[-1:]) != impl.key_shape:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to end "
-                        f"with (2,) (a threefry2x32 key); got shape={tuple(data.shape)}")
+                        f"with {impl.key_shape} (a {impl.name} key); got "
+                        f"shape={tuple(data.shape)}")
     if data.dtype != _U32:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
                         f"uint32; got dtype={data.dtype}")
 
 
-def _check_key(name, key, allow_batched=False):
-    """(key data of shape (*batch, 2), whether `key` was a typed key array)."""
-    if isinstance(key, PRNGKeyArray):
-        data, typed = key._base_array, True
-    elif _is_arraylike(key) and not isinstance(key, (int, float, complex)):
-        data, typed = jnp.asarray(key), False
-        _check_key_data(data)
-    elif isinstance(key, (bool, int, float, complex)):  # as JAX: no shape, no key
+_LEGACY = ("Legacy uint32 key array passed as key to jax.random function. Please create keys "
+           "using jax.random.key(). If use of a raw key array was intended, set "
+           'jax_legacy_prng_key="allow".')
+
+
+def _check_legacy():
+    """jax_legacy_prng_key: raw keys passed to jax.random are allowed, warned or refused."""
+    mode = _config.read("jax_legacy_prng_key")
+    if mode == "warn":
+        warnings.warn(_LEGACY, UserWarning, stacklevel=4)
+    elif mode == "error":
+        raise ValueError(_LEGACY)
+
+
+def _raw_keys(key):
+    """Typed keys of the default implementation over raw key data."""
+    if isinstance(key, (bool, int, float, complex)):  # as JAX: no shape, no key
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have "
                         f"ndim, shape, and dtype attributes. Got {key!r}")
-    else:
+    if not _is_arraylike(key):
         raise TypeError(f"unexpected PRNG key type {type(key)}")
-    if not allow_batched and data.ndim > 1:
+    data, impl = jnp.asarray(key), resolve_impl()
+    _check_key_data(data, impl)
+    return PRNGKeyArray(data, impl)
+
+
+def _check_key(name, key, allow_batched=False):
+    """(typed keys, whether `key` was typed): raw key data is read as keys of the default
+    implementation."""
+    typed = isinstance(key, PRNGKeyArray)
+    if not typed:
+        key = _raw_keys(key)
+        if name != "key_data":
+            _check_legacy()
+    if not allow_batched and key.ndim:
+        shape = key.shape if typed else tuple(key._base_array.shape)
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{tuple(data.shape[:-1]) if typed else tuple(data.shape)} != (). "
-                         "Use jax.vmap for batching.")
-    return data, typed
+                         f"{shape} != (). Use jax.vmap for batching.")
+    return key, typed
 
 
-def _return_keys(typed, data):
-    return PRNGKeyArray(data) if typed else data
+def _return_keys(typed, keys):
+    return keys if typed else keys._base_array
 
 
 # ---------------------------------------------------------------- seeds and key data
@@ -219,8 +382,8 @@ def _seed_words_python(seed):
     return jnp.asarray(np.array([hi, seed & 0xFFFFFFFF], _U32))
 
 
-def _seed_words_array(seed):
-    """Key data of an integer array seed: its high and low 32 bits (high = 0 below 64 bits)."""
+def seed_words(seed):
+    """The uint32[2] (high, low) words of an integer array seed (high = 0 below 64 bits)."""
     if not _dt.is_int(seed.dtype):
         raise TypeError(f"PRNG key seed must be an integer; got a seed of dtype {seed.dtype}")
     if seed.dtype.itemsize == 8:
@@ -230,55 +393,58 @@ def _seed_words_array(seed):
     return lax.concatenate([lax.broadcast(hi, (1,)), lax.broadcast(_u32(seed), (1,))], 0)
 
 
-def _seed_data(ctor_name, seed, impl):
-    _check_impl(impl)
+def _seed_keys(ctor_name, seed, impl):
+    impl = resolve_impl(impl)
     if isinstance(seed, PRNGKeyArray):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     if isinstance(seed, int):  # bool included: JAX turns it into np.int64 too
-        return _seed_words_python(seed)
+        return PRNGKeyArray(impl.seed(_seed_words_python(seed)), impl)
     seed = jnp.asarray(seed)
     if seed.ndim:
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{tuple(seed.shape)} != (). Use jax.vmap for batching")
-    return _seed_words_array(seed)
+    return PRNGKeyArray(impl.seed(seed_words(seed)), impl)
 
 
 def PRNGKey(seed, *, impl=None):
-    """A legacy raw key: uint32[2] holding the high and low words of the integer `seed`."""
-    return _seed_data("PRNGKey", seed, impl)
+    """A legacy raw key: the uint32 key data of the integer `seed` (uint32[2] for threefry2x32,
+    uint32[4] for rbg); a typed key under jax_enable_custom_prng, as in JAX."""
+    keys = _seed_keys("PRNGKey", seed, impl)
+    return keys if _config.read("jax_enable_custom_prng") else keys._base_array
 
 
 def key(seed, *, impl=None, dtype=None):
     """A typed key (a scalar `PRNGKeyArray`) from the integer `seed`; same bits as PRNGKey."""
     if dtype is not None and impl is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
-    return PRNGKeyArray(_seed_data("key", seed, impl if dtype is None else dtype))
+    return _seed_keys("key", seed, impl if dtype is None else dtype)
 
 
 def key_data(keys):
-    """The uint32 data, of shape (*keys.shape, 2), underlying typed (or raw) keys."""
-    data, _ = _check_key("key_data", keys, allow_batched=True)
-    return data
+    """The uint32 data, of shape (*keys.shape, *key_shape), underlying typed (or raw) keys."""
+    keys, _ = _check_key("key_data", keys, allow_batched=True)
+    return keys._base_array
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
-    """Typed keys over uint32 key data of shape (..., 2) (the inverse of key_data)."""
+    """Typed keys of `impl` over uint32 key data of shape (..., *key_shape) (the inverse of
+    key_data)."""
     if dtype is not None and impl is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                          "jax.random.wrap_key_data")
-    _check_impl(impl if dtype is None else dtype)
+    impl = resolve_impl(impl if dtype is None else dtype)
     if isinstance(key_bits_array, PRNGKeyArray) or not _is_arraylike(key_bits_array):
         raise TypeError("wrap_key_data expects a uint32 array of key data, got "
                         f"{type(key_bits_array).__name__}")
     data = jnp.asarray(key_bits_array)
-    _check_key_data(data)
-    return PRNGKeyArray(data)
+    _check_key_data(data, impl)
+    return PRNGKeyArray(data, impl)
 
 
 def key_impl(keys):
-    """The name of the PRNG implementation of `keys`: always 'threefry2x32'."""
-    _check_key("key_impl", keys, allow_batched=True)
-    return _IMPL_NAME
+    """The name of the PRNG implementation of `keys` (raw keys: the default one's)."""
+    keys, _ = _check_key("key_impl", keys, allow_batched=True)
+    return keys._impl.name
 
 
 def clone(key):
@@ -301,23 +467,21 @@ def _canonical_shape(shape, name="shape"):
     return dims
 
 
-def _split_data(data, shape):
-    """Keys of `shape` from one key's data: the two hash words of each counter, stacked."""
-    b0, b1 = _hash_counters(data, shape)
-    nd = len(shape)
-    return lax.concatenate([lax.expand_dims(b0, (nd,)), lax.expand_dims(b1, (nd,))], nd)
+def _split_data(keys, shape):
+    """Typed keys of `shape` split from one typed key."""
+    return PRNGKeyArray(keys._impl.split(keys._base_array, shape), keys._impl)
 
 
-def _split2(data):
-    keys = _split_data(data, (2,))
-    return lax.index_in_dim(keys, 0, 0), lax.index_in_dim(keys, 1, 0)
+def _split2(keys):
+    keys = _split_data(keys, (2,))
+    return keys[0], keys[1]
 
 
 def split(key, num=2):
     """`num` new keys (or an array of keys of shape `num` when it is a tuple) from `key`."""
-    data, typed = _check_key("split", key)
+    keys, typed = _check_key("split", key)
     shape = _canonical_shape(num if isinstance(num, Sequence) else (num,), "num")
-    return _return_keys(typed, _split_data(data, shape))
+    return _return_keys(typed, _split_data(keys, shape))
 
 
 def _fold_in_message(data):
@@ -330,33 +494,22 @@ def _fold_in_message(data):
 
 
 def fold_in(key, data):
-    """A new key derived from `key` and the 32-bit integer `data`.
-
-    As in JAX, this hashes the single counter (0, data): the 64-bit seed of `data`."""
-    kdata, typed = _check_key("fold_in", key)
-    msg = lax.broadcast(_fold_in_message(data), (1,))
-    k0, k1 = _key_words(kdata)
-    b0, b1 = _threefry2x32(k0, k1, lax.full((1,), 0, _U32), msg)
-    return _return_keys(typed, lax.concatenate([b0, b1], 0))
+    """A new key derived from `key` and the 32-bit integer `data`."""
+    keys, typed = _check_key("fold_in", key)
+    folded = keys._impl.fold_in(keys._base_array, _fold_in_message(data))
+    return _return_keys(typed, PRNGKeyArray(folded, keys._impl))
 
 
 # ---------------------------------------------------------------- bits
 
-def _uint_dtype(nbits):
-    return np.dtype(f"uint{nbits}")
+def _random_bits(keys, bit_width, shape):
+    """Uniform random unsigned integers of `bit_width` bits from one typed key."""
+    return keys._impl.random_bits(keys._base_array, bit_width, shape)
 
 
-def _random_bits(data, bit_width, shape):
-    """Uniform random unsigned integers of `bit_width` bits: JAX's partitionable scheme (the xor
-    of the two hash words, truncated to 8 or 16 bits; or both words side by side for 64)."""
-    b0, b1 = _hash_counters(data, shape)
-    if bit_width == 64:
-        u64 = _uint_dtype(64)
-        hi = lax.convert_element_type(b0, u64)
-        hi = lax.shift_left(hi, lax.full(shape, 32, u64))
-        return lax.bitwise_or(hi, lax.convert_element_type(b1, u64))
-    out = lax.bitwise_xor(b0, b1)
-    return out if bit_width == 32 else lax.convert_element_type(out, _uint_dtype(bit_width))
+def _words64(keys, shape):
+    """The (high, low) uint32 halves of 64 random bits per element from one typed key."""
+    return keys._impl.words64(keys._base_array, shape)
 
 
 def _canonical_dtype(name, dtype, default, stacklevel=3):
@@ -373,8 +526,8 @@ def _canonical_dtype(name, dtype, default, stacklevel=3):
 
 def bits(key, shape=(), dtype=None):
     """Uniform random bits as unsigned integers (uint64 by default under x64, else uint32)."""
-    data, _ = _check_key("bits", key)
+    keys, _ = _check_key("bits", key)
     dtype = _canonical_dtype("bits", dtype, np.uint64)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return _random_bits(data, dtype.itemsize * 8, _canonical_shape(shape))
+    return _random_bits(keys, dtype.itemsize * 8, _canonical_shape(shape))

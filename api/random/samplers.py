@@ -12,7 +12,7 @@ from ...core.trace import Tracer
 from .. import lax
 from .. import numpy as jnp
 from .prng import (_U32, _canonical_dtype, _canonical_shape, _check_key, _full_like,
-                   _hash_counters, _is_arraylike, _random_bits, _split2, _u32, _uint_dtype)
+                   _is_arraylike, _random_bits, _split2, _u32, _uint_dtype, _words64)
 
 
 # ---------------------------------------------------------------- uniform floats
@@ -26,7 +26,7 @@ def _mantissa_halves(data, shape, dtype):
     nbits, nmant = info.bits, info.nmant
     if nbits == 64:
         # The 52 mantissa bits are those of (b0 << 32 | b1) >> 12: b0 << 20 | b1 >> 12.
-        b0, b1 = _hash_counters(data, shape)
+        b0, b1 = _words64(data, shape)
         hi = lax.shift_right_logical(b0, lax.full(shape, 6, _U32))
         lo = lax.bitwise_or(lax.shift_left(lax.bitwise_and(b0, lax.full(shape, 63, _U32)),
                                            lax.full(shape, 20, _U32)),
@@ -349,12 +349,51 @@ laplace = _unary_sampler(
 laplace.__doc__ = "Laplace(0, 1) samples: sign(u) * log(1 - |u|), u uniform on (-1, 1)."
 
 
+def _u32_const(value, shape):
+    return lax.full(shape, value, _U32)
+
+
+def _fixed_point_float32(hi, lo):
+    """The float32 nearest below the 64-bit fixed-point fraction hi:lo in (0, 1), as JAX's
+    _safe_int_to_float: the leading one found with clz, the next 23 bits its mantissa."""
+    shape = tuple(hi.shape)
+    hi_clz, lo_clz = lax.clz(hi), lax.clz(lo)
+    no_hi = hi_clz == _u32_const(32, shape)
+    # XLA shifts by 32 or more give 0: a zero high word takes its bits from lo alone.
+    mantissa = lax.bitwise_or(lax.shift_left(hi, hi_clz), jnp.where(
+        no_hi, lax.shift_left(lo, lo_clz),
+        lax.shift_right_logical(lo, lax.sub(_u32_const(32, shape), hi_clz))))
+    mantissa = lax.bitwise_and(lax.shift_right_logical(mantissa, _u32_const(8, shape)),
+                               _u32_const(2 ** 23 - 1, shape))
+    leading = jnp.where(no_hi, lax.add(lo_clz, _u32_const(32, shape)), hi_clz)
+    exponent = lax.shift_left(lax.sub(_u32_const(126, shape), leading), _u32_const(23, shape))
+    exponent = lax.bitwise_and(exponent, _u32_const(2 ** 30 - 2 ** 22, shape))
+    return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
+
+
+def _gumbel_highest(data, shape):
+    """float32 mode 'highest': u from 64 random bits in fixed point, with 1 - u computed
+    exactly in the integers, so that -log(-log(u)) has full precision at both tails."""
+    bits = _random_bits(data, 32, (2, *shape))
+    hi, lo = lax.index_in_dim(bits, 0, 0), lax.index_in_dim(bits, 1, 0)
+    carry = lax.convert_element_type(lax.bitwise_not(lo) == _u32_const(2 ** 32 - 1, shape),
+                                     _U32)
+    neg_hi = lax.add(lax.bitwise_not(hi), carry)
+    neg_lo = lax.add(lax.bitwise_not(lo), _u32_const(1, shape))
+    flip = hi < _u32_const(2 ** 31, shape)  # u < 1/2: use log1p(-u) on u itself
+    x = _fixed_point_float32(jnp.where(flip, hi, neg_hi), jnp.where(flip, lo, neg_lo))
+    return jnp.where(flip, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+
+
 def _gumbel(data, shape, dtype, mode):
     info = _dt.finfo(dtype)
+    if mode == "highest" and dtype == np.float32:
+        return _gumbel_highest(data, shape)
     if mode == "low":
         u = _uniform(data, shape, dtype, float(info.tiny), 1.)
         return lax.neg(lax.log(lax.neg(lax.log(u))))
-    # 'high': a second uniform refines the first below 1/2, where -log(-log1p(-x)) needs it.
+    # 'high' (and 'highest' beyond float32): a second uniform refines the first below 1/2,
+    # where -log(-log1p(-x)) needs it.
     u = _uniform(data, (2, *shape), dtype, 0., 1.)
     high, low = lax.index_in_dim(u, 0, 0), lax.index_in_dim(u, 1, 0)
     x = jnp.where(high >= 0.5, high, high + 2.0 ** -info.nmant * low + info.tiny)
@@ -362,15 +401,12 @@ def _gumbel(data, shape, dtype, mode):
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
-    """Standard Gumbel samples -log(-log(u)); mode 'low' (default) or 'high' (two draws per
-    value, for a wider tail). JAX's float32-only mode 'highest' is not implemented."""
+    """Standard Gumbel samples -log(-log(u)); mode 'low' (default), 'high' (two draws per
+    value, for a wider tail) or 'highest' (float32: 64 random bits in fixed point)."""
     data, _ = _check_key("gumbel", key)
     dtype = _float_dtype("gumbel", dtype)
     mode = "low" if mode is None else mode
-    if mode == "highest":
-        raise NotImplementedError("refjax.random.gumbel: mode='highest' is not implemented "
-                                  "(it needs lax.clz); use mode='high'")
-    if mode not in ("high", "low"):
+    if mode not in ("high", "low", "highest"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
     return _gumbel(data, _canonical_shape(shape), dtype, mode)
 

@@ -1,7 +1,10 @@
 """Windowed reductions with all their rules: reduce_window (a user's computation),
-reduce_window_sum/max/min, select_and_gather_add (the JVP of max/min pooling) and
-select_and_scatter_add (its transpose, max pooling's gradient); lax.reduce_window."""
+reduce_window_sum/max/min, select_and_gather_add (the JVP of max/min pooling),
+select_and_scatter_add (its transpose, max pooling's gradient) and the generic
+select_and_scatter (a user's select and scatter computations); lax.reduce_window."""
 import operator
+
+import numpy as np
 
 from .. import dtypes, pytree
 from ..avals import ShapedArray
@@ -15,6 +18,7 @@ from . import elementwise as ew
 from . import structural as st
 from .reductions import (check_computation, max_identity, min_identity, monoid_reduction,
                          reduction_jaxpr, split_operands, stage_computation, unrolled_batch)
+from .rng import unrolled_batch_rule
 from .window_shapes import (check_shapelike, dilate_shape, padded_sizes, padtype_to_pads,
                             stride_dim, vjp_lhs_padding)
 
@@ -387,3 +391,100 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                                 consts=tuple(closed.consts), **params)
     return pytree.tree_unflatten(tree, outs)
 
+
+
+# ---------------------------------------------------------------- select_and_scatter (generic)
+
+select_and_scatter_p = make_primitive("select_and_scatter")
+_SAS = "select_and_scatter"
+
+
+def _check_sas_computation(what, jaxpr, consts, init, out_dtype):
+    """select maps two scalars of the init value's type to a bool, scatter to that type
+    (ValueError, JAX's class: its lowering's verifier rejects the regions)."""
+    closed = ClosedJaxpr(jaxpr, list(consts))
+    takes = [(a.dtype, a.shape) for a in closed.in_avals]
+    gives = [(a.dtype, a.shape) for a in closed.out_avals]
+    if takes != [(init.dtype, ())] * 2 or gives != [(out_dtype, ())]:
+        raise ValueError(
+            f"{_SAS}: the {what} computation must map two {init.dtype.name}[] scalars to one "
+            f"{out_dtype.name}[]; its jaxpr takes "
+            f"({', '.join(a.str_short() for a in closed.in_avals)}) and returns "
+            f"({', '.join(a.str_short() for a in closed.out_avals)})")
+
+
+def _check_sas_operands(operand, source, init_value, window_dimensions):
+    """JAX's lowering fails on these with verifier ValueErrors; refjax names the shapes."""
+    if len(window_dimensions) != len(operand.shape):
+        raise ValueError(f"{_SAS}: window_dimensions {tuple(window_dimensions)} do not match "
+                         f"the rank of operand {operand.str_short()}")
+    if not source.dtype == init_value.dtype == operand.dtype or init_value.shape != ():
+        raise ValueError(f"{_SAS}: operand, source and a scalar init_value of one dtype "
+                         f"required, got {operand.str_short()}, {source.str_short()} and "
+                         f"{init_value.str_short()}")
+
+
+@select_and_scatter_p.def_abstract_eval
+def _sas_abstract_eval(operand, source, init_value, *, select_jaxpr, select_consts,
+                       scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                       padding):
+    check_shapelike(_SAS, "window_dimensions", window_dimensions)
+    check_shapelike(_SAS, "window_strides", window_strides)
+    if len(window_dimensions) != len(window_strides):  # JAX's one check (a TypeError)
+        raise TypeError(f"{_SAS} got inconsistent window_strides and window_dimensions: got "
+                        f"window_strides {tuple(window_strides)} and window_dimensions "
+                        f"{tuple(window_dimensions)}.")
+    _check_sas_operands(operand, source, init_value, window_dimensions)
+    _check_sas_computation("select", select_jaxpr, select_consts, init_value,
+                           np.dtype(bool))
+    _check_sas_computation("scatter", scatter_jaxpr, scatter_consts, init_value,
+                           init_value.dtype)
+    windows = window_shape(_SAS, operand.shape, window_dimensions=window_dimensions,
+                           window_strides=window_strides, padding=padding)
+    if tuple(source.shape) != windows:
+        raise ValueError(f"{_SAS}: source must have one element per window, shape {windows} "
+                         f"for operand {operand.str_short()}, got {source.str_short()}")
+    weak = operand.weak_type and source.weak_type and init_value.weak_type
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+def _sas_batch(axis_data, vals, dims, **params):
+    """Batched operand or source: a unit window over the batch dimension (JAX has no batching
+    rule); a batched init value: member by member."""
+    if dims[2] is not not_mapped:
+        return unrolled_batch_rule(select_and_scatter_p)(axis_data, vals, dims, **params)
+    operand, source = (bdim_at_front(v, d, axis_data.size) for v, d in zip(vals[:2], dims[:2]))
+    out = select_and_scatter_p.bind(operand, source, vals[2], **_with_unit_window(params, 0))
+    return out, 0
+
+
+select_and_scatter_p.def_batch(_sas_batch)
+select_and_scatter_p.def_sharding(_window_sharding(0))
+
+
+def select_and_scatter(operand, select, window_dimensions, window_strides, padding, source,
+                       init_value, scatter):
+    """XLA's SelectAndScatter (JAX's lax._select_and_scatter; lax exports only the primitive):
+    each window of `operand` selects an element by select(a, b) (keep a while it holds), and
+    each `source` value is combined into the init_value-filled output at its window's
+    selection by scatter(out, value). padding: (low, high) pairs."""
+    init_aval = get_aval(init_value)
+    select_jaxpr = _scalar_computation(select, init_aval)
+    scatter_jaxpr = _scalar_computation(scatter, init_aval)
+    return select_and_scatter_p.bind(
+        operand, source, init_value, select_jaxpr=select_jaxpr.jaxpr,
+        select_consts=tuple(select_jaxpr.consts), scatter_jaxpr=scatter_jaxpr.jaxpr,
+        scatter_consts=tuple(scatter_jaxpr.consts),
+        window_dimensions=tuple(map(operator.index, window_dimensions)),
+        window_strides=tuple(map(operator.index, window_strides)),
+        padding=tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding))
+
+
+def _scalar_computation(fn, init_aval):
+    from ..transforms.staging import stage
+    scalar = ShapedArray((), init_aval.dtype)
+    closed, tracer_consts = stage(lambda a, b: [fn(a, b)], [scalar, scalar])
+    if tracer_consts:
+        raise NotImplementedError(f"{_SAS}: select and scatter computations can't close over "
+                                  "values traced by an enclosing transformation")
+    return closed

@@ -1,5 +1,5 @@
-"""NumPy rules of rng_bit_generator (XLA's ThreeFry bit generator, bit for bit) and
-rng_uniform (NumPy's nondeterministic generator, as XLA's RngUniform is nondeterministic)."""
+"""NumPy rules of rng_bit_generator (XLA's ThreeFry and Philox bit generators, bit for bit)
+and rng_uniform (NumPy's nondeterministic generator, as XLA's RngUniform is nondeterministic)."""
 import numpy as np
 
 from ....core.primitives import rng
@@ -64,18 +64,64 @@ def _threefry_bits(key, shape, dtype):
     return bits.astype(dtype), n
 
 
+_PHILOX_MULTIPLIERS = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
+_PHILOX_KEY_STEPS = (_U32(0x9E3779B9), _U32(0xBB67AE85))
+_LOW32 = np.uint64(32)
+
+
+def _mul_hi_lo(x, multiplier):
+    product = x.astype(np.uint64) * multiplier
+    return (product >> _LOW32).astype(_U32), product.astype(_U32)
+
+
+def philox4x32(x, key):
+    """Philox-4x32 with 10 rounds (Salmon et al. 2011) of the four counter words x under the
+    two-word key: the hash of XLA's Philox generator."""
+    k0, k1 = _U32(key[0]), _U32(key[1])
+    for _ in range(10):
+        hi0, lo0 = _mul_hi_lo(x[0], _PHILOX_MULTIPLIERS[0])
+        hi1, lo1 = _mul_hi_lo(x[2], _PHILOX_MULTIPLIERS[1])
+        x = (hi1 ^ x[1] ^ k0, lo1, hi0 ^ x[3] ^ k1, lo0)
+        k0, k1 = k0 + _PHILOX_KEY_STEPS[0], k1 + _PHILOX_KEY_STEPS[1]
+    return x
+
+
+def _philox_words(key, count):
+    """`count` 32-bit words of XLA's PhiloxBitGenerator. The uint32[4] key is two uint64 words
+    (little-endian): the hash key k and the counter c. Block i hashes the 128-bit counter
+    (k << 64) + c + i (the carry out of c reaches k's copy) under k, and its four words come
+    out in order. Returns (words, blocks used)."""
+    key64 = key.view(np.uint64)
+    blocks = -(-count // 4)
+    low = key64[1] + np.arange(blocks, dtype=np.uint64)
+    high = key64[0] + (low < key64[1]).astype(np.uint64)
+    out = philox4x32(_words(low) + _words(high), key[:2])
+    return np.stack(out, axis=1).reshape(-1)[:count], blocks
+
+
+def _philox_bits(key, shape, dtype):
+    """XLA's Philox bits: 64-bit outputs are pairs of consecutive words (little-endian),
+    8/16-bit ones the low bits of a word each (JAX draws uint32 for them and narrows)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    wide = np.dtype(dtype).itemsize == 8
+    words, used = _philox_words(key, 2 * n if wide else n)
+    bits = words.view(np.uint64) if wide else words.astype(dtype)
+    return bits.reshape(shape), used
+
+
+_GENERATORS = {rng.RandomAlgorithm.RNG_THREE_FRY: _threefry_bits,
+               rng.RandomAlgorithm.RNG_PHILOX: _philox_bits,
+               rng.RandomAlgorithm.RNG_DEFAULT: _philox_bits}  # XLA's choice on CPU
+
+
 @rule(rng.rng_bit_generator_p)
 def _rng_bit_generator(key, *, algorithm, dtype, out_sharding, shape):
-    """RNG_THREE_FRY is XLA's stream bit for bit. RNG_DEFAULT is backend-defined (XLA on CPU
-    runs Philox): refjax's oracle defines it as the ThreeFry stream, so it promises the shape,
-    the dtype, uniformly distributed bits and a fresh key, not XLA's values. RNG_PHILOX is not
-    implemented by the oracle (NotImplementedError rather than a different stream)."""
-    if algorithm == rng.RandomAlgorithm.RNG_PHILOX:
-        raise NotImplementedError("rng_bit_generator: the numpy_ref oracle implements "
-                                  "RNG_THREE_FRY (and RNG_DEFAULT as it), not RNG_PHILOX")
+    """XLA's CPU streams bit for bit, RNG_DEFAULT being Philox there. The new key advances
+    the counter word by the blocks used (mod 2**64), as XLA's."""
+    key = np.asarray(key, _U32)
     with np.errstate(over="ignore"):
-        bits, used = _threefry_bits(np.asarray(key, _U32), tuple(shape), np.dtype(dtype))
-        new_key = np.asarray(key, _U32).copy().view(np.uint64)
+        bits, used = _GENERATORS[algorithm](key, tuple(shape), np.dtype(dtype))
+        new_key = key.copy().view(np.uint64)
         new_key[1] = new_key[1] + np.uint64(used)
     return [new_key.view(_U32), bits]
 

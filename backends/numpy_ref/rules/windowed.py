@@ -150,3 +150,55 @@ def _reduce_window(*args, jaxpr, consts, **params):
         outs = fold(lambda acc, e: apply_computation(closed, acc, e), list(inits), elements,
                      _flat(_valid(operands[0], params), operands[0].ndim))
     return [np.asarray(o, x.dtype).reshape(shape) for o, x in zip(outs, operands)]
+
+
+# ---------------------------------------------------------------- select_and_scatter (generic)
+
+def _select_in_windows(select, values, where, valid):
+    """Per window, the flat operand index of its selection (-1 for a window of padding only):
+    the first element, replaced by each next one where select(selected, next) is false;
+    padding is skipped, as XLA does."""
+    chosen, at = values[:, 0], np.where(valid[:, 0], where[:, 0], -1)
+    for k in range(1, values.shape[1]):
+        keep = apply_computation(select, [chosen], [values[:, k]])[0].astype(bool)
+        take = valid[:, k] & ((at < 0) | ~keep)
+        chosen, at = np.where(take, values[:, k], chosen), np.where(take, where[:, k], at)
+    return at
+
+
+def _scatter_in_order(scatter, out, at, updates):
+    """out[at[i]] = scatter(out[at[i]], updates[i]) for i in order; windows selecting the same
+    element are applied in rounds (the r-th selection of every element in round r)."""
+    order = np.argsort(at, kind="stable")
+    starts = np.searchsorted(at[order], at[order], side="left")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order)) - starts
+    for r in range(int(rank.max(initial=-1)) + 1):
+        targets, values = at[rank == r], updates[rank == r]
+        out[targets] = apply_computation(scatter, [out[targets]], [values])[0]
+    return out
+
+
+@rule(wd.select_and_scatter_p)
+def _select_and_scatter(operand, source, init_value, *, select_jaxpr, select_consts,
+                        scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                        padding):
+    """XLA's SelectAndScatter: each window's selection (_select_in_windows), then each source
+    value combined into the init_value-filled output at its window's selection, windows in
+    row-major order."""
+    params = {"window_dimensions": window_dimensions, "window_strides": window_strides,
+              "padding": padding}
+    n = operand.ndim
+    index = np.arange(operand.size).reshape(operand.shape)
+    where = _flat(windows(index, -1, **params), n)
+    values = _flat(windows(operand, 0, **params), n)
+    out = np.full(operand.size, init_value, operand.dtype)
+    if values.size == 0:
+        return out.reshape(operand.shape)
+    with np.errstate(all="ignore"):
+        at = _select_in_windows(closed_computation(select_jaxpr, select_consts), values, where,
+                                where >= 0)
+        chosen = at >= 0
+        out = _scatter_in_order(closed_computation(scatter_jaxpr, scatter_consts), out,
+                                at[chosen], source.reshape(-1)[chosen])
+    return out.reshape(operand.shape)

@@ -1,9 +1,11 @@
 """jax.lax lowerings of the windowed reductions: JAX's own primitives (exported by jax.lax)
 with the same params, a user's computation interpreted with the xla lowerings."""
+import jax
 import numpy as np
 from jax import lax
 
 from ....core.jaxpr import ClosedJaxpr
+from ...base import get_backend
 from ....core.primitives import elementwise as ew
 from ....core.primitives import reductions as red
 from ....core.primitives import windowed as wd
@@ -74,3 +76,24 @@ def _reduce_window(*args, jaxpr, consts, **params):
     fn = jax_computation(ClosedJaxpr(jaxpr, consts))
     return list(lax.reduce_window(tuple(args[:n]), tuple(args[n:]), lambda a, b: tuple(fn(a, b)),
                                   **params))
+
+
+def _jax_scalar_jaxpr(jaxpr, consts, dtype):
+    """A refjax computation on two scalars as a JAX ClosedJaxpr (interpreted with the xla
+    lowerings), the form JAX's select_and_scatter_p takes."""
+    closed = ClosedJaxpr(jaxpr, list(consts))
+    scalar = jax.ShapeDtypeStruct((), dtype)
+    return jax.make_jaxpr(lambda a, b: get_backend("xla").interpret(closed, [a, b])[0])(
+        scalar, scalar)
+
+
+@rule(wd.select_and_scatter_p)
+def _select_and_scatter(operand, source, init_value, *, select_jaxpr, select_consts,
+                        scatter_jaxpr, scatter_consts, **params):
+    """JAX's select_and_scatter_p (public in jax.lax; no lax function binds it)."""
+    select = _jax_scalar_jaxpr(select_jaxpr, select_consts, operand.dtype)
+    scatter = _jax_scalar_jaxpr(scatter_jaxpr, scatter_consts, operand.dtype)
+    return lax.select_and_scatter_p.bind(
+        operand, source, init_value, select_jaxpr=select.jaxpr,
+        select_consts=tuple(select.consts), scatter_jaxpr=scatter.jaxpr,
+        scatter_consts=tuple(scatter.consts), **params)
