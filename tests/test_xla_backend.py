@@ -505,7 +505,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_differential.py (its spec samples) and test_ragged_dot.py (against JAX)
              "ragged_dot_general",
              # by test_composite.py (programs, against JAX) and test_differential.py
-             "composite"}
+             "composite",
+             # by test_differential.py (their spec samples) and test_toplevel_more.py
+             "empty", "linear_call"}
 
 
 def test_every_primitive_has_a_rule():
