@@ -3,6 +3,7 @@ import functools as _functools
 
 from ..core import dtypes as _dtypes
 from ..core.primitives.elementwise import weak_scalar as _weak_scalar
+from ..core.trace import get_aval as _get_aval
 from ..core.primitives.elementwise import (  # noqa: F401
     neg, sign, floor, ceil, round, RoundingMethod, is_finite, exp, exp2, log, log1p, expm1, tanh,
     logistic, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt,
@@ -87,9 +88,26 @@ def _own_type(x):
     return x
 
 
+def _check_operands(name, args):
+    """TypeError in JAX's words for an operand that is no JAX value or is a float0 array."""
+    for i, a in enumerate(args):
+        if str(getattr(a, "dtype", "")).startswith("key<"):
+            continue  # typed keys: refused by the primitive's dtype check
+        try:
+            aval = _get_aval(a)
+        except TypeError:
+            raise TypeError(f"Error interpreting argument to {name} as a JAX value. The "
+                            f"problematic value is of type {type(a)} and was passed to {name} "
+                            f"at position {i}.") from None
+        if aval.dtype == _dtypes.float0:
+            raise TypeError(f"{name}: float0s do not support any operations by design, as they "
+                            "are not compatible with non-trivial vector spaces")
+
+
 def _strict(fn):
     @_functools.wraps(fn)
     def strict(*args):
+        _check_operands(fn.__name__, args)
         return fn(*[_own_type(a) for a in args])  # (`map` is lax.map here)
     return strict
 

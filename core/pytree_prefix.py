@@ -161,3 +161,45 @@ def static(**kwargs):
 __all__ = ["KeyEntry", "KeyPath", "default_registry", "is_tree_node", "flatten_one_level",
            "flatten_one_level_with_keys", "tree_broadcast", "tree_reduce_associative",
            "static"]
+
+
+def structure_differences(tree1, tree2, name1, name2):
+    """Where two PyTreeDefs differ, in JAX's words (its equality_errors): for each difference,
+    "<name1> output at path P is ... but <name2> output at path P is ..., so ..."."""
+    return list(_differences(tree1, tree2, (), name1, name2))
+
+
+def _differences(t1, t2, path, name1, name2):
+    at = f" at path {pytree.keystr(path)}" if path else ""
+    first, second = f"{name1} output{at} is", f"{name2} output{at} is"
+    leaf1, leaf2 = t1._handler is None, t2._handler is None
+    if leaf1 != leaf2 or t1._type is not t2._type:
+        what = lambda t: "a pytree leaf" if t._handler is None else f"a {t._type}"  # noqa: E731
+        yield f"{first} {what(t1)} but {second} {what(t2)}, so their Python types differ."
+    elif leaf1:
+        return
+    elif len(t1._children) != len(t2._children):
+        kind = t1._type.__name__ if t1._type in (tuple, list) else str(t1._type)
+        yield (f"{first} a {kind} of length {len(t1._children)} but {second} a {kind} of "
+               f"length {len(t2._children)}, so the lengths do not match.")
+    elif t1._data != t2._data:
+        yield (f"{first} a {t1._type} with pytree metadata {_metadata(t1)} but {second} a "
+               f"{t2._type} with pytree metadata {_metadata(t2)}, so the pytree node metadata "
+               "does not match.")
+    else:
+        for i, (c1, c2) in enumerate(zip(t1._children, t2._children)):
+            yield from _differences(c1, c2, path + (_child_key(t1, i),), name1, name2)
+
+
+def _metadata(t):
+    return tuple(t._data) if isinstance(t._data, list) else t._data
+
+
+def _child_key(t, i):
+    if t._type is dict:
+        return pytree.DictKey(t._data[i])
+    if t._type in (tuple, list):
+        return pytree.SequenceKey(i)
+    if hasattr(t._type, "_fields"):
+        return pytree.GetAttrKey(t._type._fields[i])
+    return pytree.FlattenedIndexKey(i)

@@ -365,6 +365,7 @@ def _check_args(name, *args, checked_ints=True):
     """args of jnp.`name` as arrays, tracers or Python scalars (TypeError naming `name` for
     anything else; OverflowError for a Python int outside the default int's range, unless
     `checked_ints` is False: the caller converts it to an explicit dtype)."""
+    _refuse_float0_and_keys(name, args)
     out = []
     for a in args:
         if checked_ints and type(a) is int:
@@ -379,6 +380,37 @@ def _check_args(name, *args, checked_ints=True):
         else:
             raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__}")
     return out
+
+
+_FLOAT0_MESSAGE = (
+    "Called {} with a float0 array. float0s do not support any operations by design because "
+    "they are not compatible with non-trivial vector spaces. No implicit dtype conversion is "
+    "done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
+    "zeros array. \nIf you didn't expect to get a float0 you might have accidentally taken a "
+    "gradient with respect to an integer argument.")
+# lax's names, which JAX's errors use when every operand is of one key dtype
+_LAX_NAMES = {"negative": "neg", "multiply": "mul", "subtract": "sub", "divide": "div",
+              "true_divide": "div", "power": "pow", "absolute": "abs"}
+
+
+def _arg_dtype(a):
+    return _dt.python_scalar_dtype(a) if _dt.is_python_scalar(a) else getattr(a, "dtype", None)
+
+
+def _refuse_float0_and_keys(name, args):
+    """TypeError in JAX's words for float0 operands and typed PRNG keys (whose dtypes read
+    key<...>) given to jnp.`name`: JAX's jnp checks, then its lax dtype check."""
+    own = [getattr(a, "dtype", None) for a in args]
+    if any(isinstance(d, np.dtype) and d == _dt.float0 for d in own):
+        raise TypeError(_FLOAT0_MESSAGE.format(name))
+    if not any(d is not None and not isinstance(d, np.dtype) and str(d).startswith("key<")
+               for d in own):
+        return
+    dts = [_arg_dtype(a) for a in args]
+    if len(set(map(str, dts))) > 1:
+        raise TypeError(f"{name} does not accept dtypes {', '.join(map(str, dts))}.")
+    where = " at position 0" if len(dts) > 1 else ""
+    raise TypeError(f"{_LAX_NAMES.get(name, name)} does not accept dtype {dts[0]}{where}.")
 
 
 def _promote_to_numeric(*args):

@@ -136,6 +136,24 @@ class PRNGKeyArray(LeadingAxis):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._base_array}"
 
 
+def _refusing_operator(fname, reflected=False):
+    """An arithmetic operator of key arrays: jnp.`fname`, which refuses key dtypes with JAX's
+    TypeError (JAX's key arrays also define these operators, to say so)."""
+    def op(self, *other):
+        fn = getattr(jnp, fname)
+        return fn(*other, self) if reflected else fn(self, *other)
+    return op
+
+
+for _dunder, _fname in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                        ("truediv", "true_divide"), ("floordiv", "floor_divide"),
+                        ("mod", "mod"), ("pow", "power"), ("matmul", "matmul")):
+    setattr(PRNGKeyArray, f"__{_dunder}__", _refusing_operator(_fname))
+    setattr(PRNGKeyArray, f"__r{_dunder}__", _refusing_operator(_fname, reflected=True))
+for _dunder, _fname in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute")):
+    setattr(PRNGKeyArray, f"__{_dunder}__", _refusing_operator(_fname))
+
+
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
                      lambda impl, children: PRNGKeyArray(children[0], impl))
 

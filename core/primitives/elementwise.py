@@ -706,6 +706,7 @@ def convert_element_type(x, new_dtype, weak_type=False):
     """x converted to new_dtype (canonicalized for x64), C-style: floats truncate to ints."""
     if new_dtype is None:  # np.dtype(None) would silently mean float64
         raise ValueError("convert_element_type: dtype must be specified.")
+    _refuse_key_conversion(x, new_dtype)
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if _foldable(x):
         return _folded_conversion(x, new_dtype, weak_type)
@@ -713,6 +714,22 @@ def convert_element_type(x, new_dtype, weak_type=False):
         return x  # as JAX: no equation for a conversion that changes nothing
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
                                        sharding=None)
+
+
+def _is_key_dtype(dtype):
+    # typed PRNG keys (api/random) are the only dtypes whose names read key<...>
+    return not isinstance(dtype, np.dtype) and str(dtype).startswith("key<")
+
+
+def _refuse_key_conversion(x, new_dtype):
+    """ValueError as JAX's: typed keys convert to and from no other dtype."""
+    src = getattr(x, "dtype", None)
+    if not (_is_key_dtype(src) or _is_key_dtype(new_dtype)):
+        return
+    def name(d):
+        return str(d) if _is_key_dtype(d) else dtypes.canonicalize_dtype(d).name
+    src = src if src is not None else dtypes.python_scalar_dtype(x)
+    raise ValueError(f"Cannot convert_element_type from {name(src)} to {name(new_dtype)}")
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):

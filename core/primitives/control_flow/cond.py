@@ -13,6 +13,7 @@ from ...avals import same_type
 from ...config import config
 from ...errors import JAXTypeError
 from ...primitive import make_primitive
+from ...pytree_prefix import structure_differences
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
@@ -294,8 +295,10 @@ def _with_const_inputs(closed, positions, const_avals):
 def _check_branch_outputs(api_name, name0, traced0, name, traced):
     (closed0, _, tree0), (closed, _, tree) = traced0, traced
     if tree0 != tree:
+        diffs = structure_differences(tree0, tree, name0, name)
         raise TypeError(f"{api_name} branch outputs must have the same pytree structure, but "
                         f"they differ:\n\n{name0} output is {tree0}\n{name} output is {tree}\n\n"
+                        + "".join(d + "\n\n" for d in diffs) +
                         f"Revise {name0} and/or {name} so that they have the same pytree "
                         "structure.")
     outs0, outs = closed0.out_avals, closed.out_avals
