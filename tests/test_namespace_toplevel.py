@@ -34,9 +34,6 @@ MISSING = {
                            "keys flow through, with consume/assert_consumed rules per "
                            "primitive): not implemented",
         "default_device": TODO + " (placement of new arrays and computations)",
-        "transfer_guard": TODO + " (guarding implicit host/device transfers)",
-        "transfer_guard_host_to_device": TODO, "transfer_guard_device_to_host": TODO,
-        "transfer_guard_device_to_device": TODO,
         "fwd_and_bwd": TODO,
     },
     "tree_util": {},
