@@ -80,6 +80,19 @@ def _raised(guard, level, name, backend):
     return info.value
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eager_python_scalar_operand_is_refused_like_jax(backend):
+    """JAX transfers an eager op's Python scalar operand (refused under 'disallow'); its message
+    names the scalar's weak aval, refjax's the converted one (float32[] without weak_type)."""
+    with refjax.backend(backend), refjax.transfer_guard("disallow"):
+        with pytest.raises(refjax.errors.JaxRuntimeError) as ours:
+            refjax.numpy.ones(3) + 1.0
+    with real_jax.transfer_guard("disallow"), pytest.raises(RuntimeError) as theirs:
+        real_jax.numpy.ones(3) + 1.0
+    prefix = "INVALID_ARGUMENT: Disallowed host-to-device transfer: aval=ShapedArray(float32["
+    assert str(ours.value).startswith(prefix) and str(theirs.value).startswith(prefix)
+
+
 def test_error_message_is_jaxs():
     """Spelled out once (the comparison above checks every case against JAX)."""
     err = _raised("transfer_guard", "disallow", "jit_numpy_arg", "numpy_ref")
