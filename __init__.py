@@ -48,6 +48,9 @@ from .api.devices import (  # noqa: E402
     make_array_from_process_local_data, device_put_replicated, device_put_sharded)
 from .api.devices import (  # noqa: E402
     process_indices, host_ids, live_arrays, copy_to_host_async)
+from .api.placement import (  # noqa: E402
+    transfer_guard, transfer_guard_host_to_device,
+    transfer_guard_device_to_host, transfer_guard_device_to_device)
 from .api.typeof import typeof  # noqa: E402
 from .api.sharding import reshard  # noqa: E402
 from .core.sharding import (  # noqa: E402

@@ -6,7 +6,7 @@ import numpy as np
 from .. import backends
 from ..backends.base import current_backend, get_backend, make_array
 from ..core import pytree
-from ..core.config import config
+from ..core.config import config, explicit_transfers
 from ..core import sharding as sh
 from ..core import array as array_mod
 from ..core.array import Array
@@ -120,14 +120,23 @@ def _put_leaf(x, target):
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
-    return make_array(value, aval, backend, sharding)
+    return make_array(value, aval, backend, sharding, _transfer_kind(x, sharding))
+
+
+def _transfer_kind(x, sharding):
+    """What the transfer guard sees in placing x on `sharding`: none for an Array already
+    laid out so (JAX moves nothing)."""
+    if not isinstance(x, Array):
+        return "host_to_device"
+    return None if x.sharding == sharding else "device_to_device"
 
 
 def _value_and_aval(x):
     if isinstance(x, Array):
         return np.asarray(x), x.aval
     from . import numpy as jnp
-    arr = jnp.asarray(x)
+    with config.override(jax_transfer_guard_host_to_device="allow"):
+        arr = jnp.asarray(x)  # only for its value and type: the transfer is the caller's
     return np.asarray(arr), arr.aval
 
 
@@ -145,7 +154,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         targets = [device] * len(leaves)
     else:
         targets = pytree.broadcast_prefix("device_put", x, device, _is_target)
-    return pytree.tree_unflatten(tree, [_put_leaf(v, t) for v, t in zip(leaves, targets)])
+    with explicit_transfers():
+        return pytree.tree_unflatten(tree, [_put_leaf(v, t) for v, t in zip(leaves, targets)])
 
 
 def device_get(x):

@@ -11,7 +11,7 @@ from ..core import runtime
 from ..core import sharding as sh
 from ..core import trace as trace_mod
 from ..core.array import Array
-from ..core.config import config
+from ..core.config import check_transfer, config
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.sharding_types import type_outputs, typed_aval
@@ -231,7 +231,16 @@ def to_buffer(backend, x, aval):
             f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")
     if isinstance(x, trace_mod.Tracer):
         raise trace_mod_leak_error(x)
+    guard_transfer("host_to_device", aval, None, backend)
     return backend.put(x, aval)
+
+
+def guard_transfer(direction, aval, sharding, backend):
+    """The transfer guard on a transfer of `aval` to `sharding` (None: the default device).
+    A constant made while tracing is none: JAX embeds it in the program."""
+    if trace_mod.current_trace() is trace_mod.EVAL_TRACE:
+            check_transfer(direction, lambda: f"aval={aval!r}, dst_sharding="
+                       f"{sharding or sh.SingleDeviceSharding(backend.devices()[0])}")
 
 
 def trace_mod_leak_error(x):
@@ -292,9 +301,12 @@ def _on_mesh(x, mesh):
     return Array(x.aval, buf, backend)
 
 
-def make_array(value, aval, backend=None, sharding=None):
-    """Wrap a NumPy value as an Array on the (current) backend."""
+def make_array(value, aval, backend=None, sharding=None, transfer="host_to_device"):
+    """Wrap a NumPy value as an Array on the (current) backend, a transfer in direction
+    `transfer` for the transfer guard (None: not a transfer JAX guards)."""
     backend = backend or current_backend()
+    if transfer is not None:
+        guard_transfer(transfer, aval, sharding, backend)
     return Array(aval, backend.put(value, aval, sharding), backend)
 
 

@@ -1,6 +1,7 @@
 """refjax.config: JAX's configuration options by JAX's names, with scoped overrides."""
 import contextlib
 import contextvars
+import logging
 import os
 
 
@@ -32,10 +33,18 @@ _DEFAULTS = {
     "jax_threefry_partitionable": True,
     "jax_legacy_prng_key": "allow",
     "jax_enable_custom_prng": False,
+    "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None,
+    "jax_transfer_guard_device_to_host": None,
+    "jax_transfer_guard_device_to_device": None,
     # make_mesh's default axis types: "auto" (the seed notebook's) or "explicit" (JAX 0.10's)
     "refjax_make_mesh_axis_types": "auto",
 }
-_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
+TRANSFER_GUARD_LEVELS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+_CHOICES = {**{name: TRANSFER_GUARD_LEVELS for name in (
+                "jax_transfer_guard", "jax_transfer_guard_host_to_device",
+                "jax_transfer_guard_device_to_host", "jax_transfer_guard_device_to_device")},
+            "jax_numpy_dtype_promotion": ("standard", "strict"),
             "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
             "refjax_make_mesh_axis_types": ("auto", "explicit"),
             "jax_default_prng_impl": ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg",
@@ -223,3 +232,40 @@ no_execution = State("jax_no_execution", "Disallow JAX executions.")
 thread_guard = State("jax_thread_guard", "Raise when a multi-process JAX operation is called "
                      "from another thread than the guard's (refjax runs one process: no such "
                      "operation exists, so the guard never fires).")
+
+
+# ---------------------------------------------------------------- transfer guards
+
+_explicit = contextvars.ContextVar("refjax_explicit_transfer", default=False)
+
+
+@contextlib.contextmanager
+def explicit_transfers():
+    """Transfers in this block count as explicit (jax.device_put, jax.device_get), which only
+    the '*_explicit' guard levels guard."""
+    token = _explicit.set(True)
+    try:
+        yield
+    finally:
+        _explicit.reset(token)
+
+
+def transfer_guard_level(direction):
+    """The guard level of 'host_to_device', 'device_to_host' or 'device_to_device' transfers:
+    its own option, else jax_transfer_guard's, else 'allow'."""
+    level = config.read(f"jax_transfer_guard_{direction}")
+    return level if level is not None else (config.read("jax_transfer_guard") or "allow")
+
+
+def check_transfer(direction, describe):
+    """Apply the transfer guard to one transfer; `describe()` gives JAX's 'aval=...,
+    dst_sharding=...' (called only when the guard logs or refuses)."""
+    level = transfer_guard_level(direction)
+    if level == "allow" or (_explicit.get() and not level.endswith("_explicit")):
+        return
+    what = f"{direction.replace('_', '-')} transfer: {describe()}"
+    if level.startswith("log"):
+        logging.getLogger("refjax").warning(what)
+        return
+    from .errors import JaxRuntimeError
+    raise JaxRuntimeError(f"INVALID_ARGUMENT: Disallowed {what}")
