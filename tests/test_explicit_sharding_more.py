@@ -1,0 +1,102 @@
+"""Sharding types on Explicit mesh axes for dynamic_slice, dynamic_update_slice, sort,
+argsort and top_k: each program run on real JAX 0.10.2 (8 CPU devices) and on refjax and
+compared (typeof text inside jit, result types, values, layouts shard by shard, and the
+ShardingTypeError's message where JAX refuses)."""
+import numpy as np
+import pytest
+from test_explicit_sharding import put, same_as_jax
+
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+
+
+def typed_in_jit(f, *args):
+    """A program running f under jit on `args` (built by each library), showing the types
+    of its results inside jit."""
+    def program(lib, show):
+        def shown(*xs):
+            out = f(lib, *xs)
+            out = tuple(out) if isinstance(out, (tuple, list)) else out
+            for o in out if isinstance(out, tuple) else (out,):
+                show(lib.typeof(o))
+            return out
+        return lib.jit(shown)(*(a(lib) for a in args))
+    return program
+
+
+def x8x8(*spec):
+    return lambda lib: put(lib, (8, 8), *spec)
+
+
+def update(*spec):
+    return lambda lib: lib.device_put(np.ones((2, 4), np.float32), lib.P(*spec))
+
+
+DYNAMIC = {
+    "slice_keeps_the_operands_type": (
+        lambda lib, x: lib.lax.dynamic_slice(x, (1, 2), (4, 4)), (x8x8("X", "Y"),)),
+    "slice_of_an_unsharded_dim": (
+        lambda lib, x: lib.lax.dynamic_slice(x, (3, 1), (8, 3)), (x8x8("X", None),)),
+    "slice_not_dividing_the_mesh_axis": (
+        lambda lib, x: lib.lax.dynamic_slice(x, (1, 2), (3, 4)), (x8x8("X", "Y"),)),
+    "slice_of_one_element": (  # JAX 0.10.2 refuses this too (no replicated special case)
+        lambda lib, x: lib.lax.dynamic_slice(x, (1, 2), (1, 1)), (x8x8("X", "Y"),)),
+    "traced_start": (
+        lambda lib, x: lib.lax.dynamic_slice_in_dim(x, (x.sum() % 5).astype(np.int32), 4, 1),
+        (x8x8(None, "Y"),)),
+    "update_typed_as_the_operand": (
+        lambda lib, x, u: lib.lax.dynamic_update_slice(x, u, (1, 2)),
+        (x8x8("X", "Y"), update("X", "Y"))),
+    "update_typed_otherwise": (
+        lambda lib, x, u: lib.lax.dynamic_update_slice(x, u, (1, 2)),
+        (x8x8("X", "Y"), update(None, "Y"))),
+    "replicated_update_of_a_sharded_operand": (
+        lambda lib, x, u: lib.lax.dynamic_update_slice(x, u, (4, 0)),
+        (x8x8("X", None), update())),
+    "at_set_with_a_scalar_index": (
+        lambda lib, x: lib.lax.dynamic_update_index_in_dim(x, x[:, :1], 3, 1),
+        (x8x8("X", None),)),
+}
+
+
+@pytest.mark.parametrize("case", DYNAMIC)
+def test_dynamic_slice_and_update_type_as_jax(case):
+    f, args = DYNAMIC[case]
+    same_as_jax(typed_in_jit(f, *args))
+
+
+SORTS = {
+    "sort_along_an_unsharded_dim": (lambda lib, x: lib.lax.sort(-x, dimension=1),
+                                    (x8x8("X", None),)),
+    "sort_along_a_sharded_dim": (lambda lib, x: lib.lax.sort(x, dimension=0),
+                                 (x8x8("X", "Y"),)),
+    "sort_with_values": (lambda lib, x: lib.lax.sort((-x, x * 2), dimension=0, num_keys=1),
+                         (x8x8(None, "X"),)),
+    "sort_of_differently_typed_operands": (
+        lambda lib, x, y: lib.lax.sort((x, y), dimension=1, num_keys=1),
+        (x8x8("X", None), x8x8("Y", None))),
+    "sort_of_a_typed_and_a_replicated_operand": (
+        lambda lib, x, y: lib.lax.sort((x, y), dimension=1, num_keys=1),
+        (x8x8("X", None), x8x8())),
+    "argsort": (lambda lib, x: lib.numpy.argsort(-x, axis=1), (x8x8("Y", None),)),
+    "argsort_along_a_sharded_dim": (lambda lib, x: lib.numpy.argsort(x, axis=0),
+                                    (x8x8("Y", None),)),
+    "jnp_sort": (lambda lib, x: lib.numpy.sort(x[:, ::-1], axis=-1), (x8x8("X", None),)),
+    "top_k": (lambda lib, x: lib.lax.top_k(x % 5.0, 3), (x8x8(("X", "Y"), None),)),
+    "top_k_along_a_sharded_dim": (lambda lib, x: lib.lax.top_k(x, 3), (x8x8(None, "X"),)),
+}
+
+
+@pytest.mark.parametrize("case", SORTS)
+def test_sort_argsort_top_k_type_as_jax(case):
+    f, args = SORTS[case]
+    same_as_jax(typed_in_jit(f, *args))
+
+
+def test_sort_and_dynamic_slice_eagerly_type_as_jax():
+    def program(lib, show):
+        x = put(lib, (8, 8), "X", None)
+        outs = (lib.lax.sort(-x, dimension=1), lib.lax.dynamic_slice(x, (2, 1), (4, 4)),
+                lib.lax.top_k(x, 2)[1])
+        show(*map(lib.typeof, outs))
+        return outs
+    same_as_jax(program)
