@@ -100,3 +100,81 @@ def test_sort_and_dynamic_slice_eagerly_type_as_jax():
         show(*map(lib.typeof, outs))
         return outs
     same_as_jax(program)
+
+
+def indices(*spec):
+    return lambda lib: lib.device_put(np.array([1, 3, 5, 0, 2, 2, 7, 6], np.int32), lib.P(*spec))
+
+
+def take_rows(lib):
+    return lib.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                          start_index_map=(0,))
+
+
+def per_row(lib, scatter=False):
+    """Dimension numbers picking one element of each row (rows batched with the indices)."""
+    if scatter:
+        return lib.lax.ScatterDimensionNumbers(
+            update_window_dims=(), inserted_window_dims=(1,), scatter_dims_to_operand_dims=(1,),
+            operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+    return lib.lax.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(1,), start_index_map=(1,),
+        operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+
+
+GATHERS = {
+    "rows_of_an_operand_sharded_along_them": (lambda lib, x, i: x[i[:4]],
+                                              (x8x8("X", "Y"), indices())),
+    "columns_keep_the_row_sharding": (lambda lib, x, i: x[:, i], (x8x8("X", None), indices())),
+    "columns_of_a_column_sharded_operand": (lambda lib, x, i: x[:, i],
+                                            (x8x8("X", "Y"), indices())),
+    "take_along_axis": (lambda lib, x, i: lib.numpy.take_along_axis(
+        x, lib.numpy.broadcast_to(i[:3], (8, 3)), axis=1), (x8x8("X", None), indices())),
+    "scalar_index": (lambda lib, x, i: x[:, i[0]], (x8x8("X", None), indices())),
+    "lax_gather_with_sharded_query_indices": (
+        lambda lib, x, i: lib.lax.gather(x, i[:, None], take_rows(lib), (1, 8)),
+        (x8x8("X", None), indices("X"))),
+    "batched_gather_indices_sharded_as_the_operand": (
+        lambda lib, x, i: lib.lax.gather(x, i[:, None], per_row(lib), (1, 1)),
+        (x8x8("X", None), indices("X"))),
+    "batched_gather_replicated_indices": (
+        lambda lib, x, i: lib.lax.gather(x, i[:, None], per_row(lib), (1, 1)),
+        (x8x8("X", None), indices())),
+    "batched_gather_indices_sharded_otherwise": (
+        lambda lib, x, i: lib.lax.gather(x, i[:, None], per_row(lib), (1, 1)),
+        (x8x8("X", None), indices("Y"))),
+    "batched_gather_replicated_operand": (
+        lambda lib, x, i: lib.lax.gather(x, i[:, None], per_row(lib), (1, 1)),
+        (x8x8(), indices("Y"))),
+    "set_columns_to_updates_typed_as_the_slice": (
+        lambda lib, x, i: x.at[:, i[:4]].set(x[:, 4:] * 2), (x8x8("X", None), indices())),
+    "mul_by_sharded_updates": (lambda lib, x, i: x.at[:, i[:4]].mul(x[:, :4]),
+                               (x8x8("X", None), indices())),
+    "batched_scatter_add": (
+        lambda lib, x, i: lib.lax.scatter_add(x, i[:, None], x[:, 0], per_row(lib, True)),
+        (x8x8("X", None), indices())),
+    "batched_scatter_indices_sharded_as_the_operand": (
+        lambda lib, x, i: lib.lax.scatter(x, i[:, None], x[:, 0] * 2, per_row(lib, True)),
+        (x8x8("X", None), indices("X"))),
+    "batched_scatter_max_replicated_operand": (
+        lambda lib, x, i: lib.lax.scatter_max(x, i[:, None], -x[:, 0], per_row(lib, True)),
+        (x8x8(), indices("Y"))),
+    "batched_scatter_indices_sharded_otherwise": (
+        lambda lib, x, i: lib.lax.scatter_sub(x, i[:, None], x[:, 0], per_row(lib, True)),
+        (x8x8("X", None), indices("Y"))),
+}
+
+
+@pytest.mark.parametrize("case", GATHERS)
+def test_gather_and_scatter_type_as_jax(case):
+    f, args = GATHERS[case]
+    same_as_jax(typed_in_jit(f, *args))
+
+
+def test_indexing_eagerly_types_as_jax():
+    def program(lib, show):
+        x, i = put(lib, (8, 8), "X", None), indices()(lib)
+        outs = (x[:, i], x.at[:, i[:2]].add(x[:, :2]))
+        show(*map(lib.typeof, outs))
+        return outs
+    same_as_jax(program)
