@@ -178,3 +178,46 @@ def test_indexing_eagerly_types_as_jax():
         show(*map(lib.typeof, outs))
         return outs
     same_as_jax(program)
+
+
+def reshard(lib, x, *spec):
+    return lib.sharding.reshard(x, lib.P(*spec))
+
+
+CONTROL = {
+    "cond_keeps_the_branches_type": (
+        lambda lib, x: lib.lax.cond(x.sum() > 0, lambda x: x, lambda x: x * 2, x),
+        (x8x8("X", "Y"),)),
+    "switch": (lambda lib, x: lib.lax.switch(1, [lambda x: x, lambda x: x + 1,
+                                                 lambda x: x * x], x), (x8x8("X", None),)),
+    "cond_branches_typed_otherwise": (
+        lambda lib, x, y: lib.lax.cond(True, lambda x, y: x, lambda x, y: y, x, y),
+        (x8x8("X", "Y"), x8x8("X", None))),
+    "cond_branch_resharding": (
+        lambda lib, x: lib.lax.cond(x.sum() > 0, lambda x: reshard(lib, x, None, "X"),
+                                    lambda x: reshard(lib, -x, None, "X"), x),
+        (x8x8("X", None),)),
+    "fori_loop": (lambda lib, x: lib.lax.fori_loop(0, 3, lambda i, x: x * 2, x),
+                  (x8x8("X", "Y"),)),
+    "while_loop": (lambda lib, x: lib.lax.while_loop(
+        lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x)), (x8x8(None, "Y"),)),
+    "carry_resharded_in_the_body": (
+        lambda lib, x: lib.lax.while_loop(lambda c: c.sum() < 1e4,
+                                          lambda c: reshard(lib, c * 2, None, None), x),
+        (x8x8("X", "Y"),)),
+    "scan_stacks_ys_unsharded_along_the_new_dim": (
+        lambda lib, x: lib.lax.scan(lambda c, _: (c, reshard(lib, c * 2, None, "X")), x, None,
+                                    length=2), (x8x8("X", "Y"),)),
+    "scan_over_a_replicated_leading_dim": (
+        lambda lib, x: lib.lax.scan(lambda c, r: (c + r, c * r), x[0], x),
+        (x8x8(None, "Y"),)),
+    "scan_carry_resharded": (
+        lambda lib, x: lib.lax.scan(lambda c, r: (reshard(lib, c, None, None), r), x, None,
+                                    length=2), (x8x8("X", "Y"),)),
+}
+
+
+@pytest.mark.parametrize("case", CONTROL)
+def test_cond_while_and_scan_type_as_jax(case):
+    f, args = CONTROL[case]
+    same_as_jax(typed_in_jit(f, *args))

@@ -26,7 +26,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
-                     type_str, why)
+                     same_typed, type_str, typed_as, why)
 
 cond_p = make_primitive("cond", multiple_results=True)
 
@@ -162,6 +162,7 @@ cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)
 cond_p.def_partial_eval(_cond_partial_eval)
 cond_p.def_vma(_cond_vma)
+cond_p.def_sharding(typed_as(lambda branches: branches[0].out_avals))
 
 
 # ---------------------------------------------------------------- lax.cond, lax.switch
@@ -301,7 +302,7 @@ def _check_branch_outputs(api_name, name0, traced0, name, traced):
     outs0, outs = closed0.out_avals, closed.out_avals
     diffs = [f"the output of {name0}{path_str(tree0, i)} has type {type_str(a)} but the "
              f"corresponding output of {name} has type {type_str(b)}{why(a, b)}"
-             for i, (a, b) in enumerate(zip(outs0, outs)) if not same_type(a, b)]
+             for i, (a, b) in enumerate(zip(outs0, outs)) if not same_typed(a, b)]
     if diffs:
         raise TypeError(f"{api_name} branches must have equal output types but they differ.\n\n"
                         + listed(diffs) + f"\nRevise {name0} and/or {name} so that all output types match.")
