@@ -221,3 +221,22 @@ CONTROL = {
 def test_cond_while_and_scan_type_as_jax(case):
     f, args = CONTROL[case]
     same_as_jax(typed_in_jit(f, *args))
+
+
+FFTS = {
+    "fft": (lambda lib, x: lib.numpy.fft.fft(x, axis=1), (x8x8("X", None),)),
+    "fft_along_a_sharded_dim": (lambda lib, x: lib.numpy.fft.fft(x, axis=1), (x8x8("X", "Y"),)),
+    "rfft_resizes_an_unsharded_dim": (lambda lib, x: lib.numpy.fft.rfft(x, axis=1),
+                                      (x8x8("X", None),)),
+    "irfft_of_rfft": (lambda lib, x: lib.numpy.fft.irfft(lib.numpy.fft.rfft(x, axis=1), axis=1),
+                      (x8x8("X", None),)),
+    "fft2": (lambda lib, x: lib.numpy.fft.fft2(x), (x8x8("X", None),)),
+    "fft_along_the_first_dim": (lambda lib, x: lib.numpy.fft.ifft(x, axis=0),
+                                (x8x8("X", None),)),
+}
+
+
+@pytest.mark.parametrize("case", FFTS)
+def test_fft_keeps_the_operands_type_as_jax(case):
+    f, args = FFTS[case]
+    same_as_jax(typed_in_jit(f, *args))
