@@ -94,14 +94,16 @@ def _with_axis_types(aval, in_avals):
 
 def unsharded_dim(param, message):
     """sort/top_k: the operands' common type, unsharded along the dimension `param` names
-    (else JAX's ShardingTypeError, `message` formatted with `sharding`, `aval`, `dim`)."""
+    (else JAX's ShardingTypeError, `message` formatted with `sharding`, `aval`, its `short`
+    form and `dim`)."""
     @typed_only
     def rule(in_specs, in_avals, out_avals, **params):
         dim = params[param]
         typed = [a for a in in_avals if is_typed(a)]
         for a in typed:
             if a.sharding.spec.partitions[dim] is not None:
-                raise reject(message.format(sharding=a.sharding, aval=a, dim=dim))
+                raise reject(message.format(sharding=a.sharding, aval=a, dim=dim,
+                                            short=a.str_short(short_dtypes=False)))
             if a.sharding != typed[0].sharding:
                 raise reject("Arguments to sort must have equal shardings, got: "
                              + " ".join(str(t.sharding) for t in typed))

@@ -1,7 +1,8 @@
 """Sharding types on Explicit mesh axes for dynamic_slice, dynamic_update_slice, sort,
-argsort and top_k: each program run on real JAX 0.10.2 (8 CPU devices) and on refjax and
-compared (typeof text inside jit, result types, values, layouts shard by shard, and the
-ShardingTypeError's message where JAX refuses)."""
+argsort, top_k, approx_top_k, gather, the scatters, cond, while, scan and fft: each program
+run on real JAX 0.10.2 (8 CPU devices) and on refjax and compared (typeof text inside jit,
+result types, values, layouts shard by shard, and the ShardingTypeError's message where JAX
+refuses)."""
 import numpy as np
 import pytest
 from test_explicit_sharding import put, same_as_jax
@@ -83,6 +84,9 @@ SORTS = {
     "jnp_sort": (lambda lib, x: lib.numpy.sort(x[:, ::-1], axis=-1), (x8x8("X", None),)),
     "top_k": (lambda lib, x: lib.lax.top_k(x % 5.0, 3), (x8x8(("X", "Y"), None),)),
     "top_k_along_a_sharded_dim": (lambda lib, x: lib.lax.top_k(x, 3), (x8x8(None, "X"),)),
+    "approx_max_k": (lambda lib, x: lib.lax.approx_max_k(x, 2), (x8x8("X", None),)),
+    "approx_min_k_along_a_sharded_dim": (
+        lambda lib, x: lib.lax.approx_min_k(x, 2, reduction_dimension=0), (x8x8("X", None),)),
 }
 
 

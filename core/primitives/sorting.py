@@ -258,3 +258,6 @@ sort_p.def_sharding(sp.unsharded_dim(
 top_k_p.def_sharding(sp.unsharded_dim(
     "axis", "The input should be unsharded over the axis along which to compute the top_k "
     "values. Got input type={aval} and axis={dim}"))
+approx_top_k_p.def_sharding(sp.unsharded_dim(
+    "reduction_dimension", "reduction dimension {dim} in operand {short} should be unsharded "
+    "i.e. the spec of that dim should be `None`."))
