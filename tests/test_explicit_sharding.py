@@ -313,7 +313,8 @@ def lax_cumsum(lib):
 AXES = st.sampled_from([((8,), ("X",)), ((2, 4), ("X", "Y")), ((4, 2), ("X", "Y")),
                         ((2, 2, 2), ("X", "Y", "Z"))])
 STEPS = st.lists(st.sampled_from(["mul", "add_other", "sum0", "sum1", "T", "dot", "flat",
-                                  "split"]), min_size=1, max_size=3)
+                                  "split", "sort1", "cond", "fori", "dus"]),
+                 min_size=1, max_size=3)
 
 
 def random_program(spec, other_spec, steps):
@@ -329,7 +330,11 @@ def random_program(spec, other_spec, steps):
                      "sum1": lambda: lib.numpy.broadcast_to(x.sum(1)[:, None], x.shape),
                      "T": lambda: x.T,
                      "dot": lambda: x @ y, "flat": lambda: x.reshape(x.size).reshape(x.shape),
-                     "split": lambda: x.reshape(2, -1, x.shape[1]).reshape(x.shape)}[step]()
+                     "split": lambda: x.reshape(2, -1, x.shape[1]).reshape(x.shape),
+                     "sort1": lambda: lib.lax.sort(-x, dimension=1),
+                     "cond": lambda: lib.lax.cond(x.sum() > 0, lambda: x * 2.0, lambda: y),
+                     "fori": lambda: lib.lax.fori_loop(0, 2, lambda i, c: c + y, x),
+                     "dus": lambda: lib.lax.dynamic_update_slice(x, y, (0, 0))}[step]()
                 show(step, lib.typeof(x))
             return x
         return lib.jit(f)(x, y)

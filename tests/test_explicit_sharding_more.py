@@ -59,12 +59,6 @@ DYNAMIC = {
 }
 
 
-@pytest.mark.parametrize("case", DYNAMIC)
-def test_dynamic_slice_and_update_type_as_jax(case):
-    f, args = DYNAMIC[case]
-    same_as_jax(typed_in_jit(f, *args))
-
-
 SORTS = {
     "sort_along_an_unsharded_dim": (lambda lib, x: lib.lax.sort(-x, dimension=1),
                                     (x8x8("X", None),)),
@@ -88,12 +82,6 @@ SORTS = {
     "approx_min_k_along_a_sharded_dim": (
         lambda lib, x: lib.lax.approx_min_k(x, 2, reduction_dimension=0), (x8x8("X", None),)),
 }
-
-
-@pytest.mark.parametrize("case", SORTS)
-def test_sort_argsort_top_k_type_as_jax(case):
-    f, args = SORTS[case]
-    same_as_jax(typed_in_jit(f, *args))
 
 
 def test_sort_and_dynamic_slice_eagerly_type_as_jax():
@@ -169,12 +157,6 @@ GATHERS = {
 }
 
 
-@pytest.mark.parametrize("case", GATHERS)
-def test_gather_and_scatter_type_as_jax(case):
-    f, args = GATHERS[case]
-    same_as_jax(typed_in_jit(f, *args))
-
-
 def test_indexing_eagerly_types_as_jax():
     def program(lib, show):
         x, i = put(lib, (8, 8), "X", None), indices()(lib)
@@ -221,12 +203,6 @@ CONTROL = {
 }
 
 
-@pytest.mark.parametrize("case", CONTROL)
-def test_cond_while_and_scan_type_as_jax(case):
-    f, args = CONTROL[case]
-    same_as_jax(typed_in_jit(f, *args))
-
-
 FFTS = {
     "fft": (lambda lib, x: lib.numpy.fft.fft(x, axis=1), (x8x8("X", None),)),
     "fft_along_a_sharded_dim": (lambda lib, x: lib.numpy.fft.fft(x, axis=1), (x8x8("X", "Y"),)),
@@ -240,7 +216,12 @@ FFTS = {
 }
 
 
-@pytest.mark.parametrize("case", FFTS)
-def test_fft_keeps_the_operands_type_as_jax(case):
-    f, args = FFTS[case]
+CASES = {f"{family}-{name}": case for family, cases in
+         [("dynamic", DYNAMIC), ("sort", SORTS), ("gather", GATHERS), ("control", CONTROL),
+          ("fft", FFTS)] for name, case in cases.items()}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_types_values_and_layouts_as_jax(case):
+    f, args = CASES[case]
     same_as_jax(typed_in_jit(f, *args))
