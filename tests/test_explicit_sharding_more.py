@@ -5,6 +5,8 @@ result types, values, layouts shard by shard, and the ShardingTypeError's messag
 refuses)."""
 import numpy as np
 import pytest
+
+import refjax
 from test_explicit_sharding import put, same_as_jax
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
@@ -225,3 +227,29 @@ CASES = {f"{family}-{name}": case for family, cases in
 def test_types_values_and_layouts_as_jax(case):
     f, args = CASES[case]
     same_as_jax(typed_in_jit(f, *args))
+
+
+def test_eager_control_flow_types_as_jax():
+    def program(lib, show):
+        x, lax = put(lib, (8, 8), "X", "Y"), lib.lax
+        outs = (lax.fori_loop(0, 3, lambda i, c: c * 2, x),
+                lax.cond(True, lambda x: x, lambda x: x * 2, x),
+                *lax.scan(lambda c, _: (c * 2, c), x, None, length=2),
+                lax.while_loop(lambda c: c.sum() < 1e4, lambda c: c * 2, x))
+        show(*map(lib.typeof, outs))
+        return outs
+    same_as_jax(program)
+
+
+def test_a_carry_of_unknown_type_is_not_refused():
+    """A loop body whose primitive has no sharding rule (ragged_dot_general: JAX has no
+    inference for it and refuses the program) leaves its carry's type unknown: refjax runs
+    the loop rather than call the types different."""
+    mesh = refjax.make_mesh((2, 4), ("X", "Y"),
+                            axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
+    rhs, sizes = np.ones((2, 8, 8), np.float32), np.array([4, 4], np.int32)
+    with refjax.set_mesh(mesh):
+        x = put(refjax, (8, 8), "X", "Y")
+        out = refjax.jit(lambda x: refjax.lax.fori_loop(
+            0, 2, lambda i, c: refjax.lax.ragged_dot(c, rhs, sizes), x))(x)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(x) @ rhs[0] @ rhs[0], rtol=1e-6)

@@ -6,7 +6,7 @@ from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
 from ...avals import ShapedArray, _axes_str, same_type
-from ...sharding_types import spec_of
+from ...sharding_types import UnknownSharding, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
 from ...transforms.ad import Zero
@@ -146,8 +146,10 @@ def type_str(aval):
 
 def same_typed(a, b):
     """Equal shape and dtype and, on Explicit mesh axes, sharding type (what JAX requires of
-    cond's branches and of loop carries)."""
-    return same_type(a, b) and spec_of(a) == spec_of(b)
+    cond's branches and of loop carries; an unknown type, made by a primitive without a
+    sharding rule, is not held against the program)."""
+    unknown = any(isinstance(x.sharding, UnknownSharding) for x in (a, b))
+    return same_type(a, b) and (unknown or spec_of(a) == spec_of(b))
 
 
 def typed_as(out_avals_of):

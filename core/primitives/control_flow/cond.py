@@ -13,6 +13,7 @@ from ...avals import same_type
 from ...config import config
 from ...errors import JAXTypeError
 from ...primitive import make_primitive
+from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
@@ -258,7 +259,7 @@ def _bind_cond(index, funs, operands, api_name, names, compare):
     """Bind cond_p on funs traced at the operands; branch compare[0] is checked against the
     others, as JAX does (true_fun first for cond), and `names` label them in errors."""
     leaves, in_tree = pytree.tree_flatten(operands)
-    in_avals = [get_aval(x) for x in leaves]
+    in_avals = [typed_aval(x) for x in leaves]  # concrete values on Explicit axes: typed
     traced = [trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals) for f in funs]
     first, *rest = compare
     for i in rest:

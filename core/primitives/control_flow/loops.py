@@ -28,6 +28,7 @@ from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
 from ...primitive import make_primitive
+from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, add_tangents, instantiate, is_undefined_primal, zeros_like_aval
@@ -236,13 +237,13 @@ def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
 def _trace_carried(trace, init, name, in_tree, fun):
     """trace(carry_avals) -> (traced..., carry out tree, carry out avals); retraced once when
     weakly-typed initial carries must be promoted. Returns (traced, init)."""
-    in_avals = [get_aval(x) for x in init]
+    in_avals = [typed_aval(x) for x in init]  # concrete values on Explicit axes: typed
     traced = trace(in_avals)
     out_tree, out_avals = traced[-2], traced[-1]
     if out_tree == in_tree:
         init, changed = _promote_weak_carry(init, in_avals, out_avals)
         if changed:
-            in_avals = [get_aval(x) for x in init]
+            in_avals = [typed_aval(x) for x in init]
             traced = trace(in_avals)
             out_tree, out_avals = traced[-2], traced[-1]
     _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals)
