@@ -49,8 +49,6 @@ def varying_shape(name):
     @typed_only
     def rule(in_specs, in_avals, out_avals, **_):
         op, out = in_avals[0], out_avals[0]
-        if all(d == 1 for d in out.shape):
-            return [replicated(out)]
         sizes = dict(op.sharding.mesh.shape_tuple)
         for d_in, d_out, e in zip(op.shape, out.shape, in_specs[0]):
             n = math.prod(sizes[a] for a in axes_of(e))
@@ -70,6 +68,47 @@ def all_alike(in_specs, in_avals, out_avals, **_):
         raise reject("All operands should have the same sharding. Got shardings "
                      + ", ".join(map(str, typed)))
     return [tuple(typed[0].spec.partitions)]
+
+
+@typed_only
+def like_update(in_specs, in_avals, out_avals, **_):
+    """dynamic_update_slice: the operand's type, which the update's must equal."""
+    if in_specs[0] != in_specs[1]:
+        raise reject("dynamic_update_slice operand sharding must be equal to update sharding, "
+                     f"got operand sharding {_with_axis_types(in_avals[0], in_avals)} and "
+                     f"update sharding {_with_axis_types(in_avals[1], in_avals)}.")
+    return [in_specs[0]]
+
+
+def _with_axis_types(aval, in_avals):
+    """`float32[8@X,8]({Explicit: ('X', 'Y')})`: a type with its mesh's axis types, as JAX's
+    errors print it (an untyped operand on the typed operands' mesh), its braces escaped for
+    `reject`'s formatting."""
+    mesh = next(a.sharding.mesh for a in in_avals if is_typed(a))
+    by_type = {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+        by_type.setdefault(kind, []).append(name)
+    kinds = ", ".join(f"{k.name}: {tuple(names)}" for k, names in by_type.items())
+    return f"{aval.str_short(short_dtypes=False)}({{{{{kinds}}}}})"
+
+
+def unsharded_dim(param, message):
+    """sort/top_k: the operands' common type, unsharded along the dimension `param` names
+    (else JAX's ShardingTypeError, `message` formatted with `sharding`, `aval`, its `short`
+    form and `dim`)."""
+    @typed_only
+    def rule(in_specs, in_avals, out_avals, **params):
+        dim = params[param]
+        typed = [a for a in in_avals if is_typed(a)]
+        for a in typed:
+            if a.sharding.spec.partitions[dim] is not None:
+                raise reject(message.format(sharding=a.sharding, aval=a, dim=dim,
+                                            short=a.str_short(short_dtypes=False)))
+            if a.sharding != typed[0].sharding:
+                raise reject("Arguments to sort must have equal shardings, got: "
+                             + " ".join(str(t.sharding) for t in typed))
+        return [tuple(typed[0].sharding.spec.partitions)] * len(out_avals)
+    return rule
 
 
 def _broadcast_types(in_specs, in_avals):
@@ -323,4 +362,5 @@ def _constraints(jaxpr):
 __all__ = ["propagate_eqn", "propagate_jaxpr", "single_device", "param_meshes",
            "DEFAULT_DEVICE_ID", "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
            "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",
+           "like_update", "unsharded_dim",
            "all_alike"]

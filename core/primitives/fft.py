@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .. import dtypes, runtime
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -161,3 +162,5 @@ def _fft_batch(axis_data, vals, dims, **params):
 
 deflinear(fft_p, _fft_transpose)
 fft_p.def_batch(_fft_batch)
+# JAX's abstract eval updates only shape and dtype: the result keeps the operand's type
+fft_p.def_sharding(sp.like_operand)

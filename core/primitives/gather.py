@@ -16,6 +16,7 @@ from ..transforms import ad
 from ..transforms.ad import Zero
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from . import structural as st
+from .gather_types import gather_rule, scatter_rule
 from .elementwise import add, div, eq, full, mul, neg, select_n, sub
 from .elementwise import max as max_
 
@@ -330,6 +331,7 @@ def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes, **pa
 gather_p.def_jvp(_gather_jvp)
 gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
+gather_p.def_sharding(gather_rule)
 
 
 # ------------------------------------------------- scatter-add, -mul, -min, -max, scatter
@@ -394,6 +396,7 @@ def _def_scatter_abstract_eval(prim, accepts_bool=True, combines="adds"):
                             f"scatter for bool.")
         return _scatter_abstract_eval(prim.name, operand, indices, updates, dimension_numbers)
     prim.def_abstract_eval(abstract_eval)
+    prim.def_sharding(scatter_rule)
 
 
 _def_scatter_abstract_eval(scatter_add_p, accepts_bool=False, combines="adds")

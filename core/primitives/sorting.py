@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -251,3 +252,12 @@ _selection_jvp(top_k_p, "axis")
 _selection_jvp(approx_top_k_p, "reduction_dimension")
 _selection_batch(top_k_p, "axis")
 _selection_batch(approx_top_k_p, "reduction_dimension")
+sort_p.def_sharding(sp.unsharded_dim(
+    "dimension", "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+    "sharding={sharding} and sorting dimension={dim}"))
+top_k_p.def_sharding(sp.unsharded_dim(
+    "axis", "The input should be unsharded over the axis along which to compute the top_k "
+    "values. Got input type={aval} and axis={dim}"))
+approx_top_k_p.def_sharding(sp.unsharded_dim(
+    "reduction_dimension", "reduction dimension {dim} in operand {short} should be unsharded "
+    "i.e. the spec of that dim should be `None`."))

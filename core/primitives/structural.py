@@ -534,6 +534,7 @@ def index_in_dim(x, i, axis):
 
 dynamic_slice_p.def_jvp(_dynamic_slice_jvp)
 dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
+dynamic_slice_p.def_sharding(sp.varying_shape("dynamic_slice"))
 dynamic_slice_p.def_batch(_dynamic_slice_batch)
 
 
@@ -607,6 +608,7 @@ def _dus_batch(axis_data, vals, dims):
 
 dynamic_update_slice_p.def_jvp(_dus_jvp)
 dynamic_update_slice_p.def_transpose(_dus_transpose)
+dynamic_update_slice_p.def_sharding(sp.like_update)
 dynamic_update_slice_p.def_batch(_dus_batch)
 
 

@@ -4,7 +4,9 @@ import inspect
 
 from ... import dtypes, pytree
 from ... import jaxpr as jx
-from ...avals import ShapedArray, same_type
+from ... import sharding_propagation as sp
+from ...avals import ShapedArray, _axes_str, same_type
+from ...sharding_types import UnknownSharding, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
 from ...transforms.ad import Zero
@@ -136,10 +138,41 @@ def check_inputs(what, expected, got):
 
 
 def type_str(aval):
-    return f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+    """`float32[8@X,4]`: a type as JAX's branch and carry errors print it (with its sharding
+    type on Explicit mesh axes)."""
+    dims = (f"{d}{_axes_str(e)}" for d, e in zip(aval.shape, spec_of(aval)))
+    return f"{aval.dtype.name}[{','.join(dims)}]"
+
+
+def same_typed(a, b):
+    """Equal shape and dtype and, on Explicit mesh axes, sharding type (what JAX requires of
+    cond's branches and of loop carries; an unknown type, made by a primitive without a
+    sharding rule, is not held against the program)."""
+    unknown = any(isinstance(x.sharding, UnknownSharding) for x in (a, b))
+    return same_type(a, b) and (unknown or spec_of(a) == spec_of(b))
+
+
+def typed_as(out_avals_of):
+    """A sharding rule typing a control-flow primitive's results as its jaxpr's outputs
+    (`out_avals_of(**params)`; their types were given when the jaxpr was traced)."""
+    @sp.typed_only
+    def rule(in_specs, in_avals, out_avals, **params):
+        return [spec_of(a) for a in out_avals_of(**params)]
+    return rule
+
+
+@sp.typed_only
+def scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
+    """scan's results: its carries typed as the body's, its stacked ys as the body's ys with
+    a replicated leading dimension (JAX's)."""
+    carry, ys = jaxpr.out_avals[:num_carry], jaxpr.out_avals[num_carry:]
+    return [spec_of(a) for a in carry] + [(None,) + spec_of(y) for y in ys]
 
 
 def why(a, b):
+    """What JAX adds after two differing types ("", when only their shardings differ)."""
+    if same_type(a, b):
+        return ""
     what = "shapes" if a.shape != b.shape else "dtypes"
     return f", so the {what} do not match"
 

@@ -14,6 +14,7 @@ from ...config import config
 from ...errors import JAXTypeError
 from ...primitive import make_primitive
 from ...pytree_prefix import structure_differences
+from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
@@ -27,7 +28,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
-                     type_str, why)
+                     same_typed, type_str, typed_as, why)
 
 cond_p = make_primitive("cond", multiple_results=True)
 
@@ -163,6 +164,7 @@ cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)
 cond_p.def_partial_eval(_cond_partial_eval)
 cond_p.def_vma(_cond_vma)
+cond_p.def_sharding(typed_as(lambda branches: branches[0].out_avals))
 
 
 # ---------------------------------------------------------------- lax.cond, lax.switch
@@ -258,7 +260,7 @@ def _bind_cond(index, funs, operands, api_name, names, compare):
     """Bind cond_p on funs traced at the operands; branch compare[0] is checked against the
     others, as JAX does (true_fun first for cond), and `names` label them in errors."""
     leaves, in_tree = pytree.tree_flatten(operands)
-    in_avals = [get_aval(x) for x in leaves]
+    in_avals = [typed_aval(x) for x in leaves]  # concrete values on Explicit axes: typed
     traced = [trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals) for f in funs]
     first, *rest = compare
     for i in rest:
@@ -304,7 +306,7 @@ def _check_branch_outputs(api_name, name0, traced0, name, traced):
     outs0, outs = closed0.out_avals, closed.out_avals
     diffs = [f"the output of {name0}{path_str(tree0, i)} has type {type_str(a)} but the "
              f"corresponding output of {name} has type {type_str(b)}{why(a, b)}"
-             for i, (a, b) in enumerate(zip(outs0, outs)) if not same_type(a, b)]
+             for i, (a, b) in enumerate(zip(outs0, outs)) if not same_typed(a, b)]
     if diffs:
         raise TypeError(f"{api_name} branches must have equal output types but they differ.\n\n"
                         + listed(diffs) + f"\nRevise {name0} and/or {name} so that all output types match.")

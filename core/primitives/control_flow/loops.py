@@ -28,6 +28,7 @@ from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
 from ...primitive import make_primitive
+from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, add_tangents, instantiate, is_undefined_primal, zeros_like_aval
@@ -43,7 +44,7 @@ from .. import structural as st
 from ..reductions import reduce_or
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
-                     trace_fun, type_str, unstacked, why)
+                     same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
 
 while_p = make_primitive("while", multiple_results=True)
 scan_p = make_primitive("scan", multiple_results=True)
@@ -184,6 +185,7 @@ while_p.def_jvp(_while_jvp)
 while_p.def_linearize(linearize_by_partial_eval(while_p))
 while_p.def_transpose(_while_transpose)
 while_p.def_batch(_while_batch)
+while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals))
 while_p.def_partial_eval(_while_partial_eval)
 while_p.def_vma(_while_vma)
 
@@ -225,7 +227,7 @@ def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
                         "carry input.")
     diffs = [f"{_carry_component(fun, in_tree, i)} has type {type_str(a)} but the "
              f"corresponding output carry component has type {type_str(b)}{why(a, b)}"
-             for i, (a, b) in enumerate(zip(in_avals, out_avals)) if not same_type(a, b)]
+             for i, (a, b) in enumerate(zip(in_avals, out_avals)) if not same_typed(a, b)]
     if diffs:
         raise TypeError(f"{name} function carry input and carry output must have equal types, "
                         "but they differ:\n\n" + listed(diffs) + "\nRevise the function so "
@@ -235,13 +237,13 @@ def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
 def _trace_carried(trace, init, name, in_tree, fun):
     """trace(carry_avals) -> (traced..., carry out tree, carry out avals); retraced once when
     weakly-typed initial carries must be promoted. Returns (traced, init)."""
-    in_avals = [get_aval(x) for x in init]
+    in_avals = [typed_aval(x) for x in init]  # concrete values on Explicit axes: typed
     traced = trace(in_avals)
     out_tree, out_avals = traced[-2], traced[-1]
     if out_tree == in_tree:
         init, changed = _promote_weak_carry(init, in_avals, out_avals)
         if changed:
-            in_avals = [get_aval(x) for x in init]
+            in_avals = [typed_aval(x) for x in init]
             traced = trace(in_avals)
             out_tree, out_avals = traced[-2], traced[-1]
     _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals)
@@ -498,6 +500,7 @@ scan_p.def_jvp(_scan_jvp)
 scan_p.def_linearize(linearize_by_partial_eval(scan_p))
 scan_p.def_transpose(_scan_transpose)
 scan_p.def_batch(_scan_batch)
+scan_p.def_sharding(scan_types)
 scan_p.def_partial_eval(_scan_partial_eval)
 scan_p.def_vma(_scan_vma)
 
