@@ -6,6 +6,8 @@ import numpy as np
 from refjax.backends import register_rule
 from refjax.extend.core import primitives
 
+from . import indexing
+
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
 UNEXPRESSIBLE = {
@@ -93,7 +95,7 @@ def _sign(b, x, **_):
 
 def _max_min(fn):
     def rule(b, x, y, **_):
-        """NaN wins, as in XLA (the standard leaves it unspecified)."""
+        """NaN wins and -0.0 < +0.0, as in XLA (the standard leaves both unspecified)."""
         if b.xp.isdtype(x.dtype, "complex floating"):
             raise NotImplementedError(f"the {b.name} backend has no {dtype_np(x.dtype).name} "
                                       f"{fn} (the standard orders only real numbers)")
@@ -102,8 +104,15 @@ def _max_min(fn):
         out = getattr(b.xp, fn)(x, y)
         if not _is_float(b, x):
             return out
+        out = b.xp.where((x == 0) & (y == 0), _signed_zero(b, fn, x, y), out)
         return b.xp.where(b.xp.isnan(x), x, b.xp.where(b.xp.isnan(y), y, out))
     return rule
+
+
+def _signed_zero(b, fn, x, y):
+    """Of two zeros, max is +0.0 unless both are -0.0 (x + y), min -0.0 unless both are
+    +0.0 (-(-x + -y))."""
+    return x + y if fn == "maximum" else -(-x + -y)
 
 
 def _bool_or_bitwise(logical, bitwise):
@@ -431,6 +440,7 @@ def _rules():
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
+    table.update(indexing.rules(_max_min("maximum"), _max_min("minimum")))
     return table
 
 
