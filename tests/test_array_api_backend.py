@@ -71,3 +71,71 @@ def test_ci_reaches_it_by_its_entry_point(monkeypatch):
         contrib_backend.strict_backend()
     monkeypatch.delenv("REFJAX_REQUIRE_CONTRIB_ENTRY_POINT")
     assert contrib_backend.strict_backend() == "refjax_array_api.backend:ArrayApiStrictBackend"
+
+
+def _on_strict_and_jax(fn, *args):
+    """fn(lax, *args) on the array-api-strict backend and on real JAX, as NumPy arrays."""
+    import jax
+    from refjax_array_api.backend import ArrayApiStrictBackend
+    register_backend("array_api", ArrayApiStrictBackend)
+    with refjax.backend("array_api"):
+        ours = fn(refjax.lax, *args)
+    theirs = fn(jax.lax, *args)
+    flat = lambda out: [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]  # noqa: E731
+    return flat(ours), flat(theirs)
+
+
+def _assert_bitwise_equal(ours, theirs):
+    for a, r in zip(ours, theirs):
+        assert a.dtype == r.dtype and a.shape == r.shape
+        np.testing.assert_array_equal(a, r)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(r)) if a.dtype.kind == "f" else None
+
+
+ZEROS = np.array(list(np.ndindex(*(4,) * 4)), np.int64)  # every 4-tuple over {-0, +0, 1, -1}
+ZEROS = np.array([-0.0, 0.0, 1.0, -1.0], np.float32)[ZEROS]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lax, x: lax.max(x, x[:, ::-1]), lambda lax, x: lax.min(x, x[:, ::-1]),
+    lambda lax, x: lax.cummax(x, axis=1), lambda lax, x: lax.cummin(x, axis=1, reverse=True),
+    lambda lax, x: lax.cummin(x, axis=1), lambda lax, x: lax.cummax(x, axis=1, reverse=True)])
+def test_max_and_min_order_negative_zero_below_positive_zero_as_xla(fn):
+    """The standard leaves max(-0.0, +0.0) unspecified (NumPy keeps the first); XLA gives +0.0."""
+    _assert_bitwise_equal(*_on_strict_and_jax(fn, ZEROS))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("name", ["shift_left", "shift_right_logical", "shift_right_arithmetic"])
+def test_shifts_match_jax_on_every_pair_of_8_bit_operands(name, dtype):
+    """Every operand against every amount, negative and >= 8 included (undefined in the
+    standard, all bits shifted out in XLA)."""
+    x, y = np.meshgrid(np.arange(256).astype(dtype), np.arange(256).astype(dtype))
+    _assert_bitwise_equal(*_on_strict_and_jax(lambda lax, a, c: getattr(lax, name)(a, c), x, y))
+
+
+NANS = np.array([[3.0, np.nan, -0.0, 0.0, -np.inf, 1.0, np.nan, 0.0]], np.float32)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lax, x: lax.sort(x, dimension=1),
+    lambda lax, x: lax.sort((x[:, ::-1] > 0, x), dimension=1, num_keys=1),
+    lambda lax, x: lax.sort((x, x[:, ::-1]), dimension=1, num_keys=2),
+    lambda lax, x: lax.pad(x, np.float32(7), [(1, 0, 0), (-2, 3, 2)]),
+    lambda lax, x: lax.dynamic_update_slice(x, -x[:, :3], (np.int32(0), np.int32(9))),
+    lambda lax, x: lax.dynamic_slice(x, (np.int32(-1), np.int32(6)), (1, 4)),
+    lambda lax, x: lax.cumlogsumexp(x, axis=1), lambda lax, x: lax.cbrt(x * 27)])
+def test_sorting_padding_and_slicing_match_jax(fn):
+    """NaNs sort last and tie, -0.0 ties with 0.0 (stable); negative padding crops; dynamic
+    starts are clamped into the operand."""
+    _assert_bitwise_equal(*_on_strict_and_jax(fn, NANS))
+
+
+def test_complex_is_reported_not_expressible():
+    """x + 1j * y would turn an infinite imaginary part into a NaN real part: a clear error,
+    never that silent wrong answer."""
+    from refjax_array_api.backend import ArrayApiStrictBackend
+    register_backend("array_api", ArrayApiStrictBackend)
+    with refjax.backend("array_api"), pytest.raises(NotImplementedError,
+                                                    match="'complex'.*no complex number"):
+        refjax.lax.complex(np.float32(1.0), np.float32(np.inf))

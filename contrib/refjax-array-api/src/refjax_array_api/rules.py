@@ -22,6 +22,8 @@ UNEXPRESSIBLE = {
         "tridiagonal", "triangular_solve", "tridiagonal_solve", "symmetric_product")},
     "fft": "fft is an optional extension; this backend does not lower XLA's fft_type to it",
     "bitcast_convert_type": "the standard has no bit reinterpretation of arrays",
+    "complex": "the standard has no complex number from its parts (x + 1j * y turns an "
+               "infinite y into a NaN real part)",
     "population_count": "the standard has no bit counting",
     "clz": "the standard has no bit counting",
     "reduce_precision": "the standard cannot round to an arbitrary exponent/mantissa width",
@@ -181,6 +183,56 @@ def _exp2(b, x, **_):
 
 def _logistic(b, x, **_):
     return b.xp.divide(b.xp.ones_like(x), b.xp.add(b.xp.ones_like(x), b.xp.exp(-x)))
+
+
+def _cbrt(b, x, **_):
+    """The real cube root: |x| ** (1/3) in float64 and one Newton step (so perfect cubes come
+    out exact), with x's sign; zeros, infinities and NaN are their own roots."""
+    xp = b.xp
+    a = xp.abs(xp.astype(x, xp.float64))
+    special = (a == 0) | xp.isinf(a) | xp.isnan(a)
+    a = xp.where(special, xp.ones_like(a), a)
+    r = xp.pow(a, 1 / 3)
+    r = r - (r * r * r - a) / (3 * r * r)
+    return xp.where(special, x, xp.copysign(xp.astype(r, x.dtype), x))
+
+
+def _shift(kind):
+    def rule(b, x, y):
+        """Amounts outside [0, bits) shift every bit out, as XLA (the standard leaves them
+        undefined): 0, or the sign for an arithmetic right shift."""
+        xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
+        ok = (y >= 0) & (y < bits)
+        safe = xp.where(ok, y, xp.zeros_like(y))
+        if kind == "arithmetic":
+            return _arithmetic_right(b, x, xp.where(ok, y, xp.full_like(y, bits - 1)))
+        out = (xp.bitwise_left_shift if kind == "left" else xp.bitwise_right_shift)(x, safe)
+        if kind == "logical" and xp.isdtype(x.dtype, "signed integer"):
+            out = out & _low_bits(b, bits - safe)
+        return xp.where(ok, out, xp.zeros_like(x))
+    return rule
+
+
+def _arithmetic_right(b, x, n):
+    """x >> n filling with the top bit; unsigned x is read as two's complement, as XLA."""
+    xp = b.xp
+    out = xp.bitwise_right_shift(x, n)
+    if xp.isdtype(x.dtype, "signed integer"):
+        return out
+    ones = xp.full_like(x, xp.iinfo(x.dtype).max)
+    top = xp.bitwise_right_shift(x, xp.full_like(x, xp.iinfo(x.dtype).bits - 1)) == 1
+    fill = xp.bitwise_invert(xp.bitwise_right_shift(ones, n))
+    return xp.where(top, out | fill, out)
+
+
+def _low_bits(b, n):
+    """A mask of the n low bits (1 <= n <= bits) in n's signed dtype: ~(-1 << n), all ones
+    for n == bits."""
+    xp, bits = b.xp, b.xp.iinfo(n.dtype).bits
+    full = n >= bits
+    mask = xp.bitwise_invert(xp.bitwise_left_shift(xp.full_like(n, -1),
+                                                   xp.where(full, xp.zeros_like(n), n)))
+    return xp.where(full, xp.full_like(n, -1), mask)
 
 
 def _is_finite(b, x):
@@ -422,7 +474,9 @@ def _rules():
     table.update(
         neg=_neg, sign=_sign, atan2=_atan2, max=_max_min("maximum"), min=_max_min("minimum"),
         div=_div, rem=_rem, pow=_pow, integer_pow=_integer_pow, square=_square, rsqrt=_rsqrt,
-        exp2=_exp2, logistic=_logistic, is_finite=_is_finite, round=_round,
+        exp2=_exp2, logistic=_logistic, is_finite=_is_finite, round=_round, cbrt=_cbrt,
+        shift_left=_shift("left"), shift_right_logical=_shift("logical"),
+        shift_right_arithmetic=_shift("arithmetic"),
         select_n=_select_n, clamp=_clamp, convert_element_type=_convert,
         broadcast_in_dim=_broadcast_in_dim, reshape=_reshape, transpose=_transpose,
         squeeze=_squeeze, rev=_rev, concatenate=_concatenate, iota=_iota,
