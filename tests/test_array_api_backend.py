@@ -139,3 +139,32 @@ def test_complex_is_reported_not_expressible():
     with refjax.backend("array_api"), pytest.raises(NotImplementedError,
                                                     match="'complex'.*no complex number"):
         refjax.lax.complex(np.float32(1.0), np.float32(np.inf))
+
+
+def _jnp_on_strict_and_jax(fn, *args):
+    """fn(jnp, *args) on the array-api-strict backend and on real JAX, as NumPy arrays."""
+    import jax.numpy as real_jnp
+    from refjax_array_api.backend import ArrayApiStrictBackend
+    register_backend("array_api", ArrayApiStrictBackend)
+    with refjax.backend("array_api"):
+        ours = np.asarray(fn(refjax.numpy, *map(refjax.numpy.asarray, args)))
+    return [ours], [np.asarray(fn(real_jnp, *map(real_jnp.asarray, args)))]
+
+
+TABLE = np.array([[1.5, -0.0, np.nan, 4.0], [5.0, 6.0, -7.0, 0.0], [9.0, 1e30, -1e30, 2.0]],
+                 np.float32)
+ROWS = np.array([2, 0, 2, -1, 2, 5], np.int32)  # repeats, a negative and an out-of-range one
+
+
+@pytest.mark.parametrize("fn", [
+    lambda jnp, t, i: t[i], lambda jnp, t, i: t[:, i % 4],
+    lambda jnp, t, i: t.at[i].get(mode="fill", fill_value=-1.0),
+    lambda jnp, t, i: t.at[i, 1:3].get(mode="clip"),
+    lambda jnp, t, i: t.at[i].add(jnp.arange(24.0).reshape(6, 4) * 1e29),
+    lambda jnp, t, i: t.at[i].set(jnp.arange(24.0).reshape(6, 4)),
+    lambda jnp, t, i: t.at[i, 3].multiply(3.0), lambda jnp, t, i: t.at[i].max(-t[i]),
+    lambda jnp, t, i: t.at[i % 3, i % 4].min(0.0), lambda jnp, t, i: t.at[i].subtract(t[i])])
+def test_gathers_and_scatters_match_jax(fn):
+    """Repeated targets are applied one after another in update order (the float sums show the
+    order), out-of-range ones are dropped, filled or clamped as jnp's modes say."""
+    _assert_bitwise_equal(*_jnp_on_strict_and_jax(fn, TABLE, ROWS))

@@ -6,7 +6,7 @@ import numpy as np
 from refjax.backends import register_rule
 from refjax.extend.core import primitives
 
-from . import indexing
+from . import gather, indexing
 
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
@@ -494,7 +494,8 @@ def _rules():
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
-    table.update(indexing.rules(_max_min("maximum"), _max_min("minimum")))
+    extrema = _max_min("maximum"), _max_min("minimum")
+    table.update(indexing.rules(*extrema), **gather.rules(*extrema))
     return table
 
 
