@@ -168,3 +168,11 @@ def test_gathers_and_scatters_match_jax(fn):
     """Repeated targets are applied one after another in update order (the float sums show the
     order), out-of-range ones are dropped, filled or clamped as jnp's modes say."""
     _assert_bitwise_equal(*_jnp_on_strict_and_jax(fn, TABLE, ROWS))
+
+
+@pytest.mark.parametrize("name", ["reduce_max", "reduce_min"])
+@pytest.mark.parametrize("width", [2, 0])
+def test_boolean_max_and_min_reductions_match_jax(name, width):
+    """The standard's max/min refuse booleans; JAX's are any/all (False/True when empty)."""
+    x = np.array([[True, False], [False, False]])[:, :width]
+    _assert_bitwise_equal(*_on_strict_and_jax(lambda lax, a: getattr(lax, name)(a, (1,)), x))

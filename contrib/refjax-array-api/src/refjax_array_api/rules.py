@@ -328,6 +328,11 @@ def _reduce(fn, identity=None):
         axes = tuple(axes)
         if not axes:
             return x
+        if _is_bool(b, x):  # the standard orders only numbers: max is any, min all
+            return (b.xp.any if fn == "max" else b.xp.all)(x, axis=axes)
+        if b.xp.isdtype(x.dtype, "complex floating"):
+            raise NotImplementedError(f"the {b.name} backend has no {dtype_np(x.dtype).name} "
+                                      f"reduce_{fn} (the standard orders only real numbers)")
         if identity is not None and any(x.shape[a] == 0 for a in axes):
             shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
             return b.xp.full(shape, identity(x.dtype), dtype=x.dtype)
@@ -465,6 +470,32 @@ def _while(b, *args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
     return carry
 
 
+def _scan(b, *args, jaxpr, length, num_carry, num_consts, reverse, **_):
+    """ys[i] is the body's output at step i; reverse only changes the order of the steps."""
+    xp = b.xp
+    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
+    xs, steps = args[num_consts + num_carry:], [None] * length
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = b.interpret(jaxpr, consts + carry + [x[i, ...] for x in xs])
+        carry, steps[i] = outs[:num_carry], outs[num_carry:]
+    ys = [xp.stack([step[k] for step in steps]) if length else
+          xp.zeros((0,) + tuple(a.shape), dtype=xp_dtype(b, a.dtype))
+          for k, a in enumerate(jaxpr.out_avals[num_carry:])]
+    return carry + ys
+
+
+def _custom_linear_solve(b, *args, const_lengths, jaxprs):
+    """The solve jaxpr on its consts and the right-hand side (the other jaxprs are for
+    transformations)."""
+    start = const_lengths.matvec + const_lengths.vecmat
+    consts = list(args[start:start + const_lengths.solve])
+    return b.interpret(jaxprs.solve, consts + list(args[sum(const_lengths):]))
+
+
+def _empty(b, *, shape, dtype, **_):
+    return b.xp.zeros(tuple(shape), dtype=xp_dtype(b, dtype))  # XLA's values on CPU
+
+
 # ---------------------------------------------------------------- registration
 
 def _rules():
@@ -489,7 +520,10 @@ def _rules():
         argmax=_arg("argmax"), argmin=_arg("argmin"), cumsum=_cumsum,
         dot_general=_dot_general, cond=_cond, **{"while": _while},
         jit=_call("jaxpr"), pjit=_call("jaxpr"), remat=_call("jaxpr"),
-        custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"))
+        custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"),
+        remat2=_call("jaxpr"), composite=_call("jaxpr"), custom_vmap_call=_call("call"),
+        linear_call=_call("callee"), name=_identity, scan=_scan,
+        custom_linear_solve=_custom_linear_solve, empty=_empty)
     table["and"] = _bool_or_bitwise("logical_and", "bitwise_and")
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
