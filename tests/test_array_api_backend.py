@@ -176,3 +176,14 @@ def test_boolean_max_and_min_reductions_match_jax(name, width):
     """The standard's max/min refuse booleans; JAX's are any/all (False/True when empty)."""
     x = np.array([[True, False], [False, False]])[:, :width]
     _assert_bitwise_equal(*_on_strict_and_jax(lambda lax, a: getattr(lax, name)(a, (1,)), x))
+
+
+SIGNED_NANS = np.array([[1.0, -np.nan, -0.0, np.nan, 0.0, -np.inf, 2.0, -0.0, np.nan]],
+                       np.float32)
+
+
+@pytest.mark.parametrize("fn", [lambda lax, x: lax.top_k(x, 9), lambda lax, x: lax.top_k(x, 4),
+                                lambda lax, x: lax.top_k(x[:, ::-1] > 0, 3)])
+def test_top_k_orders_as_ieee_total_order_as_jax(fn):
+    """+NaN first and -NaN last, +0.0 before -0.0, ties in index order."""
+    _assert_bitwise_equal(*_on_strict_and_jax(fn, SIGNED_NANS))

@@ -129,16 +129,55 @@ def _sort_keys(b, x):
     return [xp.astype(x, xp.int8) if x.dtype == xp.bool else x]
 
 
-def _sort(b, *operands, dimension, is_stable, num_keys):
-    """Stable argsorts from the least significant key to the primary one (a lexsort)."""
-    xp = b.xp
-    keys = [k for x in operands[:num_keys] for k in _sort_keys(b, x)]
-    order = None
+def _lexsort(b, keys, axis, descending=False):
+    """The stable order of `keys` (primary first) along `axis`: stable argsorts from the least
+    significant key to the primary one."""
+    xp, order = b.xp, None
     for key in reversed(keys):
-        key = key if order is None else xp.take_along_axis(key, order, axis=dimension)
-        step = xp.argsort(key, axis=dimension, stable=True)
-        order = step if order is None else xp.take_along_axis(order, step, axis=dimension)
-    return [xp.take_along_axis(x, order, axis=dimension) for x in operands]
+        key = key if order is None else xp.take_along_axis(key, order, axis=axis)
+        step = xp.argsort(key, axis=axis, stable=True, descending=descending)
+        order = step if order is None else xp.take_along_axis(order, step, axis=axis)
+    return order
+
+
+def _sort(b, *operands, dimension, is_stable, num_keys):
+    keys = [k for x in operands[:num_keys] for k in _sort_keys(b, x)]
+    order = _lexsort(b, keys, dimension)
+    return [b.xp.take_along_axis(x, order, axis=dimension) for x in operands]
+
+
+def _total_order_keys(b, x):
+    """Keys ordering floats as IEEE's total order (-NaN < -inf < ... < -0.0 < +0.0 < ... <
+    +inf < +NaN), as XLA's TopK compares them; the standard's signbit reads a NaN's sign."""
+    xp = b.xp
+    if not xp.isdtype(x.dtype, "real floating"):
+        return [xp.astype(x, xp.int8) if x.dtype == xp.bool else x]
+    nan, sign = xp.isnan(x), xp.signbit(x)
+    one = xp.ones(x.shape, dtype=xp.int8)
+    nan_class = xp.where(nan, xp.where(sign, -one, one), 0 * one)
+    zero_sign = xp.where((x == 0) & ~sign, one, 0 * one)
+    return [nan_class, xp.where(nan, xp.zeros_like(x), x), zero_sign]
+
+
+def _top(b, x, order, k, axis):
+    """The first k of x in `order` along `axis`, with their int32 indices."""
+    xp = b.xp
+    idx = xp.astype(order[_along(x.ndim, axis, slice(0, k))], xp.int32)
+    return [xp.take_along_axis(x, idx, axis=axis), idx]
+
+
+def _top_k(b, x, *, k, axis):
+    return _top(b, x, _lexsort(b, _total_order_keys(b, x), axis, descending=True), k, axis)
+
+
+def _approx_top_k(b, x, *, k, reduction_dimension, is_max_k, aggregate_to_topk, **_):
+    """Exact: -0.0 == +0.0, ties in index order, NaNs last (XLA leaves the order with NaNs
+    unspecified)."""
+    xp, axis = b.xp, reduction_dimension % x.ndim
+    nan = xp.isnan(x)
+    value = xp.where(nan, xp.zeros_like(x), -x if is_max_k else x) + 0.0
+    order = _lexsort(b, [xp.astype(nan, xp.int8), value], axis)
+    return _top(b, x, order, k if aggregate_to_topk else x.shape[axis], axis)
 
 
 def rules(max_rule, min_rule):
@@ -148,4 +187,4 @@ def rules(max_rule, min_rule):
         slice=_slice, dynamic_slice=_dynamic_slice, dynamic_update_slice=_dynamic_update_slice,
         pad=_pad, split=_split, stack=_stack, unstack=_unstack, tile=_tile, cumprod=_cumprod,
         cummax=_scan(max_rule), cummin=_scan(min_rule), cumlogsumexp=_scan(_logaddexp),
-        sort=_sort)
+        sort=_sort, top_k=_top_k, approx_top_k=_approx_top_k)
