@@ -100,11 +100,14 @@ def _scan(combine):
     return rule
 
 
-def _cumprod(b, x, *, axis, reverse):
-    xp = b.xp
-    x = xp.flip(x, axis=axis) if reverse else x
-    out = xp.cumulative_prod(x, axis=axis, dtype=x.dtype)
-    return xp.flip(out, axis=axis) if reverse else out
+def _cumulative(fn):
+    def rule(b, x, *, axis, reverse):
+        """The standard's cumulative_sum / cumulative_prod in x's dtype, flipped for reverse."""
+        xp = b.xp
+        x = xp.flip(x, axis=axis) if reverse else x
+        out = getattr(xp, fn)(x, axis=axis, dtype=x.dtype)
+        return xp.flip(out, axis=axis) if reverse else out
+    return rule
 
 
 def _logaddexp(b, x, y):
@@ -185,6 +188,7 @@ def rules(max_rule, min_rule):
     max and min)."""
     return dict(
         slice=_slice, dynamic_slice=_dynamic_slice, dynamic_update_slice=_dynamic_update_slice,
-        pad=_pad, split=_split, stack=_stack, unstack=_unstack, tile=_tile, cumprod=_cumprod,
+        pad=_pad, split=_split, stack=_stack, unstack=_unstack, tile=_tile,
+        cumsum=_cumulative("cumulative_sum"), cumprod=_cumulative("cumulative_prod"),
         cummax=_scan(max_rule), cummin=_scan(min_rule), cumlogsumexp=_scan(_logaddexp),
         sort=_sort, top_k=_top_k, approx_top_k=_approx_top_k)

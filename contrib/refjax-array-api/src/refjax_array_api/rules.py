@@ -409,13 +409,6 @@ def _arg(fn):
     return rule
 
 
-def _cumsum(b, x, *, axis, reverse):
-    xp = b.xp
-    x = xp.flip(x, axis=axis) if reverse else x
-    out = xp.cumulative_sum(x, axis=axis, dtype=x.dtype)
-    return xp.flip(out, axis=axis) if reverse else out
-
-
 # ---------------------------------------------------------------- dot_general
 
 def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
@@ -517,7 +510,7 @@ def _rules():
         reduce_max=_reduce("max", _lowest), reduce_min=_reduce("min", _highest),
         reduce_and=_reduce_bits(_all, "bitwise_and", -1), reduce_or=_reduce_bits(_any, "bitwise_or", 0),
         reduce_xor=_reduce_bits(_odd, "bitwise_xor", 0), optimization_barrier=_barrier,
-        argmax=_arg("argmax"), argmin=_arg("argmin"), cumsum=_cumsum,
+        argmax=_arg("argmax"), argmin=_arg("argmin"),
         dot_general=_dot_general, cond=_cond, **{"while": _while},
         jit=_call("jaxpr"), pjit=_call("jaxpr"), remat=_call("jaxpr"),
         custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"),
