@@ -85,11 +85,15 @@ def _on_strict_and_jax(fn, *args):
     return flat(ours), flat(theirs)
 
 
-def _assert_bitwise_equal(ours, theirs):
+def _assert_bitwise_equal(ours, theirs, nan_signs=True):
+    """Equal values, dtypes, shapes and signs of zeros (and of NaNs unless the NaN is made by
+    the operation, whose sign XLA leaves to the CPU)."""
     for a, r in zip(ours, theirs):
         assert a.dtype == r.dtype and a.shape == r.shape
         np.testing.assert_array_equal(a, r)
-        np.testing.assert_array_equal(np.signbit(a), np.signbit(r)) if a.dtype.kind == "f" else None
+        if a.dtype.kind == "f":
+            signed = slice(None) if nan_signs else ~np.isnan(r)
+            np.testing.assert_array_equal(np.signbit(a)[signed], np.signbit(r)[signed])
 
 
 ZEROS = np.array(list(np.ndindex(*(4,) * 4)), np.int64)  # every 4-tuple over {-0, +0, 1, -1}
@@ -187,3 +191,19 @@ SIGNED_NANS = np.array([[1.0, -np.nan, -0.0, np.nan, 0.0, -np.inf, 2.0, -0.0, np
 def test_top_k_orders_as_ieee_total_order_as_jax(fn):
     """+NaN first and -NaN last, +0.0 before -0.0, ties in index order."""
     _assert_bitwise_equal(*_on_strict_and_jax(fn, SIGNED_NANS))
+
+
+POOLED = np.array([[1.0, -0.0, np.nan, 4.0, -0.0], [-0.0, -0.0, 2.0, -5.0, 0.0],
+                   [3.0, -0.0, -0.0, 1.0, -np.inf]], np.float32)
+
+
+@pytest.mark.parametrize("op, init", [("add", 0.0), ("max", -np.inf), ("min", np.inf)])
+@pytest.mark.parametrize("strides, padding, base, dilation", [
+    ((1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1)), ((2, 1), ((1, 2), (0, 1)), (1, 2), (1, 2)),
+    ((1, 2), ((-1, 1), (2, 0)), (2, 1), (2, 1))])
+def test_pooling_matches_jax(op, init, strides, padding, base, dilation):
+    """Padding (negative too), base and window dilation; all -0.0 windows sum to +0.0 and the
+    max of -0.0 and +0.0 is +0.0, as XLA; NaN propagates."""
+    fn = lambda lax, x: lax.reduce_window(x, np.float32(init), getattr(lax, op), (2, 2),  # noqa: E731
+                                          strides, padding, base, dilation)
+    _assert_bitwise_equal(*_on_strict_and_jax(fn, POOLED), nan_signs=False)

@@ -6,7 +6,7 @@ import numpy as np
 from refjax.backends import register_rule
 from refjax.extend.core import primitives
 
-from . import gather, indexing
+from . import gather, indexing, windows
 
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
@@ -522,7 +522,7 @@ def _rules():
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
     extrema = _max_min("maximum"), _max_min("minimum")
-    table.update(indexing.rules(*extrema), **gather.rules(*extrema))
+    table.update(indexing.rules(*extrema), **gather.rules(*extrema), **windows.rules(*extrema))
     return table
 
 
