@@ -207,3 +207,9 @@ def test_pooling_matches_jax(op, init, strides, padding, base, dilation):
     fn = lambda lax, x: lax.reduce_window(x, np.float32(init), getattr(lax, op), (2, 2),  # noqa: E731
                                           strides, padding, base, dilation)
     _assert_bitwise_equal(*_on_strict_and_jax(fn, POOLED), nan_signs=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_mulhi_matches_jax_on_every_pair_of_8_bit_operands(dtype):
+    x, y = np.meshgrid(np.arange(256).astype(dtype), np.arange(256).astype(dtype))
+    _assert_bitwise_equal(*_on_strict_and_jax(lambda lax, a, c: lax.mulhi(a, c), x, y))

@@ -235,6 +235,18 @@ def _low_bits(b, n):
     return xp.where(full, xp.full_like(n, -1), mask)
 
 
+def _mulhi(b, x, y):
+    """The high half of the double-width product, exact in 64 bits for operands of up to 32."""
+    xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
+    if bits == 64:
+        raise NotImplementedError(f"primitive 'mulhi' has no rule on the {b.name} backend for "
+                                  f"{dtype_np(x.dtype).name}: not written yet (the standard "
+                                  "could express it with 32-bit halves)")
+    wide = xp.int64 if xp.isdtype(x.dtype, "signed integer") else xp.uint64
+    product = xp.astype(x, wide) * xp.astype(y, wide)
+    return xp.astype(xp.bitwise_right_shift(product, xp.asarray(bits, dtype=wide)), x.dtype)
+
+
 def _is_finite(b, x):
     return b.xp.isfinite(x)
 
@@ -500,7 +512,7 @@ def _rules():
         div=_div, rem=_rem, pow=_pow, integer_pow=_integer_pow, square=_square, rsqrt=_rsqrt,
         exp2=_exp2, logistic=_logistic, is_finite=_is_finite, round=_round, cbrt=_cbrt,
         shift_left=_shift("left"), shift_right_logical=_shift("logical"),
-        shift_right_arithmetic=_shift("arithmetic"),
+        shift_right_arithmetic=_shift("arithmetic"), mulhi=_mulhi,
         select_n=_select_n, clamp=_clamp, convert_element_type=_convert,
         broadcast_in_dim=_broadcast_in_dim, reshape=_reshape, transpose=_transpose,
         squeeze=_squeeze, rev=_rev, concatenate=_concatenate, iota=_iota,
