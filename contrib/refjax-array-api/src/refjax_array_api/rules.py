@@ -6,6 +6,8 @@ import numpy as np
 from refjax.backends import register_rule
 from refjax.extend.core import primitives
 
+from . import gather, indexing, windows
+
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
 UNEXPRESSIBLE = {
@@ -20,6 +22,8 @@ UNEXPRESSIBLE = {
         "tridiagonal", "triangular_solve", "tridiagonal_solve", "symmetric_product")},
     "fft": "fft is an optional extension; this backend does not lower XLA's fft_type to it",
     "bitcast_convert_type": "the standard has no bit reinterpretation of arrays",
+    "complex": "the standard has no complex number from its parts (x + 1j * y turns an "
+               "infinite y into a NaN real part)",
     "population_count": "the standard has no bit counting",
     "clz": "the standard has no bit counting",
     "reduce_precision": "the standard cannot round to an arbitrary exponent/mantissa width",
@@ -93,7 +97,7 @@ def _sign(b, x, **_):
 
 def _max_min(fn):
     def rule(b, x, y, **_):
-        """NaN wins, as in XLA (the standard leaves it unspecified)."""
+        """NaN wins and -0.0 < +0.0, as in XLA (the standard leaves both unspecified)."""
         if b.xp.isdtype(x.dtype, "complex floating"):
             raise NotImplementedError(f"the {b.name} backend has no {dtype_np(x.dtype).name} "
                                       f"{fn} (the standard orders only real numbers)")
@@ -102,8 +106,15 @@ def _max_min(fn):
         out = getattr(b.xp, fn)(x, y)
         if not _is_float(b, x):
             return out
+        out = b.xp.where((x == 0) & (y == 0), _signed_zero(b, fn, x, y), out)
         return b.xp.where(b.xp.isnan(x), x, b.xp.where(b.xp.isnan(y), y, out))
     return rule
+
+
+def _signed_zero(b, fn, x, y):
+    """Of two zeros, max is +0.0 unless both are -0.0 (x + y), min -0.0 unless both are
+    +0.0 (-(-x + -y))."""
+    return x + y if fn == "maximum" else -(-x + -y)
 
 
 def _bool_or_bitwise(logical, bitwise):
@@ -172,6 +183,68 @@ def _exp2(b, x, **_):
 
 def _logistic(b, x, **_):
     return b.xp.divide(b.xp.ones_like(x), b.xp.add(b.xp.ones_like(x), b.xp.exp(-x)))
+
+
+def _cbrt(b, x, **_):
+    """The real cube root: |x| ** (1/3) in float64 and one Newton step (so perfect cubes come
+    out exact), with x's sign; zeros, infinities and NaN are their own roots."""
+    xp = b.xp
+    a = xp.abs(xp.astype(x, xp.float64))
+    special = (a == 0) | xp.isinf(a) | xp.isnan(a)
+    a = xp.where(special, xp.ones_like(a), a)
+    r = xp.pow(a, 1 / 3)
+    r = r - (r * r * r - a) / (3 * r * r)
+    return xp.where(special, x, xp.copysign(xp.astype(r, x.dtype), x))
+
+
+def _shift(kind):
+    def rule(b, x, y):
+        """Amounts outside [0, bits) shift every bit out, as XLA (the standard leaves them
+        undefined): 0, or the sign for an arithmetic right shift."""
+        xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
+        ok = (y >= 0) & (y < bits)
+        safe = xp.where(ok, y, xp.zeros_like(y))
+        if kind == "arithmetic":
+            return _arithmetic_right(b, x, xp.where(ok, y, xp.full_like(y, bits - 1)))
+        out = (xp.bitwise_left_shift if kind == "left" else xp.bitwise_right_shift)(x, safe)
+        if kind == "logical" and xp.isdtype(x.dtype, "signed integer"):
+            out = out & _low_bits(b, bits - safe)
+        return xp.where(ok, out, xp.zeros_like(x))
+    return rule
+
+
+def _arithmetic_right(b, x, n):
+    """x >> n filling with the top bit; unsigned x is read as two's complement, as XLA."""
+    xp = b.xp
+    out = xp.bitwise_right_shift(x, n)
+    if xp.isdtype(x.dtype, "signed integer"):
+        return out
+    ones = xp.full_like(x, xp.iinfo(x.dtype).max)
+    top = xp.bitwise_right_shift(x, xp.full_like(x, xp.iinfo(x.dtype).bits - 1)) == 1
+    fill = xp.bitwise_invert(xp.bitwise_right_shift(ones, n))
+    return xp.where(top, out | fill, out)
+
+
+def _low_bits(b, n):
+    """A mask of the n low bits (1 <= n <= bits) in n's signed dtype: ~(-1 << n), all ones
+    for n == bits."""
+    xp, bits = b.xp, b.xp.iinfo(n.dtype).bits
+    full = n >= bits
+    mask = xp.bitwise_invert(xp.bitwise_left_shift(xp.full_like(n, -1),
+                                                   xp.where(full, xp.zeros_like(n), n)))
+    return xp.where(full, xp.full_like(n, -1), mask)
+
+
+def _mulhi(b, x, y):
+    """The high half of the double-width product, exact in 64 bits for operands of up to 32."""
+    xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
+    if bits == 64:
+        raise NotImplementedError(f"primitive 'mulhi' has no rule on the {b.name} backend for "
+                                  f"{dtype_np(x.dtype).name}: not written yet (the standard "
+                                  "could express it with 32-bit halves)")
+    wide = xp.int64 if xp.isdtype(x.dtype, "signed integer") else xp.uint64
+    product = xp.astype(x, wide) * xp.astype(y, wide)
+    return xp.astype(xp.bitwise_right_shift(product, xp.asarray(bits, dtype=wide)), x.dtype)
 
 
 def _is_finite(b, x):
@@ -267,6 +340,11 @@ def _reduce(fn, identity=None):
         axes = tuple(axes)
         if not axes:
             return x
+        if _is_bool(b, x):  # the standard orders only numbers: max is any, min all
+            return (b.xp.any if fn == "max" else b.xp.all)(x, axis=axes)
+        if b.xp.isdtype(x.dtype, "complex floating"):
+            raise NotImplementedError(f"the {b.name} backend has no {dtype_np(x.dtype).name} "
+                                      f"reduce_{fn} (the standard orders only real numbers)")
         if identity is not None and any(x.shape[a] == 0 for a in axes):
             shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
             return b.xp.full(shape, identity(x.dtype), dtype=x.dtype)
@@ -343,13 +421,6 @@ def _arg(fn):
     return rule
 
 
-def _cumsum(b, x, *, axis, reverse):
-    xp = b.xp
-    x = xp.flip(x, axis=axis) if reverse else x
-    out = xp.cumulative_sum(x, axis=axis, dtype=x.dtype)
-    return xp.flip(out, axis=axis) if reverse else out
-
-
 # ---------------------------------------------------------------- dot_general
 
 def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_):
@@ -404,6 +475,32 @@ def _while(b, *args, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
     return carry
 
 
+def _scan(b, *args, jaxpr, length, num_carry, num_consts, reverse, **_):
+    """ys[i] is the body's output at step i; reverse only changes the order of the steps."""
+    xp = b.xp
+    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
+    xs, steps = args[num_consts + num_carry:], [None] * length
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = b.interpret(jaxpr, consts + carry + [x[i, ...] for x in xs])
+        carry, steps[i] = outs[:num_carry], outs[num_carry:]
+    ys = [xp.stack([step[k] for step in steps]) if length else
+          xp.zeros((0,) + tuple(a.shape), dtype=xp_dtype(b, a.dtype))
+          for k, a in enumerate(jaxpr.out_avals[num_carry:])]
+    return carry + ys
+
+
+def _custom_linear_solve(b, *args, const_lengths, jaxprs):
+    """The solve jaxpr on its consts and the right-hand side (the other jaxprs are for
+    transformations)."""
+    start = const_lengths.matvec + const_lengths.vecmat
+    consts = list(args[start:start + const_lengths.solve])
+    return b.interpret(jaxprs.solve, consts + list(args[sum(const_lengths):]))
+
+
+def _empty(b, *, shape, dtype, **_):
+    return b.xp.zeros(tuple(shape), dtype=xp_dtype(b, dtype))  # XLA's values on CPU
+
+
 # ---------------------------------------------------------------- registration
 
 def _rules():
@@ -413,7 +510,9 @@ def _rules():
     table.update(
         neg=_neg, sign=_sign, atan2=_atan2, max=_max_min("maximum"), min=_max_min("minimum"),
         div=_div, rem=_rem, pow=_pow, integer_pow=_integer_pow, square=_square, rsqrt=_rsqrt,
-        exp2=_exp2, logistic=_logistic, is_finite=_is_finite, round=_round,
+        exp2=_exp2, logistic=_logistic, is_finite=_is_finite, round=_round, cbrt=_cbrt,
+        shift_left=_shift("left"), shift_right_logical=_shift("logical"),
+        shift_right_arithmetic=_shift("arithmetic"), mulhi=_mulhi,
         select_n=_select_n, clamp=_clamp, convert_element_type=_convert,
         broadcast_in_dim=_broadcast_in_dim, reshape=_reshape, transpose=_transpose,
         squeeze=_squeeze, rev=_rev, concatenate=_concatenate, iota=_iota,
@@ -423,14 +522,19 @@ def _rules():
         reduce_max=_reduce("max", _lowest), reduce_min=_reduce("min", _highest),
         reduce_and=_reduce_bits(_all, "bitwise_and", -1), reduce_or=_reduce_bits(_any, "bitwise_or", 0),
         reduce_xor=_reduce_bits(_odd, "bitwise_xor", 0), optimization_barrier=_barrier,
-        argmax=_arg("argmax"), argmin=_arg("argmin"), cumsum=_cumsum,
+        argmax=_arg("argmax"), argmin=_arg("argmin"),
         dot_general=_dot_general, cond=_cond, **{"while": _while},
         jit=_call("jaxpr"), pjit=_call("jaxpr"), remat=_call("jaxpr"),
-        custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"))
+        custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"),
+        remat2=_call("jaxpr"), composite=_call("jaxpr"), custom_vmap_call=_call("call"),
+        linear_call=_call("callee"), name=_identity, scan=_scan,
+        custom_linear_solve=_custom_linear_solve, empty=_empty)
     table["and"] = _bool_or_bitwise("logical_and", "bitwise_and")
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
+    extrema = _max_min("maximum"), _max_min("minimum")
+    table.update(indexing.rules(*extrema), **gather.rules(*extrema), **windows.rules(*extrema))
     return table
 
 
