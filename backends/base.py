@@ -239,7 +239,7 @@ def guard_transfer(direction, aval, sharding, backend):
     """The transfer guard on a transfer of `aval` to `sharding` (None: the default device).
     A constant made while tracing is none: JAX embeds it in the program."""
     if trace_mod.current_trace() is trace_mod.EVAL_TRACE:
-            check_transfer(direction, lambda: f"aval={aval!r}, dst_sharding="
+        check_transfer(direction, lambda: f"aval={aval!r}, dst_sharding="
                        f"{sharding or sh.SingleDeviceSharding(backend.devices()[0])}")
 
 
