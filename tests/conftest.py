@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 # database=None: no .hypothesis directory in the repository (ci is derandomized anyway).
-settings.register_profile("ci", max_examples=8, deadline=None, derandomize=True, database=None,
+settings.register_profile("ci", max_examples=6, deadline=None, derandomize=True, database=None,
                           suppress_health_check=_QUIET, print_blob=False)
 settings.register_profile("thorough", max_examples=300, deadline=None, database=None,
                           suppress_health_check=_QUIET)
@@ -45,12 +45,12 @@ def pytest_addoption(parser):
 
 # ---------------------------------------------------------------- the default run's budget
 #
-# As hypothesis' `ci` profile draws 8 examples where `thorough` draws 300, the default run
+# As hypothesis' `ci` profile draws 6 examples where `thorough` draws 300, the default run
 # takes a fixed share of each parametrized test's cases: its first case, then those whose id
 # hashes into the share (crc32: the same cases on every run and machine). The `thorough`
 # profile (`--hypothesis-profile=thorough`, or HYPOTHESIS_PROFILE=thorough) runs every case.
 # The generic property suite (every primitive, every check) always runs whole.
-_SHARE = 10
+_SHARE = 40
 _WHOLE = {"test_primitive_properties.py", "test_differential.py", "test_architecture.py",
           "test_namespace_numpy.py", "test_namespace_scipy.py", "test_namespace_linalg.py",
           "test_namespace_toplevel.py", "test_namespace_sharding.py", "test_readme.py"}

@@ -146,7 +146,7 @@ def program_scenario(shape, names, split, body):
 
 
 # one backend (the fixed scenarios above run both): each example runs JAX's eager shard_map,
-# which compiles every operation, so the ci profile's 8 examples already take a while
+# which compiles every operation, so the ci profile's 6 examples already take a while
 @pytest.mark.backends("numpy_ref")
 @given(programs())
 def test_random_eager_programs_as_jax(program):
