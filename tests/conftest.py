@@ -50,7 +50,7 @@ def pytest_addoption(parser):
 # hashes into the share (crc32: the same cases on every run and machine). The `thorough`
 # profile (`--hypothesis-profile=thorough`, or HYPOTHESIS_PROFILE=thorough) runs every case.
 # The generic property suite (every primitive, every check) always runs whole.
-_SHARE = 40
+_SHARE = 20
 _WHOLE = {"test_primitive_properties.py", "test_differential.py", "test_architecture.py",
           "test_namespace_numpy.py", "test_namespace_scipy.py", "test_namespace_linalg.py",
           "test_namespace_toplevel.py", "test_namespace_sharding.py", "test_readme.py"}
