@@ -3,6 +3,8 @@ import functools as _functools
 
 from ..core import dtypes as _dtypes
 from ..core.primitives.elementwise import weak_scalar as _weak_scalar
+from ..core.array import BaseArray as _BaseArray
+from ..core.trace import Tracer as _Tracer
 from ..core.trace import get_aval as _get_aval
 from ..core.primitives.elementwise import (  # noqa: F401
     neg, sign, floor, ceil, round, RoundingMethod, is_finite, exp, exp2, log, log1p, expm1, tanh,
@@ -89,19 +91,22 @@ def _own_type(x):
 
 
 def _check_operands(name, args):
-    """TypeError in JAX's words for an operand that is no JAX value or is a float0 array."""
+    """TypeError in JAX's words for an operand that is no JAX value or is a float0 array
+    (Arrays, tracers and Python scalars need no aval here: the primitive reads theirs)."""
     for i, a in enumerate(args):
-        if str(getattr(a, "dtype", "")).startswith("key<"):
+        operand_dtype = getattr(a, "dtype", None)
+        if operand_dtype is not None and operand_dtype == _dtypes.float0:
+            raise TypeError(f"{name}: float0s do not support any operations by design, as they "
+                            "are not compatible with non-trivial vector spaces")
+        if isinstance(a, (_BaseArray, _Tracer)) or _dtypes.is_python_scalar(a) or \
+                _dtypes.is_key_dtype(operand_dtype):
             continue  # typed keys: refused by the primitive's dtype check
         try:
-            aval = _get_aval(a)
+            _get_aval(a)
         except TypeError:
             raise TypeError(f"Error interpreting argument to {name} as a JAX value. The "
                             f"problematic value is of type {type(a)} and was passed to {name} "
                             f"at position {i}.") from None
-        if aval.dtype == _dtypes.float0:
-            raise TypeError(f"{name}: float0s do not support any operations by design, as they "
-                            "are not compatible with non-trivial vector spaces")
 
 
 def _strict(fn):

@@ -166,6 +166,11 @@ def check_python_int(x, where=""):
     return dtype
 
 
+def is_key_dtype(dtype):
+    """Whether `dtype` is a typed PRNG key's (api/random's KeyDType, which reads key<impl>)."""
+    return dtype is not None and not isinstance(dtype, np.dtype) and str(dtype).startswith("key<")
+
+
 def is_python_scalar(x):
     return type(x) in (bool, int, float, complex)
 

@@ -403,8 +403,7 @@ def _refuse_float0_and_keys(name, args):
     own = [getattr(a, "dtype", None) for a in args]
     if any(isinstance(d, np.dtype) and d == _dt.float0 for d in own):
         raise TypeError(_FLOAT0_MESSAGE.format(name))
-    if not any(d is not None and not isinstance(d, np.dtype) and str(d).startswith("key<")
-               for d in own):
+    if not any(_dt.is_key_dtype(d) for d in own):
         return
     dts = [_arg_dtype(a) for a in args]
     if len(set(map(str, dts))) > 1:

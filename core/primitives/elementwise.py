@@ -716,18 +716,13 @@ def convert_element_type(x, new_dtype, weak_type=False):
                                        sharding=None)
 
 
-def _is_key_dtype(dtype):
-    # typed PRNG keys (api/random) are the only dtypes whose names read key<...>
-    return not isinstance(dtype, np.dtype) and str(dtype).startswith("key<")
-
-
 def _refuse_key_conversion(x, new_dtype):
     """ValueError as JAX's: typed keys convert to and from no other dtype."""
     src = getattr(x, "dtype", None)
-    if not (_is_key_dtype(src) or _is_key_dtype(new_dtype)):
+    if not (dtypes.is_key_dtype(src) or dtypes.is_key_dtype(new_dtype)):
         return
     def name(d):
-        return str(d) if _is_key_dtype(d) else dtypes.canonicalize_dtype(d).name
+        return str(d) if dtypes.is_key_dtype(d) else dtypes.canonicalize_dtype(d).name
     src = src if src is not None else dtypes.python_scalar_dtype(x)
     raise ValueError(f"Cannot convert_element_type from {name(src)} to {name(new_dtype)}")
 
