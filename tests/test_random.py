@@ -347,7 +347,7 @@ ERRORS = [
     (lambda: rr.PRNGKey(rnp.arange(2)), TypeError, "scalar seed"),
     (lambda: rr.key(rr.key(0)), TypeError, "PRNG key"),
     (lambda: rr.wrap_key_data(rnp.zeros(3, "uint32")), TypeError, "end with"),
-    (lambda: rr.key(0, impl="rbg"), ValueError, "unrecognized PRNG"),
+    (lambda: rr.key(0, impl="nope"), ValueError, "unrecognized PRNG"),  # rbg exists now
     (lambda: rr.choice(rr.PRNGKey(0), 3, (4,), replace=False), ValueError, "larger sample"),
     (lambda: rr.choice(rr.PRNGKey(0), 3, 4), TypeError, "sequence"),
     (lambda: rr.permutation(rr.PRNGKey(0), 3.0), TypeError, "integer"),
