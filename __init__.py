@@ -61,6 +61,7 @@ from .core.transforms.custom import custom_jvp  # noqa: E402
 from .core.transforms.custom_vjp import custom_vjp  # noqa: E402
 from .core.transforms.autodiff import (  # noqa: E402
     vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian, hessian, linear_transpose)
+from .core.transforms.fwd_and_bwd import fwd_and_bwd  # noqa: E402
 from .core.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402
 from .core.transforms.shard_map import shard_map, smap, pmap  # noqa: E402
 from .api import experimental  # noqa: E402

@@ -226,3 +226,26 @@ def test_grad_stages_jaxs_equations_and_values(name):
         [e.primitive.name for e in real_jax.make_jaxpr(theirs)(x, y).eqns]
     np.testing.assert_allclose(np.asarray(jax.jit(ours)(x, y)), np.asarray(theirs(x, y)),
                                rtol=1e-6, atol=1e-7)
+
+
+def test_has_aux_values_leave_the_differentiation_trace():
+    """grad/vjp/jvp/jacfwd/jacrev with has_aux return the aux as plain values (JAX lowers them
+    out of the JVP trace), eagerly, under jit, vmap and an outer grad. They used to come back
+    as tracers, which then failed on use under jit."""
+    def fs(np_mod):
+        return lambda x: (np_mod.sin(x) * 3.0, {"c": np_mod.cos(x) * x})
+    programs = {
+        "grad": lambda j, f: j.grad(f, has_aux=True)(0.5)[1],
+        "vjp": lambda j, f: j.vjp(f, 0.5, has_aux=True)[2],
+        "jvp": lambda j, f: j.jvp(f, (0.5,), (1.0,), has_aux=True)[2],
+        "jit_grad": lambda j, f: j.jit(j.grad(f, has_aux=True))(0.5)[1],
+        "jit_jacfwd": lambda j, f: j.jit(lambda x: j.jacfwd(f, has_aux=True)(x)[1])(0.5),
+        "jacrev": lambda j, f: j.jacrev(f, has_aux=True)(0.5)[1],
+        "vmap_grad": lambda j, f: j.vmap(j.grad(f, has_aux=True))(j.numpy.arange(3.0))[1],
+        "grad_of_aux": lambda j, f: {"c": j.grad(lambda x: j.grad(f, has_aux=True)(x)[1]["c"])(
+            0.5)},
+    }
+    for name, prog in programs.items():
+        got, want = prog(jax, fs(jnp))["c"], prog(real_jax, fs(real_jnp))["c"]
+        assert isinstance(got, jax.Array), name
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)

@@ -37,7 +37,6 @@ MISSING = {
                                  "fix the default device at device 0 in their fast paths and, "
                                  "for xla, in JAX's own placement of uncommitted buffers; not "
                                  "reached in the place2 task's time)",
-        "fwd_and_bwd": TODO,
     },
     "tree_util": {},
     "tree": {},

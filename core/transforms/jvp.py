@@ -168,11 +168,17 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 
 def split_aux(out, name="jvp"):
-    """(output, aux) of a has_aux function's result; TypeError naming `name` otherwise."""
+    """(output, aux) of a has_aux function's result, the aux lowered out of the current JVP
+    trace; TypeError naming `name` otherwise."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError(f"{name} with has_aux=True: expected function with aux output to return "
                         f"a two-element tuple (output, aux), but got type {type(out)}")
-    return out
+    out, aux = out
+    # aux is not differentiated: values of the trace fun ran on leave it as their primals
+    # (JAX does the same), so no tracer escapes with the aux.
+    trace = current_trace()
+    return out, pytree.tree_map(
+        lambda x: x.primal if type(x) is JVPTracer and x._trace is trace else x, aux)
 
 
 # ---------------------------------------------------------------- JVP of a jaxpr
