@@ -49,3 +49,25 @@ def test_clearer_than_jax_where_jax_leaks_or_is_silent(case):
 
 def test_listed_clearer_errors_say_why():
     assert all(c.why for c in CASES if c.better is not None)
+
+
+_TRACED_SHAPES = {
+    "lax.reshape": lambda j, n: j.lax.reshape(j.jnp.ones(3), (n,)),
+    "jnp.reshape": lambda j, n: j.jnp.ones(3).reshape(n),
+    "jnp.broadcast_to": lambda j, n: j.jnp.broadcast_to(j.jnp.ones(3), (n, 3)),
+    "jnp.ones": lambda j, n: j.jnp.ones((n,)),
+    "jnp.full": lambda j, n: j.jnp.full((n,), 1.0),
+    "jnp.zeros_like": lambda j, n: j.jnp.zeros_like(j.jnp.ones(3), shape=(n,)),
+    "lax.iota": lambda j, n: j.lax.iota("int32", n),
+    "lax.full": lambda j, n: j.lax.full((n,), 1.0),
+    "random.normal": lambda j, n: j.jax.random.normal(j.jax.random.key(0), (n,)),
+}
+
+
+def test_a_traced_shape_raises_plain_type_error_as_jax():
+    """JAX raises TypeError itself (not a ConcretizationTypeError, which the notebooks would
+    print under another name) when a shape holds a traced value, with its wording."""
+    for name, fn in _TRACED_SHAPES.items():
+        errs = [_raised(lambda ns: ns.jax.jit(lambda n: fn(ns, n))(3), ns) for ns in (REAL, OURS)]
+        assert [type(e).__name__ for e in errs] == ["TypeError"] * 2, (name, errs)
+        assert "Shapes must be 1D sequences of concrete values of" in str(errs[1]), name

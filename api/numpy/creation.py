@@ -28,11 +28,11 @@ def _shape_arg(shape, name):
     else:
         dims = (shape,)
     try:
-        out = tuple(_static_int(d, _shapes_must(dims, f"the shape argument of jnp.{name}"))
-                    if _is_array(d) else operator.index(d) for d in dims)
-    except TypeError as err:
-        if isinstance(err, ConcretizationTypeError):
-            raise
+        out = tuple(_static_int(d, "") if _is_array(d) else operator.index(d) for d in dims)
+    except ConcretizationTypeError:
+        # JAX raises a plain TypeError (not a ConcretizationTypeError) for a traced shape.
+        raise TypeError(_shapes_must(dims, f"the shape argument of jnp.{name}")) from None
+    except TypeError:
         raise TypeError(_shapes_must(dims)) from None
     if builtins.any(d < 0 for d in out):
         raise TypeError(f"{name}: shape must have every element be nonnegative, got {out}.")
@@ -46,7 +46,8 @@ def _shapes_must(dims, traced=None):
     if traced is None:
         return msg
     return (f"{msg}\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
-            f"subfunctions. (It arose in {traced}.)")
+            f"subfunctions. (It arose in {traced}: the value depends on the arguments of the "
+            "traced function.)")
 
 
 def _creation_dtype(dtype, name):

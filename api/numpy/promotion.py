@@ -272,8 +272,8 @@ def broadcast_shapes(*shapes, name=None):
 def broadcast_to(x, shape, *, out_sharding=None):
     """x broadcast to shape with NumPy's rules (laid out and typed as out_sharding)."""
     x = asarray(x)
-    shape = tuple(operator.index(d) for d in
-                  (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = st.static_ints("broadcast_to",
+                           shape if isinstance(shape, (tuple, list)) else (shape,))
     xs = x.shape
     if xs == shape and out_sharding is None:
         return x

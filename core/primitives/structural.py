@@ -31,7 +31,13 @@ def static_ints(name, values, what="shapes"):
     try:
         return tuple(operator.index(v) for v in values)
     except errors.JAXTypeError:
-        raise
+        if what != "shapes":
+            raise
+        # JAX raises a plain TypeError, not a concretization error, for a traced shape.
+        raise TypeError(f"{name}: Shapes must be 1D sequences of concrete values of integer "
+                        f"type, got {tuple(values)!r}.\nIf using `jit`, try using "
+                        "`static_argnums` or applying `jit` to smaller subfunctions (the value "
+                        "depends on the arguments of the traced function).") from None
     except TypeError as err:
         if what == "shapes":  # JAX's wording
             raise TypeError(f"{name}: Shapes must be 1D sequences of concrete values of integer "
@@ -765,7 +771,7 @@ def _check_nonnegative(name, shape):
 def iota(dtype, size):
     """[0, 1, ..., size-1] of dtype."""
     return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype),
-                       shape=static_ints("iota", (size,), "size"), dimension=0, sharding=None)
+                       shape=static_ints("iota", (size,)), dimension=0, sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension):
