@@ -183,3 +183,48 @@ def test_custom_jvp_makes_a_callback_differentiable():
     np.testing.assert_allclose(refjax.vmap(refjax.grad(f))(x), np.cos(np.asarray(x)), rtol=1e-6)
     np.testing.assert_allclose(refjax.jit(refjax.grad(lambda x: f(x).sum()))(x),
                                np.cos(np.asarray(x)), rtol=1e-6)
+
+
+def _callback_counts(jax_mod):
+    """How often the callable of a pure_callback runs, per program: JAX's compiler drops a
+    pure_callback whose result nothing uses (in a nested jit, a scan or cond body too)."""
+    calls = []
+
+    def cb(x):
+        calls.append(1)
+        return np.asarray(x)
+
+    def use(x):
+        jax_mod.pure_callback(cb, jax_mod.ShapeDtypeStruct((), np.float32), x)
+        return x + 1
+    used = lambda x: jax_mod.pure_callback(cb, jax_mod.ShapeDtypeStruct.like(x), x) + 1  # noqa: E731
+    programs = {
+        "jit": jax_mod.jit(use), "nested": jax_mod.jit(lambda x: jax_mod.jit(use)(x) * 2),
+        "used": jax_mod.jit(used), "eager": use,
+        "scan": jax_mod.jit(lambda x: jax_mod.lax.scan(lambda c, _: (use(c), None), x, None,
+                                                       length=3)[0]),
+        "cond": jax_mod.jit(lambda x: jax_mod.lax.cond(x > 0, use, lambda v: v + 1, x)),
+    }
+    counts = {}
+    for name, f in programs.items():
+        calls.clear()
+        np.testing.assert_allclose(f(np.float32(1.0)), 4.0 if name in ("nested", "scan") else 2.0)
+        counts[name] = len(calls)
+    return counts
+
+
+def test_an_unused_pure_callback_does_not_run_under_jit():
+    assert _callback_counts(refjax) == _callback_counts(real_jax)
+
+
+def test_shape_dtype_struct_like_as_jax():
+    """ShapeDtypeStruct.like (the external-callbacks page's result type): shape, dtype and
+    weak type of arrays, scalars, NumPy values, ShapeDtypeStructs and tracers."""
+    def likes(jax_mod):
+        like = jax_mod.ShapeDtypeStruct.like
+        seen = []
+        jax_mod.jit(lambda x: seen.append(like(x * 2)) or x)(np.ones(3, np.int16))
+        values = [jax_mod.numpy.ones((2, 3)), 1.0, 7, np.int8(3), np.ones((2,), np.float16),
+                  jax_mod.ShapeDtypeStruct((4,), np.uint8)]
+        return [repr(like(v)) for v in values] + [repr(seen[0])]
+    assert likes(refjax) == likes(real_jax)

@@ -8,7 +8,8 @@ from ...core import sharding as sh
 from ...core.array import Array
 from ...core.config import config
 from ...core.avals import ShapedArray
-from ...core.jaxpr import eval_jaxpr, last_uses
+from ...core.jaxpr import ClosedJaxpr, Literal, eval_jaxpr, last_uses
+from ...core.primitives.callbacks import pure_callback_p
 from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
@@ -133,6 +134,7 @@ class NumpyRefBackend(Backend):
         return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
+        closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
         drops = last_uses(closed_jaxpr.jaxpr)
 
         def run(bufs):
@@ -150,6 +152,7 @@ class NumpyRefBackend(Backend):
         if sets_layout(closed_jaxpr.jaxpr):
             return None
         default, out_avals = self._default_sharding, closed_jaxpr.out_avals
+        closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
         drops = last_uses(closed_jaxpr.jaxpr)
 
         def run(args):
@@ -203,8 +206,26 @@ def interpret_jaxpr(closed, args, drops=None):
         outs = out if eqn.primitive.multiple_results else (out,)
         return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]
 
+    if drops is None:
+        closed = without_unused_pure_callbacks(closed)
     return eval_jaxpr(closed.jaxpr, [np.asarray(c) for c in closed.consts], *args,
                       read_literal=_literal_array, apply=apply, drops=drops)
+
+
+def without_unused_pure_callbacks(closed):
+    """closed without the pure_callbacks whose results nothing reads: a pure callback is only
+    observable through its results, and JAX's compiler drops such calls, so under jit the
+    callable does not run (as in JAX)."""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive is pure_callback_p for e in jaxpr.eqns):
+        return closed
+    live, kept = {v for v in jaxpr.outvars if type(v) is not Literal}, []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.primitive is pure_callback_p and not any(v in live for v in eqn.outvars):
+            continue
+        kept.append(eqn)
+        live.update(v for v in eqn.invars if type(v) is not Literal)
+    return ClosedJaxpr(jaxpr._replace(eqns=kept[::-1]), closed.consts)
 
 
 def _literal_array(lit):
