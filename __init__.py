@@ -83,6 +83,13 @@ _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
 _sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
+_sys.modules[f"{__name__}.experimental.mesh_utils"] = experimental.mesh_utils
+
+from .api import typing, flatten_util  # noqa: E402
+
+_sys.modules[f"{__name__}.errors"] = errors
+_sys.modules[f"{__name__}.typing"] = typing
+_sys.modules[f"{__name__}.flatten_util"] = flatten_util
 
 from .api import extend  # noqa: E402
 

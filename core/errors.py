@@ -85,6 +85,24 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
+class JAXIndexError(IndexError):
+    """An IndexError of JAX's own (jax.errors.JAXIndexError)."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """A boolean mask index whose value is traced: the result's shape would depend on it."""
+
+
+class JaxprTypeError(TypeError):
+    """An ill-typed jaxpr (jax.errors.JaxprTypeError): a bug in a rule or a transformation,
+    reported with the jaxpr."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """JAX's error for a comparison of symbolic dimensions it cannot decide; refjax has no
+    symbolic shapes, so it never raises it (the class is here for `except` clauses)."""
+
+
 class ShardingTypeError(Exception):
     """A program whose sharding types (Explicit mesh axes) JAX rejects: conflicting or
     ambiguous operand shardings (as jax's core.ShardingTypeError, an Exception)."""

@@ -9,6 +9,7 @@ from . import avals as avals_mod
 from . import dtypes, runtime, source_info
 from . import pretty_print as pp
 from .config import config
+from .errors import JaxprTypeError
 
 
 class Var:
@@ -334,10 +335,6 @@ def pp_jaxpr_text(jaxpr, width=80, use_color=None):
 
 
 # ---------------------------------------------------------------- typecheck
-
-class JaxprTypeError(TypeError):
-    """An ill-typed jaxpr: a bug in a rule or a transformation, reported with the jaxpr."""
-
 
 def typecheck_jaxpr(jaxpr):
     """Check that every var is bound once before use and every eqn's output types follow from

@@ -23,7 +23,7 @@ MISSING = {
         "auto_pcast": SHARDING,
         "remove_size_one_mesh_axis_from_type": SHARDING,
         "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
-        "typing": INTERNAL, "version": INTERNAL, "monitoring": INTERNAL,
+        "version": INTERNAL, "monitoring": INTERNAL,
         "make_user_context": INTERNAL, "ds": INTERNAL,
         "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,
         "ffi": HARDWARE, "export": HARDWARE,
@@ -64,6 +64,11 @@ MISSING = {
         "remat_opt_p": INTERNAL,
     },
     "custom_batching": {},
+    "errors": {},
+    "typing": {},
+    "flatten_util": {},
+    "experimental.mesh_utils": {
+        "create_hybrid_device_mesh": HARDWARE + " (devices over several slices or hosts)"},
     "image": {},
     "stages": {},
 }

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.array import Array
+from ...core.errors import NonConcreteBooleanIndexError
 from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
@@ -172,7 +173,8 @@ def expand_masks(idx, shape):
             dim += item is not None and item is not Ellipsis
             continue
         if is_traced(item):
-            raise IndexError(f"Array boolean indices must be concrete; got {item}. Use "
+            raise NonConcreteBooleanIndexError(
+                f"Array boolean indices must be concrete; got {item}. Use "
                              "jnp.where(mask, x, other) or a static `size`.")
         expected = tuple(shape[dim:dim + item.ndim])
         if tuple(item.shape) != expected:
