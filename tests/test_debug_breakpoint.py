@@ -62,6 +62,11 @@ def _programs(jx):
         jx.debug.breakpoint(stdin=stdin, stdout=stdout, num_frames=1)
         return stdout
 
+    def step(c, x):
+        c = c + x
+        jx.debug.breakpoint(num_frames=1)
+        return c, x
+
     jf = jx.jit(f)
     f32 = np.float32
     commands = ["p x", "p x, y", "x * 2", "pp {'y': [y] * 2, 'x': x}", "", "c"]
@@ -72,6 +77,8 @@ def _programs(jx):
         "vmap_per_element": (jx.vmap(f), ["p x", "c", "p x", "p y", "c"], np.arange(2, dtype=f32)),
         "jit_vmap_ordered": (jx.jit(jx.vmap(twice)), ["p y", "c"] * 2 + ["p z", "c"] * 2,
                              np.arange(2, dtype=f32)),
+        "jit_scan_each_step": (jx.jit(lambda xs: jx.lax.scan(step, 0.0, xs)), ["p c, x", "c"] * 2,
+                               np.arange(2, dtype=f32)),
         "grad": (jx.grad(f), ["p x", "p y", "c"], f32(2.0)),
         "jit_grad_frames": (jx.jit(jx.grad(g)), ["l", "u", "p x", "u", "d", "d", "w", "bt", "c"],
                             f32(2.0)),
@@ -86,7 +93,8 @@ def _programs(jx):
 
 
 # the programs staged by jit, whose callbacks the xla backend runs inside compiled programs
-_STAGED = ("jit_runs_each_call", "jit_grad_frames", "jit_vmap_ordered", "token")
+_STAGED = ("jit_runs_each_call", "jit_grad_frames", "jit_vmap_ordered", "jit_scan_each_step",
+           "token")
 
 
 def _check(jx_result, ref_result):
@@ -134,6 +142,7 @@ def _both(run):
     return [run(jx) for jx in (real_jax, refjax)]
 
 
+@pytest.mark.filterwarnings("ignore:Python iterable type")  # JAX's, on pytest's generator locals
 def test_whole_stack_interrupts_and_eof_as_jax():
     def whole_stack(jx):
         f = jx.jit(lambda x: (jx.debug.breakpoint(), x)[1])
