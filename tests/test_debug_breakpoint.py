@@ -13,7 +13,11 @@ import pytest
 import refjax
 from refjax.api import debugger
 
-pytestmark = pytest.mark.backends()  # the comparison loops over both backends itself
+pytestmark = [
+    pytest.mark.backends(),  # the comparison loops over both backends itself
+    # JAX's warning on flattening the generators among pytest's frames' locals (whole stacks)
+    pytest.mark.filterwarnings("ignore:Python iterable type"),
+]
 
 foo = "a global: the debugger does not see globals, as in JAX"
 
@@ -67,6 +71,23 @@ def _programs(jx):
         jx.debug.breakpoint(num_frames=1)
         return c, x
 
+    # the example of JAX's docs/debugging/print_breakpoint.md: a breakpoint in a cond branch
+    def breakpoint_if_nonfinite(x):
+        is_finite = jnp.isfinite(x).all()
+
+        def true_fn(x):
+            pass
+
+        def false_fn(x):
+            jx.debug.breakpoint()
+        jx.lax.cond(is_finite, true_fn, false_fn, x)
+
+    @jx.jit
+    def divide(x, y):
+        z = x / y
+        breakpoint_if_nonfinite(z)
+        return z
+
     jf = jx.jit(f)
     f32 = np.float32
     commands = ["p x", "p x, y", "x * 2", "pp {'y': [y] * 2, 'x': x}", "", "c"]
@@ -79,6 +100,9 @@ def _programs(jx):
                              np.arange(2, dtype=f32)),
         "jit_scan_each_step": (jx.jit(lambda xs: jx.lax.scan(step, 0.0, xs)), ["p c, x", "c"] * 2,
                                np.arange(2, dtype=f32)),
+        # entered only when the branch runs: for 2 / 0, not for 2 / 1
+        "doc_cond_nonfinite": (lambda x: (divide(x, 1.0), divide(x, 0.0)),
+                               ["p x", "u", "p is_finite", "u", "p x, y, z", "c"], f32(2.0)),
         "grad": (jx.grad(f), ["p x", "p y", "c"], f32(2.0)),
         "jit_grad_frames": (jx.jit(jx.grad(g)), ["l", "u", "p x", "u", "d", "d", "w", "bt", "c"],
                             f32(2.0)),
@@ -94,7 +118,7 @@ def _programs(jx):
 
 # the programs staged by jit, whose callbacks the xla backend runs inside compiled programs
 _STAGED = ("jit_runs_each_call", "jit_grad_frames", "jit_vmap_ordered", "jit_scan_each_step",
-           "token")
+           "doc_cond_nonfinite", "token")
 
 
 def _check(jx_result, ref_result):
@@ -142,7 +166,6 @@ def _both(run):
     return [run(jx) for jx in (real_jax, refjax)]
 
 
-@pytest.mark.filterwarnings("ignore:Python iterable type")  # JAX's, on pytest's generator locals
 def test_whole_stack_interrupts_and_eof_as_jax():
     def whole_stack(jx):
         f = jx.jit(lambda x: (jx.debug.breakpoint(), x)[1])
