@@ -45,6 +45,15 @@ def _programs(jx):
     def g(x):
         return jnp.exp(f(x) * 2)
 
+    def inner(x):
+        y = x * 3.0
+        jx.debug.breakpoint(num_frames=2)
+        return y
+
+    def outer(x):
+        w = x + 100.0
+        return jx.jit(inner)(x) + w
+
     def twice(x):
         y = x + 1.0
         jx.debug.breakpoint(num_frames=1, ordered=True)
@@ -96,6 +105,9 @@ def _programs(jx):
         "eager_python_scalar": (f, ["p x", "p y", "c"], 2.0),
         "jit_runs_each_call": (lambda x: (jf(x), jf(x + 1)), commands * 2, f32(0.5)),
         "vmap_per_element": (jx.vmap(f), ["p x", "c", "p x", "p y", "c"], np.arange(2, dtype=f32)),
+        # the outer frame's locals are vmap's tracers, the inner one's jit's: both per element
+        "vmap_of_jit": (jx.vmap(outer), ["p x, y", "u", "p x, w", "c"] * 2,
+                        np.arange(2, dtype=f32)),
         "jit_vmap_ordered": (jx.jit(jx.vmap(twice)), ["p y", "c"] * 2 + ["p z", "c"] * 2,
                              np.arange(2, dtype=f32)),
         "jit_scan_each_step": (jx.jit(lambda xs: jx.lax.scan(step, 0.0, xs)), ["p c, x", "c"] * 2,
@@ -133,8 +145,9 @@ def test_sessions_print_what_jax_prints():
     expected = {name: _session(real_jax, *case) for name, case in _programs(real_jax).items()}
     for backend, names in (("numpy_ref", expected), ("xla", _STAGED)):
         with _backend(backend):
+            programs = _programs(refjax)  # one set, as JAX's (jit caches traces per function)
             for name in names:
-                case = _programs(refjax)[name]
+                case = programs[name]
                 printed, result = _session(refjax, *case)
                 assert printed == expected[name][0], (backend, name)
                 _check(expected[name][1], result)
