@@ -134,7 +134,9 @@ _STAGED = ("jit_runs_each_call", "jit_grad_frames", "jit_vmap_ordered", "jit_sca
 
 
 def _check(jx_result, ref_result):
-    for want, got in zip(real_jax.tree.leaves(jx_result), refjax.tree.leaves(ref_result)):
+    wants, gots = real_jax.tree.leaves(jx_result), refjax.tree.leaves(ref_result)
+    assert len(gots) == len(wants)
+    for want, got in zip(wants, gots):
         if isinstance(want, str):
             assert got == want
         else:
