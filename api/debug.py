@@ -1,8 +1,9 @@
 """refjax.debug: print and callback (runtime values, wherever they are staged),
-visualize_array_sharding / visualize_sharding and inspect_array_sharding."""
+visualize_array_sharding / visualize_sharding, inspect_array_sharding and breakpoint."""
 from ..core.array import Array
 from ..core.primitives import debugging
 from ..core.trace import Tracer
+from .debugger import breakpoint  # noqa: F401 - jax.debug.breakpoint
 
 
 def _blocks(shape, placements):

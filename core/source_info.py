@@ -52,9 +52,14 @@ _internal = {}  # code object -> whether it is refjax's own (frames to look past
 
 def _classify(code):
     path = code.co_filename
-    hit = _internal[code] = (path.startswith(_ROOT) and _TESTS not in path[len(_ROOT) - 1:]) \
-        or path.startswith("<frozen")
+    hit = _internal[code] = internal_file(path) or path.startswith("<frozen")
     return hit
+
+
+def internal_file(path):
+    """Whether `path` is refjax's own source (its tests aside): the frames jax.debug.breakpoint
+    hides, as JAX hides its own."""
+    return path.startswith(_ROOT) and _TESTS not in path[len(_ROOT) - 1:]
 
 
 _TESTS = os.sep + "tests" + os.sep

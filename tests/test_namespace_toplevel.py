@@ -42,9 +42,6 @@ MISSING = {
     "tree": {},
     "debug": {
         "DebugEffect": INTERNAL, "OrderedDebugEffect": INTERNAL,
-        "breakpoint": TODO + " (an interactive debugger at runtime: the cli debugger's "
-                             "frames, commands and printing under jit/vmap; not reached in "
-                             "the place2 task's time)",
     },
     "lax": {
         "AccuracyMode": HARDWARE, "DotAlgorithm": HARDWARE, "DotAlgorithmPreset": HARDWARE,
