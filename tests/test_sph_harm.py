@@ -49,6 +49,16 @@ def test_values_match_scipy_and_types_match_jax():
     assert_close(_typed_as_jax(sph_harm_y(n, m, half, f32[1]), n, m, half, f32[1]),
                  scipy.special.sph_harm_y(n, m, half.astype(float), f32[1]).astype(np.complex64),
                  (0, 0.1), "bfloat16 theta")
+    # JAX's own test's inputs: narrow integer degrees and angles outside [0, pi] x [0, 2 pi]
+    theta, phi = np.linspace(-2.0, 1.0, 7), np.linspace(-4.0, 5.0, 7)
+    for dtype in (np.int8, np.uint8, np.int16):
+        m = np.array([3, 2, 0, 1, 1, 3, 2]) * (-1 if dtype == np.int8 else 1)
+        n, m = np.abs(m).astype(dtype), m.astype(dtype)
+        assert_close(_typed_as_jax(sph_harm_y(n, m, theta, phi, n_max=3), n, m, theta, phi,
+                                   n_max=3),
+                     scipy.special.sph_harm_y(n, m, theta, phi).astype(np.complex64),
+                     (1e-6, 1e-6), f"{dtype.__name__} degrees")
+    n, m, theta, phi = _draw(64)
     with enable_x64():
         assert_close(_typed_as_jax(sph_harm_y(n, m, theta, phi), n, m, theta, phi), want,
                      (1e-13, 1e-13), "float64")
