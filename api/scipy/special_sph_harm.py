@@ -18,10 +18,10 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     theta the polar (colatitude) and phi the azimuthal angle, as scipy.special.sph_harm_y.
     n and m are integer arrays; n_max (static, default max(n)) bounds the degree: n is clipped
     to n_max (a negative n counts back from n_max + 1) and |m| to n_max, and |m| > n gives 0,
-    as JAX's table lookup does. The
-    arguments broadcast elementwise (JAX pairs the i-th n with the i-th theta, or the last
-    theta when theta is shorter: the same where the lengths agree, as documented); a Python
-    scalar theta becomes a 1-element array, as in JAX. diff_n is refused, as in JAX."""
+    as JAX's table lookup does. The arguments broadcast elementwise (JAX pairs the i-th n with
+    the i-th theta, or the last theta when theta is shorter: the same where the lengths agree,
+    as documented); a Python scalar theta becomes a 1-element array, as in JAX. diff_n is
+    refused, as in JAX."""
     if diff_n is not None:
         raise NotImplementedError(
             "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
