@@ -69,6 +69,7 @@ from ..core.primitives.convolution import (  # noqa: F401,E402
     conv_dimension_numbers, conv_general_permutations, conv_general_dilated_patches,
     conv_shape_tuple, conv_general_shape_tuple, conv_transpose_shape_tuple,
     conv_general_dilated_p)
+from .lax_conv_local import conv_general_dilated_local  # noqa: F401,E402
 from ..core.primitives.window_shapes import padtype_to_pads  # noqa: F401,E402
 from ..core.primitives.windowed import (  # noqa: F401,E402
     reduce_window, reduce_window_shape_tuple, reduce_window_p, reduce_window_sum_p,

@@ -26,11 +26,6 @@ import refjax
 
 
 LACKING = {
-    "scipy.special": {
-        name: "not implemented yet: JAX evaluates it with its own series/rational "
-              "approximations, which refjax has not written"
-        for name in ("sph_harm_y",)
-    },
     "random": {
         "random_gamma_p": "JAX's internal gamma primitive: refjax's gamma is lax code, not a "
                           "primitive of its own",

@@ -55,7 +55,6 @@ MISSING = {
         "platform_dependent": HARDWARE,
         "precv": SHARDING, "psend": SHARDING, "pshuffle": SHARDING, "pswapaxes": SHARDING,
         "pbroadcast": SHARDING,
-        "conv_general_dilated_local": TODO,
     },
     "custom_derivatives": {
         "remat_opt_p": INTERNAL,
