@@ -6,7 +6,7 @@ import numpy as np
 from refjax.backends import register_rule
 from refjax.extend.core import primitives
 
-from . import convolution, gather, indexing, windows
+from . import computations, convolution, gather, indexing, windows
 
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
@@ -529,7 +529,7 @@ def _rules():
         remat2=_call("jaxpr"), composite=_call("jaxpr"), custom_vmap_call=_call("call"),
         linear_call=_call("callee"), name=_identity, scan=_scan,
         custom_linear_solve=_custom_linear_solve, empty=_empty,
-        conv_general_dilated=convolution.conv_general_dilated)
+        conv_general_dilated=convolution.conv_general_dilated, reduce=computations.reduce)
     table["and"] = _bool_or_bitwise("logical_and", "bitwise_and")
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
