@@ -236,15 +236,43 @@ def _low_bits(b, n):
 
 
 def _mulhi(b, x, y):
-    """The high half of the double-width product, exact in 64 bits for operands of up to 32."""
+    """The high half of the double-width product: in 64 bits for operands of up to 32, from
+    32-bit limbs for 64-bit ones."""
     xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
     if bits == 64:
-        raise NotImplementedError(f"primitive 'mulhi' has no rule on the {b.name} backend for "
-                                  f"{dtype_np(x.dtype).name}: not written yet (the standard "
-                                  "could express it with 32-bit halves)")
+        return _mulhi64(b, x, y)
     wide = xp.int64 if xp.isdtype(x.dtype, "signed integer") else xp.uint64
     product = xp.astype(x, wide) * xp.astype(y, wide)
     return xp.astype(xp.bitwise_right_shift(product, xp.asarray(bits, dtype=wide)), x.dtype)
+
+
+def _mulhi64(b, x, y):
+    """64-bit mulhi from 32-bit limbs multiplied in uint64 (each product fits); signed
+    operands are read as unsigned (two's complement) and corrected: hi(x*y) = hi(ux*uy) -
+    (x < 0) * uy - (y < 0) * ux, modulo 2**64."""
+    xp = b.xp
+    ux, uy = _as_unsigned(b, x), _as_unsigned(b, y)
+    low, shift = xp.asarray(0xFFFFFFFF, dtype=xp.uint64), xp.asarray(32, dtype=xp.uint64)
+    xl, xh, yl, yh = ux & low, ux >> shift, uy & low, uy >> shift
+    lh, hl = xl * yh, xh * yl
+    mid = ((xl * yl) >> shift) + (lh & low) + (hl & low)
+    hi = xh * yh + (lh >> shift) + (hl >> shift) + (mid >> shift)
+    if x.dtype == xp.uint64:
+        return hi
+    zero = xp.zeros_like(hi)
+    hi = hi - xp.where(x < 0, uy, zero) - xp.where(y < 0, ux, zero)
+    top = xp.asarray(2 ** 63, dtype=xp.uint64)
+    rest = xp.astype(hi & (top - 1), xp.int64)  # < 2**63: representable
+    return xp.where(hi >= top, rest + xp.asarray(-2 ** 63, dtype=xp.int64), rest)
+
+
+def _as_unsigned(b, x):
+    """An int64 buffer's two's complement bits as uint64 (without an out-of-range cast)."""
+    xp = b.xp
+    if x.dtype == xp.uint64:
+        return x
+    rest = xp.astype(x & xp.asarray(2 ** 63 - 1, dtype=xp.int64), xp.uint64)
+    return xp.where(x < 0, rest + xp.asarray(2 ** 63, dtype=xp.uint64), rest)
 
 
 def _is_finite(b, x):
