@@ -54,8 +54,7 @@ def conv_general_dilated(b, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                          preferred_element_type=None, **_):
     """XLA's convolution, computed in the result's dtype (as dot_general here)."""
     xp, dn = b.xp, dimension_numbers
-    dtype = xp.result_type(lhs, rhs) if preferred_element_type is None else \
-        rules.xp_dtype(b, preferred_element_type)
+    dtype = rules.product_dtype(b, lhs, rhs, preferred_element_type)
     x, w = _canonical(b, lhs, rhs, dn, dtype)
     spatial = list(zip(x.shape[2:], *zip(*padding), lhs_dilation, w.shape[2:], rhs_dilation,
                        window_strides))

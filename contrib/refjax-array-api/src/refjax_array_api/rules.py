@@ -455,8 +455,7 @@ def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None,
     """Batch dimensions first, then lhs free, rhs free: as a batched matmul."""
     xp = b.xp
     (lc, rc), (lb, rb) = dimension_numbers
-    out_dtype = xp.result_type(lhs, rhs) if preferred_element_type is None else \
-        xp_dtype(b, preferred_element_type)
+    out_dtype = product_dtype(b, lhs, rhs, preferred_element_type)
     lhs, rhs = xp.astype(lhs, out_dtype), xp.astype(rhs, out_dtype)
     lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
@@ -469,6 +468,27 @@ def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None,
     out = _matmul(b, a, c)
     return xp.reshape(out, tuple(batch) + tuple(lhs.shape[d] for d in lf) +
                       tuple(rhs.shape[d] for d in rf))
+
+
+def product_dtype(b, lhs, rhs, preferred):
+    """The dtype a product of lhs and rhs is computed and returned in."""
+    return b.xp.result_type(lhs, rhs) if preferred is None else xp_dtype(b, preferred)
+
+
+def _ragged_dot_general(b, lhs, rhs, group_sizes, *, preferred_element_type, **_):
+    """The sum over groups of (lhs with the rows outside the group zeroed) @ the group's rhs:
+    XLA's formulation, so an inf in any group's rhs spreads to every row as in XLA."""
+    xp = b.xp
+    dtype = product_dtype(b, lhs, rhs, preferred_element_type)
+    lhs, rhs = xp.astype(lhs, dtype), xp.astype(rhs, dtype)
+    ends = xp.cumulative_sum(group_sizes)
+    rows = xp.reshape(xp.astype(xp.arange(lhs.shape[0]), group_sizes.dtype), (-1, 1))
+    out = xp.zeros((lhs.shape[0], rhs.shape[2]), dtype=dtype)
+    for j in range(rhs.shape[0]):
+        inside = (rows >= ends[j] - group_sizes[j]) & (rows < ends[j])
+        part = _matmul(b, xp.where(inside, lhs, xp.zeros_like(lhs)), rhs[j, ...])
+        out = xp.logical_or(out, part) if _is_bool(b, out) else out + part
+    return out
 
 
 def _matmul(b, a, c):
@@ -557,7 +577,8 @@ def _rules():
         remat2=_call("jaxpr"), composite=_call("jaxpr"), custom_vmap_call=_call("call"),
         linear_call=_call("callee"), name=_identity, scan=_scan,
         custom_linear_solve=_custom_linear_solve, empty=_empty,
-        conv_general_dilated=convolution.conv_general_dilated, reduce=computations.reduce)
+        conv_general_dilated=convolution.conv_general_dilated, reduce=computations.reduce,
+        ragged_dot_general=_ragged_dot_general)
     table["and"] = _bool_or_bitwise("logical_and", "bitwise_and")
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
