@@ -3,7 +3,7 @@ semantics where the standard leaves a choice (NaN propagation, -0.0, integer div
 float-to-integer conversion), and the primitives the standard cannot express, with the reason."""
 import numpy as np
 
-from refjax.backends import register_rule
+from refjax.backends import register_rule, run_callback
 from refjax.extend.core import primitives
 
 from . import computations, convolution, gather, indexing, windows
@@ -549,6 +549,17 @@ def _empty(b, *, shape, dtype, **_):
     return b.xp.zeros(tuple(shape), dtype=xp_dtype(b, dtype))  # XLA's values on CPU
 
 
+# ---------------------------------------------------------------- host callbacks
+
+def _host_callback(prim):
+    def rule(b, *bufs, **params):
+        """The Python function called on the operands moved to the host by DLPack (the
+        standard's interchange), its results checked and moved back."""
+        outs = run_callback(b, prim, [b.to_numpy(x, None) for x in bufs], params)
+        return [b.xp.asarray(o) for o in outs]
+    return rule
+
+
 # ---------------------------------------------------------------- registration
 
 def _rules():
@@ -583,6 +594,9 @@ def _rules():
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
+    table.update({p.name: _host_callback(p) for p in (
+        primitives.debug_callback_p, primitives.debug_print_p, primitives.pure_callback_p,
+        primitives.io_callback_p)})
     extrema = _max_min("maximum"), _max_min("minimum")
     table.update(indexing.rules(*extrema), **gather.rules(*extrema), **windows.rules(*extrema))
     return table
