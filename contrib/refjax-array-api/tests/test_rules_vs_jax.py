@@ -185,3 +185,12 @@ def test_host_callbacks_print_and_return_as_jax(capsys):
     assert type(ours_error.value).__name__ == type(theirs_error.value).__name__
     assert "Incorrect output shape for return value #0: Expected: (3,), Actual: (2,)" in \
         str(ours_error.value) and "Expected: (3,), Actual: (2,)" in str(theirs_error.value)
+
+
+def test_zero_dimensional_results_on_numpys_namespace_match_jax():
+    """NumPy's namespace returns NumPy scalars (no DLPack) for 0-d results: made arrays."""
+    from refjax_array_api.backend import ArrayApiNumpyBackend
+    register_backend("array_api_numpy", ArrayApiNumpyBackend)
+    fn = lambda j, x: j.jit(lambda v: (j.numpy.sin(v) + 1, v.sum() * 2))(x)  # noqa: E731
+    x = np.float32(0.5)
+    _assert_same(_run("array_api_numpy", fn, x), [np.asarray(o) for o in fn(jax, x)])
