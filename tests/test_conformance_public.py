@@ -114,7 +114,7 @@ def test_shard_data_is_a_copy_that_keeps_the_weak_type():
 def test_the_backend_interface_is_public_and_documented():
     names = refjax.backends.__all__
     assert set(names) == {"Backend", "eval_jaxpr", "get_backend", "make_cpu_devices",
-                          "register_backend", "register_rule"}
+                          "register_backend", "register_rule", "run_callback"}
     for name in names:
         assert getattr(refjax.backends, name).__doc__, name
     assert refjax.extend.core.__all__ and all(getattr(refjax.extend.core, n).__doc__

@@ -53,12 +53,13 @@ class ArrayApiBackend(Backend):
         return [self.cast(o, a) for o, a in zip(outs, out_avals)]
 
     def cast(self, value, aval):
-        """A rule's result as a buffer of the aval's dtype (Python scalars and NumPy values
-        from literals become arrays of the namespace)."""
+        """A rule's result as a buffer of the aval's dtype (Python scalars, NumPy values
+        from literals and the NumPy scalars NumPy's namespace returns for 0-d results become
+        arrays of the namespace)."""
         if isinstance(value, np.ndarray) and value.dtype.names:
             return value
         dtype = rules.xp_dtype(self, aval.dtype)
-        value = self.xp.asarray(value) if not hasattr(value, "dtype") else value
+        value = value if hasattr(value, "__dlpack__") else self.xp.asarray(value)
         return value if value.dtype == dtype else self.xp.astype(value, dtype)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):

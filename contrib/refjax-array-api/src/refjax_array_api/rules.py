@@ -3,10 +3,10 @@ semantics where the standard leaves a choice (NaN propagation, -0.0, integer div
 float-to-integer conversion), and the primitives the standard cannot express, with the reason."""
 import numpy as np
 
-from refjax.backends import register_rule
+from refjax.backends import register_rule, run_callback
 from refjax.extend.core import primitives
 
-from . import gather, indexing, windows
+from . import computations, convolution, gather, indexing, windows
 
 # Primitives the standard has no way to compute; the conformance kit reports them as not
 # implemented with this reason.
@@ -236,15 +236,43 @@ def _low_bits(b, n):
 
 
 def _mulhi(b, x, y):
-    """The high half of the double-width product, exact in 64 bits for operands of up to 32."""
+    """The high half of the double-width product: in 64 bits for operands of up to 32, from
+    32-bit limbs for 64-bit ones."""
     xp, bits = b.xp, b.xp.iinfo(x.dtype).bits
     if bits == 64:
-        raise NotImplementedError(f"primitive 'mulhi' has no rule on the {b.name} backend for "
-                                  f"{dtype_np(x.dtype).name}: not written yet (the standard "
-                                  "could express it with 32-bit halves)")
+        return _mulhi64(b, x, y)
     wide = xp.int64 if xp.isdtype(x.dtype, "signed integer") else xp.uint64
     product = xp.astype(x, wide) * xp.astype(y, wide)
     return xp.astype(xp.bitwise_right_shift(product, xp.asarray(bits, dtype=wide)), x.dtype)
+
+
+def _mulhi64(b, x, y):
+    """64-bit mulhi from 32-bit limbs multiplied in uint64 (each product fits); signed
+    operands are read as unsigned (two's complement) and corrected: hi(x*y) = hi(ux*uy) -
+    (x < 0) * uy - (y < 0) * ux, modulo 2**64."""
+    xp = b.xp
+    ux, uy = _as_unsigned(b, x), _as_unsigned(b, y)
+    low, shift = xp.asarray(0xFFFFFFFF, dtype=xp.uint64), xp.asarray(32, dtype=xp.uint64)
+    xl, xh, yl, yh = ux & low, ux >> shift, uy & low, uy >> shift
+    lh, hl = xl * yh, xh * yl
+    mid = ((xl * yl) >> shift) + (lh & low) + (hl & low)
+    hi = xh * yh + (lh >> shift) + (hl >> shift) + (mid >> shift)
+    if x.dtype == xp.uint64:
+        return hi
+    zero = xp.zeros_like(hi)
+    hi = hi - xp.where(x < 0, uy, zero) - xp.where(y < 0, ux, zero)
+    top = xp.asarray(2 ** 63, dtype=xp.uint64)
+    rest = xp.astype(hi & (top - 1), xp.int64)  # < 2**63: representable
+    return xp.where(hi >= top, rest + xp.asarray(-2 ** 63, dtype=xp.int64), rest)
+
+
+def _as_unsigned(b, x):
+    """An int64 buffer's two's complement bits as uint64 (without an out-of-range cast)."""
+    xp = b.xp
+    if x.dtype == xp.uint64:
+        return x
+    rest = xp.astype(x & xp.asarray(2 ** 63 - 1, dtype=xp.int64), xp.uint64)
+    return xp.where(x < 0, rest + xp.asarray(2 ** 63, dtype=xp.uint64), rest)
 
 
 def _is_finite(b, x):
@@ -427,8 +455,7 @@ def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None,
     """Batch dimensions first, then lhs free, rhs free: as a batched matmul."""
     xp = b.xp
     (lc, rc), (lb, rb) = dimension_numbers
-    out_dtype = xp.result_type(lhs, rhs) if preferred_element_type is None else \
-        xp_dtype(b, preferred_element_type)
+    out_dtype = product_dtype(b, lhs, rhs, preferred_element_type)
     lhs, rhs = xp.astype(lhs, out_dtype), xp.astype(rhs, out_dtype)
     lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
@@ -441,6 +468,27 @@ def _dot_general(b, lhs, rhs, *, dimension_numbers, preferred_element_type=None,
     out = _matmul(b, a, c)
     return xp.reshape(out, tuple(batch) + tuple(lhs.shape[d] for d in lf) +
                       tuple(rhs.shape[d] for d in rf))
+
+
+def product_dtype(b, lhs, rhs, preferred):
+    """The dtype a product of lhs and rhs is computed and returned in."""
+    return b.xp.result_type(lhs, rhs) if preferred is None else xp_dtype(b, preferred)
+
+
+def _ragged_dot_general(b, lhs, rhs, group_sizes, *, preferred_element_type, **_):
+    """The sum over groups of (lhs with the rows outside the group zeroed) @ the group's rhs:
+    XLA's formulation, so an inf in any group's rhs spreads to every row as in XLA."""
+    xp = b.xp
+    dtype = product_dtype(b, lhs, rhs, preferred_element_type)
+    lhs, rhs = xp.astype(lhs, dtype), xp.astype(rhs, dtype)
+    ends = xp.cumulative_sum(group_sizes)
+    rows = xp.reshape(xp.astype(xp.arange(lhs.shape[0]), group_sizes.dtype), (-1, 1))
+    out = xp.zeros((lhs.shape[0], rhs.shape[2]), dtype=dtype)
+    for j in range(rhs.shape[0]):
+        inside = (rows >= ends[j] - group_sizes[j]) & (rows < ends[j])
+        part = _matmul(b, xp.where(inside, lhs, xp.zeros_like(lhs)), rhs[j, ...])
+        out = xp.logical_or(out, part) if _is_bool(b, out) else out + part
+    return out
 
 
 def _matmul(b, a, c):
@@ -501,6 +549,17 @@ def _empty(b, *, shape, dtype, **_):
     return b.xp.zeros(tuple(shape), dtype=xp_dtype(b, dtype))  # XLA's values on CPU
 
 
+# ---------------------------------------------------------------- host callbacks
+
+def _host_callback(prim):
+    def rule(b, *bufs, **params):
+        """The Python function called on the operands moved to the host by DLPack (the
+        standard's interchange), its results checked and moved back."""
+        outs = run_callback(b, prim, [b.to_numpy(x, None) for x in bufs], params)
+        return [b.xp.asarray(o) for o in outs]
+    return rule
+
+
 # ---------------------------------------------------------------- registration
 
 def _rules():
@@ -528,11 +587,16 @@ def _rules():
         custom_jvp_call=_call("call_jaxpr"), custom_vjp_call=_call("call_jaxpr"),
         remat2=_call("jaxpr"), composite=_call("jaxpr"), custom_vmap_call=_call("call"),
         linear_call=_call("callee"), name=_identity, scan=_scan,
-        custom_linear_solve=_custom_linear_solve, empty=_empty)
+        custom_linear_solve=_custom_linear_solve, empty=_empty,
+        conv_general_dilated=convolution.conv_general_dilated, reduce=computations.reduce,
+        ragged_dot_general=_ragged_dot_general)
     table["and"] = _bool_or_bitwise("logical_and", "bitwise_and")
     table["or"] = _bool_or_bitwise("logical_or", "bitwise_or")
     table["xor"] = _bool_or_bitwise("logical_xor", "bitwise_xor")
     table["not"] = _not
+    table.update({p.name: _host_callback(p) for p in (
+        primitives.debug_callback_p, primitives.debug_print_p, primitives.pure_callback_p,
+        primitives.io_callback_p)})
     extrema = _max_min("maximum"), _max_min("minimum")
     table.update(indexing.rules(*extrema), **gather.rules(*extrema), **windows.rules(*extrema))
     return table
