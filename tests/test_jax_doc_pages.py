@@ -1,0 +1,77 @@
+"""JAX's own documentation pages (docs/*.md and docs/notebooks/*.md of JAX's source, as
+runnable notebooks) run cell by cell on refjax and on real JAX: every cell must show the same
+thing (printed text, the repr of its last expression, or the error class; numbers within
+float32 rounding), but for the cells listed with the reason they differ. A cell that starts
+to agree, or a new difference, fails the test. (The sharding pages: test_doc_sharding.py.)"""
+import os
+
+import jax
+import pytest
+from doc_cells import run_page
+from test_doc_examples import _same
+
+import refjax
+
+DOCS = "/work/jaxsrc/docs"
+
+_FD = "a finite difference of float32 losses (eps=1e-4) amplifies 1-ulp differences of the loss"
+_UNSEEDED = "inputs drawn from NumPy's unseeded global random generator"
+_IDS = "jaxpr variables print with their Python ids in JAX"
+_CLASS = "type(x) names the implementation's class (jaxlib._jax.ArrayImpl in JAX)"
+
+KNOWN = {
+    "key-concepts": {},
+    "automatic-differentiation": {9: _FD},
+    "automatic-vectorization": {},
+    "control-flow": {},
+    "custom_pytrees": {
+        10: "jacobian's output tree: JAX unflattens the user's class with None leaves "
+            "(ValueError from jnp.asarray(None)), refjax with the Jacobian's rows (TypeError); "
+            "the page says either raises"},
+    "external-callbacks": {},
+    "jit-compilation": {},
+    "pytrees": {},
+    "random-numbers": {},
+    "stateful-computations": {},
+    "tracing": {0: _UNSEEDED, 1: _UNSEEDED},
+    "notebooks/thinking_in_jax": {4: _CLASS},
+    "notebooks/Common_Gotchas_in_JAX": {
+        32: "jnp.array of a list of traced scalars: JAX converts each scalar, then "
+            "concatenates; refjax concatenates, then converts once (same values)"},
+    "notebooks/autodiff_cookbook": {7: _FD},
+    "notebooks/Custom_derivative_rules_for_Python_code": {},
+    "jaxpr": {},
+    "higher-order": {},
+    "complex-differentiation": {},
+    "jacobian-vector-products": {},
+    "gradient-checkpointing": {
+        23: "from jax._src import test_util: JAX's fails to import (its test dependency absl "
+            "is not installed: ModuleNotFoundError); refjax._src has no test_util "
+            "(ImportError)"},
+    "notebooks/convolutions": {},
+    "notebooks/vmapped_log_probs": {},
+    "notebooks/autodiff_remat": {},
+    "notebooks/Writing_custom_interpreters_in_Jax": {2: _IDS},
+    "autodidax": {
+        44: "JAX's MLIR internals (jax.extend.mlir, jax._src.lib): refjax has no MLIR "
+            "(ModuleNotFoundError); on JAX 0.10.2 the cell fails too (TypeError)"},
+    "autodidax2_part1": {},
+    "distributed_data_loading": {},
+    "notebooks/Neural_Network_and_Data_Loading": {},
+}
+
+
+def differing_cells(path):
+    """The indices of the cells of a page that show something else on refjax than on JAX."""
+    page = open(path).read()
+    ours, theirs = run_page(page, refjax=True), run_page(page, refjax=False)
+    assert all(shown != "<syntax>" for _, shown in ours)
+    return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+
+
+@pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are not checked out here")
+@pytest.mark.backends("numpy_ref")  # each page compiles many programs in JAX: one backend
+@pytest.mark.parametrize("page", sorted(KNOWN))
+def test_jax_doc_page_shows_what_jax_shows(page):
+    with refjax.set_mesh(None), jax.set_mesh(None):
+        assert differing_cells(f"{DOCS}/{page}.md") == set(KNOWN[page])
