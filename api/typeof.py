@@ -1,13 +1,17 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
 from ..core.sharding import NamedSharding, P, get_abstract_mesh
 from ..core.array import Array
+from ..core.avals import ShapedArray
 from ..core.sharding_types import UnknownSharding, drop_dim, layout_type, typed_aval
+from .random.prng import PRNGKeyArray
 
 
 def typeof(x):
     """The type of x as jax.typeof gives it: shape, dtype, weak type and the sharding in the
     type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh), for concrete
     arrays and traced values alike."""
+    if isinstance(x, PRNGKeyArray):
+        return _key_type(x)
     aval = typed_aval(x)
     if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):
         return layout_type(aval, x.sharding)  # on Auto axes too, as JAX's
@@ -30,3 +34,29 @@ def _top_level_type(x, aval):
     if isinstance(getattr(x, "bdim", None), int):
         return aval.update(sharding=drop_dim(typeof(x.val), x.bdim))
     return aval
+
+
+class KeyShapedArray(ShapedArray):
+    """The type of a typed key array (`key<fry>[3]`): refjax's keys wrap uint32 key data, so
+    this type exists for jax.typeof; it prints and compares as JAX's ShapedArray of keys."""
+
+    __slots__ = ()
+
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=frozenset()):
+        super().__init__(shape, "uint32", weak_type, sharding, vma)
+        self.dtype = dtype
+
+    def update(self, **changes):
+        fields = dict(shape=self.shape, dtype=self.dtype, sharding=self.sharding, vma=self.vma)
+        fields.update(changes)
+        return KeyShapedArray(**fields)
+
+
+def _key_type(keys):
+    """The type of the key data without its trailing key dimensions, with the key dtype."""
+    data = typeof(keys._base_array)
+    n = len(keys._impl.key_shape)
+    spec = data.sharding.spec
+    sharding = NamedSharding(data.sharding.mesh, P(*tuple(spec)[:len(spec) - n]))
+    return KeyShapedArray(data.shape[:data.ndim - n], keys.dtype, sharding=sharding,
+                          vma=data.vma)

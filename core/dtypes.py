@@ -39,12 +39,14 @@ _TO_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 
 def short_name(dtype):
-    """'f32' for float32, as JAX prints avals."""
-    return _SHORT[np.dtype(dtype)]
+    """'f32' for float32, as JAX prints avals (a typed key's dtype prints whole: key<fry>)."""
+    return str(dtype) if is_key_dtype(dtype) else _SHORT[np.dtype(dtype)]
 
 
 def long_name(dtype):
     """'float32' for float32 ('float0' for float0), as JAX prints avals in full."""
+    if is_key_dtype(dtype):
+        return str(dtype)
     dtype = np.dtype(dtype)
     return "float0" if dtype == float0 else dtype.name
 

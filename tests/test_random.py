@@ -360,3 +360,27 @@ def test_errors_like_jax(i):
     fun, exc, match = ERRORS[i]
     with pytest.raises(exc, match=match):
         fun()
+
+
+def _key_types(j):
+    """jax.typeof of typed keys (the random page of JAX's docs prints it): eagerly, under
+    jit and vmap, another implementation, and sharded on an Explicit mesh."""
+    shown = []
+    k = j.random.key(0)
+    ks = j.random.split(k, 4)
+    t = j.typeof(ks)
+    shown += [str(j.typeof(k)), repr(t), t.shape, str(t.dtype), t.ndim,
+              j.typeof(k) == j.typeof(j.random.key(1)), j.typeof(k) == t]
+    j.jit(lambda a: shown.append(str(j.typeof(a))))(ks)
+    j.vmap(lambda a: shown.append(str(j.typeof(a))))(ks)
+    shown.append(str(j.typeof(j.random.key(0, impl="rbg"))))
+    mesh = j.make_mesh((2,), ("x",), axis_types=(j.sharding.AxisType.Explicit,))
+    with j.set_mesh(mesh):
+        sk = j.device_put(ks, j.P("x"))
+        shown.append(str(j.typeof(sk)))
+        j.jit(lambda a: shown.append(str(j.typeof(a))))(sk)
+    return shown
+
+
+def test_typeof_of_typed_keys_as_jax():
+    assert _key_types(refjax) == _key_types(jax)
