@@ -228,3 +228,28 @@ def test_shape_dtype_struct_like_as_jax():
                   jax_mod.ShapeDtypeStruct((4,), np.uint8)]
         return [repr(like(v)) for v in values] + [repr(seen[0])]
     assert likes(refjax) == likes(real_jax)
+
+
+def _shard_map_callback_shapes(jax_mod):
+    """The shapes a pure_callback sees: the whole array under jit, one block per device in a
+    shard_map body (eager and jitted), whatever its vmap_method (JAX's callbacks page)."""
+    seen = []
+
+    def host(x):
+        seen.append(x.shape)
+        return np.asarray(x) * 2
+    f = lambda x: jax_mod.pure_callback(host, jax_mod.ShapeDtypeStruct.like(x), x)  # noqa: E731
+    mesh = jax_mod.make_mesh((4, 2), ("i", "j"))
+    out = []
+    with jax_mod.set_mesh(mesh):
+        x = jax_mod.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2),
+                               jax_mod.P("i", "j"))
+        sm = jax_mod.shard_map(f, in_specs=jax_mod.P("i", "j"), out_specs=jax_mod.P("i", "j"))
+        for g in (jax_mod.jit(f), sm, jax_mod.jit(sm)):
+            seen.clear()
+            out.append((np.asarray(g(x)).tolist(), sorted(seen)))
+    return out
+
+
+def test_a_callback_in_shard_map_runs_once_per_device():
+    assert _shard_map_callback_shapes(refjax) == _shard_map_callback_shapes(real_jax)

@@ -75,7 +75,9 @@ def _sequential(prim, size, vals, dims, params):
 
 def _pure_callback_batch(axis_data, vals, dims, *, vmap_method, result_avals, **params):
     size = axis_data.size
-    if vmap_method in ("sequential", "sequential_unrolled"):
+    # Under shard_map the body runs once per device, and so does the callback (on the
+    # device's block), whatever its vmap_method says about vmap.
+    if vmap_method in ("sequential", "sequential_unrolled") or axis_data.per_device:
         return _sequential(pure_callback_p, size, vals, dims,
                            dict(params, vmap_method=vmap_method, result_avals=result_avals))
     if vmap_method not in ("expand_dims", "broadcast_all", "legacy_vectorized"):

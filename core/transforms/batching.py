@@ -11,6 +11,7 @@ class AxisData(NamedTuple):
     name: object
     size: int
     spmd_name: Optional[object] = None
+    per_device: bool = False  # shard_map's lanes: one per device, not a user's vmap
 
 
 def moveaxis(x, src, dst):

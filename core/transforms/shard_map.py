@@ -173,7 +173,8 @@ def _run_lanes(fun, args, arg_lanes, axes, mesh):
         return outs
 
     dims = [0 if name in lanes else None for lanes in arg_lanes]
-    outs, out_dims = vmap_flat_dims(inner, list(args), dims, AxisData(name, mesh.shape[name]))
+    axis = AxisData(name, mesh.shape[name], per_device=True)
+    outs, out_dims = vmap_flat_dims(inner, list(args), dims, axis)
     results = [o if d is None else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
     lanes = [ls if d is None else (name,) + ls for d, ls in zip(out_dims, box["lanes"])]
     return results, lanes
