@@ -6,7 +6,6 @@ from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.sharding_ops import sharding_constraint_p
-from ..sharding import SingleDeviceSharding
 from ..sharding_propagation import propagate_jaxpr
 from ..trace import get_aval
 
@@ -186,7 +185,7 @@ class Compiled(_Stage):
 
 
 def _default_sharding():
-    return SingleDeviceSharding(runtime.get_backend().devices()[0])
+    return runtime.get_backend().default_sharding()
 
 
 def arg_sharding(x):
