@@ -43,9 +43,10 @@ def _placements(lib):
     jnp, d = lib.numpy, lib.devices()
     f = lib.jit(_affine)
     committed5, committed0 = lib.device_put(jnp.ones(3), d[5]), lib.device_put(jnp.ones(3), d[0])
-    out = {}
+    old, out = jnp.arange(3.0), {}
     with lib.default_device(d[3]):
         x = jnp.arange(3.0)
+        compiled = f.lower(old, x).compile()
         committed3 = lib.device_put(jnp.ones(3), d[3])
         out.update(
             zeros=jnp.zeros(3), asarray=jnp.asarray([1.0, 2.0]), array_scalar=jnp.array(1.0),
@@ -54,10 +55,14 @@ def _placements(lib):
             scalar_promoted=x + 1, jit=f(x, x), jit_scalars=f(1.0, 2.0),
             grad=lib.grad(lambda a: a * a)(jnp.array(3.0)),
             committed_wins=committed5 + x, committed_device0_jit=f(committed0, x),
-            committed_default=committed3 + x, explicit_device=jnp.zeros(2, device=d[1]))
+            committed_default=committed3 + x, explicit_device=jnp.zeros(2, device=d[1]),
+            # arrays from before the block: jnp.array copies them to the default device
+            old_array=jnp.array(old), old_asarray=jnp.asarray(old),
+            old_device_put=lib.device_put(old), old_compiled=compiled(old, x))
     # uncommitted arrays made there run on the default device again afterwards
     out.update(after_eager=x * 2, after_jit=f(x, x), after_committed=committed3 * 2)
-    return {k: _describe(v) for k, v in out.items()}
+    return {**{k: _describe(v) for k, v in out.items()},
+            "compiled_shardings": str((compiled.input_shardings, compiled.output_shardings))}
 
 
 def test_placement_matches_jax():
