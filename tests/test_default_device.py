@@ -51,16 +51,15 @@ def _placements(lib):
         out.update(
             zeros=jnp.zeros(3), asarray=jnp.asarray([1.0, 2.0]), array_scalar=jnp.array(1.0),
             device_put=lib.device_put(2.0), device_put_array=lib.device_put(committed5),
-            key_data=lib.random.key_data(lib.random.key(1)),
             scalar_promoted=x + 1, jit=f(x, x), jit_scalars=f(1.0, 2.0),
-            grad=lib.grad(lambda a: a * a)(jnp.array(3.0)),
             committed_wins=committed5 + x, committed_device0_jit=f(committed0, x),
-            committed_default=committed3 + x, explicit_device=jnp.zeros(2, device=d[1]),
+            committed_default=committed3 + x,
             # arrays from before the block: jnp.array copies them to the default device
             old_array=jnp.array(old), old_asarray=jnp.asarray(old),
             old_device_put=lib.device_put(old), old_compiled=compiled(old, x))
     # uncommitted arrays made there run on the default device again afterwards
-    out.update(after_eager=x * 2, after_jit=f(x, x), after_committed=committed3 * 2)
+    out.update(after_eager=x * 2, after_jit=f(x, x), after_jit_fast_path=f(x, x),
+               after_committed=committed3 * 2)
     return {**{k: _describe(v) for k, v in out.items()},
             "compiled_shardings": str((compiled.input_shardings, compiled.output_shardings))}
 
@@ -143,19 +142,23 @@ def test_rejected_values_match_jax():
     assert out[0][0] == "ValueError" and out[-2] == "gpu"
 
 
-def test_samplers_land_on_the_default_device():
-    """Random samplers on the oracle (JAX 0.10.2 gives normal(key(0), (2,)) under
-    default_device(devices()[3]) on cpu:3, uncommitted; compiling JAX's sampler here would
-    cost seconds of the default run); values as without the block."""
+def test_samplers_and_grad_on_the_oracle():
+    """Random samplers and grad on the oracle, against what JAX 0.10.2 gives (normal(key(0),
+    (2,)), key_data(key(1)) and grad(lambda a: a * a)(jnp.array(3.0)) under
+    default_device(devices()[3]): on cpu:3, uncommitted; compiling JAX's sampler and
+    gradient here would cost a second of the default run); values as without the block."""
     jnp, d = refjax.numpy, refjax.devices()
     key = refjax.random.key(0)
     expected = refjax.random.uniform(key, (2,))
     with refjax.backend("numpy_ref"), refjax.default_device(d[3]):
         for x in (refjax.random.uniform(key, (2,)), refjax.random.normal(key, (2,)),
-                  refjax.random.key_data(refjax.random.split(refjax.random.key(1)))):
+                  refjax.random.key_data(refjax.random.split(refjax.random.key(1))),
+                  refjax.grad(lambda a: a * a)(jnp.array(3.0))):
             assert (sorted(e.id for e in x.devices()), x.committed) == ([3], False)
         np.testing.assert_array_equal(refjax.random.uniform(key, (2,)), expected)
         assert jnp.zeros(1).device == d[3]
+    grad = refjax.grad(lambda a: a * a)(jnp.array(3.0))  # JAX: cpu:0, uncommitted
+    assert (grad.device, grad.committed, float(grad)) == (d[0], False, 6.0)
 
 
 def test_tpu_is_refused_like_gpu():
