@@ -168,7 +168,8 @@ class XlaBackend(Backend):
         # Uncommitted placement on device 0 (mixes freely with committed arrays, as JAX's
         # defaults do) when JAX's default device is this CPU device 0; committed otherwise.
         self._default_target = (None if jax.devices()[0] == self._jax_devices[0] else
-                                self._devmap.to_jax_sharding(self.default_sharding()))
+                                self._devmap.to_jax_sharding(
+                                    sh.SingleDeviceSharding(self._devices[0])))
         self._eager = LRU(_MAX_EAGER)
         self._tracing = threading.local()  # per thread: whether constraints are stripped
         self._compiled = PerJaxpr()
