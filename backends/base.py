@@ -76,11 +76,16 @@ class Backend:
     def default_sharding(self):
         """The SingleDeviceSharding of the default device (jax_default_device: device 0
         unless set), where new arrays and computations on uncommitted ones are placed."""
+        i = default_device_id()
         try:
-            return self._default_shardings[default_device_id()]
+            return self._default_shardings[i]
         except AttributeError:
             self._default_shardings = [sh.SingleDeviceSharding(d) for d in self.devices()]
-        return self._default_shardings[default_device_id()]
+            return self.default_sharding()
+        except IndexError:
+            raise ValueError(f"the default device (jax_default_device) is device {i}, but the "
+                             f"{self.name} backend has {len(self._default_shardings)} "
+                             "devices") from None
 
     def block_until_ready(self, buf):
         pass

@@ -185,3 +185,19 @@ def test_committed_to_two_devices_is_refjax_extension():
             for out in (a + b, refjax.jit(_affine)(a, b)):
                 assert (out.device, out.committed) == (d[3], True)
             np.testing.assert_array_equal(out, np.full(3, 31.0))
+
+
+def test_default_device_a_backend_lacks():
+    """A backend with fewer devices than the default device's id says so (refjax's own
+    backends have jax_num_cpu_devices devices; this one has one)."""
+    class OneDevice(refjax.backends.Backend):
+        name = "one_device"
+
+        def devices(self):
+            return list(refjax.backends.make_cpu_devices(1))
+
+    backend = OneDevice()
+    assert backend.default_sharding().device_set == {refjax.devices()[0]}
+    with refjax.default_device(refjax.devices()[3]), \
+            pytest.raises(ValueError, match="device 3, but the one_device backend has 1 dev"):
+        backend.default_sharding()
