@@ -11,7 +11,7 @@ from ..core import runtime
 from ..core import sharding as sh
 from ..core import trace as trace_mod
 from ..core.array import Array
-from ..core.config import check_transfer, config
+from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.sharding_types import type_outputs, typed_aval
@@ -72,6 +72,20 @@ class Backend:
         binding jit_p would, returning None for arguments it declines (jit's steady-state
         path; a backend without one always takes the full path)."""
         return None
+
+    def default_sharding(self):
+        """The SingleDeviceSharding of the default device (jax_default_device: device 0
+        unless set), where new arrays and computations on uncommitted ones are placed."""
+        i = default_device_id()
+        try:
+            return self._default_shardings[i]
+        except AttributeError:
+            self._default_shardings = [sh.SingleDeviceSharding(d) for d in self.devices()]
+            return self.default_sharding()
+        except IndexError:
+            raise ValueError(f"the default device (jax_default_device) is device {i}, but the "
+                             f"{self.name} backend has {len(self._default_shardings)} "
+                             "devices") from None
 
     def block_until_ready(self, buf):
         pass
@@ -240,7 +254,7 @@ def guard_transfer(direction, aval, sharding, backend):
     A constant made while tracing is none: JAX embeds it in the program."""
     if trace_mod.current_trace() is trace_mod.EVAL_TRACE:
         check_transfer(direction, lambda: f"aval={aval!r}, dst_sharding="
-                       f"{sharding or sh.SingleDeviceSharding(backend.devices()[0])}")
+                       f"{sharding or backend.default_sharding()}")
 
 
 def trace_mod_leak_error(x):

@@ -34,6 +34,7 @@ _DEFAULTS = {
     "jax_legacy_prng_key": "allow",
     "jax_enable_custom_prng": False,
     "jax_transfer_guard": None,
+    "jax_default_device": None,
     "jax_transfer_guard_host_to_device": None,
     "jax_transfer_guard_device_to_host": None,
     "jax_transfer_guard_device_to_device": None,
@@ -81,6 +82,8 @@ class Config:
                              f"{type(value)}.")
         if name == "jax_num_cpu_devices" and (not isinstance(value, int) or value < 1):
             raise ValueError(f"jax_num_cpu_devices must be a positive int, got {value!r}")
+        if name == "jax_default_device":
+            _check_default_device(value)
 
     def update(self, name, value):
         """Set option `name` (a JAX option name such as 'jax_enable_x64') to `value`. Setting
@@ -180,18 +183,26 @@ def check_execution_allowed(name):
                            "config option is set")
 
 
+_REQUIRED = object()  # a State whose context manager has no default value
+
+
 class State:
     """A JAX option as jax exposes it (jax.debug_nans, jax.numpy_rank_promotion, ...): its
     current `.value`, and called with a value, a context manager setting it in a block."""
 
-    def __init__(self, name, doc):
-        self.name, self.__doc__ = name, doc
+    def __init__(self, name, doc, default_arg=True):
+        self.name, self.__doc__, self._default_arg = name, doc, default_arg
 
     @property
     def value(self):
         return config.read(self.name)
 
-    def __call__(self, new_value=True):
+    def __call__(self, new_value=_REQUIRED):
+        if new_value is _REQUIRED:
+            new_value = self._default_arg
+        if new_value is _REQUIRED:
+            raise TypeError(f"Context manager for {self.name[4:]} config option requires an "
+                            "argument representing the new value for the config option.")
         return config.override(**{self.name: new_value})
 
     def __repr__(self):
@@ -216,6 +227,41 @@ legacy_prng_key = State("jax_legacy_prng_key",
                         "'allow', 'warn' or 'error' on raw uint32 keys passed to jax.random.")
 enable_custom_prng = State("jax_enable_custom_prng",
                            "PRNGKey returns typed keys (JAX's custom-PRNG upgrade).")
+
+
+default_device = State(
+    "jax_default_device",
+    "Context manager for `jax_default_device` config option.\n\nConfigure the default device "
+    "for JAX operations: a Device (e.g. ``jax.devices('cpu')[3]``) where new arrays, and "
+    "computations (eager or jitted) on uncommitted arrays, are placed; 'cpu' or None: device "
+    "0. Committed arrays keep their device.", default_arg=_REQUIRED)
+
+
+def _check_default_device(value):
+    """JAX's validation of jax_default_device: None, a Device, or a platform name."""
+    if value is None or value in ("cpu", "gpu", "tpu") or "Device" in str(type(value)):
+        return
+    raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                     "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
+                     f"got: {value!r}")
+
+
+def default_device_id():
+    """The id of the default device, the one look-up every placement reads (None and 'cpu':
+    device 0). Another platform is JAX's RuntimeError when an array would be placed on it."""
+    value = config.read("jax_default_device")
+    if value is None:
+        return 0
+    if type(value) is str:
+        return _platform_device_id(value)
+    return value.id
+
+
+def _platform_device_id(platform):
+    if platform != "cpu":
+        raise RuntimeError(f"Unknown backend: '{platform}' requested, but no platforms that are "
+                           f"instances of {platform} are present. Platforms present are: cpu")
+    return 0
 
 
 def checking_leaks():

@@ -4,6 +4,7 @@ they say. This module holds the pass over a jaxpr and the rule shapes families s
 import math
 
 from . import jaxpr as jx
+from .config import default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import axes_of
 from .sharding_types import is_typed, reject, strict
@@ -209,16 +210,14 @@ def _param_mesh(prim, params):
     return layout
 
 
-# The backends' default device: their device 0, as JAX's.
-DEFAULT_DEVICE_ID = 0
-
-
 def single_device(shardings):
     """Where a computation on single-device values puts its results: the one device other
-    than the default among them (JAX's uncommitted arrays follow a committed one), with its
-    memory kind; None (the default device) if there is none, or several."""
+    than the default (jax_default_device) among them, with its memory kind; None (the default
+    device) if there is none, or several. Backends pass None for uncommitted values, which
+    follow committed ones or else go to the default device, wherever they are, as in JAX."""
+    default = default_device_id()
     others = {s for s in shardings if isinstance(s, SingleDeviceSharding)
-              and s._device.id != DEFAULT_DEVICE_ID}
+              and s._device.id != default}
     devices = {s._device for s in others}
     if len(devices) != 1:
         return None
@@ -360,7 +359,7 @@ def _constraints(jaxpr):
 
 
 __all__ = ["propagate_eqn", "propagate_jaxpr", "single_device", "param_meshes",
-           "DEFAULT_DEVICE_ID", "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
+           "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
            "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",
            "like_update", "unsharded_dim",
            "all_alike"]

@@ -33,10 +33,6 @@ MISSING = {
         "debug_key_reuse": "JAX's key-reuse checker (a static analysis of every jaxpr typed "
                            "keys flow through, with consume/assert_consumed rules per "
                            "primitive): not implemented",
-        "default_device": TODO + " (placement of new arrays and computations: both backends "
-                                 "fix the default device at device 0 in their fast paths and, "
-                                 "for xla, in JAX's own placement of uncommitted buffers; not "
-                                 "reached in the place2 task's time)",
     },
     "tree_util": {},
     "tree": {},

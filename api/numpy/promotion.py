@@ -154,6 +154,9 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None,
     """Like asarray; `ndmin` prepends dimensions."""
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    if copy and isinstance(object, BaseArray):
+        # JAX's copy: a new array, on the default device when `object` is uncommitted
+        object = st.copy(object)
     out = asarray(object, dtype=dtype)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)

@@ -51,6 +51,12 @@ def _any_committed(bufs):
     return any([b.committed for b in bufs])
 
 
+def placement(buf):
+    """What a buffer asks of a computation's layout: its sharding if committed; None (the
+    default device) if not, wherever it is, as JAX's uncommitted arrays."""
+    return buf.sharding if buf.committed else None
+
+
 def frozen(value):
     """value, made read-only: every buffer an Array holds is private and immutable, so NumPy
     views of it (np.asarray(x), shard data) cannot change it."""
@@ -74,7 +80,6 @@ class NumpyRefBackend(Backend):
     def __init__(self, num_devices=None):
         n = num_devices or config.read("jax_num_cpu_devices")
         self._devices = sh.make_cpu_devices(n)
-        self._default_sharding = sh.SingleDeviceSharding(self._devices[0])
 
     def devices(self):
         return list(self._devices)
@@ -90,7 +95,7 @@ class NumpyRefBackend(Backend):
         committed when asked (by default: when a sharding is given)."""
         value = frozen(np.asarray(value, dtype=aval.dtype))
         committed = sharding is not None if committed is None else committed
-        sharding = sharding or self._default_sharding
+        sharding = sharding or self.default_sharding()
         if isinstance(sharding, sh.SingleDeviceSharding):
             dev = sharding._device_assignment[0]
             idx = tuple(slice(None) for _ in value.shape)
@@ -117,21 +122,22 @@ class NumpyRefBackend(Backend):
     def execute(self, prim, bufs, params, out_avals):
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)
-        shardings = self._out_shardings(prim, bufs, params, out_avals)
+        default = self.default_sharding()
+        shardings = self._out_shardings(prim, bufs, params, out_avals, default)
         committed = _any_committed(bufs)
-        return [self.own(o, a, s, committed or s is not None)
+        return [self.own(o, a, s or default, committed or s is not None)
                 for o, a, s in zip(outs, out_avals, shardings)]
 
-    def _out_shardings(self, prim, bufs, params, out_avals):
-        """Layouts by the propagation rules; inputs on the default device keep the fast path
-        (unless the primitive sets layouts itself)."""
-        default = self._devices[0]
+    def _out_shardings(self, prim, bufs, params, out_avals, default):
+        """Layouts by the propagation rules; inputs uncommitted or on the default device keep
+        the fast path (unless the primitive sets layouts itself)."""
+        device = default._device
         if not may_change_layout(prim) and all(
-                type(b.sharding) is sh.SingleDeviceSharding and b.sharding._device is default
-                for b in bufs):
+                not b.committed or type(b.sharding) is sh.SingleDeviceSharding
+                and b.sharding._device is device for b in bufs):
             return [None] * len(out_avals)
         in_avals = [ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
-        return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
+        return propagate_eqn(prim, list(map(placement, bufs)), in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
@@ -139,7 +145,7 @@ class NumpyRefBackend(Backend):
 
         def run(bufs):
             outs = interpret_jaxpr(closed_jaxpr, [b.value for b in bufs], drops)
-            shardings = propagate_jaxpr(closed_jaxpr, [b.sharding for b in bufs])
+            shardings = propagate_jaxpr(closed_jaxpr, list(map(placement, bufs)))
             # as in JAX: a program that sets layouts commits its results
             committed = sets_layout(closed_jaxpr.jaxpr) or _any_committed(bufs)
             return [self.own(o, a, s, committed)
@@ -147,23 +153,25 @@ class NumpyRefBackend(Backend):
         return run
 
     def fast_runner(self, closed_jaxpr):
-        """The interpreter on arguments all on the default device, for a jaxpr that sets no
-        layout (its outputs then stay on the default device)."""
+        """The interpreter on uncommitted single-device arguments, for a jaxpr that sets no
+        layout: its outputs go to the default device, read once here (jit's fast path keys
+        its runners on the config's version and is off under scoped overrides)."""
         if sets_layout(closed_jaxpr.jaxpr):
             return None
-        default, out_avals = self._default_sharding, closed_jaxpr.out_avals
+        default, out_avals = self.default_sharding(), closed_jaxpr.out_avals
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
         drops = last_uses(closed_jaxpr.jaxpr)
 
         def run(args):
             values = []
             for a in args:
-                if type(a) is not Array or a._backend is not self \
-                        or a._buf.sharding != default or a._buf.committed:
+                if type(a) is not Array or a._backend is not self or a._buf.committed \
+                        or type(a._buf.sharding) is not sh.SingleDeviceSharding:
                     return None
                 values.append(a._buf.value)
             outs = interpret_jaxpr(closed_jaxpr, values, drops)
-            return [Array(a, self.own(o, a), self) for o, a in zip(outs, out_avals)]
+            return [Array(a, self.own(o, a, default, False), self)
+                    for o, a in zip(outs, out_avals)]
         return run
 
 

@@ -11,7 +11,7 @@ from ...core import dtypes
 from ...core import sharding as sh
 from ...core.array import Array
 from ...core.avals import ShapedArray
-from ...core.config import config
+from ...core.config import config, default_device_id
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
                                           propagate_jaxpr, sets_layout, single_device)
@@ -26,6 +26,7 @@ _X64_DTYPES = frozenset(map(np.dtype, (np.int64, np.uint64, np.float64, np.compl
 # program stays compiled after nothing uses it any more (see caches.Shared).
 _MAX_EAGER = 1024
 _RECENT_PROGRAMS = 32
+_NO_SCOPE = contextlib.nullcontext()
 
 
 def _x64(needed=True):
@@ -164,12 +165,11 @@ class XlaBackend(Backend):
         self._devices = sh.make_cpu_devices(n)
         self._jax_devices = jax_cpu_devices(n)
         self._devmap = _DeviceMap(self._devices, self._jax_devices)
-        self._default_sharding = sh.SingleDeviceSharding(self._devices[0])
-        self._jax_default_sharding = self._devmap.to_jax_sharding(self._default_sharding)
-        # Uncommitted placement (mixes freely with committed arrays, as JAX's defaults do)
-        # when JAX's default device is this CPU device 0; committed to it otherwise.
-        self._default_target = (None if jax.devices()[0] == self._jax_devices[0]
-                                else self._jax_default_sharding)
+        # Uncommitted placement on device 0 (mixes freely with committed arrays, as JAX's
+        # defaults do) when JAX's default device is this CPU device 0; committed otherwise.
+        self._default_target = (None if jax.devices()[0] == self._jax_devices[0] else
+                                self._devmap.to_jax_sharding(
+                                    sh.SingleDeviceSharding(self._devices[0])))
         self._eager = LRU(_MAX_EAGER)
         self._tracing = threading.local()  # per thread: whether constraints are stripped
         self._compiled = PerJaxpr()
@@ -184,7 +184,25 @@ class XlaBackend(Backend):
 
     def jax_sharding(self, sharding):
         """The jax.sharding equivalent of a refjax sharding (None: the default device)."""
-        return self._devmap.to_jax_sharding(sharding or self._default_sharding)
+        return self._devmap.to_jax_sharding(sharding or self.default_sharding())
+
+    def jax_default_device(self):
+        """JAX's default device set to refjax's (jax.default_device) while JAX places
+        uncommitted values and runs computations on them; nothing to do on device 0."""
+        return _jax_default_device(self._jax_default())
+
+    def _jax_default(self):
+        """The JAX device of refjax's default device; None for device 0 (JAX's own)."""
+        i = default_device_id()
+        return self._jax_devices[i] if i else None
+
+    def _put_default(self, value):
+        """value on the default device, uncommitted (as JAX's device_put without a device)."""
+        device = self._jax_default()
+        if device is None:
+            return jax.device_put(value, self._default_target)
+        with jax.default_device(device):
+            return jax.device_put(value)
 
     # ------------------------------------------------------------ buffers
 
@@ -194,9 +212,10 @@ class XlaBackend(Backend):
         value = np.array(value, dtype=aval.dtype)
         if value.dtype == _FLOAT0:
             return _read_only(value)
-        target = self._default_target if sharding is None else self.jax_sharding(sharding)
         with _x64(value.dtype in _X64_DTYPES):
-            return jax.device_put(value, target)
+            if sharding is None:
+                return self._put_default(value)
+            return jax.device_put(value, self.jax_sharding(sharding))
 
     def to_numpy(self, buf, aval):
         if isinstance(buf, np.ndarray):
@@ -219,12 +238,12 @@ class XlaBackend(Backend):
 
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
-            return self._default_sharding
+            return self.default_sharding()
         return self._devmap.to_ref_sharding(buf.sharding)
 
     def shards(self, buf, aval):
         if isinstance(buf, np.ndarray):
-            return [Shard(self._devices[0], tuple(slice(None) for _ in buf.shape), buf)]
+            return [Shard(self.default_sharding()._device, tuple(slice(None) for _ in buf.shape), buf)]
         by_id = {s.device.id: s for s in buf.addressable_shards}
         order = self.sharding_of(buf, aval)._device_assignment
         return [_shard(d, by_id[d.id]) for d in order]
@@ -242,8 +261,17 @@ class XlaBackend(Backend):
         self._programs.clear()
 
     def on_default_device(self, bufs):
-        """Whether every buffer sits on the default device (then layouts need no rules)."""
-        return all(not _committed(b) or b.sharding == self._jax_default_sharding for b in bufs)
+        """Whether every buffer is uncommitted or on the default device (then layouts need
+        no rules)."""
+        if not any([_committed(b) for b in bufs]):
+            return True
+        default = self.jax_sharding(None)
+        return all(not _committed(b) or b.sharding == default for b in bufs)
+
+    def placement(self, buf):
+        """What a buffer asks of a computation's layout: its sharding if committed; None (the
+        default device) if not, wherever it is, as JAX's uncommitted arrays."""
+        return self.sharding_of(buf) if _committed(buf) else None
 
     # ------------------------------------------------------------ eager execution
 
@@ -270,16 +298,19 @@ class XlaBackend(Backend):
             op = self._eager_op(prim, params, in_dtypes, out_avals, layout)
             if key is not None:
                 self._eager.put(key, op)
+        outs = self._run_eager(op, prim, bufs, params, out_avals)
+        return outs if layout is None else self.place(outs, layout)
+
+    def _run_eager(self, op, prim, bufs, params, out_avals):
         fn, x64 = op
         if fn is None:  # float0 involved: no JAX dispatch, shapes from this call's avals
-            outs = [self._float0_path_buffer(o) for o in
+            return [self._float0_path_buffer(o) for o in
                     self.lower_eqn(prim, bufs, params, out_avals)]
-        elif not x64:
-            outs = fn(*bufs)
-        else:
+        with self.jax_default_device():
+            if not x64:
+                return fn(*bufs)
             with _x64():
-                outs = fn(*bufs)
-        return outs if layout is None else self.place(outs, layout)
+                return fn(*bufs)
 
     def place(self, bufs, layout):
         """Buffers moved to the layout's shardings where JAX chose another one."""
@@ -298,7 +329,7 @@ class XlaBackend(Backend):
         if named:
             assignments = {s._device_assignment for s in named}
             return sh.NamedSharding(named[0].mesh, sh.P()), len(assignments) > 1
-        return single_device(layout) or self._default_sharding, False
+        return single_device(layout) or self.default_sharding(), False
 
     def relocate(self, bufs, target):
         """Inputs committed to other devices than the computation's (`target`), or to the
@@ -322,10 +353,11 @@ class XlaBackend(Backend):
 
     def _eager_layout(self, prim, bufs, params, out_avals):
         """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
-        in_shardings = [self.sharding_of(b) for b in bufs]
+        in_shardings = list(map(self.placement, bufs))
         in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
         out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
-        return tuple(s or self._default_sharding for s in out)
+        default = self.default_sharding()
+        return tuple(s or default for s in out)
 
     def _eager_op(self, prim, params, in_dtypes, out_avals, layout):
         """(jax.jit of the lowering, whether it needs x64), or (None, True) when float0 is
@@ -350,7 +382,7 @@ class XlaBackend(Backend):
         if _is_float0(x) or isinstance(x, jax.Array):
             return x
         with _x64():
-            return jax.device_put(x, self._default_target)
+            return self._put_default(x)
 
     # ------------------------------------------------------------ compilation
 
@@ -367,23 +399,26 @@ class XlaBackend(Backend):
 
     def fast_runner(self, closed_jaxpr):
         """The compiled program called directly, for arguments all uncommitted or on the
-        default device and a jaxpr that sets no layout and has no float0 values."""
+        default device and a jaxpr that sets no layout and has no float0 values (the default
+        device is read once here: jit's fast path keys its runners on the config's version
+        and is off under scoped overrides)."""
         entry = self.compile(closed_jaxpr)
         program = entry.program
         if program.constrained or len(program.live_in) < len(closed_jaxpr.in_avals) \
                 or not all(program.live_out):
             return None
         jitted, consts = program.variant(None, False), entry.consts
-        if program.x64:
-            plain = jitted
+        device = self._jax_default()
+        if program.x64 or device is not None:
+            plain, x64 = jitted, program.x64
 
             def jitted(*args):
-                with _x64():
+                with _jax_default_device(device), _x64(x64):
                     return plain(*args)
         return self._runner(jitted, consts, closed_jaxpr.out_avals)
 
     def _runner(self, jitted, consts, out_avals):
-        default = self._jax_default_sharding
+        default = self.jax_sharding(None)
 
         def buffers(args):
             # loops, not comprehensions: this is the whole per-call cost on top of JAX's
@@ -485,11 +520,11 @@ class _Program:
         mixed = False
         if layout is not None:
             target, mixed = self.backend.computation_target(layout, self.meshes)
-            target = self.backend._default_sharding if mixed else target
+            target = self.backend.default_sharding() if mixed else target
             bufs = self.backend.relocate(bufs, target)
             consts = self.backend.relocate(consts, target)
         jitted = self.variant(layout, mixed)
-        with _x64(self.x64):
+        with self.backend.jax_default_device(), _x64(self.x64):
             outs = iter(jitted(consts, *[bufs[i] for i in self.live_in]))
         outs = [next(outs) if live else float0_zeros(a.shape)
                 for a, live in zip(self.closed.out_avals, self.live_out)]
@@ -507,12 +542,12 @@ class _Program:
         input is on the default device and nothing in the jaxpr constrains a layout."""
         if not self.constrained and self.backend.on_default_device(bufs):
             return None
-        in_shardings = tuple(self.backend.sharding_of(b) for b in bufs)
-        layout = self._layouts.get(in_shardings)
+        default = self.backend.default_sharding()
+        in_shardings = tuple(map(self.backend.placement, bufs))
+        layout = self._layouts.get((default, in_shardings))
         if layout is None:
             out = propagate_jaxpr(self.closed, list(in_shardings))
-            layout = self._layouts[in_shardings] = tuple(
-                s or self.backend._default_sharding for s in out)
+            layout = self._layouts[default, in_shardings] = tuple(s or default for s in out)
         return layout
 
     def _jit(self, layout, mixed):
@@ -576,6 +611,11 @@ def _uses_x64(jaxpr):
         v for eqn in jaxpr.eqns for v in list(eqn.invars) + list(eqn.outvars)]
     return any(v.aval.dtype in _X64_DTYPES for v in binders) or any(
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
+
+
+def _jax_default_device(device):
+    """JAX's default device set to `device` in a block (None: left as it is)."""
+    return _NO_SCOPE if device is None else jax.default_device(device)
 
 
 def _literal_array(lit):

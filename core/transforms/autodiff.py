@@ -274,10 +274,12 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 def _ones_like(x):
     """The seed cotangent, of the output's type (weak if it is, so gradients at Python scalars
     are weak as JAX's) and placed like it when it is a concrete array (as JAX's ones_like),
-    so gradients of values living on some device come back there."""
+    so gradients of values committed to some device come back there (uncommitted: on the
+    default device, uncommitted, as JAX's)."""
     aval = get_aval(x)
     if isinstance(x, Array):
-        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval, sharding=x.sharding)
+        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
+                                  sharding=x.sharding if x.committed else None)
     one = ew.full(aval.shape, 1, aval.dtype)
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
 

@@ -6,7 +6,6 @@ from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.sharding_ops import sharding_constraint_p
-from ..sharding import SingleDeviceSharding
 from ..sharding_propagation import propagate_jaxpr
 from ..trace import get_aval
 
@@ -60,9 +59,11 @@ def _args_info(staged, donated):
 class _Stage:
     """What every stage knows: the staged jaxpr, its trees, argument and output types."""
 
-    def __init__(self, wrapped, staged, donated=(), arg_shardings=None):
+    def __init__(self, wrapped, staged, donated=(), arg_shardings=None, default=None):
         self._wrapped, self._staged = wrapped, staged
         self._arg_shardings = arg_shardings  # of the arguments lowered for (None: unknown)
+        # the default device when traced, where uncommitted arguments are laid out
+        self._default = default or _default_sharding()
         self.in_tree, self.out_tree = staged.in_tree, staged.out_tree
         self.out_info = _out_info(staged)
         self.args_info = _args_info(staged, set(donated))
@@ -94,8 +95,8 @@ class _Stage:
 class Traced(_Stage):
     """jit(f).trace(*args): the staged jaxpr (`.jaxpr`), its argument and output types."""
 
-    def __init__(self, wrapped, staged, arg_shardings=None):
-        super().__init__(wrapped, staged, wrapped._donate_argnums, arg_shardings)
+    def __init__(self, wrapped, staged, arg_shardings=None, default=None):
+        super().__init__(wrapped, staged, wrapped._donate_argnums, arg_shardings, default)
         self.jaxpr = staged.closed
         self.fun_name = wrapped._name
 
@@ -105,7 +106,8 @@ class Traced(_Stage):
 
     def lower(self, *, lowering_platforms=None):
         """The Lowered stage of this trace."""
-        return Lowered(self._wrapped, self._staged, arg_shardings=self._arg_shardings)
+        return Lowered(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
+                       default=self._default)
 
 
 class Lowered(_Stage):
@@ -113,7 +115,8 @@ class Lowered(_Stage):
 
     def compile(self, compiler_options=None):
         """The Compiled stage: callable on arguments of the lowered types."""
-        return Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings)
+        return Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
+                        default=self._default)
 
     def compiler_ir(self, dialect=None):
         """The program in the backend's IR: the jaxpr (ClosedJaxpr) for refjax."""
@@ -146,7 +149,7 @@ class Compiled(_Stage):
     def output_shardings(self):
         """The outputs' shardings, in the outputs' tree: the layouts the program's
         propagation gives them from the input shardings."""
-        default = _default_sharding()
+        default = self._default
         ins = [default] * len(self._staged.tracer_consts) + \
             [default if s is None else s for s in self._in_shardings()]
         outs = propagate_jaxpr(self._staged.closed, ins)
@@ -160,7 +163,7 @@ class Compiled(_Stage):
         given = self._arg_shardings or [None] * (len(jaxpr.invars) - n)
         if self._wrapped._in_shardings is not None:  # JAX reports jit's, None where unset
             return [constrained.get(id(v)) for v in jaxpr.invars[n:]]
-        return [_default_sharding() if s is None else s for s in given]
+        return [self._default if s is None else s for s in given]
 
     def _check_types(self, leaves):
         bad = [(path, info, get_aval(x)) for (path, info), x in zip(
@@ -186,12 +189,15 @@ class Compiled(_Stage):
 
 
 def _default_sharding():
-    return SingleDeviceSharding(runtime.get_backend().devices()[0])
+    return runtime.get_backend().default_sharding()
 
 
 def arg_sharding(x):
-    """The sharding an argument of a lowered call has (None: placed by default)."""
-    return x.sharding if isinstance(x, (Array, ShapeDtypeStruct)) else None
+    """The sharding an argument of a lowered call has (None: placed by default, as an
+    uncommitted Array is, wherever it is)."""
+    if isinstance(x, Array):
+        return x.sharding if x.committed else None
+    return x.sharding if isinstance(x, ShapeDtypeStruct) else None
 
 
 def _same_type(compiled, given):
