@@ -8,7 +8,8 @@ from .core.config import (  # noqa: F401
     checking_leaks, default_prng_impl, threefry_partitionable, legacy_prng_key,
     enable_custom_prng)
 from .core.config import (  # noqa: F401
-    enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard)
+    enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard,
+    debug_key_reuse)
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core.shard import Shard
@@ -82,6 +83,7 @@ _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
 _sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
+_sys.modules[f"{__name__}.experimental.key_reuse"] = experimental.key_reuse
 
 from .api import extend  # noqa: E402
 

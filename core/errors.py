@@ -100,7 +100,7 @@ class TypePromotionError(ValueError):
 
 
 class KeyReuseError(JAXTypeError):
-    """Reserved: random keys used twice (not checked by default, as in JAX)."""
+    """A typed PRNG key used twice under jax_debug_key_reuse (core/key_reuse.py)."""
 
 
 # ---------------------------------------------------------------- errors that name their operation
@@ -119,7 +119,9 @@ def naming_errors(fn, op):
         try:
             return fn(*args, **kwargs)
         except _NAMED as e:
-            if e.args and isinstance(e.args[0], str) and short not in e.args[0]:
+            # KeyReuseError names the operation consuming the key, in JAX's words.
+            if e.args and isinstance(e.args[0], str) and short not in e.args[0] and \
+                    not isinstance(e, KeyReuseError):
                 e.args = (f"{op}: {e.args[0]}",) + e.args[1:]
             raise
     return named
