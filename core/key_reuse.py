@@ -43,21 +43,32 @@ class Signature:
     primitive's)."""
 
     def __init__(self, *items, keys_out=None, name=None):
-        self.sinks = [i for i in items if isinstance(i, Sink)]
-        self.sources = [i for i in items if isinstance(i, Source)]
+        self.sinks = [_whole(i) for i in items if isinstance(i, Sink)]
+        self.sources = [_whole(i) for i in items if isinstance(i, Source)]
         self.forwards = [i for i in items if isinstance(i, Forward)]
         self.keys_out, self.name = keys_out, name
 
     def __repr__(self):
-        items = (*self.sinks, *self.sources, *self.forwards)
-        return "KeyReuseSignature(" + ", ".join(map(_pp_item, items)) + ")"
+        """As JAX prints it: its items sorted, sinks, then sources, then forwards."""
+        items = sorted((*self.sinks, *self.sources), key=lambda i: (type(i).__name__, i.idx))
+        return f"KeyReuseSignature{tuple(_Shown(i) for i in (*items, *self.forwards))}"
 
 
-def _pp_item(item):
-    args = [str(v) for v in item]
-    if not isinstance(item, Forward) and item.mask is True:
-        args = args[:1]
-    return f"{type(item).__name__}({', '.join(args)})"
+def _whole(item):
+    """The item with a mask that is all True or all False as a Python bool, as JAX keeps it."""
+    mask = item.mask
+    if np.ndim(mask) and (np.all(mask) or not np.any(mask)):
+        mask = bool(np.all(mask) and np.size(mask))
+    return item._replace(mask=bool(mask) if np.ndim(mask) == 0 else mask)
+
+
+class _Shown(NamedTuple):
+    item: Any
+
+    def __repr__(self):
+        args = list(self.item) if isinstance(self.item, Forward) or self.item.mask is not True \
+            else [self.item.idx]
+        return f"{type(self.item).__name__}({', '.join(map(str, args))})"
 
 
 def enabled():

@@ -394,9 +394,10 @@ def _check_key(name, key, allow_batched=False):
 
 
 # Under jax_debug_key_reuse, what each function reading a typed key does to it, named as JAX
-# names the operation consuming it: split is random_split, the samplers are jitted functions;
+# names the operation consuming it: split and bits are random_split and random_bits, the other
+# samplers jitted functions;
 # fold_in and key_data read it without consuming it. Raw keys are not checked, as in JAX.
-_CONSUMERS = {"split": "random_split", "fold_in": None, "key_data": None}
+_CONSUMERS = {"split": "random_split", "bits": "random_bits", "fold_in": None, "key_data": None}
 
 
 def _unwrapped(keys, consumed_by=None):

@@ -216,11 +216,12 @@ def _while_key_reuse(avals, keys, *, body_jaxpr, body_nconsts, cond_jaxpr, cond_
         else "body function" if _const_sinks(bsig, bn, bn + len(carry)) or not bcarry <= made \
         else None
     if what:
+        name, sig = ("cond", csig) if what[0] == "c" else ("body", bsig)
         raise errors.KeyReuseError(f"while_loop {what} leads to key reuse when repeatedly "
-                                      f"executed:   signature={csig if what[0] == 'c' else bsig}")
+                                   f"executed:   {name}_signature={sig}")
     if ccarry & bcarry:
         raise errors.KeyReuseError("while_loop cond and body functions both use the same "
-                                      f"key:   cond_signature={csig}\n  body_signature={bsig}")
+                                   f"key:   cond_signature={csig}\n  body_signature={bsig}")
     return Signature(*(Sink(cn + bn + i) for i in bcarry | ccarry), *bsig.sources,
                      *(Forward(cn + f.in_idx, f.out_idx) for f in bsig.forwards
                        if f.in_idx == bn + f.out_idx), keys_out=bsig.keys_out)

@@ -1,0 +1,229 @@
+"""jax_debug_key_reuse (core/key_reuse.py) against real JAX: each program below runs under both
+libraries' checker, which must accept the same programs and reject the others with the same
+error class and message (first line; JAX's later lines print its own signatures and jaxprs)."""
+import numpy as np
+import pytest
+
+import jax
+
+import refjax
+from refjax.core import key_reuse
+
+
+def _reuse(jx):
+    k = jx.random.key(0)
+    jx.random.normal(k)
+    jx.random.uniform(k)
+
+
+def _split_twice(jx):
+    k = jx.random.key(0)
+    jx.random.split(k)
+    jx.random.split(k)
+
+
+def _split_then_sample(jx):
+    k = jx.random.key(0)
+    jx.random.split(k)
+    jx.random.bits(k)
+
+
+def _fold_in_and_clone(jx):
+    k = jx.random.key(0)
+    jx.random.fold_in(k, 1)
+    jx.random.fold_in(k, 2)
+    jx.random.normal(jx.random.clone(k))
+    jx.random.normal(k)
+    jx.random.fold_in(k, 3)
+    jx.random.clone(k)
+    jx.random.key_data(k)
+
+
+def _raw_keys(jx):
+    k = jx.random.PRNGKey(0)
+    jx.random.normal(k)
+    jx.random.uniform(k)
+
+
+def _jit_internal_reuse(jx):
+    jx.jit(lambda k: jx.random.normal(k) + jx.random.uniform(k))(jx.random.key(0))
+
+
+def _jit_split_twice(jx):
+    jx.jit(lambda k: (jx.random.split(k), jx.random.split(k)))(jx.random.key(0))
+
+
+def _jit_then_eager(jx):
+    k = jx.random.key(0)
+    jx.jit(jx.random.normal)(k)
+    jx.random.normal(k)
+
+
+def _jit_returns_keys(jx):
+    k = jx.random.key(0)
+    same, fresh = jx.jit(lambda k: (k, jx.random.split(k)[0]))(k)
+    jx.random.normal(fresh)
+    jx.random.normal(same)  # passed on from k, consumed by split
+
+
+def _jit_passes_key_on(jx):
+    k = jx.random.key(0)
+    jx.random.normal(jx.jit(lambda k: k)(k))
+    jx.random.normal(k)
+
+
+def _indexing(jx):
+    keys = jx.random.split(jx.random.key(0), 3)
+    jx.random.normal(keys[0])
+    jx.random.normal(keys[1])
+    jx.random.normal(keys[0])
+
+
+def _unpacking(jx):
+    k1, k2 = jx.random.split(jx.random.key(0))
+    jx.random.normal(k1)
+    jx.random.normal(k2)
+    jx.jit(lambda k: [jx.random.normal(s) for s in jx.random.split(k, 3)])(k1)
+
+
+def _failed_jit_leaves_key(jx):
+    k = jx.random.key(0)
+    try:
+        jx.jit(lambda k: (jx.random.split(k), jx.random.split(k)))(k)
+    except jax.errors.KeyReuseError if jx is jax else refjax.errors.KeyReuseError:
+        pass
+    jx.random.normal(k)
+
+
+def _pytree(jx):
+    k = jx.random.key(0)
+    jx.jit(lambda d: jx.random.normal(d["a"][0]))({"a": [k]})
+    jx.random.normal(k)
+
+
+def _vmap_twice(jx):
+    keys = jx.random.split(jx.random.key(0), 3)
+    jx.vmap(jx.random.normal)(keys)
+    jx.vmap(jx.random.normal)(keys)
+
+
+def _grad(jx):
+    k = jx.random.key(0)
+    jx.grad(lambda x: x * jx.random.normal(k) * jx.random.normal(k))(1.0)
+
+
+def _fori_closure(jx):
+    k = jx.random.key(0)
+    jx.lax.fori_loop(0, 3, lambda i, x: x + jx.random.normal(k), 0.0)
+
+
+def _fori_carry_reused(jx):
+    jx.lax.fori_loop(0, 3, lambda i, c: (c[0], c[1] + jx.random.normal(c[0])),
+                     (jx.random.key(0), 0.0))
+
+
+def _fori_carry_split(jx):
+    def body(i, c):
+        k, sub = jx.random.split(c[0])
+        return k, c[1] + jx.random.normal(sub)
+    jx.jit(lambda k: jx.lax.fori_loop(0, 3, body, (k, 0.0)))(jx.random.key(0))
+
+
+def _scan_xs_keys(jx):
+    keys = jx.random.split(jx.random.key(0), 3)
+    jx.lax.scan(lambda c, k: (c + jx.random.normal(k), None), 0.0, keys)
+
+
+def _scan_closure(jx):
+    k = jx.random.key(0)
+    jx.jit(lambda: jx.lax.scan(lambda c, x: (c + jx.random.normal(k), None), 0.0, None,
+                               length=2))()
+
+
+def _while_closure(jx):
+    k = jx.random.key(0)
+    jx.lax.while_loop(lambda c: c < 1.0, lambda c: c + jx.random.uniform(k), 0.0)
+
+
+def _cond_each_branch(jx):
+    k = jx.random.key(0)
+    jx.lax.cond(True, jx.random.normal, jx.random.uniform, k)
+    jx.random.normal(k)
+
+
+def _cond_then_reuse(jx):
+    def f(k, p):
+        return jx.lax.cond(p, jx.random.normal, lambda k: 0.0, k) + jx.random.normal(k)
+    jx.jit(f)(jx.random.key(0), True)
+
+
+PROGRAMS = [_reuse, _split_twice, _split_then_sample, _fold_in_and_clone, _raw_keys,
+            _jit_internal_reuse, _jit_split_twice, _jit_then_eager, _jit_returns_keys,
+            _jit_passes_key_on, _indexing, _unpacking, _failed_jit_leaves_key, _pytree,
+            _vmap_twice, _grad, _fori_closure, _fori_carry_reused, _fori_carry_split,
+            _scan_xs_keys, _scan_closure, _while_closure, _cond_each_branch, _cond_then_reuse]
+
+
+def _outcome(jx, program):
+    """None when the program runs; else its error's class name and first line."""
+    try:
+        with jx.debug_key_reuse(True):
+            program(jx)
+    except Exception as e:  # noqa: BLE001  (the class is what is compared)
+        return type(e).__name__, str(e).splitlines()[0]
+    return None
+
+
+def test_programs_as_jax():
+    """Every program: JAX's outcome, on the oracle (a few on xla below)."""
+    for program in PROGRAMS:
+        assert _outcome(refjax, program) == _outcome(jax, program), program.__name__
+
+
+@pytest.mark.parametrize("program", [_reuse, _jit_internal_reuse, _fori_carry_split, _indexing,
+                                     _cond_then_reuse])
+def test_programs_on_xla(program):
+    with refjax.backend("xla"):
+        assert _outcome(refjax, program) == _outcome(jax, program)
+
+
+def test_off_by_default_and_global_update():
+    """Unchecked by default; config.update turns the check on for a jit traced before (its
+    cached trace and fast path do not skip it), and off again."""
+    f = refjax.jit(lambda k: refjax.random.normal(k) + refjax.random.uniform(k))
+    k = refjax.random.key(0)
+    f(k), f(k)
+    refjax.config.update("jax_debug_key_reuse", True)
+    try:
+        with pytest.raises(refjax.errors.KeyReuseError, match="In jit, argument 0 is already"):
+            f(k)
+    finally:
+        refjax.config.update("jax_debug_key_reuse", False)
+    f(k)
+    assert refjax.debug_key_reuse.value is False
+
+
+def test_values_unchanged_and_jaxpr_marks():
+    """The marks are identities: samples are JAX's bits with the check on; a staged program
+    shows where keys are made and read."""
+    with refjax.debug_key_reuse(True), jax.debug_key_reuse(True):
+        ours = refjax.random.randint(refjax.random.split(refjax.random.key(3))[1], (4,), 0, 99)
+        theirs = jax.random.randint(jax.random.split(jax.random.key(3))[1], (4,), 0, 99)
+        text = str(refjax.make_jaxpr(lambda k: refjax.random.split(k))(refjax.random.key(0)))
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    assert "random_unwrap[consumed_by=random_split]" in text and "random_wrap[impl=fry]" in text
+
+
+def test_signatures_by_hand():
+    """The walk on hand-computed cases: a slice consumes its part and is a fresh key; an update
+    consumes the update; reading (eq) consumes nothing."""
+    rk = refjax.random
+    with refjax.debug_key_reuse(True):
+        keys = rk.split(rk.key(0), 4)
+        jaxpr = refjax.make_jaxpr(lambda ks: (ks[1:3], ks == ks))(keys).jaxpr
+    sig = key_reuse.jaxpr_signature(jaxpr, [True])
+    (sink,) = sig.sinks
+    np.testing.assert_array_equal(sink.mask[:, 0], [False, True, True, False])
+    assert [s.idx for s in sig.sources] == [0] and sig.keys_out == (0,)
+    assert repr(key_reuse.Signature(key_reuse.Sink(0), key_reuse.Forward(0, 1))) == \
+        "KeyReuseSignature(Sink(0), Forward(0, 1))"
