@@ -207,9 +207,28 @@ def jaxpr_signature(jaxpr, keys_in=()):
     return walk.signature(jaxpr)
 
 
+# ClosedJaxpr -> {which inputs are keys: its Signature}, as long as the jaxpr lives.
+_SIGNATURES = weakref.WeakKeyDictionary()
+
+
 def closed_signature(closed, keys_in):
-    """jaxpr_signature of a ClosedJaxpr: its consts are keys when they are key Arrays."""
-    return jaxpr_signature(closed.jaxpr, [*keys_in, *(is_key_array(c) for c in closed.consts)])
+    """jaxpr_signature of a ClosedJaxpr (remembered): its consts are keys when they are key
+    Arrays."""
+    keys = (*map(bool, keys_in), *(is_key_array(c) for c in closed.consts))
+    known = _SIGNATURES.setdefault(closed, {})
+    if keys not in known:
+        known[keys] = jaxpr_signature(closed.jaxpr, keys)
+    return known[keys]
+
+
+def call_rule(name=None):
+    """The key_reuse rule of a call-like primitive applying its `jaxpr` param: that jaxpr's
+    signature, its errors naming `name`."""
+    def rule(avals, keys, *, jaxpr, **params):
+        sig = closed_signature(jaxpr, keys)
+        return Signature(*sig.sinks, *sig.sources, *sig.forwards, keys_out=sig.keys_out,
+                         name=name)
+    return rule
 
 
 # ---------------------------------------------------------------- eager: Arrays remember

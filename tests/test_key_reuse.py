@@ -157,6 +157,17 @@ def _cond_then_reuse(jx):
     jx.jit(f)(jx.random.key(0), True)
 
 
+def _checkpoint_makes_keys(jx):
+    new = jx.jit(jx.checkpoint(lambda k: jx.random.split(k)[0]))(jx.random.key(0))
+    jx.random.normal(new)
+
+
+def _constraint_passes_key_on(jx):
+    device = jx.sharding.SingleDeviceSharding(jx.devices()[0])
+    jx.jit(lambda k: jx.random.normal(jx.lax.with_sharding_constraint(k, device))
+           + jx.random.normal(k))(jx.random.key(0))
+
+
 _EAGER = "Previously-consumed key passed to {} at index 0"
 _JITTED = "Previously-consumed key passed to jit-compiled function at index 0"
 _SCAN = ("scan body function leads to key reuse when repeatedly executed, because key constants "
@@ -176,6 +187,8 @@ EXPECTED = {
     _while_closure: "while_loop body function leads to key reuse when repeatedly executed:   "
                     "body_signature=KeyReuseSignature(Sink(0),)",
     _cond_each_branch: _JITTED, _cond_then_reuse: "In jit, argument 0 is already consumed.",
+    _checkpoint_makes_keys: None,
+    _constraint_passes_key_on: "In jit, argument 0 is already consumed.",
 }
 PROGRAMS = list(EXPECTED)
 
@@ -254,3 +267,4 @@ def test_signatures_by_hand():
     assert [s.idx for s in sig.sources] == [0] and sig.keys_out == (0,)
     assert repr(key_reuse.Signature(key_reuse.Sink(0), key_reuse.Forward(0, 1))) == \
         "KeyReuseSignature(Sink(0), Forward(0, 1))"
+

@@ -35,12 +35,7 @@ def _jit_abstract_eval(*avals, jaxpr, **_):
     return jaxpr.out_avals
 
 
-@jit_p.def_key_reuse
-def _jit_key_reuse(avals, keys, *, jaxpr, **_):
-    """The signature of the staged jaxpr, named as JAX names it."""
-    sig = key_reuse.closed_signature(jaxpr, keys)
-    sig.name = "jit"
-    return sig
+jit_p.def_key_reuse(key_reuse.call_rule("jit"))
 
 
 # ---------------------------------------------------------------- the trace cache
