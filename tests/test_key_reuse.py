@@ -268,3 +268,48 @@ def test_signatures_by_hand():
     assert repr(key_reuse.Signature(key_reuse.Sink(0), key_reuse.Forward(0, 1))) == \
         "KeyReuseSignature(Sink(0), Forward(0, 1))"
 
+
+
+def _samplers(jx):
+    """Every sampler of jax.random drawing a few values from a key (both libraries)."""
+    r, jnp = jx.random, jx.numpy
+    return {
+        "bits": lambda k: r.bits(k, (3,)), "uniform": lambda k: r.uniform(k, (3,)),
+        "normal": lambda k: r.normal(k, (3,)), "randint": lambda k: r.randint(k, (3,), 0, 5),
+        "bernoulli": lambda k: r.bernoulli(k, 0.3, (3,)),
+        "categorical": lambda k: r.categorical(k, jnp.zeros(4)),
+        "choice": lambda k: r.choice(k, 5, (3,), replace=False),
+        "permutation": lambda k: r.permutation(k, jnp.arange(5)),
+        "truncated_normal": lambda k: r.truncated_normal(k, -1.0, 1.0, (3,)),
+        "gumbel": lambda k: r.gumbel(k, (3,)), "exponential": lambda k: r.exponential(k, (3,)),
+        "logistic": lambda k: r.logistic(k, (3,)), "laplace": lambda k: r.laplace(k, (3,)),
+        "rademacher": lambda k: r.rademacher(k, (3,)), "gamma": lambda k: r.gamma(k, 2.0, (3,)),
+        "loggamma": lambda k: r.loggamma(k, 2.0, (3,)), "beta": lambda k: r.beta(k, 2.0, 3.0),
+        "ball": lambda k: r.ball(k, 3), "cauchy": lambda k: r.cauchy(k, (3,)),
+        "chisquare": lambda k: r.chisquare(k, 3.0), "dirichlet": lambda k: r.dirichlet(k, jnp.ones(3)),
+        "double_sided_maxwell": lambda k: r.double_sided_maxwell(k, 0.0, 1.0, (3,)),
+        "f": lambda k: r.f(k, 2.0, 3.0), "generalized_normal": lambda k: r.generalized_normal(k, 2.0),
+        "geometric": lambda k: r.geometric(k, 0.3), "lognormal": lambda k: r.lognormal(k),
+        "maxwell": lambda k: r.maxwell(k), "pareto": lambda k: r.pareto(k, 2.0),
+        "rayleigh": lambda k: r.rayleigh(k, 1.0), "t": lambda k: r.t(k, 3.0),
+        "triangular": lambda k: r.triangular(k, 0.0, 0.5, 1.0), "wald": lambda k: r.wald(k, 1.0),
+        "weibull_min": lambda k: r.weibull_min(k, 1.0, 2.0), "poisson": lambda k: r.poisson(k, 3.0),
+        "binomial": lambda k: r.binomial(k, 5.0, 0.3),
+        "multinomial": lambda k: r.multinomial(k, 5.0, jnp.ones(3) / 3),
+        "multivariate_normal": lambda k: r.multivariate_normal(k, jnp.zeros(2), jnp.eye(2)),
+        "orthogonal": lambda k: r.orthogonal(k, 3),
+    }
+
+
+SAMPLERS = list(_samplers(jax))
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_samplers_use_their_key_once(name):
+    """Each sampler accepts a fresh key (those built from other samplers use it once, as JAX's
+    jit sees it) and refuses it the second time with JAX's message."""
+    def program(jx):
+        k, draw = jx.random.key(1), _samplers(jx)[name]
+        draw(k)
+        draw(k)
+    assert _outcome(refjax, program) == _outcome(jax, program) is not None

@@ -1,7 +1,9 @@
 """Keys (raw and typed) and PRNG implementations, the threefry2x32 hash, seeds, split, fold_in
 and raw random bits."""
+import functools
 import math
 import operator
+import threading
 import warnings
 from collections.abc import Sequence
 
@@ -389,15 +391,45 @@ def _check_key(name, key, allow_batched=False):
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
     if typed and not key._read and name != "key_impl" and _key_reuse.enabled():
-        key = _unwrapped(key, _CONSUMERS.get(name, "jit"))
+        key = _read_once(key, _CONSUMERS.get(name, "jit"))
     return key, typed
 
 
 # Under jax_debug_key_reuse, what each function reading a typed key does to it, named as JAX
-# names the operation consuming it: split and bits are random_split and random_bits, the other
-# samplers jitted functions;
-# fold_in and key_data read it without consuming it. Raw keys are not checked, as in JAX.
-_CONSUMERS = {"split": "random_split", "bits": "random_bits", "fold_in": None, "key_data": None}
+# names the operation consuming it: split and bits bind random_split and random_bits, and so
+# does multinomial first (JAX does not jit it); the other samplers are jitted functions; fold_in
+# and key_data read the key without consuming it. Raw keys are not checked, as in JAX.
+_CONSUMERS = {"split": "random_split", "bits": "random_bits", "multinomial": "random_split",
+              "fold_in": None, "key_data": None}
+
+
+# The typed keys the outermost jax.random function running has read (id -> (key, read key)):
+# a sampler built from others (lognormal from normal, ...) passes them its caller's key, which
+# JAX's checker sees used once, by the outer function's jit.
+_SCOPE = threading.local()
+
+
+def reading_keys(fn):
+    """A public jax.random function, within which each typed key is read (and consumed) once."""
+    @functools.wraps(fn)
+    def scoped(*args, **kwargs):
+        if getattr(_SCOPE, "keys", None) is not None or not _key_reuse.enabled():
+            return fn(*args, **kwargs)
+        _SCOPE.keys = {}
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _SCOPE.keys = None
+    return scoped
+
+
+def _read_once(key, consumed_by):
+    seen = getattr(_SCOPE, "keys", None)
+    if seen is None:
+        return _unwrapped(key, consumed_by)
+    if id(key) not in seen:  # the key is kept with its id, which stays its own meanwhile
+        seen[id(key)] = key, _unwrapped(key, consumed_by)
+    return seen[id(key)][1]
 
 
 def _unwrapped(keys, consumed_by=None):
