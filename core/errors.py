@@ -100,7 +100,12 @@ class TypePromotionError(ValueError):
 
 
 class KeyReuseError(JAXTypeError):
-    """A typed PRNG key used twice under jax_debug_key_reuse (core/key_reuse.py)."""
+    """A typed PRNG key used twice under jax_debug_key_reuse (core/key_reuse.py); its message
+    ends, as JAX's, with the link to JAX's page on it."""
+
+    def __init__(self, message):
+        super().__init__(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
+                         "#jax.errors.KeyReuseError")
 
 
 # ---------------------------------------------------------------- errors that name their operation

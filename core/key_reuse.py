@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import source_info
 from .config import config
 from .errors import KeyReuseError
 from .jaxpr import Literal
@@ -233,7 +234,8 @@ def call_rule(name=None):
 
 # ---------------------------------------------------------------- eager: Arrays remember
 
-# id(Array) -> (weak reference, consumed mask): Arrays are neither hashable nor extensible.
+# id(Array) -> (weak reference, consumed mask, where it was last consumed): Arrays are neither
+# hashable nor extensible.
 _CONSUMED = {}
 
 
@@ -247,12 +249,23 @@ def is_key_array(value):
     return consumed(value) is not None
 
 
-def _remember(value, mask):
+def _remember(value, mask, where=None):
     try:
         ref = weakref.ref(value, lambda _, i=id(value): _CONSUMED.pop(i, None))
     except TypeError:  # Python scalars and other values that are no Arrays
         return
-    _CONSUMED[id(value)] = (ref, np.logical_or(False, mask))
+    _CONSUMED[id(value)] = (ref, np.logical_or(False, mask), where)
+
+
+def _reuse_error(message, value):
+    """KeyReuseError caused, as JAX's, by one saying where the key was consumed before."""
+    err = KeyReuseError(message)
+    where = _CONSUMED[id(value)][2]
+    if where is not None:
+        err.__cause__ = KeyReuseError(
+            "PRNG key first used at the above location was subsequently reused at the "
+            f"following location:\n(first used at {where.summarize()})")
+    return err
 
 
 def _eager_name(prim, sig):
@@ -283,8 +296,8 @@ def eval_checked(prim, args, params, run):
     for snk in sinks:
         state = consumed(operands[snk.idx])
         if state is not None and _any(np.logical_and(state, snk.mask)):
-            raise KeyReuseError(f"Previously-consumed key passed to {_eager_name(prim, sig)} "
-                                f"at index {snk.idx}")
+            raise _reuse_error(f"Previously-consumed key passed to {_eager_name(prim, sig)} "
+                               f"at index {snk.idx}", operands[snk.idx])
     outs = run()
     _update(sig, sinks, operands, outs if prim.multiple_results else [outs])
     return outs
@@ -294,7 +307,7 @@ def _update(sig, sinks, operands, outs):
     for snk in sinks:
         before = consumed(operands[snk.idx])
         _remember(operands[snk.idx], np.logical_or(False if before is None else before,
-                                                   snk.mask))
+                                                   snk.mask), source_info.current())
     keys_out = range(len(outs)) if sig.keys_out is None and \
         any(map(is_key_array, operands)) else sig.keys_out or ()
     for i in keys_out:

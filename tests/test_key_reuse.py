@@ -302,14 +302,52 @@ def _samplers(jx):
 
 
 SAMPLERS = list(_samplers(jax))
+# JAX's samplers are jitted functions, but for bits and multinomial (test_sampler_reuse_is_jax).
+SAMPLER_REUSE = {name: _JITTED for name in SAMPLERS} | {
+    "bits": _EAGER.format("random_bits"), "multinomial": _EAGER.format("random_split")}
+
+
+def _sampling_twice(name):
+    def program(jx):
+        k, draw = jx.random.key(1), _samplers(jx)[name]
+        draw(k)
+        draw(k)
+    return program
 
 
 @pytest.mark.parametrize("name", SAMPLERS)
 def test_samplers_use_their_key_once(name):
     """Each sampler accepts a fresh key (those built from other samplers use it once, as JAX's
     jit sees it) and refuses it the second time with JAX's message."""
-    def program(jx):
-        k, draw = jx.random.key(1), _samplers(jx)[name]
-        draw(k)
-        draw(k)
-    assert _outcome(refjax, program) == _outcome(jax, program) is not None
+    assert _outcome(refjax, _sampling_twice(name)) == SAMPLER_REUSE[name]
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_sampler_reuse_is_jax(name):
+    assert _outcome(jax, _sampling_twice(name)) == SAMPLER_REUSE[name]
+
+
+def test_eager_error_says_where_the_key_was_consumed():
+    """As JAX's, an eager reuse error is caused by one pointing at the first use (JAX puts
+    that place in the cause's traceback; refjax, which keeps no frames, in its message)."""
+    def cause(jx):
+        with jx.debug_key_reuse(True), pytest.raises(Exception) as info:
+            _reuse(jx)
+        return info.value.__cause__
+    ours, theirs = cause(refjax), cause(jax)
+    assert type(ours).__name__ == type(theirs).__name__ == "KeyReuseError"
+    first, where, link = str(ours).splitlines()
+    assert [first, link] == str(theirs).splitlines()
+    assert where.startswith(f"(first used at {__file__}:{_reuse.__code__.co_firstlineno + 2}:")
+
+
+def test_messages_in_full():
+    """Beyond the first line, JAX's message of a reuse ends with the link to its page."""
+    assert _full(refjax, _reuse) == _full(jax, _reuse)
+    assert _full(refjax, _jit_internal_reuse) == _full(jax, _jit_internal_reuse)
+
+
+def _full(jx, program):
+    with jx.debug_key_reuse(True), pytest.raises(Exception) as info:
+        program(jx)
+    return type(info.value).__name__, str(info.value)
