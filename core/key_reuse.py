@@ -74,7 +74,7 @@ class _Shown(NamedTuple):
 
 def enabled():
     """Whether jax_debug_key_reuse is on."""
-    return config.read("jax_debug_key_reuse")
+    return bool(config.read("jax_debug_key_reuse"))
 
 
 def _any(mask):
@@ -274,13 +274,13 @@ def _eager_name(prim, sig):
 
 
 def _eager_signature(prim, args, params):
-    """(signature, operands with the consts of a call) of an eager application, or None when
-    it involves no key."""
+    """(signature, operands with the consts of a call) of an eager application; no signature
+    for primitives without a key_reuse rule, which JAX does not check eagerly either."""
     closed = prim.call_jaxpr(params)
     operands = [*args, *(closed.consts if closed is not None else ())]
-    keys = [is_key_array(a) for a in args]
-    if prim.key_reuse is None:  # as JAX, eager operations without a rule are not checked
+    if prim.key_reuse is None:
         return None, operands
+    keys = [is_key_array(a) for a in args]
     avals = [getattr(a, "aval", None) for a in args]
     return signature_of(prim, avals, keys, params), operands
 

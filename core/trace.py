@@ -23,7 +23,8 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
-        if not checking_numerics():  # jax_debug_nans / jax_debug_infs / jax_no_execution
+        # jax_debug_nans / jax_debug_infs / jax_no_execution / jax_debug_key_reuse
+        if not checking_numerics():
             return runtime.eval_primitive(prim, args, params)
         check_execution_allowed(params.get("name", prim.name) if prim.name == "jit" else
                                 prim.name)
