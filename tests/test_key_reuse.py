@@ -391,3 +391,17 @@ def _full(jx, program):
     with jx.debug_key_reuse(True), pytest.raises(Exception) as info:
         program(jx)
     return type(info.value).__name__, str(info.value)
+
+
+def test_checkpoint_recomputation_is_no_reuse():
+    """Better than JAX: the backward pass of jax.checkpoint draws again from the key its
+    forward pass used, the same values, which JAX's eager check reports as a reuse (its own
+    rule for remat says the differentiated copy consumes nothing new); refjax accepts it."""
+    def program(jx):
+        k = jx.random.key(0)
+        return jx.grad(jx.checkpoint(lambda x: x * jx.random.normal(k)))(1.0)
+    assert _outcome(jax, program) == _JITTED
+    assert _outcome(refjax, program) is None
+    with refjax.debug_key_reuse(True):
+        grad = program(refjax)
+    np.testing.assert_allclose(grad, program(refjax))
