@@ -8,7 +8,8 @@ from .core.config import (  # noqa: F401
     checking_leaks, default_prng_impl, threefry_partitionable, legacy_prng_key,
     enable_custom_prng)
 from .core.config import (  # noqa: F401
-    enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard)
+    enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard,
+    debug_key_reuse)
 from .core.config import default_device  # noqa: F401
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
@@ -91,6 +92,7 @@ from .api import typing, flatten_util  # noqa: E402
 _sys.modules[f"{__name__}.errors"] = errors
 _sys.modules[f"{__name__}.typing"] = typing
 _sys.modules[f"{__name__}.flatten_util"] = flatten_util
+_sys.modules[f"{__name__}.experimental.key_reuse"] = experimental.key_reuse
 
 from .api import extend  # noqa: E402
 

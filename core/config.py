@@ -21,6 +21,7 @@ _DEFAULTS = {
     "jax_debug_infs": False,
     "jax_numpy_rank_promotion": "allow",
     "jax_check_tracer_leaks": False,
+    "jax_debug_key_reuse": False,
     "jax_traceback_filtering": "auto",
     "jax_pprint_use_color": True,
     "jax_enable_checks": False,
@@ -167,12 +168,14 @@ def numpy_dtype_promotion(mode):
 
 
 def checking_numerics():
-    """Whether jax_debug_nans or jax_debug_infs (or jax_no_execution, checked on the same
-    path) is on (read on every eager dispatch: one context-variable read, three look-ups)."""
+    """Whether jax_debug_nans or jax_debug_infs (or jax_no_execution or jax_debug_key_reuse,
+    checked on the same path) is on (read on every eager dispatch: one context-variable read,
+    four look-ups)."""
     overrides, values = _overrides.get(), config._values
     return overrides.get("jax_debug_nans", values["jax_debug_nans"]) or \
         overrides.get("jax_debug_infs", values["jax_debug_infs"]) or \
-        overrides.get("jax_no_execution", values["jax_no_execution"])
+        overrides.get("jax_no_execution", values["jax_no_execution"]) or \
+        overrides.get("jax_debug_key_reuse", values["jax_debug_key_reuse"])
 
 
 def check_execution_allowed(name):
@@ -217,6 +220,8 @@ default_matmul_precision = State("jax_default_matmul_precision",
                                  "The precision of matmuls without an explicit one.")
 check_tracer_leaks = State("jax_check_tracer_leaks",
                            "Raise where a traced value outlives its transformation.")
+debug_key_reuse = State("jax_debug_key_reuse",
+                        "Raise KeyReuseError where a typed PRNG key is used twice.")
 
 default_prng_impl = State("jax_default_prng_impl",
                           "The PRNG implementation of keys made without impl=.")

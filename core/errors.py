@@ -118,7 +118,12 @@ class TypePromotionError(ValueError):
 
 
 class KeyReuseError(JAXTypeError):
-    """Reserved: random keys used twice (not checked by default, as in JAX)."""
+    """A typed PRNG key used twice under jax_debug_key_reuse (core/key_reuse.py); its message
+    ends, as JAX's, with the link to JAX's page on it."""
+
+    def __init__(self, message):
+        super().__init__(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
+                         "#jax.errors.KeyReuseError")
 
 
 # ---------------------------------------------------------------- errors that name their operation
@@ -137,7 +142,9 @@ def naming_errors(fn, op):
         try:
             return fn(*args, **kwargs)
         except _NAMED as e:
-            if e.args and isinstance(e.args[0], str) and short not in e.args[0]:
+            # KeyReuseError names the operation consuming the key, in JAX's words.
+            if e.args and isinstance(e.args[0], str) and short not in e.args[0] and \
+                    not isinstance(e, KeyReuseError):
                 e.args = (f"{op}: {e.args[0]}",) + e.args[1:]
             raise
     return named

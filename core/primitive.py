@@ -25,6 +25,10 @@ RULES = {
     "pp": "(eqn, context) -> [(param, value), ...]: the params a printed jaxpr shows, in "
           "order (JAX hides some and reorders others); absent: every param sorted by name "
           "(jaxpr.py)",
+    "key_reuse": "(avals, keys, **params) -> key_reuse.Signature: the operands it consumes, "
+                 "the outputs that are fresh keys or pass an operand on, under "
+                 "jax_debug_key_reuse; `keys` says which operands are keys; absent: it "
+                 "consumes its key operands (key_reuse.py)",
 }
 
 
@@ -118,6 +122,9 @@ class Primitive:
 
     def def_pp(self, rule):
         return self.set_rule("pp", rule)
+
+    def def_key_reuse(self, rule):
+        return self.set_rule("key_reuse", rule)
 
     def def_call(self, param):
         """Declare a call-like primitive whose `param` holds the ClosedJaxpr it applies."""

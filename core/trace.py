@@ -4,7 +4,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import avals, dtypes, errors, numerics, runtime
+from . import avals, dtypes, errors, key_reuse, numerics, runtime
 from .config import check_execution_allowed, checking_numerics
 from .sequence import LeadingAxis
 
@@ -23,11 +23,16 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
-        if not checking_numerics():  # jax_debug_nans / jax_debug_infs / jax_no_execution
+        # jax_debug_nans / jax_debug_infs / jax_no_execution / jax_debug_key_reuse
+        if not checking_numerics():
             return runtime.eval_primitive(prim, args, params)
         check_execution_allowed(params.get("name", prim.name) if prim.name == "jit" else
                                 prim.name)
-        outs = runtime.eval_primitive(prim, args, params)
+        if key_reuse.enabled():
+            outs = key_reuse.eval_checked(
+                prim, args, params, lambda: runtime.eval_primitive(prim, args, params))
+        else:
+            outs = runtime.eval_primitive(prim, args, params)
         numerics.check(prim, args, params, outs)
         return outs
 

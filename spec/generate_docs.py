@@ -26,16 +26,17 @@ means the primitive has none: *linearize* and *partial eval* (higher-order primi
 the others are linearized through their JVP), *sharding* (without one, outputs on a mesh
 are replicated), *vma* (without one, an output varies wherever an operand does; call-like
 primitives are looked through, "call"), *pp* (the params a printed jaxpr shows, in order;
-without one, every param sorted by name), *call* (call-like primitives: the param holding
-their jaxpr), *layout* (the param that sets the outputs' layout), *axis env* (collectives,
+without one, every param sorted by name), *key reuse* (under jax_debug_key_reuse, the keys it
+consumes, makes or passes on; without one, it consumes its key operands), *call* (call-like
+primitives: the param holding their jaxpr), *layout* (the param that sets the outputs' layout), *axis env* (collectives,
 whose rules run on unbatched operands too); *numpy* and *xla* link to the backends' rules.
 """
 
 _COLUMNS = ("primitive", "family", "dtypes", "linear args", "differentiable", "abstract eval",
             "jvp", "transpose", "batch", "linearize", "partial eval", "sharding", "vma", "pp",
-            "call", "layout", "axis env", "numpy", "xla")
+            "key reuse", "call", "layout", "axis env", "numpy", "xla")
 _RULES = ("abstract_eval", "jvp", "transpose", "batch", "linearize", "partial_eval", "sharding",
-          "vma", "pp")
+          "vma", "pp", "key_reuse")
 
 
 def _dtypes(names):

@@ -1,4 +1,5 @@
-"""Spec entries of rng_bit_generator and rng_uniform (core/primitives/rng.py)."""
+"""Spec entries of rng_bit_generator, rng_uniform and the typed-key marks random_wrap and
+random_unwrap (core/primitives/rng.py)."""
 import numpy as np
 from hypothesis import strategies as st
 
@@ -53,7 +54,34 @@ def _uniform_apply(a, b, *, shape):
     return _in_range(lax, a, b, shape)
 
 
+def _key_data_signature(params):
+    def signature(dtype, diff):
+        @st.composite
+        def sig(draw):
+            data = Arg(draw(shapes()) + (2,), "uint32", False, st.integers(0, 2 ** 32 - 1))
+            return Signature((data,), params)
+        return sig()
+    return signature
+
+
+def _key_mark(name, params):
+    """The entry of a typed-key mark: an identity on uint32 key data (JAX's random_wrap and
+    random_unwrap change the dtype instead; the reference is the identity)."""
+    def apply(data, **params):
+        from refjax.core.primitives import rng
+        return getattr(rng, name)(data, **params)
+    return OwnDtypeErrors(
+        name=name, dtypes=("uint32",), family="rng", signature=_key_data_signature(params),
+        apply=apply, reference=lambda jax, data, **params: data, exact=True, nondiff="zero",
+        invalid=(Invalid("int32 key data", (np.zeros((2,), np.int32),), params, TypeError,
+                         UNCHECKED),),
+        notes="bound by jax.random only under jax_debug_key_reuse, where the key-reuse check "
+              "reads it (core/key_reuse.py); an identity on the key data")
+
+
 SPECS = [
+    _key_mark("random_wrap", {"impl": "fry"}),
+    _key_mark("random_unwrap", {"consumed_by": None}),
     OwnDtypeErrors(
         name="rng_bit_generator", dtypes=("uint32",), family="rng", signature=_bits_signature,
         apply=_bits_apply, reference=_bits_reference, exact=True, nondiff="zero",

@@ -30,9 +30,6 @@ MISSING = {
         "array_garbage_collection_guard": HARDWARE,
         "jax2tf_associative_scan_reductions": DEPRECATED,
         "softmax_custom_jvp": DEPRECATED, "allow_f16_reductions": DEPRECATED,
-        "debug_key_reuse": "JAX's key-reuse checker (a static analysis of every jaxpr typed "
-                           "keys flow through, with consume/assert_consumed rules per "
-                           "primitive): not implemented",
     },
     "tree_util": {},
     "tree": {},

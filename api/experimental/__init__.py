@@ -1,5 +1,6 @@
 """refjax.experimental: JAX's experimental namespace (shard_map, pjit, mesh_utils,
-io_callback)."""
+key_reuse, io_callback)."""
+from . import key_reuse  # noqa: F401
 from . import shard_map  # noqa: F401
 from . import pjit  # noqa: F401
 from . import mesh_utils  # noqa: F401

@@ -60,6 +60,9 @@ __all__ = [
 ]
 
 
+import types  # noqa: E402
+
+from .prng import reading_keys as _reading_keys  # noqa: E402
 from ..out_sharding import samples_placed as _samples_placed  # noqa: E402
 
 # JAX 0.10's samplers take out_sharding=; each one lays out its finished samples.
@@ -72,6 +75,11 @@ _SHARDED_SAMPLERS = (
 for _name in _SHARDED_SAMPLERS:
     globals()[_name] = _samples_placed(_name)(globals()[_name])
 del _name
+
+for _name in __all__:  # under jax_debug_key_reuse, each call reads its key once
+    if isinstance(globals()[_name], types.FunctionType):
+        globals()[_name] = _reading_keys(globals()[_name])
+del _name, types
 
 # The submodules are the implementation, not part of jax.random: out of the namespace.
 # (gamma is the sampler: `from .gamma import gamma` rebound the name over the submodule.)

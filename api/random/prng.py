@@ -1,13 +1,17 @@
 """Keys (raw and typed) and PRNG implementations, the threefry2x32 hash, seeds, split, fold_in
 and raw random bits."""
+import functools
 import math
 import operator
+import threading
 import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from ...core import dtypes as _dt
+from ...core import key_reuse as _key_reuse
+from ...core.primitives import rng as _rng
 from ...core.config import config as _config
 from ...core.array import Array
 from ...core.pytree import register_pytree_node
@@ -97,13 +101,16 @@ class PRNGKeyArray(LeadingAxis):
     """An array of typed keys of one implementation, backed by uint32 key data of shape
     (*shape, *impl.key_shape)."""
 
-    __slots__ = ("_base_array", "_impl")
+    __slots__ = ("_base_array", "_impl", "_read")
     _kind = "key array"
 
-    def __init__(self, base_array, impl=None):
+    def __init__(self, base_array, impl=None, read=False):
         # No validation: pytree unflattening passes tracers (and sometimes placeholders).
         self._base_array = base_array
         self._impl = _IMPLS["threefry2x32"] if impl is None else impl
+        # Keys jax.random has already read (or raw ones): its functions using them inside
+        # another one's computation are no use of the caller's key to jax_debug_key_reuse.
+        self._read = read
 
     dtype = property(lambda self: self._impl.dtype)
     shape = property(lambda self: tuple(self._base_array.shape[:-1]))
@@ -368,7 +375,7 @@ def _raw_keys(key):
         raise TypeError(f"unexpected PRNG key type {type(key)}")
     data, impl = jnp.asarray(key), resolve_impl()
     _check_key_data(data, impl)
-    return PRNGKeyArray(data, impl)
+    return PRNGKeyArray(data, impl, read=True)
 
 
 def _check_key(name, key, allow_batched=False):
@@ -383,11 +390,63 @@ def _check_key(name, key, allow_batched=False):
         shape = key.shape if typed else tuple(key._base_array.shape)
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
+    if typed and not key._read and name != "key_impl" and _key_reuse.enabled():
+        key = _read_once(key, _CONSUMERS.get(name, "jit"))
     return key, typed
 
 
+# Under jax_debug_key_reuse, what each function reading a typed key does to it, named as JAX
+# names the operation consuming it: split and bits bind random_split and random_bits, and so
+# does multinomial first (JAX does not jit it); the other samplers are jitted functions; fold_in
+# and key_data read the key without consuming it. Raw keys are not checked, as in JAX.
+_CONSUMERS = {"split": "random_split", "bits": "random_bits", "multinomial": "random_split",
+              "fold_in": None, "key_data": None}
+
+
+# The typed keys the outermost jax.random function running has read (id -> (key, read key)):
+# a sampler built from others (lognormal from normal, ...) passes them its caller's key, which
+# JAX's checker sees used once, by the outer function's jit.
+_SCOPE = threading.local()
+
+
+def reading_keys(fn):
+    """A public jax.random function, within which each typed key is read (and consumed) once."""
+    @functools.wraps(fn)
+    def scoped(*args, **kwargs):
+        if getattr(_SCOPE, "keys", None) is not None or not _key_reuse.enabled():
+            return fn(*args, **kwargs)
+        _SCOPE.keys = {}
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _SCOPE.keys = None
+    return scoped
+
+
+def _read_once(key, consumed_by):
+    seen = getattr(_SCOPE, "keys", None)
+    if seen is None:
+        return _unwrapped(key, consumed_by)
+    if id(key) not in seen:  # the key is kept with its id, which stays its own meanwhile
+        seen[id(key)] = key, _unwrapped(key, consumed_by)
+    return seen[id(key)][1]
+
+
+def _unwrapped(keys, consumed_by=None):
+    """keys over their data marked as read (random_unwrap): no longer a key to the check."""
+    return PRNGKeyArray(_rng.random_unwrap(keys._base_array, consumed_by), keys._impl,
+                        read=True)
+
+
+def _wrapped(keys):
+    """keys marked as fresh typed keys (random_wrap) under jax_debug_key_reuse."""
+    if not _key_reuse.enabled():
+        return keys
+    return PRNGKeyArray(_rng.random_wrap(keys._base_array, keys._impl.tag), keys._impl)
+
+
 def _return_keys(typed, keys):
-    return keys if typed else keys._base_array
+    return _wrapped(keys) if typed else keys._base_array
 
 
 # ---------------------------------------------------------------- seeds and key data
@@ -428,14 +487,14 @@ def PRNGKey(seed, *, impl=None):
     """A legacy raw key: the uint32 key data of the integer `seed` (uint32[2] for threefry2x32,
     uint32[4] for rbg); a typed key under jax_enable_custom_prng, as in JAX."""
     keys = _seed_keys("PRNGKey", seed, impl)
-    return keys if _config.read("jax_enable_custom_prng") else keys._base_array
+    return _return_keys(_config.read("jax_enable_custom_prng"), keys)
 
 
 def key(seed, *, impl=None, dtype=None):
     """A typed key (a scalar `PRNGKeyArray`) from the integer `seed`; same bits as PRNGKey."""
     if dtype is not None and impl is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
-    return _seed_keys("key", seed, impl if dtype is None else dtype)
+    return _wrapped(_seed_keys("key", seed, impl if dtype is None else dtype))
 
 
 def key_data(keys):
@@ -456,7 +515,7 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
                         f"{type(key_bits_array).__name__}")
     data = jnp.asarray(key_bits_array)
     _check_key_data(data, impl)
-    return PRNGKeyArray(data, impl)
+    return _wrapped(PRNGKeyArray(data, impl))
 
 
 def key_impl(keys):
@@ -466,8 +525,10 @@ def key_impl(keys):
 
 
 def clone(key):
-    """`key` itself (JAX's clone only matters to its key-reuse checker)."""
-    return key
+    """A copy of `key` that jax_debug_key_reuse sees as a fresh key (otherwise `key` itself)."""
+    if not isinstance(key, PRNGKeyArray) or not _key_reuse.enabled():
+        return key
+    return _wrapped(_unwrapped(key))
 
 
 # ---------------------------------------------------------------- split and fold_in

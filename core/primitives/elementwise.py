@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from .. import dtypes, runtime
+from .. import dtypes, key_reuse, runtime
 from .. import sharding_propagation as sp
 from ..array import Array
 from ..avals import ShapedArray
@@ -395,6 +395,7 @@ eq_p = binop("eq", _NUM + "b", dtypes.bool_)
 eq = _lax_binary(eq_p)
 ne_p = binop("ne", _NUM + "b", dtypes.bool_)
 ne = _lax_binary(ne_p)
+eq_p.def_key_reuse(key_reuse.no_keys_rule), ne_p.def_key_reuse(key_reuse.no_keys_rule)
 lt_p = binop("lt", _INT + _FLOAT + "b", dtypes.bool_)
 lt = _lax_binary(lt_p)
 le_p = binop("le", _INT + _FLOAT + "b", dtypes.bool_)

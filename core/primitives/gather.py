@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, key_reuse
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -331,6 +331,7 @@ def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes, **pa
 gather_p.def_jvp(_gather_jvp)
 gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
+gather_p.def_key_reuse(key_reuse.forward_rule)
 gather_p.def_sharding(gather_rule)
 
 
@@ -693,3 +694,4 @@ scatter_p.def_jvp(_scatter_jvp)
 scatter_p.def_transpose(_scatter_transpose)
 for _p in (scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p):
     _scatter_batcher(_p)
+scatter_p.def_key_reuse(key_reuse.update_rule(2))

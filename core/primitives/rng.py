@@ -1,5 +1,6 @@
 """XLA's random-number primitives: rng_bit_generator (counter-based, keyed by uint32[4]) and
-rng_uniform (stateful, nondeterministic), with their rules and lax functions."""
+rng_uniform (stateful, nondeterministic), with their rules and lax functions; random_wrap and
+random_unwrap, the marks of typed keys under jax_debug_key_reuse."""
 import enum
 import operator
 
@@ -7,9 +8,11 @@ import numpy as np
 
 from .. import dtypes
 from ..avals import ShapedArray
+from .. import sharding_propagation as sp
+from ..key_reuse import Signature, Sink, Source
 from ..primitive import make_primitive
 from ..transforms.ad import defnondiff
-from ..transforms.batching import bdim_at_front
+from ..transforms.batching import bdim_at_front, defvectorized
 from . import structural as st
 
 
@@ -113,3 +116,44 @@ def rng_uniform(a, b, shape):
 
 defnondiff(rng_uniform_p, "rng_uniform draws random values: it has no derivative")
 unrolled_batch(rng_uniform_p)
+
+
+# ---------------------------------------------------------------- typed keys under key reuse
+
+# Under jax_debug_key_reuse, api/random marks where typed keys are made and read, since the
+# key data they hold is a plain uint32 array to the rest of the jaxpr: both are identities.
+random_wrap_p = make_primitive("random_wrap")
+random_unwrap_p = make_primitive("random_unwrap")
+
+
+def _key_data_aval(data, **params):
+    if np.dtype(data.dtype) != np.uint32:
+        raise TypeError(f"random_wrap/random_unwrap: key data must be uint32, got "
+                        f"{data.str_short()}")
+    return data
+
+
+def random_wrap(data, impl):
+    """Typed keys of the implementation tagged `impl` over uint32 key data: a fresh key."""
+    return random_wrap_p.bind(data, impl=impl)
+
+
+def random_unwrap(data, consumed_by=None):
+    """The uint32 data of typed keys; `consumed_by` names the JAX operation consuming them
+    ('jit' for a sampler, 'random_split'), None when reading does not consume (key_data)."""
+    return random_unwrap_p.bind(data, consumed_by=consumed_by)
+
+
+for _marker in (random_wrap_p, random_unwrap_p):
+    _marker.def_abstract_eval(_key_data_aval)
+    defnondiff(_marker)
+    defvectorized(_marker)
+    _marker.def_sharding(sp.elementwise)
+random_wrap_p.def_key_reuse(lambda avals, keys, **params: Signature(Source(0)))
+
+
+@random_unwrap_p.def_key_reuse
+def _unwrap_key_reuse(avals, keys, *, consumed_by):
+    """The operand is a key (consumed when `consumed_by` names an operation), the result not."""
+    sinks = (Sink(0),) if consumed_by else ()
+    return Signature(*sinks, keys_out=(), name=consumed_by)

@@ -1,5 +1,5 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
-from .. import pytree
+from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..sharding.mesh import axes_of
 from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
@@ -9,6 +9,7 @@ from ..transforms.ad import deflinear
 
 sharding_constraint_p = make_primitive("sharding_constraint")
 sharding_constraint_p.def_layout("sharding")
+sharding_constraint_p.def_key_reuse(key_reuse.forward_rule)
 sharding_constraint_p.def_abstract_eval(
     lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
 deflinear(sharding_constraint_p,

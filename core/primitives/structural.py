@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from .. import dtypes, errors
+from .. import key_reuse as kr
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
@@ -794,3 +795,8 @@ def copy(x):
 deflinear(copy_p, lambda ct, x: [copy(ct)])
 copy_p.def_batch(lambda axis_data, vals, dims: (copy_p.bind(vals[0]), dims[0]))
 copy_p.def_sharding(sp.elementwise)
+for _p in (broadcast_in_dim_p, reshape_p, squeeze_p, dynamic_slice_p, copy_p):
+    _p.def_key_reuse(kr.forward_rule)  # as JAX's: a key passed on, not consumed
+slice_p.def_key_reuse(kr.slice_rule)
+concatenate_p.def_key_reuse(kr.concatenate_rule)
+dynamic_update_slice_p.def_key_reuse(kr.update_rule(1))

@@ -13,7 +13,7 @@ import inspect
 import types
 from typing import NamedTuple
 
-from .. import pytree
+from .. import key_reuse, pytree
 from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, with_binders
 from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
@@ -136,6 +136,14 @@ def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
 
 
 remat_p.def_call("jaxpr")
+
+
+@remat_p.def_key_reuse
+def _remat_key_reuse(avals, keys, *, jaxpr, differentiated, **params):
+    """As JAX: the differentiated copy uses no key the first pass has not used already."""
+    if differentiated:
+        return key_reuse.Signature()
+    return key_reuse.call_rule()(avals, keys, jaxpr=jaxpr)
 remat_p.def_jvp(_remat_jvp)
 remat_p.def_linearize(_remat_linearize)
 remat_p.def_partial_eval(_remat_partial_eval)

@@ -4,7 +4,7 @@ import inspect
 import threading
 import weakref
 
-from .. import errors, pytree, runtime
+from .. import errors, key_reuse, pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import check_execution_allowed, config
@@ -33,6 +33,9 @@ jit_p = make_primitive("jit", multiple_results=True)
 @jit_p.def_abstract_eval
 def _jit_abstract_eval(*avals, jaxpr, **_):
     return jaxpr.out_avals
+
+
+jit_p.def_key_reuse(key_reuse.call_rule("jit"))
 
 
 # ---------------------------------------------------------------- the trace cache
@@ -98,10 +101,11 @@ def trace_cache(fun, options):
 
 def signature_key(in_tree, avals, static=(), static_kw=()):
     """What, besides the function and its options, decides a trace: the arguments' structure,
-    avals and static values, the backend, the dtype config and the bound axis names."""
+    avals and static values, the backend, the dtype config (and jax_debug_key_reuse, under
+    which jax.random marks its keys), and the bound axis names."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-            axis_env_key(), mesh_context_key())
+            key_reuse.enabled(), axis_env_key(), mesh_context_key())
 
 
 def clear_caches():
@@ -267,6 +271,9 @@ class JitWrapped:
             staged = self._trace(*signature)
         if config.read("jax_enable_checks"):
             typecheck_jaxpr(staged.closed.jaxpr)
+        if key_reuse.enabled():  # as JAX, a jaxpr reusing a key fails when traced
+            key_reuse.closed_signature(staged.closed, [
+                key_reuse.is_key_array(x) for x in (*staged.tracer_consts, *leaves)])
         if current_trace() is EVAL_TRACE:
             diagnostics.log_compile(self._name, signature[3], self._in_shardings)
         return staged

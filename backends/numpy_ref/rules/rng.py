@@ -1,5 +1,6 @@
 """NumPy rules of rng_bit_generator (XLA's ThreeFry and Philox bit generators, bit for bit)
-and rng_uniform (NumPy's nondeterministic generator, as XLA's RngUniform is nondeterministic)."""
+and rng_uniform (NumPy's nondeterministic generator, as XLA's RngUniform is nondeterministic);
+random_wrap and random_unwrap (identities)."""
 import numpy as np
 
 from ....core.primitives import rng
@@ -134,3 +135,10 @@ def _rng_uniform(a, b, *, shape):
     wide = generator.uniform(np.float64(a), np.float64(b), size=shape)
     out = wide.astype(a.dtype)
     return np.where(out >= b, np.nextafter(b, a).astype(a.dtype), out)  # rounding up to b
+
+
+@rule(rng.random_wrap_p, rng.random_unwrap_p)
+def _key_mark(data, **params):
+    # Identities on key data; a copy, so that no two values share a buffer the interpreter
+    # could hand to an in-place rule.
+    return np.array(data, copy=True)

@@ -7,7 +7,7 @@
 """
 import numpy as np
 
-from ... import dtypes, pytree
+from ... import dtypes, key_reuse, pytree
 from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
@@ -165,6 +165,25 @@ cond_p.def_batch(_cond_batch)
 cond_p.def_partial_eval(_cond_partial_eval)
 cond_p.def_vma(_cond_vma)
 cond_p.def_sharding(typed_as(lambda branches: branches[0].out_avals))
+
+
+@cond_p.def_key_reuse
+def _cond_key_reuse(avals, keys, *, branches):
+    """As JAX: what any branch consumes is consumed, what every branch passes on is passed on,
+    and an output is fresh where the branches making it fresh all make it so."""
+    sigs = [key_reuse.closed_signature(b, keys[1:]) for b in branches]
+    sinks, sources = {}, {}
+    for sig in sigs:
+        for s in sig.sinks:
+            sinks[s.idx] = np.logical_or(sinks.get(s.idx, False), s.mask)
+        for s in sig.sources:
+            sources[s.idx] = np.logical_and(sources.get(s.idx, True), s.mask)
+    forwards = set.intersection(*(set(sig.forwards) for sig in sigs))
+    return key_reuse.Signature(
+        *(key_reuse.Sink(i + 1, m) for i, m in sinks.items()),
+        *(key_reuse.Source(i, m) for i, m in sources.items()),
+        *(key_reuse.Forward(f.in_idx + 1, f.out_idx) for f in forwards),
+        keys_out=tuple(sorted(set().union(*(sig.keys_out for sig in sigs)))))
 
 
 # ---------------------------------------------------------------- lax.cond, lax.switch

@@ -23,7 +23,8 @@ import inspect
 
 import numpy as np
 
-from ... import dtypes, errors, pytree
+from ... import dtypes, errors, key_reuse, pytree
+from ...key_reuse import Forward, Signature, Sink
 from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
@@ -188,6 +189,42 @@ while_p.def_batch(_while_batch)
 while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals))
 while_p.def_partial_eval(_while_partial_eval)
 while_p.def_vma(_while_vma)
+
+
+def _const_sinks(sig, nconsts, n_in):
+    """Whether a loop body's signature consumes one of its consts (leading or closed over),
+    which every iteration would consume again."""
+    return any(np.any(s.mask) for s in sig.sinks if s.idx < nconsts or s.idx >= n_in)
+
+
+def _carry_sinks(sig, nconsts, n_in):
+    return {s.idx - nconsts for s in sig.sinks if nconsts <= s.idx < n_in}
+
+
+@while_p.def_key_reuse
+def _while_key_reuse(avals, keys, *, body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts):
+    """JAX's rule: neither function may consume a const, nor a carry the body does not make
+    afresh, and the two may not consume the same carry."""
+    cn, bn = cond_nconsts, body_nconsts
+    carry = keys[cn + bn:]
+    csig = key_reuse.closed_signature(cond_jaxpr, keys[:cn] + carry)
+    bsig = key_reuse.closed_signature(body_jaxpr, keys[cn:cn + bn] + carry)
+    ccarry = _carry_sinks(csig, cn, cn + len(carry))
+    bcarry = _carry_sinks(bsig, bn, bn + len(carry))
+    made = {s.idx for s in bsig.sources}
+    what = "cond function" if _const_sinks(csig, cn, cn + len(carry)) or not ccarry <= made \
+        else "body function" if _const_sinks(bsig, bn, bn + len(carry)) or not bcarry <= made \
+        else None
+    if what:
+        name, sig = ("cond", csig) if what[0] == "c" else ("body", bsig)
+        raise errors.KeyReuseError(f"while_loop {what} leads to key reuse when repeatedly "
+                                   f"executed:   {name}_signature={sig}")
+    if ccarry & bcarry:
+        raise errors.KeyReuseError("while_loop cond and body functions both use the same "
+                                   f"key:   cond_signature={csig}\n  body_signature={bsig}")
+    return Signature(*(Sink(cn + bn + i) for i in bcarry | ccarry), *bsig.sources,
+                     *(Forward(cn + f.in_idx, f.out_idx) for f in bsig.forwards
+                       if f.in_idx == bn + f.out_idx), keys_out=bsig.keys_out)
 
 
 # ---------------------------------------------------------------- carry typing (while and scan)
@@ -503,6 +540,24 @@ scan_p.def_batch(_scan_batch)
 scan_p.def_sharding(scan_types)
 scan_p.def_partial_eval(_scan_partial_eval)
 scan_p.def_vma(_scan_vma)
+
+
+@scan_p.def_key_reuse
+def _scan_key_reuse(avals, keys, *, jaxpr, num_consts, num_carry, **_):
+    """JAX's rule: the body may consume no const, and only the carries it makes afresh."""
+    sig = key_reuse.closed_signature(jaxpr, keys)
+    # A carry the body passes on unchanged is a const to JAX, which hoists it out of the loop.
+    invariant = {f.in_idx for f in sig.forwards if f.in_idx == num_consts + f.out_idx}
+    if _const_sinks(sig, num_consts, len(keys)) or any(s.idx in invariant for s in sig.sinks):
+        raise errors.KeyReuseError(
+            "scan body function leads to key reuse when repeatedly executed, because key "
+            f"constants are repeatedly consumed:\n  signature={sig}")
+    made = {s.idx for s in sig.sources if s.idx < num_carry}
+    if not {i for i in _carry_sinks(sig, num_consts, len(keys)) if i < num_carry} <= made:
+        raise errors.KeyReuseError(
+            "scan body function leads to key reuse when repeatedly executed, because consumed "
+            f"inputs don't match sourced outputs:\n  signature={sig}")
+    return sig
 
 
 # ---------------------------------------------------------------- lax.scan
