@@ -57,8 +57,7 @@ MISSING = {
         "after_all": INTERNAL + " (tokens)", "after_all_p": INTERNAL + " (tokens)",
         "create_token": INTERNAL + " (tokens)", "create_token_p": INTERNAL + " (tokens)",
         "platform_dependent": HARDWARE,
-        "precv": SHARDING, "psend": SHARDING, "pshuffle": SHARDING, "pswapaxes": SHARDING,
-        "pbroadcast": SHARDING,
+        "precv": SHARDING, "psend": SHARDING,
         "conv_general_dilated_local": TODO,
     },
     "custom_derivatives": {

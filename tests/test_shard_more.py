@@ -1,0 +1,89 @@
+"""pshuffle, pswapaxes and pbroadcast; partial-manual shard_map on Explicit meshes; unreduced
+and reduced PartitionSpecs; jit's ctx_mesh in printed jaxprs: each program run on real JAX
+0.10.2 (8 CPU devices) and on refjax and compared (values, typeof text, layouts, errors,
+jaxpr text)."""
+import jax as real_jax
+import numpy as np
+import pytest
+from test_explicit_sharding import put, same_as_jax
+
+import refjax
+
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+
+
+def _pbroadcast(lib):
+    """lax.pbroadcast, or on real JAX its documented meaning (JAX 0.10.2 has no CPU lowering
+    of pbroadcast, and its vmap rule fails on a list index)."""
+    if lib is refjax:
+        return lib.lax.pbroadcast
+
+    def documented(x, axis_name, source):
+        lax = lib.lax
+        return lax.psum(lib.numpy.where(lax.axis_index(axis_name) == source, x, 0), axis_name)
+    return documented
+
+
+def test_pshuffle_pswapaxes_pbroadcast_under_shard_map_jit_vmap_and_grad():
+    def program(lib, show):
+        lax, P = lib.lax, lib.P
+        sm = lambda f: lib.shard_map(f, in_specs=P("X"), out_specs=P("X"))  # noqa: E731
+        bcast = _pbroadcast(lib)
+        x, y = put(lib, (8, 2), "X"), put(lib, (8, 8), "X")
+        perm = [3, 0, 1, 2, 7, 4, 5, 6]
+        shuffled = lib.jit(sm(lambda a: lax.pshuffle(a, "X", perm)))(x)
+        swapped = lib.jit(sm(lambda a: lax.pswapaxes(a, "X", 1)))(y)
+        broadcast = lib.jit(sm(lambda a: bcast(a, "X", 5)))(x)
+        loss = lambda f: lambda v: (sm(f)(v) ** 2 * np.arange(16.).reshape(8, 2)).sum()  # noqa
+        grads = [lib.jit(lib.grad(loss(f)))(x) for f in (
+            lambda a: lax.pshuffle(a, "X", perm), lambda a: bcast(a, "X", 2))]
+        vmapped = [lib.vmap(f, axis_name="i")(lib.numpy.arange(64.).reshape(8, 8)) for f in (
+            lambda a: lax.pshuffle(a, "i", perm), lambda a: lax.pswapaxes(a, "i", 0),
+            lambda a: bcast(a, "i", 6))]
+        return (shuffled, swapped, broadcast, *grads, *vmapped)
+    shown = same_as_jax(program, sizes=(8,), names=("X",))
+    assert shown[2][0] == "float32[8@X,2]" and shown[2][1].array[0, 0] == 10.
+
+
+def test_pshuffle_pbroadcast_errors_and_jaxpr():
+    def program(lib, show):
+        mesh = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Auto,))
+        sm = lambda f: lib.shard_map(f, mesh=mesh, in_specs=lib.P("x"),  # noqa: E731
+                                     out_specs=lib.P("x"))
+        x = np.zeros((8, 2), np.float32)
+        show(lib.make_jaxpr(sm(lambda a: lib.lax.pbroadcast(a, "x", 2)))(x))
+        try:
+            sm(lambda a: lib.lax.pshuffle(a, "x", [1, 1, 2, 3, 4, 5, 6, 7]))(x)
+        except ValueError as e:
+            show(e)
+        return sm(lambda a: lib.lax.pshuffle(a, "x", range(7, -1, -1)))(np.arange(8.))
+    ours, theirs = unmeshed(refjax, program), unmeshed(real_jax, program)
+    assert ours[0] == theirs[0] and "pbroadcast[axis_name=x source=2]" in ours[0]
+    # refjax's lax errors name the function (core/errors.naming_errors)
+    assert ours[1] == "lax.pshuffle: " + theirs[1] == ("lax.pshuffle: `perm` does not represent "
+                                                       "a permutation: [1, 1, 2, 3, 4, 5, 6, 7]")
+    assert ours[2:] == theirs[2:]
+
+
+def unmeshed(lib, program):
+    """What program(lib, show) shows, then its result's values, with no mesh set."""
+    shown = []
+    out = program(lib, lambda x: shown.append(str(x)))
+    return shown + [np.asarray(out).tolist()]
+
+
+def test_pbroadcast_does_better_than_jax_outside_gpus():
+    """JAX 0.10.2 cannot run pbroadcast on CPU: no lowering under shard_map, and its vmap
+    rule fails (TypeError from take on a list); refjax runs both, over several axes too,
+    and refuses a source outside the axis with a ValueError (JAX: AssertionError)."""
+    x = np.arange(8.)
+    with pytest.raises(TypeError):
+        real_jax.vmap(lambda a: real_jax.lax.pbroadcast(a, "i", 2), axis_name="i")(
+            real_jax.numpy.asarray(x))
+    out = refjax.vmap(lambda a: refjax.lax.pbroadcast(a, "i", 2), axis_name="i")(x)
+    np.testing.assert_array_equal(out, np.full(8, 2.))
+    two = refjax.vmap(refjax.vmap(lambda a: refjax.lax.pbroadcast(a, ("i", "j"), 5),
+                                  axis_name="j"), axis_name="i")(x.reshape(2, 4))
+    np.testing.assert_array_equal(two, np.full((2, 4), 5.))
+    with pytest.raises(ValueError, match="pbroadcast: source 8 is outside the axes"):
+        refjax.vmap(lambda a: refjax.lax.pbroadcast(a, "i", 8), axis_name="i")(x)
