@@ -87,3 +87,28 @@ def test_pbroadcast_does_better_than_jax_outside_gpus():
     np.testing.assert_array_equal(two, np.full((2, 4), 5.))
     with pytest.raises(ValueError, match="pbroadcast: source 8 is outside the axes"):
         refjax.vmap(lambda a: refjax.lax.pbroadcast(a, "i", 8), axis_name="i")(x)
+
+
+def test_partial_manual_shard_map_keeps_the_automatic_explicit_axes():
+    """shard_map over 'X' of a mesh with Explicit axes X, Y: the blocks and the results keep
+    their Y entries in their types (JAX's), inside and outside jit, whichever dimension they
+    end up on. (refjax's typeof in a shard_map body omits JAX's `{V:X}`, here as everywhere:
+    the blocks' types are compared without it.)"""
+    def program(lib, show):
+        P = lib.P
+        blocks = set()
+
+        def body(a):
+            blocks.add(f"{lib.typeof(a)} {lib.typeof(a * 2)}".replace("{V:X}", ""))
+            return a * 2, a.T
+
+        f = lib.shard_map(body, in_specs=P("X"), out_specs=(P("X"), P(None, "X")),
+                          axis_names={"X"})
+        x, y = put(lib, (8, 8), "X", "Y"), put(lib, (8, 8), "X", None)
+        show([str(v.aval) for v in lib.make_jaxpr(f)(x).jaxpr.eqns[0].outvars])
+        outs = (*f(x), *lib.jit(f)(x), *lib.jit(f)(y), lib.jit(lib.grad(lambda v: f(v)[1].sum()))(x))
+        show(sorted(blocks))
+        return outs
+    shown = same_as_jax(program)
+    assert shown[:2] == ["['float32[8@X,8@Y]', 'float32[8@Y,8@X]']",
+                         "['float32[4,8@Y] float32[4,8@Y]', 'float32[4,8] float32[4,8]']"]
