@@ -112,3 +112,27 @@ def test_partial_manual_shard_map_keeps_the_automatic_explicit_axes():
     shown = same_as_jax(program)
     assert shown[:2] == ["['float32[8@X,8@Y]', 'float32[8@Y,8@X]']",
                          "['float32[4,8@Y] float32[4,8@Y]', 'float32[4,8] float32[4,8]']"]
+
+
+@pytest.mark.backends()
+def test_printed_jit_equations_name_the_context_mesh():
+    """Under set_mesh, JAX's jit equations carry `ctx_mesh` (the mesh set when they were
+    bound, kept by grad, vmap and linearize's jits); without a mesh, none."""
+    def program(lib):
+        types = lib.sharding.AxisType
+        g = lib.jit(lambda b: lib.numpy.sin(b) * 2)
+        x, texts = np.ones((8, 4), np.float32), []
+        # (grad's jaxpr on an Explicit mesh differs for another reason: JAX reshards the
+        # seed cotangent 1.0 first)
+        for kinds, fs in (((types.Explicit,) * 2, (lambda a: g(a) + 1, lib.vmap(g))),
+                          ((types.Explicit, types.Auto), (lambda a: g(a) + 1, lib.vmap(g))),
+                          ((types.Auto,) * 2, (lib.grad(lambda a: g(a).sum()),
+                                               lambda a: lib.linearize(g, a)[1](a)))):
+            with lib.set_mesh(lib.make_mesh((2, 4), ("x", "y"), axis_types=kinds)):
+                texts += [lib.make_jaxpr(f)(x) for f in fs]
+        return [str(t) for t in texts + [lib.make_jaxpr(g)(x)]]
+    ours, theirs = program(refjax), program(real_jax)
+    assert ours == theirs
+    assert "ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))" in ours[2]
+    assert ours[4].count("ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))") == 2
+    assert "ctx_mesh" not in ours[-1]
