@@ -7,6 +7,7 @@ from . import jaxpr as jx
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import axes_of
 from .sharding_types import is_typed, reject, strict
+from .sharding_unreduced import sets_of
 
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
 
@@ -147,18 +148,20 @@ def dedupe(entries):
 def spec_of(sharding, ndim):
     """The per-dimension spec tuple of a sharding (single-device: replicated)."""
     if isinstance(sharding, NamedSharding):
-        parts = tuple(sharding.spec)
+        parts = tuple(sharding.spec.partitions)
         return parts + (None,) * (ndim - len(parts))
     return (None,) * ndim
 
 
-def to_sharding(spec, mesh, memory_kind=None):
+def to_sharding(spec, mesh, memory_kind=None, reduced=frozenset()):
     """The NamedSharding of a per-dimension spec; trailing replicated dimensions are dropped
-    but on a mesh of Explicit axes, where (as in JAX) the spec is the type's, one per dim."""
+    but on a mesh of Explicit axes, where (as in JAX) the spec is the type's, one per dim.
+    `reduced`: the mesh axes the value's type says it is reduced over (a label: the value
+    is replicated over them either way)."""
     entries = list(spec)
     while entries and entries[-1] is None and not mesh.are_all_axes_explicit:
         entries.pop()
-    return NamedSharding(mesh, P(*entries), memory_kind=memory_kind)
+    return NamedSharding(mesh, P(*entries, reduced=reduced), memory_kind=memory_kind)
 
 
 def _mesh_of(shardings):
@@ -184,7 +187,7 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     out_specs = [with_type(s, a) for s, a in
                  zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
     kind = _memory_kind(in_shardings)
-    return [to_sharding(s, mesh, kind) for s in out_specs]
+    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
 
 
 def _layout(prim, params):

@@ -5,7 +5,7 @@ jaxpr text)."""
 import jax as real_jax
 import numpy as np
 import pytest
-from test_explicit_sharding import put, same_as_jax
+from test_explicit_sharding import put, run, same_as_jax
 
 import refjax
 
@@ -136,3 +136,65 @@ def test_printed_jit_equations_name_the_context_mesh():
     assert "ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))" in ours[2]
     assert ours[4].count("ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))") == 2
     assert "ctx_mesh" not in ours[-1]
+
+
+def _shown_error(show, f):
+    try:
+        f()
+    except Exception as e:  # the class and message are what is compared
+        show(f"{type(e).__name__}: {e}")
+
+
+def test_unreduced_and_reduced_specs_dot_general_reshard_add_mul():
+    """PartitionSpec's unreduced/reduced sets (repr, equality, hashing, JAX's errors); a
+    dot_general whose out_sharding is unreduced over the contracting axis is typed `{U:Y}`;
+    reshard to a plain or reduced spec sums the partial values (`{R:Y}`); add of two
+    unreduced values, mul by a reduced one and unary ops on reduced ones are typed as JAX
+    types them, and JAX's ShardingTypeError / NotImplementedError where it refuses."""
+    def program(lib, show):
+        P, jnp = lib.P, lib.numpy
+        show(repr(P("X", None, unreduced={"Y"})), repr(P("X", reduced={"Y"})),
+             P("X", unreduced={"Y"}) == P("X", unreduced={"Y"}), P("X", unreduced={"Y"}) == P("X"),
+             hash(P(unreduced={"Y"})) == hash(P(unreduced=frozenset({"Y"}))))
+        for bad in (dict(unreduced={"Y"}, reduced={"Y"}), dict(unreduced={"X"}),
+                    dict(unreduced={None}), dict(reduced=["Y"])):
+            _shown_error(show, lambda: P("X", **bad))
+        a, b = put(lib, (8, 4), "X", "Y"), put(lib, (4, 4), "Y", None)
+        dot = lambda a, b, u={"Y"}: jnp.dot(a, b, out_sharding=P("X", None, unreduced=u))  # noqa
+
+        def f(a, b):
+            c = dot(a, b)
+            e = lib.reshard(c, P("X", None, reduced={"Y"}))
+            show(lib.typeof(c), lib.typeof(e), lib.typeof(jnp.sin(e)), lib.typeof(c + c),
+                 lib.typeof(c * e), lib.typeof(lib.lax.dot_general(
+                     a, b, (((1,), (0,)), ((), ())), out_sharding=P("X", None, unreduced={"Y"}))))
+            for refused in (lambda: c + 2, lambda: c * 2, lambda: jnp.sin(c),
+                            lambda: dot(a, b, {"X"}), lambda: dot(c, b)):
+                _shown_error(show, refused)
+            plain = lambda v: lib.reshard(v, P("X", None))  # noqa: E731
+            return plain(c), e, plain(c + c), plain(c * e), jnp.sin(e)
+        return lib.jit(f)(a, b)
+    shown = same_as_jax(program)
+    assert shown[5] == ("float32[8@X,4]{U:Y} float32[8@X,4]{R:Y} float32[8@X,4]{R:Y} "
+                        "float32[8@X,4]{U:Y} float32[8@X,4]{U:Y} float32[8@X,4]{U:Y}")
+    assert shown[-4][0] == shown[-1][0] == "float32[8@X,4]{R:Y}"
+
+
+def test_unreduced_values_outside_jit_are_refused_not_faked():
+    """JAX keeps each device's partial sum in an unreduced Array (eager dot_general, or one
+    returned by jit); refjax holds reduced values only, so it refuses to make one rather than
+    give shards JAX would not. reduce_sum of a reduced value (JAX: typed by its own rule) is
+    refused too. Both leave the program runnable after a reshard."""
+    def program(lib, show):
+        P = lib.P
+        a, b = put(lib, (8, 4), "X", "Y"), put(lib, (4, 4), "Y", None)
+        dot = lambda a, b: lib.numpy.dot(a, b, out_sharding=P("X", None, unreduced={"Y"}))  # noqa
+        for f in (lambda: dot(a, b), lambda: lib.jit(dot)(a, b), lambda: lib.jit(
+                lambda a, b: lib.reshard(dot(a, b), P("X", None, reduced={"Y"})).sum())(a, b)):
+            _shown_error(show, f)
+        return lib.jit(lambda a, b: lib.reshard(dot(a, b), P(None, None)))(a, b)
+    ours = run(refjax, program)
+    assert [s.split(":")[0] for s in ours[:3]] == ["NotImplementedError"] * 3
+    assert "refjax holds reduced values only" in ours[0] and "reduce_sum" in ours[2]
+    np.testing.assert_allclose(ours[3][1].array, np.arange(32.).reshape(8, 4) @ np.arange(
+        16.).reshape(4, 4))

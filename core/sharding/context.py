@@ -72,8 +72,10 @@ def type_spec(sharding, ndim):
     if not isinstance(sharding, NamedSharding):
         return P(*[None] * ndim)
     explicit = set(sharding.mesh.explicit_axes)
-    entries = sharding.spec._normalized_spec_for_aval(ndim).partitions
-    return P(*[keep_axes(e, explicit) for e in entries])
+    spec = sharding.spec
+    entries = spec._normalized_spec_for_aval(ndim).partitions
+    return P(*[keep_axes(e, explicit) for e in entries], unreduced=spec.unreduced & explicit,
+             reduced=spec.reduced & explicit)
 
 
 def keep_axes(entry, axes):

@@ -300,9 +300,10 @@ class JitWrapped:
         staged, leaves = self._stage(args, kwargs)
         if current_trace() is EVAL_TRACE:
             check_execution_allowed(self._name)
+        ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
-                              jaxpr=staged.closed, **_ctx_mesh())
+                              jaxpr=staged.closed, **ctx)
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
