@@ -31,6 +31,7 @@ _DEFAULTS = {
     "jax_thread_guard": False,
     "jax_default_prng_impl": "threefry2x32",
     "jax_threefry_partitionable": True,
+    "jax_auto_pcast": True,
     "jax_legacy_prng_key": "allow",
     "jax_enable_custom_prng": False,
     "jax_transfer_guard": None,
@@ -209,6 +210,9 @@ check_tracer_leaks = State("jax_check_tracer_leaks",
 
 default_prng_impl = State("jax_default_prng_impl",
                           "The PRNG implementation of keys made without impl=.")
+auto_pcast = State("jax_auto_pcast", "If True, automatically insert `pvary` to match VMAs on "
+                   "simple ops (off: shard_map's check_vma refuses operands varying over "
+                   "different manual axes).")
 threefry_partitionable = State("jax_threefry_partitionable",
                                "threefry2x32's partitionable scheme (JAX's default) or the "
                                "original one.")

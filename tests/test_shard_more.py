@@ -198,3 +198,32 @@ def test_unreduced_values_outside_jit_are_refused_not_faked():
     assert "refjax holds reduced values only" in ours[0] and "reduce_sum" in ours[2]
     np.testing.assert_allclose(ours[3][1].array, np.arange(32.).reshape(8, 4) @ np.arange(
         16.).reshape(4, 4))
+
+
+@pytest.mark.backends()
+def test_auto_pcast_off_refuses_operands_varying_differently():
+    """jax.auto_pcast(False) (or config jax_auto_pcast): shard_map's check_vma refuses an
+    operation on values varying over different manual axes (JAX's ValueError), eager and
+    under jit; check_vma=False, pcast to varying, and the default (True) accept them."""
+    def program(lib):
+        P, shown = lib.P, [lib.auto_pcast.value, lib.config.jax_auto_pcast]
+        mesh = lib.make_mesh((8,), ("x",), axis_types=(lib.sharding.AxisType.Auto,))
+        x, b = np.arange(16.).reshape(8, 2).astype(np.float32), np.ones(2, np.float32)
+        sm = lambda f, check=True: lib.shard_map(  # noqa: E731
+            f, mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"), check_vma=check)
+        add, scaled = sm(lambda a, c: a + c), sm(lambda a, c: a * 2)
+        fixed = sm(lambda a, c: a + lib.lax.pcast(c, "x", to="varying"))
+        jitted = lib.jit(add)
+        jitted(x, b)  # traced with auto_pcast on: the option is part of jit's cache key
+        runs = (add, jitted, scaled, fixed, sm(lambda a, c: a + c, check=False))
+        with lib.auto_pcast(False):
+            shown.append(lib.config.jax_auto_pcast)
+            for f in runs:
+                try:
+                    shown.append(np.asarray(f(x, b)).tolist())
+                except ValueError as e:
+                    shown.append(str(e))
+        return shown + [np.asarray(add(x, b)).tolist()]
+    ours, theirs = program(refjax), program(real_jax)
+    assert ours == theirs
+    assert ours[:3] == [True, True, False] and ours[3].startswith("Primitive add requires")

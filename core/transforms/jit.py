@@ -102,7 +102,7 @@ def signature_key(in_tree, avals, static=(), static_kw=()):
     avals and static values, the backend, the dtype config and the bound axis names."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-            axis_env_key(), mesh_context_key())
+            axis_env_key(), mesh_context_key(), config.read("jax_auto_pcast"))
 
 
 def clear_caches():
