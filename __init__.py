@@ -9,7 +9,7 @@ from .core.config import (  # noqa: F401
     enable_custom_prng)
 from .core.config import (  # noqa: F401
     enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard)
-from .core.config import auto_pcast  # noqa: F401
+from .core.config import auto_pcast, remove_size_one_mesh_axis_from_type  # noqa: F401
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core.shard import Shard

@@ -4,6 +4,7 @@ they say. This module holds the pass over a jaxpr and the rule shapes families s
 import math
 
 from . import jaxpr as jx
+from .config import config
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import axes_of
 from .sharding_types import is_typed, reject, strict
@@ -175,7 +176,7 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     """Output shardings of one primitive application (None: the default single device)."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None:
-        return [fixed]
+        return [_typed_constraint(fixed, out_avals[0])]
     inner = prim.call_jaxpr(params)
     if inner is not None:
         return propagate_jaxpr(inner, in_shardings)
@@ -201,6 +202,16 @@ def constraint_sharding(prim, params):
     other primitive)."""
     layout = _layout(prim, params)
     return layout if isinstance(layout, Sharding) else None
+
+
+def _typed_constraint(fixed, aval):
+    """A constraint's layout, but for the size-1 Explicit axes its type drops under
+    jax_remove_size_one_mesh_axis_from_type (JAX lays the value out as typed)."""
+    if not (isinstance(fixed, NamedSharding) and is_typed(aval)
+            and config.read("jax_remove_size_one_mesh_axis_from_type")):
+        return fixed
+    spec = with_type(spec_of(fixed, aval.ndim), aval)
+    return to_sharding(spec, fixed.mesh, fixed.memory_kind, sets_of(aval)[1])
 
 
 def _param_mesh(prim, params):

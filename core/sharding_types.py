@@ -9,6 +9,7 @@ from .errors import ShardingTypeError
 from .sharding import NamedSharding, P, get_abstract_mesh, keep_axes, resolve_spec, type_spec
 from .dtypes import is_python_scalar
 from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH
+from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
 from .sharding_unreduced import out_sets
 from .trace import get_aval
@@ -86,7 +87,7 @@ def is_typed(aval):
 def typed(aval, mesh, spec):
     """aval typed as laid out by `spec` (per-dimension entries) on `mesh`, kept to the
     mesh's Explicit axes."""
-    explicit = set(mesh.explicit_axes)
+    explicit = typed_axes(mesh)
     entries = [keep_axes(e, explicit) for e in tuple(spec)[:aval.ndim]]
     entries += [None] * (aval.ndim - len(entries))
     return aval.update(sharding=NamedSharding(mesh.abstract_mesh, P(*entries)))

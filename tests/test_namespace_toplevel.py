@@ -20,7 +20,6 @@ MISSING = {
     "jax": {
         "Ref": STATE, "empty_ref": STATE, "free_ref": STATE, "freeze": STATE, "new_ref": STATE,
         "ref": STATE,
-        "remove_size_one_mesh_axis_from_type": SHARDING,
         "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
         "typing": INTERNAL, "version": INTERNAL, "monitoring": INTERNAL,
         "make_user_context": INTERNAL, "ds": INTERNAL,

@@ -227,3 +227,26 @@ def test_auto_pcast_off_refuses_operands_varying_differently():
     ours, theirs = program(refjax), program(real_jax)
     assert ours == theirs
     assert ours[:3] == [True, True, False] and ours[3].startswith("Primitive add requires")
+
+
+def test_remove_size_one_mesh_axis_from_type():
+    """jax.remove_size_one_mesh_axis_from_type(True): types drop the mesh axes of size 1
+    (Arrays' layouts keep them; jit's results are laid out as typed); off again, they
+    return."""
+    def program(lib, show):
+        P, x = lib.P, np.arange(16.).reshape(8, 2).astype(np.float32)
+        a, b = lib.device_put(x, P("X", "Y")), lib.device_put(x, P(("X", "Y"), None))
+        with lib.remove_size_one_mesh_axis_from_type(True):
+            show(lib.remove_size_one_mesh_axis_from_type.value, lib.typeof(a), lib.typeof(b),
+                 a.sharding.spec, lib.typeof(lib.device_put(x, P("X", "Y"))))
+
+            def f(v, w):
+                show(lib.typeof(v), lib.typeof(w), lib.typeof(v * 2), lib.typeof(v.T))
+                return v * 2, lib.reshard(w, P(None, "Y"))
+            outs = lib.jit(f)(a, b)
+            show(*[o.sharding.spec for o in outs])
+        show(lib.typeof(a), lib.typeof(outs[0]))
+        return outs
+    shown = same_as_jax(program, sizes=(8, 1))
+    assert shown[0] == "True float32[8@X,2] float32[8@X,2] P('X', 'Y') float32[8@X,2]"
+    assert shown[3] == "float32[8@X,2@Y] float32[8@X,2]"

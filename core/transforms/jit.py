@@ -102,7 +102,8 @@ def signature_key(in_tree, avals, static=(), static_kw=()):
     avals and static values, the backend, the dtype config and the bound axis names."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-            axis_env_key(), mesh_context_key(), config.read("jax_auto_pcast"))
+            axis_env_key(), mesh_context_key(), config.read("jax_auto_pcast"),
+            config.read("jax_remove_size_one_mesh_axis_from_type"))
 
 
 def clear_caches():
