@@ -250,3 +250,23 @@ def test_remove_size_one_mesh_axis_from_type():
     shown = same_as_jax(program, sizes=(8, 1))
     assert shown[0] == "True float32[8@X,2] float32[8@X,2] P('X', 'Y') float32[8@X,2]"
     assert shown[3] == "float32[8@X,2@Y] float32[8@X,2]"
+
+
+@pytest.mark.backends()
+def test_ragged_all_to_all_over_several_axes_or_groups_stays_refused():
+    """JAX 0.10.2 runs ragged_all_to_all nowhere on CPU (vmap: NotImplementedError; shard_map:
+    XLA:CPU has no ragged-all-to-all), so there is no behaviour to match over several axes
+    or within axis_index_groups: refjax refuses both with NotImplementedError."""
+    op, out = np.arange(16., dtype=np.float32).reshape(2, 2, 4), np.zeros((2, 2, 4), np.float32)
+    idx, one = np.zeros((2, 2, 4), np.int32), np.ones((2, 2, 4), np.int32)
+    with pytest.raises(NotImplementedError):  # (refjax runs this one: one axis, no groups)
+        real_jax.vmap(lambda *a: real_jax.lax.ragged_all_to_all(*a, axis_name="i"),
+                      axis_name="i")(*(real_jax.numpy.asarray(v[0])
+                                       for v in (op, out, idx, one, idx, one)))
+    with pytest.raises(NotImplementedError, match="several axes"):
+        refjax.vmap(refjax.vmap(lambda *a: refjax.lax.ragged_all_to_all(*a, axis_name=("i", "j")),
+                                axis_name="j"), axis_name="i")(op, out, idx, one, idx, one)
+    with pytest.raises(NotImplementedError, match="axis_index_groups"):
+        refjax.vmap(lambda *a: refjax.lax.ragged_all_to_all(
+            *a, axis_name="i", axis_index_groups=[[0, 1]]), axis_name="i")(
+            *(v[0] for v in (op, out, idx, one, idx, one)))
