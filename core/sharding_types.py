@@ -138,7 +138,7 @@ def type_outputs(prim, in_avals, out_avals, params):
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
-    unreduced, reduced = out_sets(prim, in_avals, given)  # JAX checks these first
+    unreduced, reduced = out_sets(prim, in_avals, params, given)  # JAX checks these first
     specs = _out_specs(prim, [spec_of(a) for a in in_avals], in_avals, out_avals, params)
     if specs is None:
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]

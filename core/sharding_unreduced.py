@@ -2,8 +2,13 @@
 axes): a result's sets by JAX's rules where refjax has them (add, mul, dot_general's
 out_sharding, reshard), refused elsewhere rather than typed wrongly."""
 from .errors import ShardingTypeError
+from .sharding.mesh import axes_of
 
 _NONE = frozenset()
+
+
+def is_typed_aval(aval):
+    return getattr(getattr(aval.sharding, "spec", None), "partitions", None) is not None
 
 
 def sets_of(aval):
@@ -52,7 +57,34 @@ def _dot_general(lhs, rhs):
                             f"lhs={lhs!r} and rhs={rhs!r}")
 
 
+def _reduce_sum(x, *, axes, given):
+    """A sum keeps its operand's sets; an unreduced out_sharding= names axes the summed
+    dimensions were sharded over (or the operand was unreduced over)."""
+    if given is None or not given.spec.unreduced:
+        return sets_of(x)
+    spec = x.sharding.spec
+    used = {a for i in axes for a in axes_of(spec.partitions[i])} | spec.unreduced
+    if not given.spec.unreduced <= used:
+        raise ShardingTypeError(
+            "out_sharding's unreduced axes should be in operand's specs that were summed "
+            f"over. Got operand={x!r}, axes={tuple(axes)}, "
+            f"unreduced_spec={given.spec.unreduced}")
+    return given.spec.unreduced, sets_of(x)[1]
+
+
+def _convert(x, *, given):
+    """A conversion keeps its operand's sets, or takes its sharding= type's."""
+    u, r = sets_of(x)
+    g = given.spec if given is not None else None
+    return (g.unreduced if g is not None and g.unreduced else u,
+            g.reduced if g is not None and g.reduced else r)
+
+
 _RULES = {"add": _add, "mul": _mul, "dot_general": _dot_general}
+# rules that read params and the out_sharding= type too (they run whatever the operands')
+_PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
+                                                                         given=given),
+                "convert_element_type": lambda x, *, given, **_: _convert(x, given=given)}
 
 
 def _refuse_reduced(name):
@@ -66,9 +98,11 @@ def _is_elementwise(prim):
     return prim.sharding is sharding_propagation.elementwise
 
 
-def out_sets(prim, in_avals, given):
+def out_sets(prim, in_avals, params, given):
     """(unreduced, reduced) of prim's result: by its rule when an operand has either set;
     else the unreduced axes of its out_sharding= type (`given`; dot_general checks them)."""
+    if prim.name in _PARAM_RULES and is_typed_aval(in_avals[0]):
+        return _PARAM_RULES[prim.name](*in_avals, given=given, **params)
     sets = [sets_of(a) for a in in_avals]
     if any(u or r for u, r in sets):
         rule = _RULES.get(prim.name)

@@ -149,8 +149,9 @@ def test_unreduced_and_reduced_specs_dot_general_reshard_add_mul():
     """PartitionSpec's unreduced/reduced sets (repr, equality, hashing, JAX's errors); a
     dot_general whose out_sharding is unreduced over the contracting axis is typed `{U:Y}`;
     reshard to a plain or reduced spec sums the partial values (`{R:Y}`); add of two
-    unreduced values, mul by a reduced one and unary ops on reduced ones are typed as JAX
-    types them, and JAX's ShardingTypeError / NotImplementedError where it refuses."""
+    unreduced values, mul by a reduced one, unary ops on reduced ones, sums and conversions
+    are typed as JAX types them, and JAX's ShardingTypeError / NotImplementedError where it
+    refuses."""
     def program(lib, show):
         P, jnp = lib.P, lib.numpy
         show(repr(P("X", None, unreduced={"Y"})), repr(P("X", reduced={"Y"})),
@@ -168,35 +169,40 @@ def test_unreduced_and_reduced_specs_dot_general_reshard_add_mul():
             show(lib.typeof(c), lib.typeof(e), lib.typeof(jnp.sin(e)), lib.typeof(c + c),
                  lib.typeof(c * e), lib.typeof(lib.lax.dot_general(
                      a, b, (((1,), (0,)), ((), ())), out_sharding=P("X", None, unreduced={"Y"}))))
+            show(lib.typeof(c.sum(0)), lib.typeof(e.sum(1)), lib.typeof(c.astype(jnp.float16)),
+                 lib.typeof(e.astype(jnp.int32)), lib.typeof(jnp.einsum(
+                     "ij,jk->ik", a, b, out_sharding=P("X", None, unreduced={"Y"}))))
             for refused in (lambda: c + 2, lambda: c * 2, lambda: jnp.sin(c),
                             lambda: dot(a, b, {"X"}), lambda: dot(c, b)):
                 _shown_error(show, refused)
             plain = lambda v: lib.reshard(v, P("X", None))  # noqa: E731
-            return plain(c), e, plain(c + c), plain(c * e), jnp.sin(e)
+            return (plain(c), e, plain(c + c), plain(c * e), jnp.sin(e),
+                    lib.reshard(c.sum(0), P(None)), e.sum(1))
         return lib.jit(f)(a, b)
     shown = same_as_jax(program)
     assert shown[5] == ("float32[8@X,4]{U:Y} float32[8@X,4]{R:Y} float32[8@X,4]{R:Y} "
                         "float32[8@X,4]{U:Y} float32[8@X,4]{U:Y} float32[8@X,4]{U:Y}")
-    assert shown[-4][0] == shown[-1][0] == "float32[8@X,4]{R:Y}"
+    assert shown[6] == ("float32[4]{U:Y} float32[8@X]{R:Y} float16[8@X,4]{U:Y} "
+                        "int32[8@X,4]{R:Y} float32[8@X,4]{U:Y}")
+    assert shown[-6][0] == shown[-3][0] == "float32[8@X,4]{R:Y}"
 
 
 def test_unreduced_values_outside_jit_are_refused_not_faked():
     """JAX keeps each device's partial sum in an unreduced Array (eager dot_general, or one
     returned by jit); refjax holds reduced values only, so it refuses to make one rather than
-    give shards JAX would not. reduce_sum of a reduced value (JAX: typed by its own rule) is
-    refused too. Both leave the program runnable after a reshard."""
+    give shards JAX would not; the program runs once the value is resharded inside jit."""
     def program(lib, show):
         P = lib.P
         a, b = put(lib, (8, 4), "X", "Y"), put(lib, (4, 4), "Y", None)
         dot = lambda a, b: lib.numpy.dot(a, b, out_sharding=P("X", None, unreduced={"Y"}))  # noqa
-        for f in (lambda: dot(a, b), lambda: lib.jit(dot)(a, b), lambda: lib.jit(
-                lambda a, b: lib.reshard(dot(a, b), P("X", None, reduced={"Y"})).sum())(a, b)):
+        for f in (lambda: dot(a, b), lambda: lib.jit(dot)(a, b)):
             _shown_error(show, f)
         return lib.jit(lambda a, b: lib.reshard(dot(a, b), P(None, None)))(a, b)
     ours = run(refjax, program)
-    assert [s.split(":")[0] for s in ours[:3]] == ["NotImplementedError"] * 3
-    assert "refjax holds reduced values only" in ours[0] and "reduce_sum" in ours[2]
-    np.testing.assert_allclose(ours[3][1].array, np.arange(32.).reshape(8, 4) @ np.arange(
+    assert [s.split(":")[0] for s in ours[:2]] == ["NotImplementedError"] * 2
+    assert "refjax holds reduced values only" in ours[0] and ours[1].startswith(
+        "NotImplementedError: jit computed a value of unreduced type float32[8@X,4]{U:Y}")
+    np.testing.assert_allclose(ours[2][1].array, np.arange(32.).reshape(8, 4) @ np.arange(
         16.).reshape(4, 4))
 
 

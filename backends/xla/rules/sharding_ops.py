@@ -13,10 +13,12 @@ def _sharding_constraint(x, *, sharding):
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
     the value ends up, which the outputs' out_shardings decide."""
     if isinstance(sharding, NamedSharding):
-        if _explicitly_typed(x):
+        if sharding.mesh.explicit_axes and _explicitly_typed(x):
             # a value JAX typed on Explicit axes (a dot_general's out_sharding=) is resharded,
             # so that what it meets next is on the same mesh
-            return jax.sharding.reshard(x, out_sharding(sharding))
+            typed = out_sharding(sharding)
+            with jax.sharding.use_abstract_mesh(typed.mesh):  # the context may be Auto
+                return jax.sharding.reshard(x, typed)
         return lax.with_sharding_constraint(x, get_backend("xla").jax_sharding(_auto(sharding)))
     return x
 
