@@ -117,7 +117,8 @@ def test_partial_manual_shard_map_keeps_the_automatic_explicit_axes():
 @pytest.mark.backends()
 def test_printed_jit_equations_name_the_context_mesh():
     """Under set_mesh, JAX's jit equations carry `ctx_mesh` (the mesh set when they were
-    bound, kept by grad, vmap and linearize's jits); without a mesh, none."""
+    bound, kept by grad, vmap and linearize's jits); without a mesh, none. A shard_map given
+    no mesh prints the context's abstract mesh."""
     def program(lib):
         types = lib.sharding.AxisType
         g = lib.jit(lambda b: lib.numpy.sin(b) * 2)
@@ -127,7 +128,9 @@ def test_printed_jit_equations_name_the_context_mesh():
         for kinds, fs in (((types.Explicit,) * 2, (lambda a: g(a) + 1, lib.vmap(g))),
                           ((types.Explicit, types.Auto), (lambda a: g(a) + 1, lib.vmap(g))),
                           ((types.Auto,) * 2, (lib.grad(lambda a: g(a).sum()),
-                                               lambda a: lib.linearize(g, a)[1](a)))):
+                                               lambda a: lib.linearize(g, a)[1](a),
+                                               lib.shard_map(lib.numpy.sin, in_specs=lib.P("x"),
+                                                             out_specs=lib.P("x"))))):
             with lib.set_mesh(lib.make_mesh((2, 4), ("x", "y"), axis_types=kinds)):
                 texts += [lib.make_jaxpr(f)(x) for f in fs]
         return [str(t) for t in texts + [lib.make_jaxpr(g)(x)]]
@@ -135,6 +138,9 @@ def test_printed_jit_equations_name_the_context_mesh():
     assert ours == theirs
     assert "ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))" in ours[2]
     assert ours[4].count("ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))") == 2
+    # shard_map without mesh= holds the context's abstract mesh, as JAX prints it
+    assert "mesh=AbstractMesh('x': 2, 'y': 4, axis_types=(Auto, Auto), device_kind=cpu" in \
+        ours[6]
     assert "ctx_mesh" not in ours[-1]
 
 

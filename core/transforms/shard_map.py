@@ -545,8 +545,10 @@ def _shard_map_pp(eqn, context):
         manual = _manual_order(p["mesh"], p["axis_names"])
         body = p["jaxpr"].jaxpr
         context.var_vmas.update(var_vmas(body, [_spec_vma(s, manual) for s in p["in_specs"]]))
-    params = {k: v for k, v in p.items() if k != "axis_names"}
+    params = {k: v for k, v in p.items() if k not in ("axis_names", "context_mesh")}
     params["newly_manual_axes"] = frozenset(p["axis_names"])
+    if p.get("context_mesh"):  # JAX's shard_map without mesh= holds the abstract mesh
+        params["mesh"] = p["mesh"].abstract_mesh
     return sorted(params.items())
 
 
@@ -613,6 +615,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     if kwargs:
         raise TypeError(f"shard_map'd functions take positional arguments only; got keyword "
                         f"arguments {sorted(kwargs)}")
+    context = {"context_mesh": True} if mesh is None else {}  # printed as JAX prints it
     mesh = _resolve_mesh(mesh)
     order = _resolve_axis_names(mesh, axis_names)
     leaves, in_tree = pytree.tree_flatten(args)
@@ -638,7 +641,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
         _check_vma(closed, in_all, outs_specs, order, out_paths)
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
-                            out_specs=tuple(outs_specs))
+                            out_specs=tuple(outs_specs), **context)
     return pytree.tree_unflatten(box["tree"], outs)
 
 
