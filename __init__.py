@@ -11,6 +11,7 @@ from .core.config import (  # noqa: F401
     enable_checks, log_compiles, explain_cache_misses, no_tracing, no_execution, thread_guard,
     debug_key_reuse)
 from .core.config import default_device  # noqa: F401
+from .core.config import auto_pcast, remove_size_one_mesh_axis_from_type  # noqa: F401
 from .core.array import BaseArray as Array
 from .core.avals import ShapeDtypeStruct, ShapedArray
 from .core.shard import Shard

@@ -48,6 +48,7 @@ from ..core.primitives.parallel import (  # noqa: F401,E402
     psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
     pcast, ragged_all_to_all)
 from ..core.primitives.parallel import lax_axis_size as axis_size  # noqa: F401,E402
+from ..core.primitives.parallel_more import pbroadcast, pshuffle, pswapaxes  # noqa: F401,E402
 from ..core.primitives.control_flow import (  # noqa: F401,E402
     cond, switch, while_loop, fori_loop, scan, map)
 from ..core.primitives.special import (  # noqa: F401,E402

@@ -15,6 +15,7 @@ from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.sharding_types import type_outputs, typed_aval
+from ..core.sharding_unreduced import check_reduced_values
 from ..core import dtypes
 
 # rule(backend, primitive) -> the function computing the primitive on that backend's values.
@@ -292,7 +293,7 @@ def _eager_types(prim, args, avals, outs, params):
     if AXIS_ENV.frames:
         return outs
     typed = [typed_aval(x) if type(x) is Array else a for x, a in zip(args, avals)]
-    return type_outputs(prim, typed, outs, params)
+    return check_reduced_values(prim, type_outputs(prim, typed, outs, params))
 
 
 def _check_on_mesh(prim, args, avals, mesh):

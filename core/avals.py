@@ -70,7 +70,7 @@ class ShapedArray:
         entries = spec.partitions if spec is not None else ()
         shape = ",".join(f"{d}{_axes_str(e)}" for d, e in
                          zip(self.shape, entries + (None,) * (len(self.shape) - len(entries))))
-        return f"{dtype}[{shape}]{_vma_str(self.vma)}"
+        return f"{dtype}[{shape}]{_vma_str(self.vma, spec, getattr(self.sharding, 'mesh', None))}"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -89,11 +89,19 @@ def _axes_str(entry):
     return f"@{entry}"
 
 
-def _vma_str(vma):
-    if not vma:
-        return ""
-    axes = sorted(vma)
-    return f"{{V:{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}}}"
+def _vma_str(vma, spec=None, mesh=None):
+    """`{V:x}`, `{U:y}`, `{V:x, R:(y,z)}`: the varying, unreduced and reduced axes, as JAX
+    prints them (in the mesh's order, sorted without a mesh)."""
+    sets = (("V", vma), ("U", getattr(spec, "unreduced", ())),
+            ("R", getattr(spec, "reduced", ())))
+    shown = [f"{k}:{_axis_set_str(axes, mesh)}" for k, axes in sets if axes]
+    return "{" + ", ".join(shown) + "}" if shown else ""
+
+
+def _axis_set_str(axes, mesh):
+    order = getattr(mesh, "axis_names", None)
+    axes = [a for a in order if a in axes] if order else sorted(axes)
+    return axes[0] if len(axes) == 1 else "(" + ",".join(axes) + ")"
 
 
 def mismatch_extra(a, b):

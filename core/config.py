@@ -32,6 +32,8 @@ _DEFAULTS = {
     "jax_thread_guard": False,
     "jax_default_prng_impl": "threefry2x32",
     "jax_threefry_partitionable": True,
+    "jax_auto_pcast": True,
+    "jax_remove_size_one_mesh_axis_from_type": False,
     "jax_legacy_prng_key": "allow",
     "jax_enable_custom_prng": False,
     "jax_transfer_guard": None,
@@ -225,6 +227,12 @@ debug_key_reuse = State("jax_debug_key_reuse",
 
 default_prng_impl = State("jax_default_prng_impl",
                           "The PRNG implementation of keys made without impl=.")
+auto_pcast = State("jax_auto_pcast", "If True, automatically insert `pvary` to match VMAs on "
+                   "simple ops (off: shard_map's check_vma refuses operands varying over "
+                   "different manual axes).")
+remove_size_one_mesh_axis_from_type = State(
+    "jax_remove_size_one_mesh_axis_from_type",
+    "Removes mesh axes of size 1 from ShapedArray.sharding and vma")
 threefry_partitionable = State("jax_threefry_partitionable",
                                "threefry2x32's partitionable scheme (JAX's default) or the "
                                "original one.")

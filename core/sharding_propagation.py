@@ -4,10 +4,11 @@ they say. This module holds the pass over a jaxpr and the rule shapes families s
 import math
 
 from . import jaxpr as jx
-from .config import default_device_id
+from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import axes_of
 from .sharding_types import is_typed, reject, strict
+from .sharding_unreduced import sets_of
 
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
 
@@ -148,18 +149,20 @@ def dedupe(entries):
 def spec_of(sharding, ndim):
     """The per-dimension spec tuple of a sharding (single-device: replicated)."""
     if isinstance(sharding, NamedSharding):
-        parts = tuple(sharding.spec)
+        parts = tuple(sharding.spec.partitions)
         return parts + (None,) * (ndim - len(parts))
     return (None,) * ndim
 
 
-def to_sharding(spec, mesh, memory_kind=None):
+def to_sharding(spec, mesh, memory_kind=None, reduced=frozenset()):
     """The NamedSharding of a per-dimension spec; trailing replicated dimensions are dropped
-    but on a mesh of Explicit axes, where (as in JAX) the spec is the type's, one per dim."""
+    but on a mesh of Explicit axes, where (as in JAX) the spec is the type's, one per dim.
+    `reduced`: the mesh axes the value's type says it is reduced over (a label: the value
+    is replicated over them either way)."""
     entries = list(spec)
     while entries and entries[-1] is None and not mesh.are_all_axes_explicit:
         entries.pop()
-    return NamedSharding(mesh, P(*entries), memory_kind=memory_kind)
+    return NamedSharding(mesh, P(*entries, reduced=reduced), memory_kind=memory_kind)
 
 
 def _mesh_of(shardings):
@@ -173,7 +176,7 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     """Output shardings of one primitive application (None: the default single device)."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None:
-        return [fixed]
+        return [_typed_constraint(fixed, out_avals[0])]
     inner = prim.call_jaxpr(params)
     if inner is not None:
         return propagate_jaxpr(inner, in_shardings)
@@ -185,7 +188,7 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     out_specs = [with_type(s, a) for s, a in
                  zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
     kind = _memory_kind(in_shardings)
-    return [to_sharding(s, mesh, kind) for s in out_specs]
+    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
 
 
 def _layout(prim, params):
@@ -199,6 +202,16 @@ def constraint_sharding(prim, params):
     other primitive)."""
     layout = _layout(prim, params)
     return layout if isinstance(layout, Sharding) else None
+
+
+def _typed_constraint(fixed, aval):
+    """A constraint's layout, but for the size-1 Explicit axes its type drops under
+    jax_remove_size_one_mesh_axis_from_type (JAX lays the value out as typed)."""
+    if not (isinstance(fixed, NamedSharding) and is_typed(aval)
+            and config.read("jax_remove_size_one_mesh_axis_from_type")):
+        return fixed
+    spec = with_type(spec_of(fixed, aval.ndim), aval)
+    return to_sharding(spec, fixed.mesh, fixed.memory_kind, sets_of(aval)[1])
 
 
 def _param_mesh(prim, params):

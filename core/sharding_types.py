@@ -9,7 +9,9 @@ from .errors import ShardingTypeError
 from .sharding import NamedSharding, P, get_abstract_mesh, keep_axes, resolve_spec, type_spec
 from .dtypes import is_python_scalar
 from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH
+from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
+from .sharding_unreduced import out_sets
 from .trace import get_aval
 
 
@@ -85,7 +87,7 @@ def is_typed(aval):
 def typed(aval, mesh, spec):
     """aval typed as laid out by `spec` (per-dimension entries) on `mesh`, kept to the
     mesh's Explicit axes."""
-    explicit = set(mesh.explicit_axes)
+    explicit = typed_axes(mesh)
     entries = [keep_axes(e, explicit) for e in tuple(spec)[:aval.ndim]]
     entries += [None] * (aval.ndim - len(entries))
     return aval.update(sharding=NamedSharding(mesh.abstract_mesh, P(*entries)))
@@ -136,12 +138,20 @@ def type_outputs(prim, in_avals, out_avals, params):
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
+    unreduced, reduced = out_sets(prim, in_avals, params, given)  # JAX checks these first
     specs = _out_specs(prim, [spec_of(a) for a in in_avals], in_avals, out_avals, params)
     if specs is None:
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
     for a, s in zip(out_avals, specs):
         _check_legal(prim, in_avals, a, s)
-    return [typed(a, mesh, s) for a, s in zip(out_avals, specs)]
+    return [_with_sets(typed(a, mesh, s), unreduced, reduced) for a, s in zip(out_avals, specs)]
+
+
+def _with_sets(aval, unreduced, reduced):
+    if not (unreduced or reduced):
+        return aval
+    spec = aval.sharding.spec.update(unreduced=unreduced, reduced=reduced)
+    return aval.update(sharding=aval.sharding.update(spec=spec))
 
 
 def _check_legal(prim, in_avals, out_aval, spec):

@@ -2,6 +2,7 @@
 it may differ from device to device. The static check behind shard_map's check_vma runs
 each primitive's `vma` rule (collectives, control flow) over the body; call-like primitives
 are looked through; every other primitive varies where one of its operands does."""
+from .config import config
 from .jaxpr import Literal
 
 
@@ -33,4 +34,17 @@ def eqn_vma(eqn, in_vmas, strict):
     inner = prim.call_jaxpr(eqn.params)
     if inner is not None:
         return jaxpr_vma(inner.jaxpr, in_vmas, strict)
+    if strict and in_vmas and not config.read("jax_auto_pcast"):
+        _check_match(prim, in_vmas)
     return [frozenset().union(*in_vmas)] * len(eqn.outvars)
+
+
+def _check_match(prim, in_vmas):
+    """jax_auto_pcast off: operands varying over different axes are an error (JAX inserts
+    no pvary then)."""
+    if any(v != in_vmas[0] for v in in_vmas[1:]):
+        raise ValueError(
+            f"Primitive {prim.name} requires varying manual axes to match, but got "
+            f"{list(in_vmas)}. Please open an issue at https://github.com/jax-ml/jax/issues "
+            "and as a temporary workaround pass the check_vma=False argument to "
+            "`jax.shard_map`")

@@ -99,6 +99,11 @@ def _all_to_all_params(draw, n):
     return tuple(block), {"split_axis": split, "concat_axis": concat, "tiled": tiled}
 
 
+@st.composite
+def _source_params(draw, n):
+    return draw(shapes()), {"source": draw(st.integers(0, n - 1))}
+
+
 # Distinct values on a grid: ties between devices are kinks of pmax/pmin.
 _GRID = st.integers(-300, 300).map(lambda k: k / 100)
 SPECS = [
@@ -132,6 +137,11 @@ SPECS = [
                    v, "x", split_axis, concat_axis, tiled=tiled),
                lambda lax, v, n, split_axis, concat_axis, tiled: lax.all_to_all(
                    v, "x", split_axis, concat_axis, tiled=tiled), exact=True),
+    collective("pbroadcast", ALL + COMPLEX, _source_params,
+               lambda lax, v, n, source: lax.pbroadcast(v, "x", source),
+               lambda lax, v, n, source: lax.all_gather(v, "x")[source], exact=True,
+               notes="reference: lane `source` of all_gather (JAX 0.10.2's pbroadcast has no "
+                     "CPU lowering and its vmap rule fails on a list index)"),
 ]
 
 

@@ -476,6 +476,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "cummax", "cummin", "dot_general", "sort", "cond", "while", "scan", "shard_map",
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
              "all_to_all", "pvary",
+             # compared across backends by test_differential.py and, with JAX's documented
+             # meaning, by test_shard_more.py
+             "pbroadcast",
              # compared with JAX on both backends by test_debugging.py and test_checkpoint.py
              "debug_print", "debug_callback", "remat2", "name",
              # compared across backends by test_differential.py and test_gather.py

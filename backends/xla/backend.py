@@ -84,7 +84,7 @@ def jax_spec(spec):
 
 def ref_spec(spec):
     """refjax PartitionSpec equal to a jax.sharding.PartitionSpec."""
-    return sh.P(*map(_ref_partition, spec), **_spec_kwargs(spec))
+    return sh.P(*map(_ref_partition, spec.partitions), **_spec_kwargs(spec))
 
 
 class _DeviceMap:

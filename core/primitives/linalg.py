@@ -10,6 +10,7 @@ from ..avals import ShapedArray
 from ..config import config
 from ..primitive import make_primitive
 from ..sharding import P
+from ..sharding.mesh import axes_of
 from ..sharding_types import insert_dim, is_typed, out_type, param_spec
 from ..trace import get_aval
 from ..transforms import ad
@@ -344,6 +345,8 @@ def _dot_general_sharding(in_specs, in_avals, out_avals, *, dimension_numbers,
     """Batch dimensions keep the entry both operands agree on; free dimensions keep theirs
     (the result type out_sharding= gives, if any, decides)."""
     if out_sharding is not None:
+        if out_sharding.spec.unreduced:
+            _check_unreduced(in_specs, dimension_numbers, out_sharding.spec.unreduced)
         return [param_spec(out_sharding, out_avals[0].ndim)]
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs = in_specs
@@ -355,6 +358,21 @@ def _dot_general_sharding(in_specs, in_avals, out_avals, *, dimension_numbers,
            for i, j in zip(lb, rb)]
     out += [ls[i] for i in lfree] + [rs[i] for i in rfree]
     return [tuple(out) if sp.strict() else sp.dedupe(out)]  # typing: an axis used twice fails
+
+
+def _check_unreduced(in_specs, dimension_numbers, unreduced):
+    """An unreduced result (JAX's rule): the contracting dimensions sharded alike, over
+    exactly the unreduced axes."""
+    (lc, rc), _ = dimension_numbers
+    lcs, rcs = tuple(in_specs[0][i] for i in lc), tuple(in_specs[1][i] for i in rc)
+    if lcs != rcs:
+        raise sp.reject("lhs and rhs contracting dims should be sharded identically when "
+                        "out_sharding provided to dot_general mentions unreduced_axes. Got "
+                        f"lhs_contracting_spec={lcs}, rhs_contracting_spec={rcs}")
+    if frozenset(a for e in lcs for a in axes_of(e)) != unreduced:
+        shown = str(unreduced).replace("{", "{{").replace("}", "}}")  # reject formats
+        raise sp.reject("out_sharding's unreduced axes should be equal to the contracting "
+                        f"specs. Got unreduced axes={shown} and contracting spec={lcs}")
 
 
 def _check_dot_types(ls, rs, dimension_numbers):

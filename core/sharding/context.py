@@ -3,6 +3,8 @@ with_sharding_constraint, device_put): the mesh each one resolves against, and J
 without one."""
 import contextlib
 
+from ..config import config
+
 from .mesh import _RESOURCE_MESH, P, get_current_mesh, get_resource_mesh, set_mesh
 from .shardings import NamedSharding
 
@@ -71,9 +73,20 @@ def type_spec(sharding, ndim):
     NamedSharding's entries reduced to the mesh's Explicit axes; replicated otherwise."""
     if not isinstance(sharding, NamedSharding):
         return P(*[None] * ndim)
-    explicit = set(sharding.mesh.explicit_axes)
-    entries = sharding.spec._normalized_spec_for_aval(ndim).partitions
-    return P(*[keep_axes(e, explicit) for e in entries])
+    explicit = typed_axes(sharding.mesh)
+    spec = sharding.spec
+    entries = spec._normalized_spec_for_aval(ndim).partitions
+    return P(*[keep_axes(e, explicit) for e in entries], unreduced=spec.unreduced & explicit,
+             reduced=spec.reduced & explicit)
+
+
+def typed_axes(mesh):
+    """The mesh axes sharding types name: the Explicit ones, but those of size 1 under
+    jax_remove_size_one_mesh_axis_from_type (as JAX's types, not its layouts, drop them)."""
+    axes = set(mesh.explicit_axes)
+    if config.read("jax_remove_size_one_mesh_axis_from_type"):
+        axes = {a for a in axes if mesh.shape[a] != 1}
+    return axes
 
 
 def keep_axes(entry, axes):

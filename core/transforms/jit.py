@@ -13,7 +13,8 @@ from ..lru import LRU
 from ..primitive import make_primitive
 from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
-from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
+from ..sharding import (P, Sharding, get_current_mesh, mesh_context_key, placement_mesh,
+                        resolve_spec)
 from ..sharding_types import type_constraint, typed_aval
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
 from . import fast_path, staging
@@ -105,7 +106,8 @@ def signature_key(in_tree, avals, static=(), static_kw=()):
     which jax.random marks its keys), and the bound axis names."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
-            key_reuse.enabled(), axis_env_key(), mesh_context_key())
+            key_reuse.enabled(), axis_env_key(), mesh_context_key(), config.read("jax_auto_pcast"),
+            config.read("jax_remove_size_one_mesh_axis_from_type"))
 
 
 def clear_caches():
@@ -306,9 +308,10 @@ class JitWrapped:
         staged, leaves = self._stage(args, kwargs)
         if current_trace() is EVAL_TRACE:
             check_execution_allowed(self._name)
+        ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
-                              jaxpr=staged.closed)
+                              jaxpr=staged.closed, **ctx)
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
@@ -461,36 +464,45 @@ def eval_shape(fun, *args, **kwargs):
 
 # ---------------------------------------------------------------- jit_p's transformation rules
 
-def _jit_jvp(primals, tangents, *, name, jaxpr):
+def _ctx_mesh():
+    """jit's `ctx_mesh` param: the mesh set (set_mesh) when it is bound, which JAX's printed
+    jaxprs show; absent without one."""
+    mesh = get_current_mesh()
+    return {} if mesh is None or mesh.empty else {"ctx_mesh": mesh}
+
+
+# The rules pass `ctx_mesh` (in **ctx) on to the jits they bind, as JAX's do.
+
+def _jit_jvp(primals, tangents, *, name, jaxpr, **ctx):
     nonzeros = [type(t) is not Zero for t in tangents]
     new, _ = jvp_jaxpr(jaxpr, nonzeros)
     outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],
-                      name=name, jaxpr=new)
+                      name=name, jaxpr=new, **ctx)
     k = len(jaxpr.out_avals)
     return outs[:k], outs[k:]
 
 
-def _jit_linearize(primals, tangents, *, name, jaxpr):
+def _jit_linearize(primals, tangents, *, name, jaxpr, **ctx):
     """The known (primal) part runs as one jit on the parent; the tangent part is staged."""
     nonzeros = [type(t) is not Zero for t in tangents]
     new, _ = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     unknowns = [False] * len(primals) + [True] * len(nz_tangents)
     known, unknown, out_unknowns, n_res = partial_eval_jaxpr(new, unknowns)
-    known_outs = jit_p.bind(*primals, name=name, jaxpr=known)
+    known_outs = jit_p.bind(*primals, name=name, jaxpr=known, **ctx)
     n_known_out = len(known_outs) - n_res
     unknown_outs = iter(jit_p.bind(*known_outs[n_known_out:], *nz_tangents, name=name,
-                                   jaxpr=unknown))
+                                   jaxpr=unknown, **ctx))
     known_outs = iter(known_outs[:n_known_out])
     outs = [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
     n_primal = len(jaxpr.out_avals)
     return outs[:n_primal], outs[n_primal:]
 
 
-def _jit_batch(axis_data, vals, dims, *, name, jaxpr):
+def _jit_batch(axis_data, vals, dims, *, name, jaxpr, **ctx):
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     new, _ = batch_jaxpr(jaxpr, axis_data, [d is not None for d in dims], True)
-    outs = jit_p.bind(*vals, name=name, jaxpr=new)
+    outs = jit_p.bind(*vals, name=name, jaxpr=new, **ctx)
     return outs, [0] * len(outs)
 
 
@@ -514,8 +526,8 @@ def transpose_call(bind, cts, args, jaxpr):
     return [next(outs) if lin else None for lin in linear]
 
 
-def _jit_transpose(cts, *args, name, jaxpr):
-    return transpose_call(functools.partial(jit_p.bind, name=name), cts, args, jaxpr)
+def _jit_transpose(cts, *args, name, jaxpr, **ctx):
+    return transpose_call(functools.partial(jit_p.bind, name=name, **ctx), cts, args, jaxpr)
 
 
 def _jit_partial_eval(eqn, unknowns_in):
@@ -527,9 +539,9 @@ def _jit_partial_eval(eqn, unknowns_in):
     unknown_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
     k_in = [v for v, u in zip(eqn.invars, unknowns_in) if not u]
     u_in = [v for v, u in zip(eqn.invars, unknowns_in) if u]
-    name = eqn.params["name"]
-    k_eqn = JaxprEqn(jit_p, k_in, known_out + res_vars, dict(name=name, jaxpr=known))
-    u_eqn = JaxprEqn(jit_p, res_vars + u_in, unknown_out, dict(name=name, jaxpr=unknown))
+    rest = {k: v for k, v in eqn.params.items() if k != "jaxpr"}
+    k_eqn = JaxprEqn(jit_p, k_in, known_out + res_vars, dict(rest, jaxpr=known))
+    u_eqn = JaxprEqn(jit_p, res_vars + u_in, unknown_out, dict(rest, jaxpr=unknown))
     return [k_eqn], [u_eqn], out_unknowns
 
 

@@ -19,7 +19,8 @@ from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .partial_eval import partial_eval_jaxpr
-from .shard_map_specs import check_typed_specs, infer_in_specs
+from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
+                              result_type)
 from .staging import closure_convert, stage, trace_to_jaxpr
 from .transpose import backward_pass
 from .vmap import _flatten_axes, vmap, vmap_flat, vmap_flat_dims
@@ -115,7 +116,8 @@ def _axis_sizes(mesh, manual):
 
 @shard_map_p.def_abstract_eval
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, out_specs, **_):
-    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+    return [result_type(a, _global_aval(a, s, mesh), s, mesh)
+            for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 # ---------------------------------------------------------------- varying manual axes (vma)
@@ -521,10 +523,9 @@ def _shard_map_batch(axis_data, vals, dims, **params):
 
 
 def _shard_map_sharding(specs, in_avals, out_avals, *, out_specs, **_):
-    """Outputs are laid out on the mesh as their out specs say."""
-    def entry(names):
-        return None if not names else names[0] if len(names) == 1 else names
-    return [tuple(map(entry, _entries(s, a.ndim))) for s, a in zip(out_specs, out_avals)]
+    """Outputs are laid out on the mesh as their out specs say, and on the automatic
+    Explicit axes as their types say."""
+    return [result_entries(s, a) for s, a in zip(out_specs, out_avals)]
 
 
 shard_map_p.def_jvp(_shard_map_jvp)
@@ -545,8 +546,10 @@ def _shard_map_pp(eqn, context):
         manual = _manual_order(p["mesh"], p["axis_names"])
         body = p["jaxpr"].jaxpr
         context.var_vmas.update(var_vmas(body, [_spec_vma(s, manual) for s in p["in_specs"]]))
-    params = {k: v for k, v in p.items() if k != "axis_names"}
+    params = {k: v for k, v in p.items() if k not in ("axis_names", "context_mesh")}
     params["newly_manual_axes"] = frozenset(p["axis_names"])
+    if p.get("context_mesh"):  # JAX's shard_map without mesh= holds the abstract mesh
+        params["mesh"] = p["mesh"].abstract_mesh
     return sorted(params.items())
 
 
@@ -613,6 +616,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     if kwargs:
         raise TypeError(f"shard_map'd functions take positional arguments only; got keyword "
                         f"arguments {sorted(kwargs)}")
+    context = {"context_mesh": True} if mesh is None else {}  # printed as JAX prints it
     mesh = _resolve_mesh(mesh)
     order = _resolve_axis_names(mesh, axis_names)
     leaves, in_tree = pytree.tree_flatten(args)
@@ -623,8 +627,8 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
                                                               in_specs))
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
              for s, x, p in zip(specs, leaves, paths)]
-    local = [_local_aval(get_aval(x), s, mesh, f"argument {p}")
-             for x, s, p in zip(leaves, specs, paths)]
+    local = [block_type(x, _local_aval(get_aval(x), s, mesh, f"argument {p}"), mesh,
+                        order) for x, s, p in zip(leaves, specs, paths)]
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
@@ -638,7 +642,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
         _check_vma(closed, in_all, outs_specs, order, out_paths)
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
-                            out_specs=tuple(outs_specs))
+                            out_specs=tuple(outs_specs), **context)
     return pytree.tree_unflatten(box["tree"], outs)
 
 

@@ -1,6 +1,10 @@
 """shard_map's in_specs read from its arguments' types: inferred when omitted, checked against
-the types when every mesh axis goes manual (both as JAX 0.10 does)."""
+the types when every mesh axis goes manual (both as JAX 0.10 does); the types of the blocks and
+results of a partial-manual shard_map, which keep the Explicit axes that stay automatic."""
 from ..sharding import AxisType, NamedSharding, P, type_spec
+from ..sharding.context import keep_axes
+from ..sharding.mesh import axes_of
+from ..sharding_types import is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
 
 
@@ -67,3 +71,36 @@ def _type_spec_of(x):
             "the spec cannot be inferred; pass in_specs")
     sharding = get_aval(x).sharding if isinstance(x, Tracer) else x.sharding
     return type_spec(sharding, x.ndim)
+
+
+def _free_axes(mesh, order):
+    """The Explicit mesh axes a shard_map over `order` leaves automatic."""
+    return set(mesh.explicit_axes) - set(order)
+
+
+def block_type(x, local, mesh, order):
+    """A block's aval typed as JAX types it: the argument's entries on the Explicit axes that
+    stay automatic, on the mesh whose manual axes are Manual (untyped when none stay)."""
+    free, aval = _free_axes(mesh, order), typed_aval(x)
+    if not free or not is_typed(aval):
+        return local
+    inner = mesh.abstract_mesh.update_axis_types({a: AxisType.Manual for a in order})
+    entries = [keep_axes(e, free) for e in spec_of(aval)]
+    return local.update(sharding=NamedSharding(inner, P(*entries)))
+
+
+def result_type(block, global_aval, spec, mesh):
+    """A result's aval typed as JAX types it: the out spec's axes, then the block's automatic
+    ones, per dimension (untyped when the block is)."""
+    if not is_typed(block):
+        return global_aval
+    return typed(global_aval, mesh.abstract_mesh, result_entries(spec, block))
+
+
+def result_entries(spec, aval):
+    """Per dimension, the out spec's mesh axes followed by those of aval's type not among
+    them (None for none; a name alone; else a tuple)."""
+    spec = spec._normalized_spec_for_aval(aval.ndim).partitions
+    entries = [axes_of(s) + tuple(a for a in axes_of(t) if a not in axes_of(s))
+               for s, t in zip(spec, spec_of(aval))]
+    return tuple(None if not e else e[0] if len(e) == 1 else e for e in entries)

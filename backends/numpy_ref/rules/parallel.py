@@ -1,6 +1,7 @@
 """NumPy rules of the collectives: each raises NameError, since a collective that reaches the
 backend ran outside any vmap, pmap or shard_map binding its axis name."""
 from ....core.primitives import parallel as par
+from ....core.primitives.parallel_more import pbroadcast_p
 from ._common import rule
 
 
@@ -12,5 +13,5 @@ def _unbound(prim):
     return raise_unbound
 
 
-for _p in par.COLLECTIVES:
+for _p in par.COLLECTIVES + (pbroadcast_p,):
     rule(_p)(_unbound(_p))

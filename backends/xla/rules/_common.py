@@ -36,5 +36,8 @@ def out_sharding(s):
         return None
     mesh = s.mesh
     types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
+    # refjax's values are reduced (an unreduced type is a label on them): JAX computes the
+    # reduced value
+    spec = s.spec.update(unreduced=frozenset(), reduced=frozenset())
     return jsh.NamedSharding(jsh.AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types=types),
-                             jax_spec(s.spec))
+                             jax_spec(spec))

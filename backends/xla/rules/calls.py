@@ -49,7 +49,7 @@ def _stop_gradient(x):
 
 
 @rule(sm.shard_map_p)
-def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names):
+def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names, **_):
     """refjax checks replication itself (statically), so JAX's check is off; refjax's
     derived shard_maps (transposes, residuals) need not satisfy JAX's vma typing."""
     backend = get_backend("xla")

@@ -4,6 +4,7 @@ from jax import lax
 
 from ....core.avals import ShapedArray
 from ....core.primitives import parallel as par
+from ....core.primitives.parallel_more import pbroadcast_p
 from ._common import rule
 
 
@@ -101,3 +102,10 @@ def _ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offset
             mask = written.reshape((-1,) + (1,) * (output.ndim - 1))
             out = jnp.where(mask, ops[i][src], out)
     return out
+
+
+@rule(pbroadcast_p)
+def _pbroadcast(x, *, axis_name, source):
+    # JAX 0.10.2 lowers pbroadcast (CollectiveBroadcast) on GPU only: on CPU it is lane
+    # `source` of the gathered lanes.
+    return lax.all_gather(x, axis_name)[source]

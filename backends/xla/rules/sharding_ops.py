@@ -1,10 +1,11 @@
 """jax.lax lowering of sharding_constraint: with_sharding_constraint for a mesh layout."""
+import jax
 from jax import lax
 
 from ....core.primitives import sharding_ops
 from ....core.sharding import AxisType, NamedSharding
 from ...base import get_backend
-from ._common import rule
+from ._common import out_sharding, rule
 
 
 @rule(sharding_ops.sharding_constraint_p)
@@ -12,8 +13,19 @@ def _sharding_constraint(x, *, sharding):
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
     the value ends up, which the outputs' out_shardings decide."""
     if isinstance(sharding, NamedSharding):
+        if sharding.mesh.explicit_axes and _explicitly_typed(x):
+            # a value JAX typed on Explicit axes (a dot_general's out_sharding=) is resharded,
+            # so that what it meets next is on the same mesh
+            typed = out_sharding(sharding)
+            with jax.sharding.use_abstract_mesh(typed.mesh):  # the context may be Auto
+                return jax.sharding.reshard(x, typed)
         return lax.with_sharding_constraint(x, get_backend("xla").jax_sharding(_auto(sharding)))
     return x
+
+
+def _explicitly_typed(x):
+    mesh = getattr(jax.typeof(x).sharding, "mesh", None)
+    return mesh is not None and bool(mesh.explicit_axes)
 
 
 def _auto(sharding):
@@ -22,4 +34,8 @@ def _auto(sharding):
     mesh = sharding.mesh
     if mesh.are_all_axes_auto:
         return sharding
-    return sharding.update(mesh=mesh.update(axis_types=(AxisType.Auto,) * len(mesh.axis_names)))
+    # reduced/unreduced axes are types on Explicit axes (refjax's values are reduced: a
+    # reduced value is laid out as a replicated one)
+    spec = sharding.spec.update(unreduced=frozenset(), reduced=frozenset())
+    return sharding.update(mesh=mesh.update(axis_types=(AxisType.Auto,) * len(mesh.axis_names)),
+                           spec=spec)
