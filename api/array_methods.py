@@ -17,6 +17,8 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.primitive import named
+from ..core.sharding import NamedSharding, P
+from ..core.sharding_types import is_typed, spec_of, typed_aval
 from ..core.trace import Tracer
 from .numpy.index_gather import gather, index_to_gather
 from .numpy.indexing import expand_ellipsis, expand_masks, gather_fill_value, getitem
@@ -448,12 +450,15 @@ def _one_scatter(x, items, y, op, mode, wrap, unique_indices):
     unique indices. Out-of-bound updates are dropped (clamped with mode="clip")."""
     from . import lax
     jnp = _np()
-    plan = index_to_gather(x.shape, items, normalize=wrap)
+    x_type = typed_aval(x)
+    plan = index_to_gather(x.shape, items, normalize=wrap, spec=spec_of(x_type))
     if 0 in plan.slice_shape:
         return x
     xp, yp = promote_dtypes(x, y)
     _check_numeric(op, xp.dtype)
-    updates = jnp.squeeze(jnp.broadcast_to(yp, plan.slice_shape), plan.newaxis_dims)
+    updates = jnp.squeeze(jnp.broadcast_to(yp, plan.slice_shape,
+                                           out_sharding=_slice_type(x_type, plan)),
+                          plan.newaxis_dims)
     if plan.reversed_dims:
         updates = lax.rev(updates, plan.reversed_dims)
     dn = lax.ScatterDimensionNumbers(update_window_dims=plan.offset_dims,
@@ -465,6 +470,14 @@ def _one_scatter(x, items, y, op, mode, wrap, unique_indices):
                                       unique_indices=plan.basic or bool(unique_indices),
                                       mode="clip" if mode == "clip" else "drop")
     return _as_type_of(out, x)
+
+
+def _slice_type(x_type, plan):
+    """The type x[idx] has on Explicit axes (JAX's slice_sharding): updates are resharded to
+    it, so that they meet the operand's layout (None when x is untyped)."""
+    if not is_typed(x_type):
+        return None
+    return NamedSharding(x_type.sharding.mesh, P(*plan.slice_spec))
 
 
 def _check_numeric(op, dtype):

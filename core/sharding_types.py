@@ -1,6 +1,7 @@
 """Sharding in types: on Explicit mesh axes an aval carries its layout, typed at trace time by
 each primitive's `sharding` rule (the rule Auto propagation runs after staging)."""
 import contextlib
+import math
 import threading
 import types
 
@@ -88,7 +89,22 @@ def typed(aval, mesh, spec):
     explicit = set(mesh.explicit_axes)
     entries = [keep_axes(e, explicit) for e in tuple(spec)[:aval.ndim]]
     entries += [None] * (aval.ndim - len(entries))
-    return aval.update(sharding=NamedSharding(mesh.abstract_mesh, P(*entries)))
+    sharding = NamedSharding(mesh.abstract_mesh, P(*entries))
+    _check_divisible(sharding, aval.shape)
+    return aval.update(sharding=sharding)
+
+
+def _check_divisible(sharding, shape):
+    """A type's mesh axes must tile its dimensions evenly (JAX's ValueError when a type is
+    made, whichever operation made it)."""
+    for dim, (entry, size) in enumerate(zip(sharding.spec.partitions, shape)):
+        axes = axes_of(entry)
+        parts = math.prod(sharding.mesh.shape[a] for a in axes)
+        if size % parts:
+            raise ValueError(
+                f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} "
+                f"times, but does not evenly divide the dimension size {size}. Got shape: "
+                f"{tuple(shape)} and sharding {sharding}")
 
 
 def typed_aval(x):
