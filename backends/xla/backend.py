@@ -15,6 +15,7 @@ from ...core.config import config
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
                                           propagate_jaxpr, sets_layout, single_device)
+from ...core.sharding_types import is_typed, spec_of
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 from ...core.lru import LRU
@@ -256,7 +257,7 @@ class XlaBackend(Backend):
             return self.place(bufs, (target,))
         layout = None
         if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
-                and not self.on_default_device(bufs):
+                and not self.on_default_device(bufs) or any(map(is_typed, out_avals)):
             layout = self._eager_layout(prim, bufs, params, out_avals)
             bufs = self.relocate(bufs, self.computation_target(layout)[0])
         in_dtypes = tuple([b.dtype for b in bufs])
@@ -325,7 +326,7 @@ class XlaBackend(Backend):
         in_shardings = [self.sharding_of(b) for b in bufs]
         in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
         out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
-        return tuple(s or self._default_sharding for s in out)
+        return tuple(_by_type(s, a) or self._default_sharding for s, a in zip(out, out_avals))
 
     def _eager_op(self, prim, params, in_dtypes, out_avals, layout):
         """(jax.jit of the lowering, whether it needs x64), or (None, True) when float0 is
@@ -463,6 +464,15 @@ class XlaBackend(Backend):
         out = self.rule(prim)(*vals, **params)
         outs = out if prim.multiple_results else (out,)
         return [_with_dtype(o, a) for o, a in zip(outs, out_avals)]
+
+
+def _by_type(sharding, aval):
+    """A result typed on Explicit axes (an out_sharding= param) made from values on one
+    device: laid out as its type over the context mesh, as JAX lays it out."""
+    mesh = sh.get_current_mesh()
+    if isinstance(sharding, sh.NamedSharding) or mesh is None or not is_typed(aval):
+        return sharding
+    return sh.NamedSharding(mesh, sh.P(*spec_of(aval)))
 
 
 class _Program:

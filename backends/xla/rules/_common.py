@@ -1,4 +1,8 @@
 """The xla rule decorator and the dtype helpers several families share."""
+import functools
+import math
+
+import jax
 import jax.sharding as jsh
 import numpy as np
 from jax import lax
@@ -36,5 +40,15 @@ def out_sharding(s):
         return None
     mesh = s.mesh
     types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
-    return jsh.NamedSharding(jsh.AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types=types),
-                             jax_spec(s.spec))
+    return jsh.NamedSharding(_abstract_mesh(tuple(mesh.axis_sizes), tuple(mesh.axis_names),
+                                            types), jax_spec(s.spec))
+
+
+@functools.lru_cache(maxsize=64)
+def _abstract_mesh(sizes, names, types):
+    """JAX's abstract mesh of that shape on its CPU devices (their kind is part of it: the
+    operands' types, from jit's shardings, carry it, and JAX compares meshes whole)."""
+    devices = jax.devices("cpu")[:math.prod(sizes)]
+    if len(devices) < math.prod(sizes):  # (no program of it can run; its types can be made)
+        return jsh.AbstractMesh(sizes, names, axis_types=types)
+    return jsh.Mesh(np.array(devices).reshape(sizes), names, axis_types=types).abstract_mesh
