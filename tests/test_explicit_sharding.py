@@ -260,29 +260,6 @@ def test_out_sharding(case):
     same_as_jax(program)
 
 
-# ---------------------------------------------------------------- where refjax says less
-
-def test_a_primitive_without_a_sharding_rule_gives_no_guessed_type():
-    """refjax has no sharding rule for ragged_dot_general to run at trace time (JAX 0.10.2
-    has none either: it raises NotImplementedError when tracing it), so jax.typeof refuses
-    (NotImplementedError) instead of printing a guessed type, while the program still runs
-    and returns the grouped products."""
-    mesh = refjax.make_mesh((2, 4), ("X", "Y"),
-                            axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
-    with refjax.set_mesh(mesh):
-        x = put(refjax, (8, 4), "X", None)
-        rhs, sizes = np.arange(24.0, dtype=np.float32).reshape(2, 4, 3), np.array([3, 5])
-
-        @refjax.jit
-        def f(x):
-            with pytest.raises(NotImplementedError, match="no sharding rule"):
-                refjax.typeof(refjax.lax.ragged_dot(x, rhs, sizes))
-            return refjax.lax.ragged_dot(x, rhs, sizes)
-        rows = np.asarray(x)
-        np.testing.assert_allclose(np.asarray(f(x)), np.concatenate(
-            [rows[:3] @ rhs[0], rows[3:] @ rhs[1]]), rtol=1e-6)
-
-
 def test_slices_pads_reversals_concatenations_and_scans():
     def program(lib, show):
         jnp, lax = lib.numpy, lib.lax

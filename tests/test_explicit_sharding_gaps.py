@@ -7,6 +7,8 @@ values, layouts shard by shard, error classes (and ShardingTypeErrors' messages)
 import numpy as np
 import pytest
 
+import refjax
+
 from test_explicit_sharding import put, same_as_jax
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
@@ -100,3 +102,68 @@ def test_vmap_checks_how_its_inputs_are_sharded_along_the_mapped_axis():
         return each(lib, show, [lambda f=f: f() for f in fs], worded=("ValueError",))
     shown = same_as_jax(program)
     assert sum("ValueError" in str(s) for s in shown) == 8
+
+
+# ---------------------------------------------------------------- typing rules
+
+def test_stack_tile_unstack_rng_and_ragged_dot_are_typed_as_by_jax():
+    """The rules JAX's tile, stack, unstack, rng_bit_generator and ragged_dot_general carry:
+    results typed from the operands (or out_sharding=), JAX's ShardingTypeError where an
+    operand is sharded along a tiled or unstacked dimension or operands differ, and
+    ragged_dot_general's NotImplementedError asking for out_sharding."""
+    def program(lib, show):
+        jnp, lax = lib.numpy, lib.lax
+        x, y = put(lib, (8, 4), "X", None), put(lib, (8, 4), None, "Y")
+        zeros = jnp.zeros((4,), np.uint32)
+        fs = [lambda: jnp.stack([x, x * 2], axis=1), lambda: jnp.stack([x, y]),
+              lambda: jnp.tile(x, (1, 2)), lambda: jnp.tile(x, (2, 1)),
+              lambda: jnp.tile(y, (3, 1, 1)), lambda: lax.unstack(y, 0)[3],
+              lambda: lax.unstack(x, 0)[1], lambda: lax.unstack(x, 1)[2],
+              lambda: lax.rng_bit_generator(zeros, (8, 4), out_sharding=lib.P(None, "Y"))[1],
+              lambda: lax.rng_bit_generator(lib.reshard(zeros, lib.P("Y")), (2, 8))[0],
+              lambda: lax.ragged_dot(x, jnp.ones((2, 4, 3)), jnp.array([3, 5], np.int32)),
+              lambda: lib.random.uniform(lib.random.key(3), (8, 4), out_sharding=lib.P("X"))]
+        return each(lib, show, fs, worded=("ShardingTypeError", "NotImplementedError"))
+    shown = same_as_jax(program)
+    assert sum("Error" in str(s) for s in shown) == 8
+
+
+def test_where_jax_fails_inside_jit_refjax_types_and_computes():
+    """pure_callback on a sharded value: eagerly and on a jit argument both type its result
+    replicated (the host computes the whole value); on a value jit closes over, JAX 0.10.2
+    fails lowering it (a bare AssertionError, "Unhandled OpSharding type") where refjax
+    returns the callback's values. ragged_dot with out_sharding=: JAX's CPU decomposition
+    refuses its own select (ShardingTypeError); refjax gives the typed grouped products."""
+    import jax as real_jax
+    results = {}
+    for lib in (refjax, real_jax):
+        mesh = lib.make_mesh((2, 4), ("X", "Y"),
+                             axis_types=(lib.sharding.AxisType.Explicit,) * 2)
+        with lib.set_mesh(mesh):
+            x = put(lib, (8, 4), "X", None)
+            call = lambda v: lib.pure_callback(  # noqa: E731
+                lambda a: np.asarray(a) * 2, lib.ShapeDtypeStruct(v.shape, v.dtype), v)
+            ragged = lambda v: lib.lax.ragged_dot(  # noqa: E731
+                v, lib.numpy.ones((2, 4, 3)), lib.numpy.array([3, 5], np.int32),
+                out_sharding=lib.P("X", None))
+            results[lib] = [_outcome(lib, f) for f in (
+                lambda: call(x), lambda: lib.jit(call)(x), lib.jit(lambda: call(x)),
+                lambda: ragged(x), lambda: lib.jit(ragged)(x))]
+    rows = np.arange(32, dtype=np.float32).reshape(8, 4)
+    theirs, ours = results[real_jax], results[refjax]
+    assert theirs[2:] == ["AssertionError", "ShardingTypeError", "ShardingTypeError"]
+    assert [t for t, _ in ours[:3]] == [t for t, _ in theirs[:2]] * 1 + ["float32[8,4]"]
+    for text, values in ours[:3]:
+        assert text == "float32[8,4]"
+        np.testing.assert_array_equal(values, rows * 2)
+    for text, values in ours[3:]:
+        assert text == "float32[8@X,3]"
+        np.testing.assert_array_equal(values, np.repeat(rows.sum(1, keepdims=True), 3, 1))
+
+
+def _outcome(lib, f):
+    try:
+        out = f()
+    except Exception as e:
+        return type(e).__name__
+    return str(lib.typeof(out)), np.asarray(out)

@@ -487,6 +487,7 @@ class _Program:
         self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
         self.in_shardings = _per_input(backend, in_shardings, self.live_in)
         self.constrained = sets_layout(closed.jaxpr)
+        self.typed = any(map(is_typed, closed.out_avals))  # results laid out by their types
         self.meshes = tuple(sh.NamedSharding(m, sh.P()) for m in param_meshes(closed.jaxpr))
         self.x64 = _uses_x64(closed.jaxpr)
         self._layouts, self._variants = {}, {}
@@ -512,17 +513,21 @@ class _Program:
             jitted = self._variants[layout] = self._jit(layout, mixed)
         return jitted
 
-    def layout(self, bufs):
+    def layout(self, bufs, consts=()):
         """Output shardings by the propagation rules (numpy_ref's layouts); None when every
-        input is on the default device and nothing in the jaxpr constrains a layout."""
-        if not self.constrained and self.backend.on_default_device(bufs):
+        input and constant is on the default device and nothing in the jaxpr constrains a
+        layout (a constant laid out on a mesh would leave JAX free to pick any layout)."""
+        if not (self.constrained or self.typed) and \
+                self.backend.on_default_device((*bufs, *consts)):
             return None
         in_shardings = tuple(self.backend.sharding_of(b) for b in bufs)
-        layout = self._layouts.get(in_shardings)
+        key = (in_shardings, sh.get_current_mesh() if self.typed else None)
+        layout = self._layouts.get(key)
         if layout is None:
             out = propagate_jaxpr(self.closed, list(in_shardings))
-            layout = self._layouts[in_shardings] = tuple(
-                s or self.backend._default_sharding for s in out)
+            layout = self._layouts[key] = tuple(
+                _by_type(s, a) or self.backend._default_sharding
+                for s, a in zip(out, self.closed.out_avals))
         return layout
 
     def _jit(self, layout, mixed):
@@ -559,7 +564,7 @@ class _Compiled:
             _per_output(out_shardings, len(closed.out_avals))
 
     def __call__(self, bufs):
-        layout = self.fixed_layout or self.program.layout(bufs)
+        layout = self.fixed_layout or self.program.layout(bufs, self.consts)
         return self.program(self.consts, bufs, layout)
 
 
