@@ -290,7 +290,8 @@ def lax_cumsum(lib):
 AXES = st.sampled_from([((8,), ("X",)), ((2, 4), ("X", "Y")), ((4, 2), ("X", "Y")),
                         ((2, 2, 2), ("X", "Y", "Z"))])
 STEPS = st.lists(st.sampled_from(["mul", "add_other", "sum0", "sum1", "T", "dot", "flat",
-                                  "split", "sort1", "cond", "fori", "dus"]),
+                                  "split", "sort1", "cond", "fori", "dus", "tile", "stack",
+                                  "at_add", "vmap_rows"]),
                  min_size=1, max_size=3)
 
 
@@ -311,7 +312,11 @@ def random_program(spec, other_spec, steps):
                      "sort1": lambda: lib.lax.sort(-x, dimension=1),
                      "cond": lambda: lib.lax.cond(x.sum() > 0, lambda: x * 2.0, lambda: y),
                      "fori": lambda: lib.lax.fori_loop(0, 2, lambda i, c: c + y, x),
-                     "dus": lambda: lib.lax.dynamic_update_slice(x, y, (0, 0))}[step]()
+                     "dus": lambda: lib.lax.dynamic_update_slice(x, y, (0, 0)),
+                     "tile": lambda: lib.numpy.tile(x[:, :4], (1, 2)),
+                     "stack": lambda: lib.numpy.stack([x, y], axis=1).sum(1),
+                     "at_add": lambda: x.at[:, 1].add(y[0, 0]),
+                     "vmap_rows": lambda: lib.vmap(lambda r, s: r * s[0])(x, y)}[step]()
                 show(step, lib.typeof(x))
             return x
         return lib.jit(f)(x, y)
