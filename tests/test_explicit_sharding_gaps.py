@@ -66,6 +66,28 @@ def test_at_updates_along_a_sharded_dimension_are_refused_as_by_jax():
     assert sum("Error" in str(s) for s in shown) == 8
 
 
+@pytest.mark.parametrize("part", [(2,), (0, 1)])
+def test_at_with_out_sharding_runs_on_auto_axes_as_in_jax(part):
+    """out_sharding=, which JAX's refusals ask for, runs the update (or read) with the mesh's
+    axes Auto and types the result as given. For x.at[2].get(out_sharding=) under jit JAX
+    0.10.2 ignores the out_sharding (it stages a slice, refused on the sharded dimension);
+    refjax honours it there too."""
+    def program(lib, show):
+        idx, P = lib.numpy.array([1, 3]), lib.P
+        fs = [lambda x: x.at[1].set(5.0, out_sharding=P("X", "Y")),
+              lambda x: x.at[idx].add(1.0, out_sharding=P(None, "Y")),
+              lambda x: x.at[idx].get(out_sharding=P(None, "Y"))]
+        return each(lib, show, [fs[k] for k in part], put(lib, (8, 8), "X", "Y"))
+    assert not [s for s in same_as_jax(program) if "Error" in str(s)]
+    mesh = refjax.make_mesh((2, 4), ("X", "Y"),
+                            axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
+    with refjax.set_mesh(mesh):
+        x = put(refjax, (8, 8), "X", "Y")
+        row = refjax.jit(lambda x: x.at[2].get(out_sharding=refjax.P("Y")))(x)
+        assert str(refjax.typeof(row)) == "float32[8@Y]"
+        np.testing.assert_array_equal(np.asarray(row), np.arange(16, 24, dtype=np.float32))
+
+
 # ---------------------------------------------------------------- dynamic indexing under vmap
 
 def lane_programs(lib):
