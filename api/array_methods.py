@@ -17,6 +17,8 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.primitive import named
+from ..core.sharding import NamedSharding, P
+from ..core.sharding_types import is_typed, out_type, spec_of, typed_aval
 from ..core.trace import Tracer
 from .numpy.index_gather import gather, index_to_gather
 from .numpy.indexing import expand_ellipsis, expand_masks, gather_fill_value, getitem
@@ -194,9 +196,10 @@ def _update_method(name, op, doc):
                out_sharding=None, wrap_negative_indices=True):
         # indices_are_sorted and unique_indices are performance hints in JAX; the updates
         # here give the same result without them.
-        out = _scatter(self.array, self.index, values, op, _mode(mode), wrap_negative_indices,
-                       unique_indices)
-        return _constrain(out, out_sharding)
+        index = self.index
+        return _with_out_sharding(
+            lambda x, v: _scatter(x, index, v, op, _mode(mode), wrap_negative_indices,
+                                  unique_indices), out_sharding, self.array, values)
     method.__name__, method.__doc__ = name, doc
     return method
 
@@ -219,8 +222,10 @@ class _IndexUpdateRef:
             fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """x[idx], with out-of-bound indices clamped (or filled with `fill_value` when
         mode='fill')."""
-        out = _gather(self.array, self.index, _mode(mode), fill_value, wrap_negative_indices)
-        return _constrain(out, out_sharding)
+        index = self.index
+        return _with_out_sharding(
+            lambda x: _gather(x, index, _mode(mode), fill_value, wrap_negative_indices),
+            out_sharding, self.array)
 
     set = _update_method("set", "set", "Pure equivalent of x[idx] = y (for a repeated "
                                        "index, the last update wins).")
@@ -276,11 +281,18 @@ def _mode(mode):
     return _MODES[mode]
 
 
-def _constrain(x, sharding):
+def _with_out_sharding(run, sharding, *args):
+    """run(*args), the indexed operation, given `out_sharding=`: on Explicit axes run as JAX
+    runs it, with those axes Auto (auto_axes: nothing to type inside) and the result typed
+    as `sharding`; on other axes, its result constrained to it."""
     if sharding is None:
-        return x
-    from . import lax
-    return lax.with_sharding_constraint(x, sharding)
+        return run(*args)
+    typed = out_type(sharding, "at")
+    if typed is None:
+        from . import lax
+        return lax.with_sharding_constraint(run(*args), sharding)
+    from .axis_types import auto_axes
+    return auto_axes(run, out_sharding=typed, axes=typed.mesh.explicit_axes)(*args)
 
 
 # ------------------------------------------------ the index: items, normalisation, targets
@@ -448,12 +460,15 @@ def _one_scatter(x, items, y, op, mode, wrap, unique_indices):
     unique indices. Out-of-bound updates are dropped (clamped with mode="clip")."""
     from . import lax
     jnp = _np()
-    plan = index_to_gather(x.shape, items, normalize=wrap)
+    x_type = typed_aval(x)
+    plan = index_to_gather(x.shape, items, normalize=wrap, spec=spec_of(x_type))
     if 0 in plan.slice_shape:
         return x
     xp, yp = promote_dtypes(x, y)
     _check_numeric(op, xp.dtype)
-    updates = jnp.squeeze(jnp.broadcast_to(yp, plan.slice_shape), plan.newaxis_dims)
+    updates = jnp.squeeze(jnp.broadcast_to(yp, plan.slice_shape,
+                                           out_sharding=_slice_type(x_type, plan)),
+                          plan.newaxis_dims)
     if plan.reversed_dims:
         updates = lax.rev(updates, plan.reversed_dims)
     dn = lax.ScatterDimensionNumbers(update_window_dims=plan.offset_dims,
@@ -465,6 +480,14 @@ def _one_scatter(x, items, y, op, mode, wrap, unique_indices):
                                       unique_indices=plan.basic or bool(unique_indices),
                                       mode="clip" if mode == "clip" else "drop")
     return _as_type_of(out, x)
+
+
+def _slice_type(x_type, plan):
+    """The type x[idx] has on Explicit axes (JAX's slice_sharding): updates are resharded to
+    it, so that they meet the operand's layout (None when x is untyped)."""
+    if not is_typed(x_type):
+        return None
+    return NamedSharding(x_type.sharding.mesh, P(*plan.slice_spec))
 
 
 def _check_numeric(op, dtype):

@@ -14,7 +14,7 @@ from ..core.array import Array
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
-from ..core.sharding_types import type_outputs, typed_aval
+from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
 from ..core import dtypes
 
@@ -278,10 +278,11 @@ def eval_primitive(prim, args, params):
         _check_on_mesh(prim, args, avals, mesh)
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]
-    results = backend.execute(prim, bufs, params, _eager_types(prim, args, avals, outs, params))
+    typed_outs = _eager_types(prim, args, avals, outs, params)
+    results = backend.execute(prim, bufs, params, typed_outs)
     arrays = [Array(a, b, backend) for a, b in zip(outs, results)]
     if mesh is not None:
-        arrays = [_on_mesh(x, mesh) for x in arrays]
+        arrays = [_on_mesh(x, mesh, t) for x, t in zip(arrays, typed_outs)]
     return arrays if prim.multiple_results else arrays[0]
 
 
@@ -307,12 +308,15 @@ def _check_on_mesh(prim, args, avals, mesh):
                 f"context mesh with device ids {sorted(d.id for d in devices)} on platform CPU")
 
 
-def _on_mesh(x, mesh):
-    """x replicated over the context mesh when the computation left it on one device."""
+def _on_mesh(x, mesh, typed):
+    """x laid out over the context mesh as its type says (else replicated) when the
+    computation left it on one device (a result typed by an out_sharding= param, made from
+    values on one device)."""
     if not isinstance(x.sharding, sh.SingleDeviceSharding):
         return x
     backend = x._backend
-    buf = backend.put(x._value(), x.aval, sh.NamedSharding(mesh, sh.P()))
+    spec = sh.P(*spec_of(typed)) if is_typed(typed) else sh.P()
+    buf = backend.put(x._value(), x.aval, sh.NamedSharding(mesh, spec))
     return Array(x.aval, buf, backend)
 
 

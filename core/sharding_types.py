@@ -1,6 +1,7 @@
 """Sharding in types: on Explicit mesh axes an aval carries its layout, typed at trace time by
 each primitive's `sharding` rule (the rule Auto propagation runs after staging)."""
 import contextlib
+import math
 import threading
 import types
 
@@ -90,7 +91,22 @@ def typed(aval, mesh, spec):
     explicit = typed_axes(mesh)
     entries = [keep_axes(e, explicit) for e in tuple(spec)[:aval.ndim]]
     entries += [None] * (aval.ndim - len(entries))
-    return aval.update(sharding=NamedSharding(mesh.abstract_mesh, P(*entries)))
+    sharding = NamedSharding(mesh.abstract_mesh, P(*entries))
+    _check_divisible(sharding, aval.shape)
+    return aval.update(sharding=sharding)
+
+
+def _check_divisible(sharding, shape):
+    """A type's mesh axes must tile its dimensions evenly (JAX's ValueError when a type is
+    made, whichever operation made it)."""
+    for dim, (entry, size) in enumerate(zip(sharding.spec.partitions, shape)):
+        axes = axes_of(entry)
+        parts = math.prod(sharding.mesh.shape[a] for a in axes)
+        if size % parts:
+            raise ValueError(
+                f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} "
+                f"times, but does not evenly divide the dimension size {size}. Got shape: "
+                f"{tuple(shape)} and sharding {sharding}")
 
 
 def typed_aval(x):
@@ -208,6 +224,51 @@ def drop_dim(aval, dim):
     return NamedSharding(aval.sharding.mesh, P(*entries))
 
 
+def vmapped_mesh_axes(values, dims, spmd_axis_name=None):
+    """The Explicit mesh axes vmap's mapped dimension is sharded over (None: unsharded),
+    checked as JAX checks them: mapped inputs sharded alike along it, unmapped ones not
+    sharded over those axes, and spmd_axis_name, if given, naming the same axes."""
+    entries = [_entry(x, d) for x, d in zip(values, dims) if d is not None]
+    for first, other in zip(entries, entries[1:]):
+        if other != first:
+            raise ValueError("Mapped away dimension of inputs passed to vmap should be sharded "
+                             f"the same. Got inconsistent axis specs: {first} vs {other}")
+    axes = axes_of(entries[0]) if entries else ()
+    for x, d in zip(values, dims):
+        if d is None and axes:
+            _check_unmapped(x, axes)
+    return _with_spmd_axis_name(axes, spmd_axis_name) or None
+
+
+def _entry(x, dim):
+    try:
+        return spec_of(typed_aval(x))[dim]
+    except (TypeError, IndexError):  # not an array (vmap's own errors name it)
+        return None
+
+
+def _check_unmapped(x, axes):
+    try:
+        aval = typed_aval(x)
+    except TypeError:
+        return
+    used = {a for e in spec_of(aval) for a in axes_of(e)}
+    if used & set(axes):
+        raise ValueError(
+            "Unmapped values passed to vmap cannot be sharded along the mesh axis you are "
+            f"vmapping over. Got type: {aval.str_short()}, in_axes: None and vmapped mesh "
+            f"axis: {axes}")
+
+
+def _with_spmd_axis_name(axes, spmd_axis_name):
+    names = spmd_axis_name if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,)
+    if spmd_axis_name is not None and axes and names != axes:
+        raise ValueError("Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis "
+                         f"type is allowed. Got spmd_axis_name={names} and arrays sharded on "
+                         f"explicit_mesh_axis={axes}")
+    return axes
+
+
 def out_type(out_sharding, who):
     """The NamedSharding a lax function's `out_sharding=` gives its primitive's result type
     (a PartitionSpec names axes of the context mesh), or None where it names no Explicit
@@ -235,6 +296,7 @@ def insert_dim(sharding, dim):
     return sharding.update(spec=P(*entries))
 
 
-__all__ = ["layout_type", "untyped", "out_type", "param_spec", "insert_dim", "UnknownSharding", "typing", "strict",
+__all__ = ["vmapped_mesh_axes",
+           "layout_type", "untyped", "out_type", "param_spec", "insert_dim", "UnknownSharding", "typing", "strict",
            "reject", "is_typed", "typed", "typed_aval", "spec_of", "type_outputs",
            "type_constraint", "drop_dim"]

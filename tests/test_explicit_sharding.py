@@ -260,29 +260,6 @@ def test_out_sharding(case):
     same_as_jax(program)
 
 
-# ---------------------------------------------------------------- where refjax says less
-
-def test_a_primitive_without_a_sharding_rule_gives_no_guessed_type():
-    """refjax has no sharding rule for ragged_dot_general to run at trace time (JAX 0.10.2
-    has none either: it raises NotImplementedError when tracing it), so jax.typeof refuses
-    (NotImplementedError) instead of printing a guessed type, while the program still runs
-    and returns the grouped products."""
-    mesh = refjax.make_mesh((2, 4), ("X", "Y"),
-                            axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
-    with refjax.set_mesh(mesh):
-        x = put(refjax, (8, 4), "X", None)
-        rhs, sizes = np.arange(24.0, dtype=np.float32).reshape(2, 4, 3), np.array([3, 5])
-
-        @refjax.jit
-        def f(x):
-            with pytest.raises(NotImplementedError, match="no sharding rule"):
-                refjax.typeof(refjax.lax.ragged_dot(x, rhs, sizes))
-            return refjax.lax.ragged_dot(x, rhs, sizes)
-        rows = np.asarray(x)
-        np.testing.assert_allclose(np.asarray(f(x)), np.concatenate(
-            [rows[:3] @ rhs[0], rows[3:] @ rhs[1]]), rtol=1e-6)
-
-
 def test_slices_pads_reversals_concatenations_and_scans():
     def program(lib, show):
         jnp, lax = lib.numpy, lib.lax
@@ -313,7 +290,8 @@ def lax_cumsum(lib):
 AXES = st.sampled_from([((8,), ("X",)), ((2, 4), ("X", "Y")), ((4, 2), ("X", "Y")),
                         ((2, 2, 2), ("X", "Y", "Z"))])
 STEPS = st.lists(st.sampled_from(["mul", "add_other", "sum0", "sum1", "T", "dot", "flat",
-                                  "split", "sort1", "cond", "fori", "dus"]),
+                                  "split", "sort1", "cond", "fori", "dus", "tile", "stack",
+                                  "at_add", "vmap_rows"]),
                  min_size=1, max_size=3)
 
 
@@ -334,7 +312,11 @@ def random_program(spec, other_spec, steps):
                      "sort1": lambda: lib.lax.sort(-x, dimension=1),
                      "cond": lambda: lib.lax.cond(x.sum() > 0, lambda: x * 2.0, lambda: y),
                      "fori": lambda: lib.lax.fori_loop(0, 2, lambda i, c: c + y, x),
-                     "dus": lambda: lib.lax.dynamic_update_slice(x, y, (0, 0))}[step]()
+                     "dus": lambda: lib.lax.dynamic_update_slice(x, y, (0, 0)),
+                     "tile": lambda: lib.numpy.tile(x[:, :4], (1, 2)),
+                     "stack": lambda: lib.numpy.stack([x, y], axis=1).sum(1),
+                     "at_add": lambda: x.at[:, 1].add(y[0, 0]),
+                     "vmap_rows": lambda: lib.vmap(lambda r, s: r * s[0])(x, y)}[step]()
                 show(step, lib.typeof(x))
             return x
         return lib.jit(f)(x, y)

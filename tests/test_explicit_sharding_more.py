@@ -241,15 +241,20 @@ def test_eager_control_flow_types_as_jax():
     same_as_jax(program)
 
 
-def test_a_carry_of_unknown_type_is_not_refused():
-    """A loop body whose primitive has no sharding rule (ragged_dot_general: JAX has no
-    inference for it and refuses the program) leaves its carry's type unknown: refjax runs
-    the loop rather than call the types different."""
+def test_a_loop_over_ragged_dot_needs_its_out_sharding():
+    """A loop body whose ragged_dot_general has no out_sharding= is refused as by JAX (its
+    NotImplementedError: no inference for it); with out_sharding= the carry keeps its type
+    and the loop runs (JAX 0.10.2's CPU decomposition then refuses its own select, see
+    test_explicit_sharding_gaps)."""
     mesh = refjax.make_mesh((2, 4), ("X", "Y"),
                             axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
     rhs, sizes = np.ones((2, 8, 8), np.float32), np.array([4, 4], np.int32)
     with refjax.set_mesh(mesh):
         x = put(refjax, (8, 8), "X", "Y")
-        out = refjax.jit(lambda x: refjax.lax.fori_loop(
-            0, 2, lambda i, c: refjax.lax.ragged_dot(c, rhs, sizes), x))(x)
+        loop = lambda **kw: refjax.jit(lambda x: refjax.lax.fori_loop(  # noqa: E731
+            0, 2, lambda i, c: refjax.lax.ragged_dot(c, rhs, sizes, **kw), x))
+        with pytest.raises(NotImplementedError, match="Please specify out_sharding"):
+            loop()(x)
+        out = loop(out_sharding=refjax.P("X", "Y"))(x)
+        assert str(refjax.typeof(out)) == "float32[8@X,8@Y]"
     np.testing.assert_allclose(np.asarray(out), np.asarray(x) @ rhs[0] @ rhs[0], rtol=1e-6)

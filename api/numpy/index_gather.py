@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.array import Array
+from ...core.sharding_types import spec_of, typed_aval
 from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
@@ -17,7 +18,9 @@ class GatherPlan(NamedTuple):
     """What x[idx] reads: `indices` (the gather's index array, index vectors on its last
     axis) and dimension numbers; `slice_shape` the shape x[idx] has before `newaxis_dims` are
     squeezed out (a scatter's updates are broadcast to it) and `reversed_dims` reversed;
-    `basic` when no index array is involved (the indices are then sorted and unique)."""
+    `basic` when no index array is involved (the indices are then sorted and unique);
+    `slice_spec` the sharding type's entries of x[idx] before squeezing (JAX's slice_sharding:
+    sliced dimensions keep x's, index arrays' dimensions theirs, new axes none)."""
     indices: object
     slice_sizes: tuple
     offset_dims: tuple
@@ -27,6 +30,7 @@ class GatherPlan(NamedTuple):
     newaxis_dims: tuple
     reversed_dims: tuple
     basic: bool
+    slice_spec: tuple
 
 
 def _is_index(item):
@@ -37,15 +41,16 @@ def _is_array(item):
     return isinstance(item, (Array, Tracer, np.ndarray))
 
 
-def index_to_gather(shape, items, normalize=True):
-    """The GatherPlan of x[items] for x of `shape`; items hold ints, integer arrays (concrete
-    or traced, any rank), slices, None and Ellipsis (boolean masks already expanded)."""
+def index_to_gather(shape, items, normalize=True, spec=None):
+    """The GatherPlan of x[items] for x of `shape` (typed by `spec`, its per-dimension
+    entries); items hold ints, integer arrays (concrete or traced, any rank), slices, None and
+    Ellipsis (boolean masks already expanded)."""
     positions = [k for k, i in enumerate(items) if _is_index(i)]
     contiguous = builtins.all(b - a == 1 for a, b in zip(positions, positions[1:]))
     items = _expand_ellipsis(items, len(shape))
     if normalize:
         items = _normalized(items, shape)
-    builder = _Builder(shape, items, contiguous)
+    builder = _Builder(shape, items, contiguous, spec or (None,) * len(shape))
     return builder.plan()
 
 
@@ -89,8 +94,9 @@ def normalize_index(index, size):
 class _Builder:
     """The walk over the items of _index_to_gather, one axis of x at a time."""
 
-    def __init__(self, shape, items, contiguous):
-        self.shape, self.items, self.contiguous = shape, items, contiguous
+    def __init__(self, shape, items, contiguous, spec):
+        self.shape, self.items, self.contiguous, self.spec = shape, items, contiguous, spec
+        self.slice_spec = []
         self.advanced = _advanced(items)
         self.offset_dims, self.collapsed, self.start_index_map = [], [], []
         self.indices, self.indices_shape = [], []   # (array, first dim) pairs, and their shape
@@ -108,6 +114,7 @@ class _Builder:
                 self.slice_sizes.append(1)
             elif item is None:
                 self.slice_shape.append(1)
+                self.slice_spec.append(None)
                 self.newaxis_dims.append(self.y_axis)
                 self.y_axis += 1
             elif isinstance(item, slice):
@@ -117,7 +124,8 @@ class _Builder:
         return GatherPlan(self._index_array(), tuple(self.slice_sizes), tuple(self.offset_dims),
                           tuple(sorted(self.collapsed)),
                           tuple(self.start_index_map), tuple(self.slice_shape),
-                          tuple(self.newaxis_dims), tuple(self.reversed_dims), not self.advanced)
+                          tuple(self.newaxis_dims), tuple(self.reversed_dims), not self.advanced,
+                          tuple(self.slice_spec))
 
     def _advanced_indices(self):
         arrays = broadcast_arrays(*(i for _, i in self.advanced))
@@ -128,6 +136,7 @@ class _Builder:
         self.start_index_map += axes
         self.collapsed += axes
         self.slice_shape += list(arrays[0].shape)
+        self.slice_spec += spec_of(typed_aval(arrays[0]))
         self.y_axis += arrays[0].ndim
         self.collapsed_y_axis += arrays[0].ndim
 
@@ -147,6 +156,7 @@ class _Builder:
         start, stop, step = item.indices(self.shape[self.x_axis])
         size = len(range(start, stop, step))
         self.slice_shape.append(size)
+        self.slice_spec.append(self.spec[self.x_axis])
         if step == 1:
             if size != self.shape[self.x_axis]:  # a full slice needs no index
                 self.indices.append((_as_index(start), len(self.indices_shape)))

@@ -205,11 +205,9 @@ def tile(A, reps):
     if builtins.any(r < 0 for r in reps):
         raise ValueError(f"jnp.tile: reps must be non-negative, got {reps}")
     reps = (1,) * (A.ndim - len(reps)) + reps
-    A = reshape(A, (1,) * (len(reps) - A.ndim) + A.shape)
-    # Broadcast a new size-r axis before each axis, then merge the pairs.
-    shape = builtins.sum(((r, d) for r, d in zip(reps, A.shape)), ())
-    tiled = st.broadcast_in_dim(A, shape, tuple(range(1, 2 * A.ndim, 2)))
-    return st.reshape(tiled, tuple(r * d for r, d in zip(reps, A.shape)))
+    if len(reps) > A.ndim:  # new leading axes first, as JAX stages it
+        A = st.expand_dims(A, tuple(range(len(reps) - A.ndim)))
+    return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):

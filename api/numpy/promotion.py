@@ -493,7 +493,9 @@ def _canon_axis(axis, ndim, name="axis"):
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
-    """Join arrays of one shape along a new axis."""
+    """Join arrays of one shape along a new axis: one stack primitive for a sequence, as
+    JAX stages it (an array is concatenated along its own leading axis)."""
+    whole = isinstance(arrays, (np.ndarray, Array, Tracer))
     arrays = [asarray(a) for a in arrays]
     if not arrays:
         raise ValueError("Need at least one array to stack.")
@@ -502,8 +504,13 @@ def stack(arrays, axis=0, out=None, dtype=None):
     if len(shapes) != 1:
         raise ValueError(f"All input arrays must have the same shape, got {sorted(shapes)}")
     axis = _canon_axis(axis, arrays[0].ndim + 1, "stack")
-    out = st.concatenate([st.expand_dims(a, (axis,)) for a in arrays], axis)
-    return astype(out, dtype) if dtype is not None else out
+    if whole:
+        out = st.concatenate([st.expand_dims(a, (axis,)) for a in arrays], axis)
+        return astype(out, dtype) if dtype is not None else out
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    from ...core.primitives.arrays import stack as lax_stack
+    return lax_stack(arrays, axis)
 
 
 # ---------------------------------------------------------------- argument helpers

@@ -15,6 +15,7 @@ from ...core.config import config, default_device_id
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
                                           propagate_jaxpr, sets_layout, single_device)
+from ...core.sharding_types import is_typed, spec_of
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 from ...core.lru import LRU
@@ -284,7 +285,7 @@ class XlaBackend(Backend):
             return self.place(bufs, (target,))
         layout = None
         if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
-                and not self.on_default_device(bufs):
+                and not self.on_default_device(bufs) or any(map(is_typed, out_avals)):
             layout = self._eager_layout(prim, bufs, params, out_avals)
             bufs = self.relocate(bufs, self.computation_target(layout)[0])
         in_dtypes = tuple([b.dtype for b in bufs])
@@ -357,7 +358,7 @@ class XlaBackend(Backend):
         in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
         out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
         default = self.default_sharding()
-        return tuple(s or default for s in out)
+        return tuple(_by_type(s, a) or default for s, a in zip(out, out_avals))
 
     def _eager_op(self, prim, params, in_dtypes, out_avals, layout):
         """(jax.jit of the lowering, whether it needs x64), or (None, True) when float0 is
@@ -500,6 +501,15 @@ class XlaBackend(Backend):
         return [_with_dtype(o, a) for o, a in zip(outs, out_avals)]
 
 
+def _by_type(sharding, aval):
+    """A result typed on Explicit axes (an out_sharding= param) made from values on one
+    device: laid out as its type over the context mesh, as JAX lays it out."""
+    mesh = sh.get_current_mesh()
+    if isinstance(sharding, sh.NamedSharding) or mesh is None or not is_typed(aval):
+        return sharding
+    return sh.NamedSharding(mesh, sh.P(*spec_of(aval)))
+
+
 class _Program:
     """The jax.jit of a jaxpr's structure: one per output layout, constants as arguments,
     float0 values kept outside JAX."""
@@ -512,6 +522,7 @@ class _Program:
         self.live_out = [a.dtype != _FLOAT0 for a in closed.out_avals]
         self.in_shardings = _per_input(backend, in_shardings, self.live_in)
         self.constrained = sets_layout(closed.jaxpr)
+        self.typed = any(map(is_typed, closed.out_avals))  # results laid out by their types
         self.meshes = tuple(sh.NamedSharding(m, sh.P()) for m in param_meshes(closed.jaxpr))
         self.x64 = _uses_x64(closed.jaxpr)
         self._layouts, self._variants = {}, {}
@@ -537,17 +548,21 @@ class _Program:
             jitted = self._variants[layout] = self._jit(layout, mixed)
         return jitted
 
-    def layout(self, bufs):
+    def layout(self, bufs, consts=()):
         """Output shardings by the propagation rules (numpy_ref's layouts); None when every
-        input is on the default device and nothing in the jaxpr constrains a layout."""
-        if not self.constrained and self.backend.on_default_device(bufs):
+        input and constant is on the default device and nothing in the jaxpr constrains a
+        layout (a constant laid out on a mesh would leave JAX free to pick any layout)."""
+        if not (self.constrained or self.typed) and \
+                self.backend.on_default_device((*bufs, *consts)):
             return None
         default = self.backend.default_sharding()
         in_shardings = tuple(map(self.backend.placement, bufs))
-        layout = self._layouts.get((default, in_shardings))
+        key = (default, in_shardings, sh.get_current_mesh() if self.typed else None)
+        layout = self._layouts.get(key)
         if layout is None:
             out = propagate_jaxpr(self.closed, list(in_shardings))
-            layout = self._layouts[default, in_shardings] = tuple(s or default for s in out)
+            layout = self._layouts[key] = tuple(
+                _by_type(s, a) or default for s, a in zip(out, self.closed.out_avals))
         return layout
 
     def _jit(self, layout, mixed):
@@ -584,7 +599,7 @@ class _Compiled:
             _per_output(out_shardings, len(closed.out_avals))
 
     def __call__(self, bufs):
-        layout = self.fixed_layout or self.program.layout(bufs)
+        layout = self.fixed_layout or self.program.layout(bufs, self.consts)
         return self.program(self.consts, bufs, layout)
 
 

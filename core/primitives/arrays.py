@@ -5,6 +5,7 @@ import operator
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
+from ..sharding_types import reject, strict
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero
@@ -144,6 +145,26 @@ def _unstack_batch(axis_data, vals, dims, *, axis):
     return outs, [0] * len(outs)
 
 
+def _stack_sharding(in_specs, in_avals, out_avals, *, axis):
+    """The operands' common spec with an unsharded stacking dimension (typing: JAX's
+    ShardingTypeError for operands typed differently)."""
+    spec = (sp.all_alike(in_specs, in_avals, out_avals) if strict()
+            else sp.elementwise(in_specs, in_avals, in_avals))[0]
+    return [spec[:axis] + (None,) + spec[axis:]]
+
+
+def _unstack_sharding(in_specs, in_avals, out_avals, *, axis):
+    """The operand's spec without the unstacked dimension, which may not be sharded (JAX's
+    ShardingTypeError when typing)."""
+    spec = in_specs[0]
+    if strict() and spec[axis] is not None:
+        raise reject(f"unstack operand cannot be sharded on the unstacking axis {axis}. Got "
+                     f"operand type={in_avals[0].str_short()}")
+    return [spec[:axis] + spec[axis + 1:]] * len(out_avals)
+
+
+stack_p.def_sharding(_stack_sharding)
+unstack_p.def_sharding(_unstack_sharding)
 stack_p.def_jvp(_stack_jvp)
 stack_p.def_transpose(_stack_transpose)
 stack_p.def_batch(_stack_batch)
@@ -184,6 +205,18 @@ def _tile_batch(axis_data, vals, dims, *, reps):
     return tile_p.bind(bdim_at_front(x, d, axis_data.size), reps=(1,) + reps), 0
 
 
+def _tile_sharding(in_specs, in_avals, out_avals, *, reps):
+    """The operand's spec, where only dimensions tiled once may be sharded (JAX's
+    ShardingTypeError when typing; propagation replicates the others)."""
+    for i, (r, e) in enumerate(zip(reps, in_specs[0])):
+        if strict() and r != 1 and e is not None:
+            raise reject(f"Operand cannot be sharded on dimension {i} when the tiling is "
+                         f"non-trivial. Got input type: "
+                         f"{in_avals[0].str_short(short_dtypes=False)} with reps: {reps}")
+    return [tuple(e if r == 1 else None for r, e in zip(reps, in_specs[0]))]
+
+
+tile_p.def_sharding(_tile_sharding)
 ad.deflinear(tile_p, _tile_transpose)
 tile_p.def_batch(_tile_batch)
 

@@ -6,6 +6,7 @@ import re
 import numpy as np
 
 from .. import dtypes, errors, pytree
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..transforms.batching import moveaxis
@@ -46,6 +47,8 @@ def _no_jvp(message):
 
 pure_callback_p.def_abstract_eval(_result_avals)
 io_callback_p.def_abstract_eval(_result_avals)
+pure_callback_p.def_sharding(sp.replicated_outputs)
+io_callback_p.def_sharding(sp.replicated_outputs)
 pure_callback_p.def_jvp(_no_jvp(
     "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use callbacks while "
     "taking gradients. (pure_callback)"))

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from .. import pytree, source_info
+from .. import sharding_propagation as sp
 from ..primitive import make_primitive
 from ..trace import get_aval
 from .structural import index_in_dim
@@ -41,6 +42,7 @@ def _debug_batch(prim):
 
 for _prim in (debug_callback_p, debug_print_p):
     _prim.def_abstract_eval(_no_outputs)
+    _prim.def_sharding(sp.replicated_outputs)  # (no outputs to type)
     _prim.def_jvp(_debug_jvp(_prim))
     _prim.def_batch(_debug_batch(_prim))
     _prim.def_vma(lambda eqn, ins, strict: [])

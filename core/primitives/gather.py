@@ -17,6 +17,8 @@ from ..transforms.ad import Zero
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from . import structural as st
 from .gather_types import gather_rule, scatter_rule
+from ..sharding import P
+from ..sharding_types import is_typed, typed_aval
 from .elementwise import add, div, eq, full, mul, neg, select_n, sub
 from .elementwise import max as max_
 
@@ -317,9 +319,11 @@ def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes, **pa
         return gather_p.bind(moveaxis(x, dx, 0), idx, dimension_numbers=dn, slice_sizes=sizes,
                              **params), 0
     idx = moveaxis(idx, di, 0)
-    if dx is not_mapped:   # the batch dim is one more batch dim of the indices
+    if dx is not_mapped:   # the batch dim is one more batch dim of the indices; lanes may
+        # read the same window, so the indices are no longer sorted or unique (JAX's)
         dn = dn._replace(offset_dims=_shift(dn.offset_dims),
                          start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
+        params = dict(params, indices_are_sorted=False, unique_indices=False)
         return gather_p.bind(x, idx, dimension_numbers=dn, slice_sizes=slice_sizes, **params), 0
     dn = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
                                 _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
@@ -333,6 +337,45 @@ gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
 gather_p.def_key_reuse(key_reuse.forward_rule)
 gather_p.def_sharding(gather_rule)
+
+
+def batched_dynamic_slice(axis_data, vals, dims, slice_sizes):
+    """dynamic_slice with batched start indices, batched as JAX batches it: one gather
+    reading each lane's window (clamped in bounds, as dynamic_slice clamps), so that
+    sharded operands are typed by the gather's rule."""
+    (x, *idx), (dx, *didx) = vals, dims
+    everything = tuple(range(len(slice_sizes)))
+    dn = GatherDimensionNumbers(everything, (), everything)
+    return _gather_batch(axis_data, [x, _lane_indices(idx, didx, axis_data.size)], [dx, 0],
+                         dimension_numbers=dn, slice_sizes=slice_sizes, indices_are_sorted=True,
+                         unique_indices=True, mode=_CLIP, fill_value=None)
+
+
+def batched_dynamic_update_slice(axis_data, vals, dims):
+    """dynamic_update_slice with batched start indices: one scatter writing each lane's
+    update (clamped in bounds), as JAX batches it."""
+    (x, u, *idx), (dx, du, *didx) = vals, dims
+    everything = tuple(range(len(idx)))
+    dn = ScatterDimensionNumbers(everything, (), everything)
+    return scatter_p.batch(axis_data, [x, _lane_indices(idx, didx, axis_data.size), u],
+                           [dx, 0, du], dimension_numbers=dn, indices_are_sorted=True,
+                           unique_indices=True, mode=_CLIP)
+
+
+def _lane_indices(idx, dims, size):
+    """The scalar start indices, some batched (along dim 0), as one (size, n) index array
+    typed as the batched ones are along their batch dimension (JAX's)."""
+    batched = next(i for i, d in zip(idx, dims) if d is not not_mapped)
+    sharding = _typed_sharding(batched)
+    out = None if sharding is None else sharding.update(spec=P(sharding.spec[0], None))
+    return st.concatenate([st.broadcast_in_dim(
+        i, (size, 1), (0,) if d is not not_mapped else (), out_sharding=out)
+        for i, d in zip(idx, dims)], 1)
+
+
+def _typed_sharding(x):
+    aval = typed_aval(x)
+    return aval.sharding if is_typed(aval) else None
 
 
 # ------------------------------------------------- scatter-add, -mul, -min, -max, scatter

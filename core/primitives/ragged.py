@@ -5,6 +5,10 @@ sum(group_sizes) give zeros."""
 from typing import NamedTuple
 
 from .. import dtypes
+from .. import sharding_propagation as sp
+from ..sharding import NamedSharding
+from ..sharding_types import out_type, param_spec, strict
+from .sharding_ops import constrain
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -122,6 +126,18 @@ def _batch(axis_data, vals, dims, **params):
     return st._unrolled_batch(ragged_dot_general_p, axis_data, vals, dims, **params), 0
 
 
+def _sharding(in_specs, in_avals, out_avals, *, out_sharding, **_):
+    """The result as out_sharding names it; without it, replicated (typing: JAX's
+    NotImplementedError, which asks for out_sharding)."""
+    if isinstance(out_sharding, NamedSharding):
+        return [param_spec(out_sharding, len(out_avals[0].shape))]
+    if strict():
+        raise NotImplementedError("Explicit sharding inference for ragged_dot_general is not "
+                                  "currently implemented. Please specify out_sharding.")
+    return [sp.replicated(out_avals[0])]
+
+
+ragged_dot_general_p.def_sharding(_sharding)
 ragged_dot_general_p.def_jvp(_jvp)
 ragged_dot_general_p.def_transpose(_transpose)
 ragged_dot_general_p.def_batch(_batch)
@@ -135,10 +151,12 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
         raise NotImplementedError("ragged_dot_general: group_offset is not supported")
     pet = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
-    return ragged_dot_general_p.bind(
+    typed_as = out_type(out_sharding, "ragged_dot_general")
+    out = ragged_dot_general_p.bind(
         lhs, rhs, group_sizes, ragged_dot_dimension_numbers=_normalized(
             ragged_dot_dimension_numbers), precision=canonicalize_precision(precision),
-        preferred_element_type=pet, group_offset=None, out_sharding=out_sharding)
+        preferred_element_type=pet, group_offset=None, out_sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,

@@ -7,8 +7,10 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..avals import ShapedArray
 from .. import sharding_propagation as sp
+from ..sharding import NamedSharding
+from ..sharding_types import out_type, param_spec
+from ..avals import ShapedArray
 from ..key_reuse import Signature, Sink, Source
 from ..primitive import make_primitive
 from ..transforms.ad import defnondiff
@@ -48,9 +50,10 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     (lax.rng_bit_generator)."""
     shape = tuple(map(operator.index, shape))
     dtype = dtypes.canonicalize_dtype(dtype)
-    return tuple(rng_bit_generator_p.bind(key, algorithm=RandomAlgorithm(algorithm),
-                                          dtype=np.dtype(dtype), out_sharding=out_sharding,
-                                          shape=shape))
+    typed_as = out_type(out_sharding, "rng_bit_generator")  # a spec of the context mesh
+    return tuple(rng_bit_generator_p.bind(
+        key, algorithm=RandomAlgorithm(algorithm), dtype=np.dtype(dtype),
+        out_sharding=out_sharding if typed_as is None else typed_as, shape=shape))
 
 
 def unrolled_batch(prim):
@@ -78,6 +81,15 @@ def _stack(values):
     return st.concatenate([st.expand_dims(v, (0,)) for v in values], 0)
 
 
+def _rng_bit_generator_sharding(in_specs, in_avals, out_avals, *, out_sharding, **_):
+    """The new key typed as the key, the bits as out_sharding names (else replicated), as
+    JAX's rule."""
+    bits = param_spec(out_sharding, len(out_avals[1].shape)) \
+        if isinstance(out_sharding, NamedSharding) else sp.replicated(out_avals[1])
+    return [in_specs[0], bits]
+
+
+rng_bit_generator_p.def_sharding(_rng_bit_generator_sharding)
 defnondiff(rng_bit_generator_p)
 unrolled_batch(rng_bit_generator_p)
 
@@ -114,6 +126,7 @@ def rng_uniform(a, b, shape):
     return rng_uniform_p.bind(a, b, shape=tuple(map(operator.index, shape)))
 
 
+rng_uniform_p.def_sharding(sp.replicated_outputs)
 defnondiff(rng_uniform_p, "rng_uniform draws random values: it has no derivative")
 unrolled_batch(rng_uniform_p)
 

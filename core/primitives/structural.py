@@ -521,12 +521,12 @@ def _dynamic_slice_batch(axis_data, vals, dims, *, slice_sizes):
         x = moveaxis(x, dims[0], 0)
         zero = _index_scalar(0)
         return dynamic_slice_p.bind(x, zero, *idx, slice_sizes=(axis_data.size,) + slice_sizes), 0
-    return _unrolled_batch(dynamic_slice_p, axis_data, vals, dims, slice_sizes=slice_sizes), 0
+    from .gather import batched_dynamic_slice
+    return batched_dynamic_slice(axis_data, vals, dims, slice_sizes)
 
 
 def _unrolled_batch(prim, axis_data, vals, dims, **params):
-    """Batched start indices: apply the primitive per batch member and stack the results.
-    (JAX uses gather/scatter here; refjax keeps to its primitive set, at O(batch) equations.)"""
+    """Apply the primitive per batch member and stack the results (O(batch) equations)."""
     pieces = []
     for b in range(axis_data.size):
         args = [v if d is not_mapped else index_in_dim(v, b, d) for v, d in zip(vals, dims)]
@@ -610,7 +610,8 @@ def _dus_batch(axis_data, vals, dims):
         x = bdim_at_front(x, dims[0], axis_data.size)
         update = bdim_at_front(update, dims[1], axis_data.size)
         return dynamic_update_slice_p.bind(x, update, _weak_zero(dtypes.int32), *idx), 0
-    return _unrolled_batch(dynamic_update_slice_p, axis_data, vals, dims), 0
+    from .gather import batched_dynamic_update_slice
+    return batched_dynamic_update_slice(axis_data, vals, dims)
 
 
 dynamic_update_slice_p.def_jvp(_dus_jvp)

@@ -8,7 +8,7 @@ from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
 from ..primitives.parallel import extend_axis_env
-from ..sharding_types import drop_dim
+from ..sharding_types import drop_dim, vmapped_mesh_axes
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
 from .staging import stage_closed
@@ -236,6 +236,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                   for x, d in zip(leaves, flat_specs)]
         dims = [_canonical_in_dim(x, d, i) for i, (x, d) in enumerate(zip(leaves, flat_specs))]
         size = _axis_size(fun, args, kwargs, leaves, dims, axis_size)
+        vmapped_mesh_axes(leaves, dims, spmd_axis_name)
         axis_data = AxisData(axis_name, size, spmd_axis_name)
         out_tree_box = []
 

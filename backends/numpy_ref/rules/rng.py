@@ -119,7 +119,7 @@ _GENERATORS = {rng.RandomAlgorithm.RNG_THREE_FRY: _threefry_bits,
 def _rng_bit_generator(key, *, algorithm, dtype, out_sharding, shape):
     """XLA's CPU streams bit for bit, RNG_DEFAULT being Philox there. The new key advances
     the counter word by the blocks used (mod 2**64), as XLA's."""
-    key = np.asarray(key, _U32)
+    key = np.ascontiguousarray(key, _U32)  # (a broadcast zero key has stride 0: no view)
     with np.errstate(over="ignore"):
         bits, used = _GENERATORS[algorithm](key, tuple(shape), np.dtype(dtype))
         new_key = key.copy().view(np.uint64)

@@ -1,4 +1,8 @@
 """The xla rule decorator and the dtype helpers several families share."""
+import functools
+import math
+
+import jax
 import jax.sharding as jsh
 import numpy as np
 from jax import lax
@@ -39,5 +43,15 @@ def out_sharding(s):
     # refjax's values are reduced (an unreduced type is a label on them): JAX computes the
     # reduced value
     spec = s.spec.update(unreduced=frozenset(), reduced=frozenset())
-    return jsh.NamedSharding(jsh.AbstractMesh(mesh.axis_sizes, mesh.axis_names, axis_types=types),
-                             jax_spec(spec))
+    return jsh.NamedSharding(_abstract_mesh(tuple(mesh.axis_sizes), tuple(mesh.axis_names),
+                                            types), jax_spec(spec))
+
+
+@functools.lru_cache(maxsize=64)
+def _abstract_mesh(sizes, names, types):
+    """JAX's abstract mesh of that shape on its CPU devices (their kind is part of it: the
+    operands' types, from jit's shardings, carry it, and JAX compares meshes whole)."""
+    devices = jax.devices("cpu")[:math.prod(sizes)]
+    if len(devices) < math.prod(sizes):  # (no program of it can run; its types can be made)
+        return jsh.AbstractMesh(sizes, names, axis_types=types)
+    return jsh.Mesh(np.array(devices).reshape(sizes), names, axis_types=types).abstract_mesh
