@@ -83,6 +83,13 @@ _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
 _sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
+_sys.modules[f"{__name__}.experimental.ode"] = experimental.ode
+
+from .api import example_libraries  # noqa: E402
+
+_sys.modules[f"{__name__}.example_libraries"] = example_libraries
+_sys.modules[f"{__name__}.example_libraries.optimizers"] = example_libraries.optimizers
+_sys.modules[f"{__name__}.example_libraries.stax"] = example_libraries.stax
 
 from .api import extend  # noqa: E402
 
