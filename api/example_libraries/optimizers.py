@@ -134,8 +134,9 @@ def adagrad(step_size, momentum=0.9):
     return _with_zeros(2), update, _first
 
 
-def _decayed_square(avg, g, gamma):
-    return avg * gamma + jnp.square(g) * (1. - gamma)
+def _ema(new, avg, decay):
+    """The exponential moving average `avg` updated with `new`."""
+    return (1. - decay) * new + decay * avg
 
 
 @optimizer
@@ -145,7 +146,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 
     def update(i, g, state):
         x, avg_sq = state
-        avg_sq = _decayed_square(avg_sq, g, gamma)
+        avg_sq = _ema(jnp.square(g), avg_sq, gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq + eps), avg_sq
     return _with_zeros(1), update, _first
 
@@ -157,7 +158,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
 
     def update(i, g, state):
         x, avg_sq, mom = state
-        avg_sq = _decayed_square(avg_sq, g, gamma)
+        avg_sq = _ema(jnp.square(g), avg_sq, gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq + eps)
         return x - mom, avg_sq, mom
     return _with_zeros(2), update, _first
@@ -175,10 +176,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
     def update(i, g, state):
         x, m, v = state
-        m = (1 - b1) * g + b1 * m
-        v = (1 - b2) * jnp.square(g) + b2 * v
-        mhat = m / _bias_correction(b1, i, m.dtype)
-        vhat = v / _bias_correction(b2, i, m.dtype)
+        m, v = _ema(g, m, b1), _ema(jnp.square(g), v, b2)
+        mhat, vhat = m / _bias_correction(b1, i, m.dtype), v / _bias_correction(b2, i, m.dtype)
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
     return _with_zeros(2), update, _first
 
@@ -190,8 +189,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
     def update(i, g, state):
         x, m, u = state
-        m = (1 - b1) * g + b1 * m
-        u = jnp.maximum(b2 * u, jnp.abs(g))
+        m, u = _ema(g, m, b1), jnp.maximum(b2 * u, jnp.abs(g))
         rate = step_size(i) / _bias_correction(b1, i, m.dtype)
         return x - rate * m / (u + eps), m, u
     return _with_zeros(2), update, _first
