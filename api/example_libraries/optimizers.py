@@ -13,7 +13,16 @@ tree_util.register_pytree_node(
     lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
     lambda aux, children: OptimizerState(children[0], *aux))
 
-Schedule = Callable[[int], Any]
+# The type names JAX's module gives its signatures.
+Array = Any
+Params = Any
+State = Any
+Updates = Params
+Step = int
+InitFn = Callable[[Params], OptimizerState]
+UpdateFn = Callable[[Step, Updates, OptimizerState], OptimizerState]
+ParamsFn = Callable[[OptimizerState], Params]
+Schedule = Callable[[Step], Any]
 
 
 class Optimizer(NamedTuple):
