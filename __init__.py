@@ -95,6 +95,14 @@ _sys.modules[f"{__name__}.typing"] = typing
 _sys.modules[f"{__name__}.flatten_util"] = flatten_util
 _sys.modules[f"{__name__}.experimental.key_reuse"] = experimental.key_reuse
 
+_sys.modules[f"{__name__}.experimental.ode"] = experimental.ode
+
+from .api import example_libraries  # noqa: E402
+
+_sys.modules[f"{__name__}.example_libraries"] = example_libraries
+_sys.modules[f"{__name__}.example_libraries.optimizers"] = example_libraries.optimizers
+_sys.modules[f"{__name__}.example_libraries.stax"] = example_libraries.stax
+
 from .api import extend  # noqa: E402
 
 _sys.modules[f"{__name__}.extend"] = extend
