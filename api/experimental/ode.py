@@ -12,6 +12,7 @@ from ...core.transforms.custom_vjp import custom_vjp
 from ...core.transforms.jit import jit
 from ...core.transforms.vmap import vmap
 from .. import lax, tree_util
+from ..flatten_util import ravel_pytree
 from .. import numpy as jnp
 
 # The Dormand-Prince 5(4) tableau: stage times, stage weights, the 5th-order solution's weights,
@@ -30,20 +31,6 @@ _C_ERR = [35 / 384 - 1951 / 21600, 0, 500 / 1113 - 22642 / 50085, 125 / 192 - 45
 _C_MID = [6025192743 / 30085553152 / 2, 0, 51252292925 / 65400821598 / 2,
           -2691868925 / 45128329728 / 2, 187940372067 / 1594534317056 / 2,
           -1776094331 / 19743644256 / 2, 11237099 / 235043384 / 2]
-
-
-def _ravel(tree):
-    """The leaves of `tree` as one flat vector (of their common dtype) and its inverse."""
-    leaves, treedef = tree_util.tree_flatten(tree)
-    dtype = jnp.result_type(*leaves)
-    shapes, dtypes = [jnp.shape(x) for x in leaves], [jnp.result_type(x) for x in leaves]
-    cuts = np.cumsum([int(np.prod(s)) for s in shapes])[:-1]
-
-    def unravel(flat):
-        pieces = jnp.split(flat, cuts)
-        return treedef.unflatten(
-            [p.reshape(s).astype(d) for p, s, d in zip(pieces, shapes, dtypes)])
-    return jnp.concatenate([jnp.ravel(x).astype(dtype) for x in leaves]), unravel
 
 
 def _norm(x):
@@ -184,10 +171,10 @@ _odeint.defvjp(_odeint_fwd, _odeint_bwd)
 @functools.partial(jit, static_argnums=(0, 1, 2, 3, 4))
 def _odeint_flat(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     """odeint on the raveled state, under jit (the integrator is one staged computation)."""
-    y0_flat, unravel = _ravel(y0)
+    y0_flat, unravel = ravel_pytree(y0)
 
     def flat_func(y, t, *args):
-        return _ravel(func(unravel(y), t, *args))[0]
+        return ravel_pytree(func(unravel(y), t, *args))[0]
     return vmap(unravel)(_odeint(flat_func, rtol, atol, mxstep, hmax, y0_flat, ts, *args))
 
 
