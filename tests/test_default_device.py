@@ -201,3 +201,22 @@ def test_default_device_a_backend_lacks():
     with refjax.default_device(refjax.devices()[3]), \
             pytest.raises(ValueError, match="device 3, but the one_device backend has 1 dev"):
         backend.default_sharding()
+
+
+def _committed_scalars(lib):
+    """A committed 0-d array keeps its placement through dtype conversions (weak to strong
+    promotion in `a + c`, astype): only uncommitted scalars fold to constants."""
+    d, jnp = lib.devices(), lib.numpy
+    mesh = lib.make_mesh((1,), ("x",), devices=d[:1])
+    on_mesh = lib.device_put(1.0, lib.sharding.NamedSharding(mesh, lib.P()))
+    on_dev = lib.device_put(2.0, d[2])
+    outs = [on_mesh + jnp.float32(3.0), on_mesh.astype(jnp.float16), on_dev + jnp.float32(1.0),
+            on_dev.astype(jnp.int32), jnp.float32(3.0) + 1.0]
+    return [(float(o), str(o.dtype), o.committed, sorted(x.id for x in o.devices()),
+             type(o.sharding).__name__) for o in outs]
+
+
+@pytest.mark.parametrize("backend", ["numpy_ref", "xla"])
+def test_committed_scalars_keep_their_placement(backend):
+    with refjax.backend(backend):
+        assert _committed_scalars(refjax) == _committed_scalars(real_jax)

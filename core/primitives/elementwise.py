@@ -689,9 +689,12 @@ convert_element_type_p.def_pp(pp_hiding("sharding"))  # the binder's type says i
 
 def _foldable(x):
     # JAX folds conversions of Python and NumPy scalars; its jnp.asarray keeps Python scalars
-    # as they are where refjax makes concrete 0-d Arrays, which therefore fold too.
+    # as they are where refjax makes concrete 0-d Arrays, which therefore fold too (but not
+    # an Array committed to devices: its conversion stays there, as JAX's).
+    if isinstance(x, Array):
+        return np.ndim(x) == 0 and not x.committed
     return dtypes.is_python_scalar(x) or (
-        isinstance(x, (np.ndarray, np.generic, Array)) and np.ndim(x) == 0)
+        isinstance(x, (np.ndarray, np.generic)) and np.ndim(x) == 0)
 
 
 def _folded_conversion(x, new_dtype, weak_type):
