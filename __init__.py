@@ -83,6 +83,7 @@ _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map
 _sys.modules[f"{__name__}.experimental.pjit"] = experimental.pjit
+_sys.modules[f"{__name__}.experimental.checkify"] = experimental.checkify
 
 from .api import extend  # noqa: E402
 

@@ -1,0 +1,201 @@
+"""checkify: an interpreter over a staged jaxpr threading an Error value through it; checks
+(check_p, and the automatic ones of checkify_rules) update it, jit, cond, while and scan run
+checkified bodies that take and return it."""
+from .. import jaxpr as jx
+from .. import pytree
+from ..primitives import elementwise as ew
+from ..primitives.checkify import check_p
+from ..primitives.control_flow.common import split
+from ..primitives.control_flow.cond import cond_p
+from ..primitives.control_flow.loops import scan_p, while_p
+from ..trace import as_value, get_aval
+from .checkify_errors import code_constant, init_error, next_code
+from .jit import jit_p
+from .staging import stage_closed, trace_to_jaxpr
+
+# primitive -> rule(error, enabled, *ins, **params) -> (error, outs); outs a list for
+# multiple-result primitives. Primitives without one are bound unchanged.
+error_checks = {}
+
+
+def checkify(fun, errors):
+    """fun as a function returning (Error, out), its checks in `errors` functionalized."""
+    def checked(*args, **kwargs):
+        out_tree = []
+
+        def flat():  # the arguments are closed over, as JAX's: Python scalars stay Python
+            leaves, tree = pytree.tree_flatten(fun(*args, **kwargs))
+            out_tree.append(tree)
+            return leaves
+        jaxpr, consts = trace_to_jaxpr(flat, [])
+        error, outs = checkify_jaxpr(jaxpr, consts, errors, init_error)
+        return error, pytree.tree_unflatten(out_tree[0], [as_value(o) for o in outs])
+    return checked
+
+
+def checkify_jaxpr(jaxpr, consts, enabled, error, *args):
+    """Evaluate jaxpr on the current trace, checking what `enabled` asks: (error, outs)."""
+    state = [error]
+
+    def apply(eqn, ins):
+        rule = error_checks.get(eqn.primitive)
+        if rule is None:
+            return jx.bind_eqn(eqn, ins)
+        state[0], outs = rule(state[0], enabled, *ins, **eqn.params)
+        return outs if eqn.primitive.multiple_results else [outs]
+    outs = jx.eval_jaxpr(jaxpr, consts, *args, apply=apply)
+    return state[0], outs
+
+
+def update_error(error, pred, code, metadata, payload, effect):
+    """error with `pred`'s failure recorded in slot `effect`, unless that slot already
+    failed (the first failure of each slot is kept)."""
+    old = error._pred.get(effect)
+    if old is None:
+        return error.updated(effect, pred, code, metadata, payload)
+    return error.updated(effect, ew.bitwise_or(old, pred), ew.select_n(old, code, error._code[effect]),
+                         metadata, [ew.select_n(old, new, cur) for new, cur in
+                                    zip(payload, error._payload[effect])])
+
+
+def assert_func(error, pred, exc):
+    """Record a new check (failing where `pred`) with exception `exc`'s static data."""
+    code = next_code()
+    return update_error(error, pred, code_constant(code), {code: (type(exc), exc.static)},
+                        exc.payload, exc.effect())
+
+
+# ---------------------------------------------------------------- checkified bodies
+
+def stage_checked(run, err_tree, in_avals, prefix=0):
+    """A ClosedJaxpr (*first `prefix` inputs, *error leaves, *rest) -> (*error leaves, *outs)
+    of run(error, head, rest) -> (error, outs), and the output error's tree."""
+    out_tree = []
+
+    def fun(*flat):
+        head, err_leaves, rest = split(flat, [prefix, err_tree.num_leaves])
+        err, outs = run(pytree.tree_unflatten(err_tree, err_leaves), head, rest)
+        leaves, tree = pytree.tree_flatten(err)
+        out_tree.append(tree)
+        return leaves + list(outs)
+    return stage_closed(fun, in_avals), out_tree[0]
+
+
+def checked_closed(closed, enabled, err_tree, in_avals, prefix=0):
+    """closed checkified by stage_checked (its first `prefix` inputs before the error)."""
+    def run(err, head, rest):
+        return checkify_jaxpr(closed.jaxpr, closed.consts, enabled, err, *head, *rest)
+    return stage_checked(run, err_tree, in_avals, prefix)
+
+
+def _effects(error, staged_tree):
+    return set(pytree.tree_unflatten(staged_tree, [None] * staged_tree.num_leaves)._pred)
+
+
+def _avals(xs):
+    return [get_aval(x) for x in xs]
+
+
+def _with_body_effects(error, stage):
+    """error with placeholder slots for everything stage(error) may record, and the body
+    staged again on that error: (error, its leaves, (closed, out_tree))."""
+    leaves, tree = pytree.tree_flatten(error)
+    _, out_tree = stage(leaves, tree)
+    error = error.with_placeholders(_effects(error, out_tree))
+    leaves, tree = pytree.tree_flatten(error)
+    return error, leaves, stage(leaves, tree)
+
+
+def _jit_rule(error, enabled, *ins, jaxpr, **params):
+    leaves, tree = pytree.tree_flatten(error)
+    checked, out_tree = checked_closed(jaxpr, enabled, tree, _avals(leaves) + _avals(ins))
+    outs = jit_p.bind(*leaves, *ins, jaxpr=checked, **params)
+    err, outs = split(outs, [out_tree.num_leaves])
+    return pytree.tree_unflatten(out_tree, err), outs
+
+
+def _cond_rule(error, enabled, index, *ops, branches):
+    def stage(leaves, tree):
+        return [checked_closed(b, enabled, tree, _avals(leaves) + _avals(ops)) for b in branches]
+
+    leaves, tree = pytree.tree_flatten(error)
+    effects = set().union(*(_effects(error, t) for _, t in stage(leaves, tree)))
+    error = error.with_placeholders(effects)
+    leaves, tree = pytree.tree_flatten(error)
+    staged = stage(leaves, tree)
+    outs = cond_p.bind(index, *leaves, *ops, branches=tuple(c for c, _ in staged))
+    err, outs = split(outs, [staged[0][1].num_leaves])
+    metadata = {}
+    for _, t in staged:
+        metadata.update(pytree.tree_unflatten(t, err)._metadata)
+    return pytree.tree_unflatten(staged[0][1], err).with_metadata(metadata), outs
+
+
+def _scan_rule(error, enabled, *ins, jaxpr, num_consts, num_carry, length, **params):
+    consts, carry, xs = split(ins, [num_consts, num_carry])
+    x_avals = [a.update(shape=a.shape[1:]) for a in _avals(xs)]
+
+    def stage(leaves, tree):
+        avals = _avals(consts) + _avals(leaves) + _avals(carry) + x_avals
+        return checked_closed(jaxpr, enabled, tree, avals, prefix=num_consts)
+
+    error, leaves, (body, out_tree) = _with_body_effects(error, stage)
+    outs = scan_p.bind(*consts, *leaves, *carry, *xs, jaxpr=body, num_consts=num_consts,
+                       num_carry=num_carry + len(leaves), length=length, **params)
+    err, outs = split(outs, [out_tree.num_leaves])
+    return pytree.tree_unflatten(out_tree, err), outs
+
+
+BATCHED_WHILE = ("Checkify does not support batched while-loops (checkify-of-vmap-of-while). "
+                 "\nHint: if possible, move the vmap to the outer level to get "
+                 "vmap-of-checkify-of-while.")
+
+
+def _while_rule(error, enabled, *ins, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
+    """The cond is checked on the initial carry, then after each body (as JAX does)."""
+    if cond_jaxpr.out_avals[0].shape:
+        raise ValueError(BATCHED_WHILE)
+    cconsts, bconsts, carry = split(ins, [cond_nconsts, body_nconsts])
+    error, _ = checkify_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, enabled, error,
+                              *cconsts, *carry)
+
+    def run(err, head, rest):
+        cc, bc = split(head, [cond_nconsts])
+        err, outs = checkify_jaxpr(body_jaxpr.jaxpr, body_jaxpr.consts, enabled, err, *bc, *rest)
+        err, _ = checkify_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, enabled, err, *cc, *outs)
+        return err, outs
+
+    def stage(leaves, tree):
+        avals = _avals(cconsts) + _avals(bconsts) + _avals(leaves) + _avals(carry)
+        return stage_checked(run, tree, avals, prefix=len(cconsts) + len(bconsts))
+
+    error, leaves, (body, out_tree) = _with_body_effects(error, stage)
+    cond = stage_closed(lambda *flat: _unchecked_cond(cond_jaxpr, cond_nconsts, len(leaves), flat),
+                        _avals(cconsts) + _avals(leaves) + _avals(carry))
+    outs = while_p.bind(*cconsts, *cconsts, *bconsts, *leaves, *carry, cond_jaxpr=cond,
+                        cond_nconsts=cond_nconsts, body_jaxpr=body,
+                        body_nconsts=cond_nconsts + body_nconsts)
+    err, outs = split(outs, [out_tree.num_leaves])
+    return pytree.tree_unflatten(out_tree, err), outs
+
+
+def _unchecked_cond(cond_jaxpr, nconsts, n_err, flat):
+    consts, _, carry = split(flat, [nconsts, n_err])
+    return jx.eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *consts, *carry)
+
+
+def _check_rule(error, enabled, *args, err_tree, debug):
+    """A check's error joins checkify's when its kind is enabled (else it is dropped, as in
+    JAX 0.10.2)."""
+    new = pytree.tree_unflatten(err_tree, args)
+    for e, pred in new._pred.items():
+        if e.error_type in enabled:
+            error = update_error(error, pred, new._code[e], {}, new._payload[e], e)
+    return error.with_metadata(new._metadata), []
+
+
+error_checks[jit_p] = _jit_rule
+error_checks[while_p] = _while_rule
+error_checks[check_p] = _check_rule
+error_checks[cond_p] = _cond_rule
+error_checks[scan_p] = _scan_rule
