@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import pytree
 from ..primitive import make_primitive
-from ..trace import EVAL_TRACE, current_trace
+from ..trace import Tracer
 from ..transforms.batching import bdim_at_front
 from ..transforms.checkify_errors import JaxRuntimeError
 from . import elementwise as ew
@@ -21,11 +21,12 @@ FUNCTIONALIZATION_ERROR = (
 
 
 def check_error(error, debug=False):
-    """Raise the error now (concrete values) or bind check_p for the enclosing trace."""
+    """Raise the error now (concrete values: eagerly, or on the primals under grad) or bind
+    check_p for the trace its values belong to."""
     if any(np.shape(p) for p in error._pred.values()):
         error = reduce_any_error(error)
     leaves, tree = pytree.tree_flatten(error)
-    if current_trace() is not EVAL_TRACE:
+    if any(isinstance(x, Tracer) for x in leaves):
         check_p.bind(*leaves, err_tree=tree, debug=debug)
     elif not debug:
         raise_if_failed(error)

@@ -7,7 +7,7 @@ from ..primitives import elementwise as ew
 from ..primitives.checkify import check_p
 from ..primitives.control_flow.common import split
 from ..primitives.control_flow.cond import cond_p
-from ..primitives.control_flow.loops import scan_p, while_p
+from ..primitives.control_flow.loops import running_lanes_bodies, scan_p, while_p
 from ..trace import as_value, get_aval
 from .checkify_errors import code_constant, init_error, next_code
 from .jit import jit_p
@@ -153,7 +153,7 @@ BATCHED_WHILE = ("Checkify does not support batched while-loops (checkify-of-vma
 
 def _while_rule(error, enabled, *ins, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     """The cond is checked on the initial carry, then after each body (as JAX does)."""
-    if cond_jaxpr.out_avals[0].shape:
+    if cond_jaxpr.out_avals[0].shape or body_jaxpr in running_lanes_bodies:
         raise ValueError(BATCHED_WHILE)
     cconsts, bconsts, carry = split(ins, [cond_nconsts, body_nconsts])
     error, _ = checkify_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, enabled, error,

@@ -119,13 +119,14 @@ class Error:
     __repr__ = __str__
 
     def _exception_at(self, idx):
-        failed = [(int(np.asarray(self._code[e])[idx]), e) for e, p in self._pred.items()
-                  if bool(np.asarray(p)[idx])]
+        at = (lambda x: x[idx]) if idx else (lambda x: x)
+        # bool() of a traced predicate raises JAX's TracerBoolConversionError
+        failed = [(int(at(self._code[e])), e) for e, p in self._pred.items() if bool(at(p))]
         if not failed:
             return None
         code, effect = min(failed, key=lambda ce: ce[0])
         cls, static = self._metadata[code]
-        return cls(static, [x[idx] if idx else x for x in self._payload[effect]])
+        return cls(static, [at(x) for x in self._payload[effect]])
 
     def _batched_exception(self):
         shape = np.shape(next(iter(self._pred.values())))
