@@ -283,3 +283,32 @@ def test_recorded_outcomes_are_jaxs(name):
     import jax.numpy as jjnp
     from jax.experimental import checkify
     assert _outcome(_programs(jax, jjnp, checkify)[name]) == EXPECTED[name]
+
+
+def test_namespace_as_jax():
+    import jax.experimental.checkify as jax_checkify
+
+    def public(module):
+        return {n for n in dir(module) if not n.startswith("_")}
+    assert public(rcheckify) == public(jax_checkify)
+    assert rcheckify.JaxRuntimeError.__mro__[1] is ValueError  # as JAX's
+
+
+def test_non_string_message_is_refused_when_checked():
+    """Better than JAX, which accepts `check(pred, 5)` and fails in err.get() with
+    AttributeError: 'int' object has no attribute 'format'."""
+    with pytest.raises(TypeError, match="checkify.check's msg must be a str, got int"):
+        rcheckify.checkify(lambda x: rcheckify.check(x > 0, 5))(rjnp.float32(-1.0))
+
+
+def test_error_is_a_pytree_of_arrays():
+    """jit returns the Error as JAX does: predicates, codes and payloads are arrays, and the
+    Error passes through jit and tree functions unchanged."""
+    def f(x):
+        rcheckify.check(x > 0, "x={}", x)
+        return x
+    err, _ = refjax.jit(rcheckify.checkify(f))(rjnp.float32(-1.0))
+    leaves, tree = refjax.tree_util.tree_flatten(err)
+    assert [np.asarray(v).dtype for v in leaves] == [np.bool_, np.int32, np.float32]
+    again = refjax.tree_util.tree_unflatten(tree, leaves)
+    assert again.get() == "x=-1.0 (`check` failed)" == str(err)[6:-1]

@@ -9,9 +9,11 @@ from ...core.primitives.checkify import check_error as _check_error
 from ...core.trace import as_value as _as_value
 from ...core.transforms import checkify as _checkify
 from ...core.transforms import checkify_rules as _rules  # noqa: F401  (registers the checks)
-from ...core.transforms.checkify_errors import (DivisionByZeroError, Error, FailedCheckError,
-                                                JaxRuntimeError, NaNError, OOBError,
-                                                init_error)
+from ...core.transforms.checkify_errors import DivisionByZeroError as _DivisionByZeroError
+from ...core.transforms.checkify_errors import Error, JaxRuntimeError, init_error
+from ...core.transforms.checkify_errors import FailedCheckError as _FailedCheckError
+from ...core.transforms.checkify_errors import NaNError as _NaNError
+from ...core.transforms.checkify_errors import OOBError as _OOBError
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
@@ -19,10 +21,10 @@ __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic
 
 ErrorCategory = type  # an error class (FailedCheckError, NaNError, ...), as JAX's alias
 
-user_checks = frozenset({FailedCheckError})
-nan_checks = frozenset({NaNError})
-index_checks = frozenset({OOBError})
-div_checks = frozenset({DivisionByZeroError})
+user_checks = frozenset({_FailedCheckError})
+nan_checks = frozenset({_NaNError})
+index_checks = frozenset({_OOBError})
+div_checks = frozenset({_DivisionByZeroError})
 float_checks = nan_checks | div_checks
 automatic_checks = float_checks | index_checks
 all_checks = automatic_checks | user_checks
@@ -64,11 +66,13 @@ def _check(pred, msg, debug, fmt_args, fmt_kwargs):
     if not _is_scalar_pred(pred):
         name = "debug_check" if debug else "check"
         raise TypeError(f"{name} takes a scalar pred as argument, got {pred}")
+    if not isinstance(msg, str):  # JAX fails later, in err.get(), with an AttributeError
+        raise TypeError(f"checkify.check's msg must be a str, got {type(msg).__name__}")
     leaves, tree = _pytree.tree_flatten((fmt_args, fmt_kwargs))
     for arg in leaves:
         if not isinstance(arg, (_BaseArray, _np.ndarray)):
             raise TypeError("Formatting arguments to checkify.check need to be PyTrees of "
                             f"arrays, but got {arg!r} of type {type(arg)}.")
-    exc = FailedCheckError((msg, tree), [_as_value(a) for a in leaves])
+    exc = _FailedCheckError((msg, tree), [_as_value(a) for a in leaves])
     failed = _ew.bitwise_not(_as_value(pred))
     _check_error(_checkify.assert_func(init_error, failed, exc), debug)
