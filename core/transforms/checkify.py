@@ -1,16 +1,26 @@
 """checkify: an interpreter over a staged jaxpr threading an Error value through it; checks
 (check_p, and the automatic ones of checkify_rules) update it, jit, cond, while and scan run
 checkified bodies that take and return it."""
+import numpy as np
+
 from .. import jaxpr as jx
 from .. import pytree
 from ..primitives import elementwise as ew
+from ..primitives import structural as st
+from ..primitives.parallel import extend_axis_env
+from ..sharding import P
 from ..primitives.checkify import check_p
 from ..primitives.control_flow.common import split
 from ..primitives.control_flow.cond import cond_p
 from ..primitives.control_flow.loops import running_lanes_bodies, scan_p, while_p
 from ..trace import as_value, get_aval
 from .checkify_errors import code_constant, init_error, next_code
+from .ad import Zero
+from .checkpoint import remat_p
+from .custom import custom_jvp_call_p
+from .custom_vjp import custom_vjp_call_p
 from .jit import jit_p
+from .shard_map import _axis_sizes, shard_map_p
 from .staging import stage_closed, trace_to_jaxpr
 
 # primitive -> rule(error, enabled, *ins, **params) -> (error, outs); outs a list for
@@ -53,9 +63,18 @@ def update_error(error, pred, code, metadata, payload, effect):
     old = error._pred.get(effect)
     if old is None:
         return error.updated(effect, pred, code, metadata, payload)
+    if np.ndim(old) > np.ndim(pred):  # a slot batched by a shard_map, a check after it
+        lead = np.shape(old)[:np.ndim(old) - np.ndim(pred)]
+        pred, code = _lead(pred, lead), _lead(code, lead)
+        payload = [_lead(x, lead) for x in payload]
     return error.updated(effect, ew.bitwise_or(old, pred), ew.select_n(old, code, error._code[effect]),
                          metadata, [ew.select_n(old, new, cur) for new, cur in
                                     zip(payload, error._payload[effect])])
+
+
+def _lead(x, lead):
+    shape = np.shape(x)
+    return st.broadcast_in_dim(x, tuple(lead) + shape, tuple(range(len(lead), len(lead) + len(shape))))
 
 
 def assert_func(error, pred, exc):
@@ -106,12 +125,85 @@ def _with_body_effects(error, stage):
     return error, leaves, stage(leaves, tree)
 
 
-def _jit_rule(error, enabled, *ins, jaxpr, **params):
+def _call_rule(prim):
+    """jit and remat: the call of the checkified jaxpr, taking and returning the error."""
+    def rule(error, enabled, *ins, jaxpr, **params):
+        leaves, tree = pytree.tree_flatten(error)
+        checked, out_tree = checked_closed(jaxpr, enabled, tree, _avals(leaves) + _avals(ins))
+        outs = prim.bind(*leaves, *ins, jaxpr=checked, **params)
+        err, outs = split(outs, [out_tree.num_leaves])
+        return pytree.tree_unflatten(out_tree, err), outs
+    return rule
+
+
+def _custom_rule(prim, rule_param, wrap):
+    """custom_jvp/custom_vjp calls: the function checkified (errors after the consts, in and
+    out of one type); the user's rule, wrapped, passes the errors through unchanged."""
+    def rule(error, enabled, *ins, call_jaxpr, num_consts, **params):
+        consts, args = split(ins, [num_consts])
+
+        def stage(leaves, tree):
+            avals = _avals(consts) + _avals(leaves) + _avals(args)
+            return checked_closed(call_jaxpr, enabled, tree, avals, prefix=num_consts)
+        error, leaves, (closed, out_tree) = _with_body_effects(error, stage)
+        params[rule_param] = wrap(params[rule_param], len(leaves))
+        outs = prim.bind(*consts, *leaves, *args, call_jaxpr=closed, num_consts=num_consts,
+                         **params)
+        err, outs = split(outs, [out_tree.num_leaves])
+        return pytree.tree_unflatten(out_tree, err), outs
+    return rule
+
+
+def _shard_map_rule(error, enabled, *ins, jaxpr, in_specs, out_specs, **params):
+    """Each shard checks its part, taking the error replicated; the errors come out stacked
+    along a new leading dimension split over the manual axes, one per shard (as JAX's: a
+    batched Error whose messages say "at mapped index i")."""
     leaves, tree = pytree.tree_flatten(error)
-    checked, out_tree = checked_closed(jaxpr, enabled, tree, _avals(leaves) + _avals(ins))
-    outs = jit_p.bind(*leaves, *ins, jaxpr=checked, **params)
-    err, outs = split(outs, [out_tree.num_leaves])
+    order = params["axis_names"]
+
+    def run(err, head, rest):
+        err, outs = checkify_jaxpr(jaxpr.jaxpr, jaxpr.consts, enabled, err, *rest)
+        err_leaves, err_tree = pytree.tree_flatten(err)
+        return pytree.tree_unflatten(err_tree, [st.expand_dims(x, (0,)) for x in err_leaves]), outs
+    with extend_axis_env(_axis_sizes(params["mesh"], order)):
+        body, out_tree = stage_checked(run, tree, _avals(leaves) + list(jaxpr.in_avals))
+    n_out = out_tree.num_leaves
+    outs = shard_map_p.bind(*leaves, *ins, jaxpr=body, in_specs=(P(),) * len(leaves) + in_specs,
+                            out_specs=(P(order),) * n_out + out_specs, **params)
+    err, outs = split(outs, [n_out])
     return pytree.tree_unflatten(out_tree, err), outs
+
+
+def _zero_tangents(xs):
+    return [Zero(get_aval(x).to_tangent_aval()) for x in xs]
+
+
+class _JvpPassingErrors:
+    """A custom_jvp rule taking and returning the error leaves first (zero tangents)."""
+
+    def __init__(self, jvp, n_err):
+        self.jvp, self.n_err = jvp, n_err
+
+    def __call__(self, primals, tangents):
+        errs, primals = split(primals, [self.n_err])
+        outs, out_tangents = self.jvp(primals, tangents[self.n_err:])
+        return errs + list(outs), _zero_tangents(errs) + list(out_tangents)
+
+
+class _VjpRulePassingErrors:
+    """A custom_vjp rule (fwd, linear) taking and returning the error leaves first."""
+
+    def __init__(self, rule, n_err):
+        self.rule, self.n_err = rule, n_err
+
+    def fwd(self, primals, perturbed):
+        errs, primals = split(primals, [self.n_err])
+        outs, residuals = self.rule.fwd(primals, perturbed[self.n_err:])
+        return errs + list(outs), residuals
+
+    def linear(self, residuals, tangents, out_avals):
+        outs = self.rule.linear(residuals, tangents[self.n_err:], out_avals[self.n_err:])
+        return [Zero(a) for a in out_avals[:self.n_err]] + list(outs)
 
 
 def _cond_rule(error, enabled, index, *ops, branches):
@@ -194,7 +286,11 @@ def _check_rule(error, enabled, *args, err_tree, debug):
     return error.with_metadata(new._metadata), []
 
 
-error_checks[jit_p] = _jit_rule
+error_checks[jit_p] = _call_rule(jit_p)
+error_checks[remat_p] = _call_rule(remat_p)
+error_checks[shard_map_p] = _shard_map_rule
+error_checks[custom_jvp_call_p] = _custom_rule(custom_jvp_call_p, "jvp", _JvpPassingErrors)
+error_checks[custom_vjp_call_p] = _custom_rule(custom_vjp_call_p, "rule", _VjpRulePassingErrors)
 error_checks[while_p] = _while_rule
 error_checks[check_p] = _check_rule
 error_checks[cond_p] = _cond_rule

@@ -119,17 +119,21 @@ class Error:
     __repr__ = __str__
 
     def _exception_at(self, idx):
-        at = (lambda x: x[idx]) if idx else (lambda x: x)
-        # bool() of a traced predicate raises JAX's TracerBoolConversionError
-        failed = [(int(at(self._code[e])), e) for e, p in self._pred.items() if bool(at(p))]
+        failed = [(int(self._at(e, self._code[e], idx)), e) for e, p in self._pred.items()
+                  if bool(self._at(e, p, idx))]  # raises TracerBoolConversionError if traced
         if not failed:
             return None
         code, effect = min(failed, key=lambda ce: ce[0])
         cls, static = self._metadata[code]
-        return cls(static, [at(x) for x in self._payload[effect]])
+        return cls(static, [self._at(effect, x, idx) for x in self._payload[effect]])
+
+    def _at(self, effect, x, idx):
+        """x of slot `effect` at batch index idx (slots not batched, such as those of checks
+        after a shard_map, hold for every index)."""
+        return x[idx] if idx and np.ndim(self._pred[effect]) else x
 
     def _batched_exception(self):
-        shape = np.shape(next(iter(self._pred.values())))
+        shape = max((np.shape(p) for p in self._pred.values()), key=len)
         found = {idx: self._exception_at(idx) for idx in np.ndindex(*shape)}
         found = {idx: e for idx, e in found.items() if e is not None}
         return BatchedError(found) if found else None
