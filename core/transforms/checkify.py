@@ -1,6 +1,6 @@
 """checkify: an interpreter over a staged jaxpr threading an Error value through it; checks
-(check_p, and the automatic ones of checkify_rules) update it, jit, cond, while and scan run
-checkified bodies that take and return it."""
+(check_p, and the automatic ones of checkify_rules) update it; jit, remat, cond, while, scan,
+custom_jvp/custom_vjp and shard_map run checkified bodies that take and return it."""
 import numpy as np
 
 from .. import jaxpr as jx
@@ -67,14 +67,15 @@ def update_error(error, pred, code, metadata, payload, effect):
         lead = np.shape(old)[:np.ndim(old) - np.ndim(pred)]
         pred, code = _lead(pred, lead), _lead(code, lead)
         payload = [_lead(x, lead) for x in payload]
-    return error.updated(effect, ew.bitwise_or(old, pred), ew.select_n(old, code, error._code[effect]),
-                         metadata, [ew.select_n(old, new, cur) for new, cur in
-                                    zip(payload, error._payload[effect])])
+    payload = [ew.select_n(old, new, cur) for new, cur in zip(payload, error._payload[effect])]
+    return error.updated(effect, ew.bitwise_or(old, pred),
+                         ew.select_n(old, code, error._code[effect]), metadata, payload)
 
 
 def _lead(x, lead):
-    shape = np.shape(x)
-    return st.broadcast_in_dim(x, tuple(lead) + shape, tuple(range(len(lead), len(lead) + len(shape))))
+    """x broadcast to leading dimensions `lead`."""
+    n, shape = len(lead), np.shape(x)
+    return st.broadcast_in_dim(x, tuple(lead) + shape, tuple(range(n, n + len(shape))))
 
 
 def assert_func(error, pred, exc):
@@ -107,7 +108,7 @@ def checked_closed(closed, enabled, err_tree, in_avals, prefix=0):
     return stage_checked(run, err_tree, in_avals, prefix)
 
 
-def _effects(error, staged_tree):
+def _effects(staged_tree):
     return set(pytree.tree_unflatten(staged_tree, [None] * staged_tree.num_leaves)._pred)
 
 
@@ -116,13 +117,20 @@ def _avals(xs):
 
 
 def _with_body_effects(error, stage):
-    """error with placeholder slots for everything stage(error) may record, and the body
-    staged again on that error: (error, its leaves, (closed, out_tree))."""
+    """error with placeholder slots for everything the bodies stage(leaves, tree) (a list of
+    (closed, out_tree)) may record, so that they take and return errors of one type; returns
+    (error, its leaves, the bodies staged on it)."""
     leaves, tree = pytree.tree_flatten(error)
-    _, out_tree = stage(leaves, tree)
-    error = error.with_placeholders(_effects(error, out_tree))
+    effects = set().union(*(_effects(t) for _, t in stage(leaves, tree)))
+    error = error.with_placeholders(effects)
     leaves, tree = pytree.tree_flatten(error)
     return error, leaves, stage(leaves, tree)
+
+
+def _split_error(outs, out_tree):
+    """(Error, outs) from a call's outputs, the error leaves first."""
+    err, outs = split(outs, [out_tree.num_leaves])
+    return pytree.tree_unflatten(out_tree, err), outs
 
 
 def _call_rule(prim):
@@ -131,8 +139,7 @@ def _call_rule(prim):
         leaves, tree = pytree.tree_flatten(error)
         checked, out_tree = checked_closed(jaxpr, enabled, tree, _avals(leaves) + _avals(ins))
         outs = prim.bind(*leaves, *ins, jaxpr=checked, **params)
-        err, outs = split(outs, [out_tree.num_leaves])
-        return pytree.tree_unflatten(out_tree, err), outs
+        return _split_error(outs, out_tree)
     return rule
 
 
@@ -144,13 +151,12 @@ def _custom_rule(prim, rule_param, wrap):
 
         def stage(leaves, tree):
             avals = _avals(consts) + _avals(leaves) + _avals(args)
-            return checked_closed(call_jaxpr, enabled, tree, avals, prefix=num_consts)
-        error, leaves, (closed, out_tree) = _with_body_effects(error, stage)
+            return [checked_closed(call_jaxpr, enabled, tree, avals, prefix=num_consts)]
+        error, leaves, [(closed, out_tree)] = _with_body_effects(error, stage)
         params[rule_param] = wrap(params[rule_param], len(leaves))
         outs = prim.bind(*consts, *leaves, *args, call_jaxpr=closed, num_consts=num_consts,
                          **params)
-        err, outs = split(outs, [out_tree.num_leaves])
-        return pytree.tree_unflatten(out_tree, err), outs
+        return _split_error(outs, out_tree)
     return rule
 
 
@@ -164,14 +170,13 @@ def _shard_map_rule(error, enabled, *ins, jaxpr, in_specs, out_specs, **params):
     def run(err, head, rest):
         err, outs = checkify_jaxpr(jaxpr.jaxpr, jaxpr.consts, enabled, err, *rest)
         err_leaves, err_tree = pytree.tree_flatten(err)
-        return pytree.tree_unflatten(err_tree, [st.expand_dims(x, (0,)) for x in err_leaves]), outs
+        stacked = [st.expand_dims(x, (0,)) for x in err_leaves]
+        return pytree.tree_unflatten(err_tree, stacked), outs
     with extend_axis_env(_axis_sizes(params["mesh"], order)):
         body, out_tree = stage_checked(run, tree, _avals(leaves) + list(jaxpr.in_avals))
-    n_out = out_tree.num_leaves
     outs = shard_map_p.bind(*leaves, *ins, jaxpr=body, in_specs=(P(),) * len(leaves) + in_specs,
-                            out_specs=(P(order),) * n_out + out_specs, **params)
-    err, outs = split(outs, [n_out])
-    return pytree.tree_unflatten(out_tree, err), outs
+                            out_specs=(P(order),) * out_tree.num_leaves + out_specs, **params)
+    return _split_error(outs, out_tree)
 
 
 def _zero_tangents(xs):
@@ -207,35 +212,33 @@ class _VjpRulePassingErrors:
 
 
 def _cond_rule(error, enabled, index, *ops, branches):
+    """Every branch takes and returns the error with the slots of all of them; the output
+    error knows every branch's checks."""
     def stage(leaves, tree):
         return [checked_closed(b, enabled, tree, _avals(leaves) + _avals(ops)) for b in branches]
 
-    leaves, tree = pytree.tree_flatten(error)
-    effects = set().union(*(_effects(error, t) for _, t in stage(leaves, tree)))
-    error = error.with_placeholders(effects)
-    leaves, tree = pytree.tree_flatten(error)
-    staged = stage(leaves, tree)
+    error, leaves, staged = _with_body_effects(error, stage)
     outs = cond_p.bind(index, *leaves, *ops, branches=tuple(c for c, _ in staged))
-    err, outs = split(outs, [staged[0][1].num_leaves])
+    err, outs = _split_error(outs, staged[0][1])
     metadata = {}
     for _, t in staged:
-        metadata.update(pytree.tree_unflatten(t, err)._metadata)
-    return pytree.tree_unflatten(staged[0][1], err).with_metadata(metadata), outs
+        metadata.update(pytree.tree_unflatten(t, [None] * t.num_leaves)._metadata)
+    return err.with_metadata(metadata), outs
 
 
 def _scan_rule(error, enabled, *ins, jaxpr, num_consts, num_carry, length, **params):
+    """The error is carried, after the consts."""
     consts, carry, xs = split(ins, [num_consts, num_carry])
     x_avals = [a.update(shape=a.shape[1:]) for a in _avals(xs)]
 
     def stage(leaves, tree):
         avals = _avals(consts) + _avals(leaves) + _avals(carry) + x_avals
-        return checked_closed(jaxpr, enabled, tree, avals, prefix=num_consts)
+        return [checked_closed(jaxpr, enabled, tree, avals, prefix=num_consts)]
 
-    error, leaves, (body, out_tree) = _with_body_effects(error, stage)
+    error, leaves, [(body, out_tree)] = _with_body_effects(error, stage)
     outs = scan_p.bind(*consts, *leaves, *carry, *xs, jaxpr=body, num_consts=num_consts,
                        num_carry=num_carry + len(leaves), length=length, **params)
-    err, outs = split(outs, [out_tree.num_leaves])
-    return pytree.tree_unflatten(out_tree, err), outs
+    return _split_error(outs, out_tree)
 
 
 BATCHED_WHILE = ("Checkify does not support batched while-loops (checkify-of-vmap-of-while). "
@@ -259,16 +262,15 @@ def _while_rule(error, enabled, *ins, cond_jaxpr, cond_nconsts, body_jaxpr, body
 
     def stage(leaves, tree):
         avals = _avals(cconsts) + _avals(bconsts) + _avals(leaves) + _avals(carry)
-        return stage_checked(run, tree, avals, prefix=len(cconsts) + len(bconsts))
+        return [stage_checked(run, tree, avals, prefix=len(cconsts) + len(bconsts))]
 
-    error, leaves, (body, out_tree) = _with_body_effects(error, stage)
+    error, leaves, [(body, out_tree)] = _with_body_effects(error, stage)
     cond = stage_closed(lambda *flat: _unchecked_cond(cond_jaxpr, cond_nconsts, len(leaves), flat),
                         _avals(cconsts) + _avals(leaves) + _avals(carry))
     outs = while_p.bind(*cconsts, *cconsts, *bconsts, *leaves, *carry, cond_jaxpr=cond,
                         cond_nconsts=cond_nconsts, body_jaxpr=body,
                         body_nconsts=cond_nconsts + body_nconsts)
-    err, outs = split(outs, [out_tree.num_leaves])
-    return pytree.tree_unflatten(out_tree, err), outs
+    return _split_error(outs, out_tree)
 
 
 def _unchecked_cond(cond_jaxpr, nconsts, n_err, flat):
