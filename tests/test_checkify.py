@@ -408,3 +408,10 @@ def test_checks_after_a_shard_map():
     logs = refjax.shard_map(rjnp.log, mesh=mesh, in_specs=spec, out_specs=spec)
     err, _ = ck(lambda x: rjnp.log(logs(x)), errors=rcheckify.nan_checks)(rjnp.array([3.0, 4.0]))
     assert err.get() is None
+
+
+def test_nan_checked_primitives_are_jaxs():
+    """nan_checks check the outputs of the primitives JAX 0.10.2 lists, and only those."""
+    from jax._src import checkify as jax_checkify_impl
+    from refjax.core.transforms.checkify_rules import NAN_PRIMITIVES
+    assert sorted(NAN_PRIMITIVES) == sorted(p.name for p in jax_checkify_impl.nan_primitives)
