@@ -415,3 +415,26 @@ def test_nan_checked_primitives_are_jaxs():
     from jax._src import checkify as jax_checkify_impl
     from refjax.core.transforms.checkify_rules import NAN_PRIMITIVES
     assert sorted(NAN_PRIMITIVES) == sorted(p.name for p in jax_checkify_impl.nan_primitives)
+
+
+def test_jaxprs_print_as_jaxs():
+    """make_jaxpr of a function with checks, and of its checkify, are JAX's text (the codes
+    of the checks, global counters in both, aside)."""
+    import re
+
+    import jax
+    import jax.numpy as jjnp
+    from jax.experimental import checkify as jax_checkify
+
+    def programs(jax_, jnp, checkify):
+        def f(x):
+            checkify.check(x > 0, "x={}", x)
+            return jnp.log(x)
+        x = jnp.float32(1.0)
+        return [jax_.make_jaxpr(f)(x), jax_.make_jaxpr(checkify.checkify(f))(x),
+                jax_.make_jaxpr(lambda x: checkify.debug_check(x > 0, "m"))(x),
+                jax_.make_jaxpr(checkify.checkify(f, errors=checkify.all_checks))(x)]
+
+    def text(jaxprs):
+        return [re.sub(r"\b\d+:i32\[\]", "N:i32[]", str(j)) for j in jaxprs]
+    assert text(programs(refjax, rjnp, rcheckify)) == text(programs(jax, jjnp, jax_checkify))

@@ -4,6 +4,7 @@ Eagerly it raises at once; under checkify it is discharged into the error value;
 import numpy as np
 
 from .. import pytree
+from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
 from ..trace import Tracer
 from ..transforms.batching import bdim_at_front
@@ -76,6 +77,7 @@ def _check_batch(axis_data, vals, dims, *, err_tree, debug):
 check_p.def_jvp(_check_jvp)
 check_p.def_batch(_check_batch)
 check_p.def_vma(lambda eqn, ins, strict: [])
+check_p.def_pp(pp_hiding("err_tree"))  # as JAX prints it: check[debug=False] operands
 
 
 def staged_check_rule(*values, err_tree, debug):

@@ -14,7 +14,7 @@ from ..primitives.control_flow.common import split
 from ..primitives.control_flow.cond import cond_p
 from ..primitives.control_flow.loops import running_lanes_bodies, scan_p, while_p
 from ..trace import as_value, get_aval
-from .checkify_errors import code_constant, init_error, next_code
+from .checkify_errors import code_constant, constant, init_error, next_code
 from .ad import Zero
 from .checkpoint import remat_p
 from .custom import custom_jvp_call_p
@@ -59,10 +59,13 @@ def checkify_jaxpr(jaxpr, consts, enabled, error, *args):
 
 def update_error(error, pred, code, metadata, payload, effect):
     """error with `pred`'s failure recorded in slot `effect`, unless that slot already
-    failed (the first failure of each slot is kept)."""
+    failed (the first failure of each slot is kept). A new slot starts from False and code
+    -1, as JAX's (so jaxprs show the same `or` and `select_n`)."""
     old = error._pred.get(effect)
     if old is None:
-        return error.updated(effect, pred, code, metadata, payload)
+        old_pred, old_code = constant(np.False_), code_constant(-1)
+        return error.updated(effect, ew.bitwise_or(old_pred, pred),
+                             ew.select_n(old_pred, code, old_code), metadata, payload)
     if np.ndim(old) > np.ndim(pred):  # a slot batched by a shard_map, a check after it
         lead = np.shape(old)[:np.ndim(old) - np.ndim(pred)]
         pred, code = _lead(pred, lead), _lead(code, lead)

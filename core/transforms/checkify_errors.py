@@ -151,8 +151,8 @@ class Error:
         loop body or the branches of a cond take and return errors of one type)."""
         out = self
         for e in sorted(effects - set(self._pred)):
-            payload = [_constant(np.ones(s, d)) for s, d in e.shape_dtypes]
-            out = out.updated(e, _constant(np.False_), code_constant(-1), {}, payload)
+            payload = [constant(np.ones(s, d)) for s, d in e.shape_dtypes]
+            out = out.updated(e, constant(np.False_), code_constant(-1), {}, payload)
         return out
 
     def _flatten(self):
@@ -180,7 +180,8 @@ pytree.register_pytree_node(Error, Error._flatten, Error._unflatten)
 init_error = Error({}, {}, {}, {})
 
 
-def _constant(value):
+def constant(value):
+    """A NumPy value as an Array of its dtype."""
     return runtime.make_array(value, ShapedArray(np.shape(value), value.dtype))
 
 
