@@ -418,8 +418,11 @@ def test_nan_checked_primitives_are_jaxs():
 
 
 def test_jaxprs_print_as_jaxs():
-    """make_jaxpr of a function with checks, and of its checkify, are JAX's text (the codes
-    of the checks, global counters in both, aside)."""
+    """make_jaxpr of a function with checks, and of its checkify (with jit, cond, scan and
+    vmap), are JAX's text (the codes of the checks, global counters in both, aside). Known
+    differences: a checkified while (JAX stages the next test of the predicate in the body
+    with an internal dce_sink) and index checks (JAX computes the payload with jitted jnp
+    helpers)."""
     import re
 
     import jax
@@ -430,10 +433,17 @@ def test_jaxprs_print_as_jaxs():
         def f(x):
             checkify.check(x > 0, "x={}", x)
             return jnp.log(x)
-        x = jnp.float32(1.0)
-        return [jax_.make_jaxpr(f)(x), jax_.make_jaxpr(checkify.checkify(f))(x),
+        def scan_body(c, x):
+            checkify.check(x < 2, "x is {}", x)
+            return c + x, c
+        x, ck = jnp.float32(1.0), checkify.checkify
+        return [jax_.make_jaxpr(f)(x), jax_.make_jaxpr(ck(f))(x),
                 jax_.make_jaxpr(lambda x: checkify.debug_check(x > 0, "m"))(x),
-                jax_.make_jaxpr(checkify.checkify(f, errors=checkify.all_checks))(x)]
+                jax_.make_jaxpr(ck(f, errors=checkify.all_checks))(x),
+                jax_.make_jaxpr(ck(jax_.jit(f)))(x),
+                jax_.make_jaxpr(ck(lambda x: jax_.lax.cond(x > 0, lambda x: x, f, x)))(x),
+                jax_.make_jaxpr(ck(lambda xs: jax_.lax.scan(scan_body, 0.0, xs)))(jnp.arange(3.0)),
+                jax_.make_jaxpr(jax_.vmap(ck(f)))(jnp.arange(3.0))]
 
     def text(jaxprs):
         return [re.sub(r"\b\d+:i32\[\]", "N:i32[]", str(j)) for j in jaxprs]

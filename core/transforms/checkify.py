@@ -70,9 +70,9 @@ def update_error(error, pred, code, metadata, payload, effect):
         lead = np.shape(old)[:np.ndim(old) - np.ndim(pred)]
         pred, code = _lead(pred, lead), _lead(code, lead)
         payload = [_lead(x, lead) for x in payload]
+    pred, code = ew.bitwise_or(old, pred), ew.select_n(old, code, error._code[effect])
     payload = [ew.select_n(old, new, cur) for new, cur in zip(payload, error._payload[effect])]
-    return error.updated(effect, ew.bitwise_or(old, pred),
-                         ew.select_n(old, code, error._code[effect]), metadata, payload)
+    return error.updated(effect, pred, code, metadata, payload)
 
 
 def _lead(x, lead):
