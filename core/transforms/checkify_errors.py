@@ -144,6 +144,7 @@ class Error:
                      {**self._metadata, **metadata}, {**self._payload, effect: payload})
 
     def with_metadata(self, metadata):
+        """This error knowing the checks of `metadata` too (code -> (class, static))."""
         return Error(self._pred, self._code, {**self._metadata, **metadata}, self._payload)
 
     def with_placeholders(self, effects):
