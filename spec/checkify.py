@@ -2,8 +2,9 @@
 the operand as the message's value, under checkify, and return the operand, so the generic
 suite runs the check's discharge under jit, vmap, jvp, grad and on both backends; failing
 checks and their messages are tested against JAX in tests/test_checkify.py."""
-from .base import ALL, COMPLEX, PrimitiveSpec, all_args
-from .debugging import _jax_identity, _signature
+import dataclasses
+
+from . import debugging
 
 
 def _checked_identity(x):
@@ -16,9 +17,10 @@ def _checked_identity(x):
     return out
 
 
+# debug_callback's entry (an effect without outputs, every dtype) with the check's sample
 SPECS = [
-    PrimitiveSpec(name="check", dtypes=ALL + COMPLEX, family="checkify",
-                  signature=_signature, reference=_jax_identity, apply=_checked_identity,
-                  exact=True, diff_args=all_args,
-                  notes="no outputs: the samples return the operand after a check under checkify"),
+    dataclasses.replace(debugging.SPECS[0], name="check", family="checkify",
+                        apply=_checked_identity,
+                        notes="no outputs: the samples return the operand after a check under "
+                              "checkify"),
 ]
