@@ -102,6 +102,7 @@ from .api import example_libraries  # noqa: E402
 _sys.modules[f"{__name__}.example_libraries"] = example_libraries
 _sys.modules[f"{__name__}.example_libraries.optimizers"] = example_libraries.optimizers
 _sys.modules[f"{__name__}.example_libraries.stax"] = example_libraries.stax
+_sys.modules[f"{__name__}.experimental.checkify"] = experimental.checkify
 
 from .api import extend  # noqa: E402
 

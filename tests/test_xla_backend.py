@@ -512,7 +512,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_differential.py (their spec samples) and test_toplevel_more.py
              "empty", "linear_call",
              # by test_differential.py (their spec samples) and test_key_reuse.py (on xla)
-             "random_wrap", "random_unwrap"}
+             "random_wrap", "random_unwrap",
+             # and by test_checkify.py (programs, against JAX, on both backends) and its spec
+             "check"}
 
 
 def test_every_primitive_has_a_rule():

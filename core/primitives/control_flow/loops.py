@@ -20,6 +20,7 @@ and map that bind them.
 Params are bound in alphabetical order, so make_jaxpr prints them as JAX does.
 """
 import inspect
+import weakref
 
 import numpy as np
 
@@ -161,7 +162,14 @@ def _only_running_lanes(cond_b, body_b, cond_nconsts, body_nconsts):
         pred = fun_of(cond_b)(*cconsts, *carry)[0]
         new = fun_of(body_b)(*bconsts, *carry)
         return [ew.select_n(broadcast_pred(pred, old), old, upd) for old, upd in zip(carry, new)]
-    return stage_closed(fun, cond_b.in_avals[:cond_nconsts] + body_b.in_avals)
+    body = stage_closed(fun, cond_b.in_avals[:cond_nconsts] + body_b.in_avals)
+    running_lanes_bodies.add(body)
+    return body
+
+
+# Bodies of whiles batched over their predicate, which run every lane each iteration (so
+# checkify refuses them, as JAX: a check would see lanes that have finished).
+running_lanes_bodies = weakref.WeakSet()
 
 
 def _while_vma(eqn, ins, strict):
