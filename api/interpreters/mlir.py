@@ -62,7 +62,7 @@ class Lowering:
 
     def trace(self, avals, params):
         """Stage the rule on values of types `avals`; its results must have the types the
-        primitive's abstract evaluation gives."""
+        primitive's abstract evaluation gives (ValueError otherwise, as JAX's verifier)."""
         out = self.prim.abstract_eval(*avals, **params)
         outs = tuple(out) if self.prim.multiple_results else (out,)
         ctx = LoweringRuleContext(self.prim, avals, outs)
@@ -79,10 +79,10 @@ class Lowering:
 def _check_types(prim, got, want):
     short = [(a.shape, a.dtype) for a in want]
     if [(a.shape, a.dtype) for a in got] != short:
-        raise TypeError(
-            f"the lowering of primitive '{prim}' returned values of types "
-            f"{[a.str_short() for a in got]} where its abstract evaluation gives "
-            f"{[a.str_short() for a in want]}")
+        raise ValueError(  # JAX's class: its MLIR verifier refuses the module
+            f"Cannot lower jaxpr with verifier errors: the lowering of primitive '{prim}' returned values of types "
+            f"{[a.str_short(short_dtypes=False) for a in got]} where its abstract evaluation "
+            f"gives {[a.str_short(short_dtypes=False) for a in want]}")
 
 
 __all__ = ["LoweringRuleContext", "lower_fun", "register_lowering"]
