@@ -22,7 +22,7 @@ MISSING = {
         "ref": STATE,
         "auto_pcast": SHARDING,
         "remove_size_one_mesh_axis_from_type": SHARDING,
-        "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
+        "ad": INTERNAL, "api_util": INTERNAL, "lib": INTERNAL,
         "version": INTERNAL, "monitoring": INTERNAL,
         "make_user_context": INTERNAL, "ds": INTERNAL,
         "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,
