@@ -75,10 +75,14 @@ def _steps(jx, name):
     return shown
 
 
+@pytest.mark.backends()  # both backends in every run: the lowering is each backend's jit
 def test_the_pages_primitive_shows_what_jax_shows_at_every_step():
-    ours, theirs = _steps(refjax, "multiply_add"), _steps(jax, "multiply_add")
-    for i, (a, b) in enumerate(zip(ours, theirs)):
-        assert str(a) == str(b), (i, a, b)
+    theirs = _steps(jax, "multiply_add")
+    for backend in ("numpy_ref", "xla"):
+        with refjax.backend(backend):
+            ours = _steps(refjax, "multiply_add")
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert str(a) == str(b), (backend, i, a, b)
     assert ours[0] == (NotImplementedError, "Evaluation rule for 'multiply_add' not implemented")
     assert ours[5] == ours[6] == 14.0 and ours[9] == (14.0, 5.0) and ours[13] == 4.0  # by hand
 
