@@ -100,8 +100,19 @@ def test_lower_fun_multiple_results_and_registry_view():
         ad.primitive_jvps[p] = rule
         registered = (p in ad.primitive_jvps, ad.primitive_jvps[p] is rule)
         del ad.primitive_jvps[p]
-        return [np.asarray(o).tolist() for o in out], registered, p in ad.primitive_jvps
-    assert build(refjax) == build(jax) == ([[0., 2., 4.], [-2., -1., 0.]], (True, True), False)
+        q = core.Primitive("square")
+        q.def_impl(lambda x: x * x)
+        q.def_abstract_eval(lambda x: x)
+        mlir.register_lowering(q, mlir.lower_fun(lambda x: x * x, multiple_results=False),
+                               platform="cuda")  # not for CPU: jit has no lowering yet
+        missing = _error(lambda: jx.jit(q.bind)(3.))
+        mlir.register_lowering(q, mlir.lower_fun(lambda x: x * x, multiple_results=False))
+        return ([np.asarray(o).tolist() for o in out], registered, p in ad.primitive_jvps,
+                missing, float(jx.jit(q.bind)(3.)))
+    missing = (NotImplementedError,
+               "MLIR translation rule for primitive 'square' not found for platform cpu")
+    assert build(refjax) == build(jax) == ([[0., 2., 4.], [-2., -1., 0.]], (True, True), False,
+                                           missing, 9.0)
 
 
 def test_a_lowering_refjax_cannot_run_or_mistyped_raises_naming_the_primitive():
@@ -119,6 +130,3 @@ def test_a_lowering_refjax_cannot_run_or_mistyped_raises_naming_the_primitive():
     mlir.register_lowering(q, lambda ctx, x: [hlo.AddOp(x, x).result], platform="cpu")
     with pytest.raises(ValueError, match="primitive 'mistyped'.*int32"):  # JAX: ValueError
         refjax.jit(q.bind)(np.ones(3, np.float32))
-    cpu = q.lowering
-    mlir.register_lowering(q, lambda ctx, x: [x], platform="cuda")  # never used on CPU
-    assert q.lowering is cpu
