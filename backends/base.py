@@ -97,7 +97,6 @@ class Backend:
             cache[prim] = fn
         return fn
 
-
     def _lowered_rule(self, prim):
         """A primitive defined outside refjax runs, under jit, the jaxpr its lowering
         (refjax.interpreters.mlir.register_lowering) traces to, as this backend's jit."""
