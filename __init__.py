@@ -110,4 +110,10 @@ _sys.modules[f"{__name__}.extend"] = extend
 _sys.modules[f"{__name__}.extend.core"] = extend.core
 _sys.modules[f"{__name__}.extend.core.primitives"] = extend.core.primitives
 
+from .api import interpreters  # noqa: E402
+
+_sys.modules[f"{__name__}.interpreters"] = interpreters
+for _name in ("ad", "batching", "mlir"):
+    _sys.modules[f"{__name__}.interpreters.{_name}"] = getattr(interpreters, _name)
+
 __version__ = "0.1.0"

@@ -16,6 +16,7 @@ from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
+from ..core.transforms.jit import jit_p
 from ..core import dtypes
 
 # rule(backend, primitive) -> the function computing the primitive on that backend's values.
@@ -107,10 +108,25 @@ class Backend:
             except NotImplementedError:
                 fn = None
             if fn is None:
-                raise NotImplementedError(
-                    f"primitive '{prim.name}' has no rule on the {self.name} backend")
+                fn = self._lowered_rule(prim)
             cache[prim] = fn
         return fn
+
+    def _lowered_rule(self, prim):
+        """A primitive defined outside refjax runs, under jit, the jaxpr its lowering
+        (refjax.interpreters.mlir.register_lowering) traces to, as this backend's jit."""
+        if prim.lowering is None:
+            if prim.impl is not None:  # defined outside refjax: JAX's words
+                raise NotImplementedError(f"MLIR translation rule for primitive "
+                                          f"'{prim.name}' not found for platform cpu")
+            raise NotImplementedError(
+                f"primitive '{prim.name}' has no rule on the {self.name} backend")
+        call = self.rule(jit_p)
+
+        def lowered(*values, **params):
+            outs = call(*values, jaxpr=prim.lowering(values, params))
+            return outs if prim.multiple_results else outs[0]
+        return lowered
 
 
 # (backend class, primitive) -> "path:line" where the rule was registered (spec/PRIMITIVES.md).

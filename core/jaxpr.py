@@ -347,6 +347,9 @@ def typecheck_jaxpr(jaxpr):
         for v in eqn.invars:
             if not isinstance(v, Literal) and v not in env:
                 raise JaxprTypeError(f"variable {v} used before it is defined in {eqn.primitive}")
+        if eqn.primitive.impl is not None:  # defined outside refjax: its abstract eval is
+            env.update(eqn.outvars)         # the user's code, run once when staged (as JAX)
+            continue
         out_avals = eqn.primitive.abstract_eval(*(v.aval for v in eqn.invars), **eqn.params)
         if not eqn.primitive.multiple_results:
             out_avals = [out_avals]

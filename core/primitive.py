@@ -61,6 +61,10 @@ class Primitive:
       uses_axis_env  collectives: their batching rule runs even on unbatched operands, since
                      their value depends on the named axis;
       nondiff_reason why the primitive has no derivative (shown in the error), if it has none.
+    Primitives defined outside refjax (`jax.extend.core.Primitive(name)`, not registered)
+    also carry JAX's eager rule `impl` (`def_impl`; bind outside transformations calls it and
+    returns what it returns, as JAX) and `lowering` (set by refjax.interpreters.mlir: what a
+    backend runs for them under jit). Registered primitives evaluate on backends (impl None).
     `rule_sites` records where each rule was set (file:line), for spec/PRIMITIVES.md."""
 
     def __new__(cls, name, *args, **kwargs):
@@ -77,6 +81,16 @@ class Primitive:
         self.uses_axis_env = False
         self.nondiff_reason = None
         self.rule_sites = {}
+        self.impl = self._no_impl  # register() clears it: backends evaluate refjax's own
+        self.lowering = None
+
+    def _no_impl(self, *args, **params):
+        raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented")
+
+    def def_impl(self, impl):
+        """JAX's eager rule: bind outside any transformation returns impl(*args, **params)."""
+        self.impl = impl
+        return impl
 
     def __repr__(self):
         return self.name
@@ -174,6 +188,7 @@ def register(prim):
     if prim.name in _REGISTRY:
         raise ValueError(f"primitive {prim.name!r} defined twice")
     _REGISTRY[prim.name] = prim
+    prim.impl = None
     return prim
 
 

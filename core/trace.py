@@ -23,6 +23,8 @@ class EvalTrace(Trace):
     """The bottom of every stack: asks the current backend to execute the primitive."""
 
     def process_primitive(self, prim, args, params):
+        if prim.impl is not None:  # a primitive defined outside refjax, with JAX's eager rule
+            return prim.impl(*args, **params)
         # jax_debug_nans / jax_debug_infs / jax_no_execution / jax_debug_key_reuse
         if not checking_numerics():
             return runtime.eval_primitive(prim, args, params)

@@ -18,6 +18,13 @@ _FD = "a finite difference of float32 losses (eps=1e-4) amplifies 1-ulp differen
 _UNSEEDED = "inputs drawn from NumPy's unseeded global random generator"
 _IDS = "jaxpr variables print with their Python ids in JAX"
 _CLASS = "type(x) names the implementation's class (jaxlib._jax.ArrayImpl in JAX)"
+_TRACED = ("the page's printer abbreviates tracers by JAX's internal class paths "
+           "(ad.JVPTracer, batching.BatchTracer, partial_eval.JaxprTracer) as Traced<...>; "
+           "refjax's tracers print as themselves (JVPTracer, VmapTracer, JitTracer)")
+_LOWERING = ("the lowering rule's printed context: JAX's LoweringRuleContext holds MLIR "
+             "objects, refjax's the operand and result types; refjax evaluates the abstract "
+             "rule again on the backend's (strong) types when it traces the lowering, and "
+             "traces it once per primitive and types where JAX lowers once per jit")
 
 KNOWN = {
     "key-concepts": {},
@@ -55,6 +62,14 @@ KNOWN = {
     "autodidax": {
         44: "JAX's MLIR internals (jax.extend.mlir, jax._src.lib): refjax has no MLIR "
             "(ModuleNotFoundError); on JAX 0.10.2 the cell fails too (TypeError)"},
+    "jax-primitives": {
+        11: _LOWERING, 12: _LOWERING, 13: _TRACED, 15: _TRACED, 16: _TRACED + "; " + _LOWERING,
+        17: _TRACED + "; JAX evaluates the abstract rule twice more when it partially "
+                      "evaluates the jvp",
+        19: _TRACED, 20: _TRACED + "; in refjax's jit(grad) the output cotangent 1.0 and "
+                                   "lax.full_like's zero are constants, in JAX tracers; "
+                                   + _LOWERING,
+        21: _TRACED, 23: _TRACED, 24: _TRACED + "; " + _LOWERING},
     "autodidax2_part1": {},
     "distributed_data_loading": {},
     "notebooks/Neural_Network_and_Data_Loading": {},

@@ -20,7 +20,7 @@ MISSING = {
     "jax": {
         "Ref": STATE, "empty_ref": STATE, "free_ref": STATE, "freeze": STATE, "new_ref": STATE,
         "ref": STATE,
-        "ad": INTERNAL, "api_util": INTERNAL, "interpreters": INTERNAL, "lib": INTERNAL,
+        "ad": INTERNAL, "api_util": INTERNAL, "lib": INTERNAL,
         "version": INTERNAL, "monitoring": INTERNAL,
         "make_user_context": INTERNAL, "ds": INTERNAL,
         "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,

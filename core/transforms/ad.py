@@ -33,7 +33,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"  # as JAX's: ~float32[] when weak
 
 
 def is_undefined_primal(x):

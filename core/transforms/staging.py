@@ -66,6 +66,8 @@ class StagingTrace(Trace):
     def process_primitive(self, prim, args, params):
         invars = [self.to_atom(x) for x in args]
         in_avals = [v.aval for v in invars]
+        if prim.abstract_eval is None:  # only primitives defined outside refjax lack one
+            raise NotImplementedError(f"Abstract evaluation for '{prim.name}' not implemented")
         out = prim.abstract_eval(*in_avals, **params)
         out_avals = type_outputs(prim, in_avals, out if prim.multiple_results else [out], params)
         outvars = [jx.Var(a) for a in out_avals]

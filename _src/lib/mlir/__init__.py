@@ -1,0 +1,1 @@
+"""refjax._src.lib.mlir: only `dialects.hlo`, which JAX's "JAX primitives" page imports."""
