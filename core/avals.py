@@ -17,18 +17,6 @@ class ShapedArray:
         self.vma = vma
         self._hash = None
 
-    @classmethod
-    def like(cls, x):
-        """The shape, dtype and weak type of x (an array, tracer, scalar or ShapeDtypeStruct),
-        and its sharding when x is committed to one."""
-        from .trace import Tracer, get_aval
-        aval = x if isinstance(x, ShapeDtypeStruct) else get_aval(x)
-        if isinstance(x, Tracer):  # its type's sharding (None off a mesh)
-            sharding = aval.sharding
-        else:
-            sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
-        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
-
     ndim = property(lambda self: len(self.shape))
 
     def __len__(self):
