@@ -1,6 +1,7 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
 from ..core.sharding import NamedSharding, P, get_abstract_mesh
 from ..core.array import Array
+from ..core.state import is_ref_type
 from ..core.sharding_types import UnknownSharding, drop_dim, layout_type, typed_aval
 
 
@@ -9,6 +10,8 @@ def typeof(x):
     type (the spec's Explicit mesh axes: `float32[8@x,4]` on an Explicit mesh), for concrete
     arrays and traced values alike."""
     aval = typed_aval(x)
+    if is_ref_type(aval):  # `Ref{float32[3]}`: references carry no sharding type
+        return aval
     if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):
         return layout_type(aval, x.sharding)  # on Auto axes too, as JAX's
     if aval.sharding is None:

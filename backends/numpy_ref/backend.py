@@ -6,6 +6,7 @@ import numpy as np
 
 from ...core import sharding as sh
 from ...core.array import Array
+from ...core.state import Ref
 from ...core.config import config
 from ...core.avals import ShapedArray
 from ...core.jaxpr import eval_jaxpr, last_uses
@@ -46,6 +47,27 @@ class NumpyBuffer:
         return self._value
 
 
+class RefBox:
+    """A reference on numpy_ref: a mutable box holding an immutable (read-only) array."""
+
+    __slots__ = ("array",)
+    committed = False
+    sharding = None  # set below: the default device's
+
+    def __init__(self, array):
+        self.array = array
+
+    def read(self):
+        if self.array is None:
+            raise ValueError("this reference was freed (jax.free_ref) and cannot be used")
+        return self.array
+
+    @property
+    def value(self):
+        """What rules receive: the box itself (they read and replace its array)."""
+        return self
+
+
 def _any_committed(bufs):
     return any([b.committed for b in bufs])
 
@@ -74,6 +96,7 @@ class NumpyRefBackend(Backend):
         n = num_devices or config.read("jax_num_cpu_devices")
         self._devices = sh.make_cpu_devices(n)
         self._default_sharding = sh.SingleDeviceSharding(self._devices[0])
+        RefBox.sharding = self._default_sharding
 
     def devices(self):
         return list(self._devices)
@@ -118,7 +141,7 @@ class NumpyRefBackend(Backend):
         outs = out if prim.multiple_results else (out,)
         shardings = self._out_shardings(prim, bufs, params, out_avals)
         committed = _any_committed(bufs)
-        return [self.own(o, a, s, committed or s is not None)
+        return [o if type(o) is RefBox else self.own(o, a, s, committed or s is not None)
                 for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals):
@@ -129,7 +152,8 @@ class NumpyRefBackend(Backend):
                 type(b.sharding) is sh.SingleDeviceSharding and b.sharding._device is default
                 for b in bufs):
             return [None] * len(out_avals)
-        in_avals = [ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
+        in_avals = [ShapedArray(b.read().shape, b.read().dtype) if type(b) is RefBox else
+                    ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
         return propagate_eqn(prim, [b.sharding for b in bufs], in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
@@ -201,10 +225,16 @@ def interpret_jaxpr(closed, args, drops=None):
                 return [out]
         out = rule(eqn.primitive)(*ins, **eqn.params)
         outs = out if eqn.primitive.multiple_results else (out,)
-        return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]
+        return [o if type(o) is RefBox else np.asarray(o, v.aval.dtype)
+                for v, o in zip(eqn.outvars, outs)]
 
-    return eval_jaxpr(closed.jaxpr, [np.asarray(c) for c in closed.consts], *args,
+    return eval_jaxpr(closed.jaxpr, [_const(c) for c in closed.consts], *args,
                       read_literal=_literal_array, apply=apply, drops=drops)
+
+
+def _const(c):
+    """A jaxpr's constant as rules read it (a captured reference: its box)."""
+    return c._buf if type(c) is Ref else np.asarray(c)
 
 
 def _literal_array(lit):

@@ -15,6 +15,7 @@ from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import P, Sharding, mesh_context_key, placement_mesh, resolve_spec
 from ..sharding_types import type_constraint, typed_aval
+from ..state import is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
 from . import fast_path, staging
 from . import jit_diagnostics as diagnostics
@@ -375,6 +376,10 @@ def _check_hashable(value, where):
 def _check_output(x, fun, tree, i):
     """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
     defined and the leaf's key path) when it is no JAX value."""
+    if is_ref(x):
+        raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
+                         f"reference of type {get_aval(x)}, but mutable array references "
+                         "cannot be returned.")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:

@@ -8,7 +8,8 @@ from ..trace import (Trace, Tracer, as_value, current_trace, get_aval, set_curre
                      short_repr)
 from .. import dtypes
 from . import ad
-from .ad import Zero, instantiate
+from ..state import is_ref, uses_refs
+from .ad import JVP_OF_ZEROS, Zero, instantiate
 from .staging import stage_closed
 from .batching import defvectorized
 
@@ -54,10 +55,15 @@ class JVPTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
-        if all(type(t) is Zero for t in tangents):
+        if all(type(t) is Zero for t in tangents) and prim not in JVP_OF_ZEROS:
             with set_current_trace(self.parent):
                 return prim.bind(*primals, **params)
         rule = prim.linearize if self.linearizing and prim.linearize else prim.jvp
+        if rule is prim.linearize and (any(is_ref(p) for p in primals) or uses_refs(params)):
+            raise NotImplementedError(
+                f"refjax cannot differentiate in reverse mode (grad, vjp, linearize) a "
+                f"{prim.name} (a loop, a branch or a call) using mutable array references "
+                "(jax.Ref); forward mode (jvp, jacfwd) can, and grad without the jit or loop")
         if rule is None:
             raise NotImplementedError(_no_jvp_message(prim))
         with set_current_trace(self.rule_trace):

@@ -1,4 +1,4 @@
 """numpy_ref's rules, one module per core family; importing this package registers them all."""
 from . import (arrays, bits, callbacks, calls, control_flow, convolution, custom_solve, debugging,  # noqa: F401
                decompositions, elementwise, fft, gather, linalg, parallel, ragged, reductions, rng,
-               sharding_ops, solvers, sorting, special, spectral, structural, windowed)
+               sharding_ops, solvers, sorting, special, spectral, state, structural, windowed)
