@@ -90,8 +90,8 @@ def make_indexer(idx, shape):
     items = list(idx) if type(idx) is tuple else [idx]
     items = _expand_ellipsis(items, len(shape))
     if len(items) > len(shape):
-        raise IndexError(f"Too many indices for a reference of shape {shape}: got {len(items)} "
-                         "indices")
+        raise ValueError(f"`indices` must not be longer than `shape`: indices={tuple(items)}, "
+                         f"shape={tuple(shape)}")
     items += [slice(None)] * (len(shape) - len(items))
     entries, operands = [], []
     for item, dim in zip(items, shape):
@@ -111,11 +111,17 @@ def _expand_ellipsis(items, ndim):
 def _entry(item, dim, operands):
     if type(item) is slice:
         start, stop, step = (_static(s, "slice") for s in (item.start, item.stop, item.step))
+        if step is not None and step < 1:
+            raise ValueError(f"slice must have a step >= 1 (found: {step})")
         start, stop, step = slice(start, stop, step).indices(dim)
+        if start and start >= dim:  # an empty slice at the end, refused as JAX does
+            raise ValueError(f"Out of bound slice: start={start}, dim={dim}.")
         return (start, len(range(start, stop, step)), step)
     if item is None:
         raise IndexError("refjax references take no new axes (None) in an index, as JAX's")
     if _is_integer_scalar(item):
+        if not isinstance(item, Tracer) and operator.index(item) >= dim:
+            raise ValueError(f"Out of bound indexer: idx={operator.index(item)}, dim={dim}.")
         operands.append(item)
         return None
     raise IndexError(f"references take integers, slices and '...' as indices (refjax has no "

@@ -89,6 +89,9 @@ def _swap_abstract_eval(ref_aval, val_aval, *idx_avals, indexer):
 @addupdate_p.def_abstract_eval
 def _addupdate_abstract_eval(ref_aval, val_aval, *idx_avals, indexer):
     expected = _indexed("addupdate", ref_aval, idx_avals, indexer)
+    if ref_aval.dtype == bool:  # JAX's addition refuses booleans
+        raise TypeError("addupdate does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating.")
     _check_value("addupdate", ref_aval, expected, val_aval, indexer)
     return []
 
@@ -390,10 +393,16 @@ def get(ref, idx=None):
 
 
 def _as_stored(ref, value):
-    """A weakly typed value (a Python scalar) takes the reference's dtype, as in JAX."""
-    if type(value) is Ref or not get_aval(value).weak_type:
+    """JAX's implicit cast of a written value: weakly typed floats (Python floats) and any
+    integers take the reference's dtype; anything else is written as it is."""
+    aval = get_aval(value)
+    if type(aval) is not ShapedArray:
         return value
-    return convert_element_type(value, ref.dtype, weak_type=False)
+    floats = dtypes.kind(ref.dtype) == "f" and dtypes.kind(aval.dtype) == "f"
+    ints = dtypes.kind(ref.dtype) in "iu" and dtypes.kind(aval.dtype) in "iu"
+    if aval.weak_type and floats or ints:
+        return convert_element_type(value, ref.dtype, weak_type=False)
+    return value
 
 
 def swap(ref, idx, value, _function_name="ref_swap"):

@@ -21,7 +21,9 @@ def _jax_entry(entry, dim, idx):
         i = lax.convert_element_type(next(idx), "int32")
         return lax.clamp(0, lax.select(i < 0, i + dim, i), dim - 1)
     start, size, stride = entry
-    return slice(start, start + (size - 1) * stride + 1 if size else start, stride)
+    if not size:  # JAX fails on empty strided slices (a negative slice limit)
+        return slice(start, start)
+    return slice(start, start + (size - 1) * stride + 1, stride)
 
 
 @rule(state.new_ref_p)
