@@ -171,14 +171,10 @@ class Array(LeadingAxis):
     def __repr__(self):
         """JAX's repr: NumPy's text of the values (`[]` and the shape when empty), then the
         dtype and weak type, on the last line when it fits in NumPy's line width."""
-        return self.repr_with("Array(")
-
-    def repr_with(self, prefix):
-        """The repr with another class name (`Ref(` for a mutable array reference)."""
         value = self._value()
         if value.dtype == dtypes.float0:
-            return f"{prefix}{value!r})"
-        width = np.get_printoptions()["linewidth"]
+            return f"Array({value!r})"
+        prefix, width = "Array(", np.get_printoptions()["linewidth"]
         dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         if value.size == 0:
             body = f"[], shape={value.shape}"

@@ -425,7 +425,8 @@ def addupdate(ref, idx, x):
 def _install_methods():
     Ref.__getitem__ = get
     Ref.__setitem__ = set
-    Ref.__repr__ = lambda self: freeze(self).repr_with("Ref(")
+    # JAX's: the Array repr renamed, its rows still aligned under `Array([`
+    Ref.__repr__ = lambda self: "Ref" + repr(freeze(self))[len("Array"):]
     Ref.__str__ = Ref.__repr__
     Ref.addupdate = lambda self, x, idx=None: addupdate(self, idx, x)
     Ref.sharding = property(lambda self: freeze(self).sharding)
