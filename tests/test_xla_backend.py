@@ -507,7 +507,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_composite.py (programs, against JAX) and test_differential.py
              "composite",
              # by test_differential.py (their spec samples) and test_toplevel_more.py
-             "empty", "linear_call"}
+             "empty", "linear_call",
+             # by test_refs.py (programs, against JAX on both backends) and test_differential.py
+             "new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref"}
 
 
 def test_every_primitive_has_a_rule():
