@@ -378,7 +378,8 @@ def freeze(ref):
 
 def _index(ref, idx):
     _check_ref_value(ref)
-    return make_indexer(Ellipsis if idx is None or idx == () else idx, ref.shape)
+    whole = idx is None or type(idx) is tuple and not idx
+    return make_indexer(Ellipsis if whole else idx, ref.shape)
 
 
 def _check_ref_value(ref):
@@ -428,7 +429,7 @@ def _install_methods():
     # JAX's: the Array repr renamed, its rows still aligned under `Array([`
     Ref.__repr__ = lambda self: "Ref" + repr(freeze(self))[len("Array"):]
     Ref.__str__ = Ref.__repr__
-    Ref.addupdate = lambda self, x, idx=None: addupdate(self, idx, x)
+    Ref.addupdate = lambda self, x, idx=(): addupdate(self, idx, x)
     Ref.sharding = property(lambda self: freeze(self).sharding)
 
 
