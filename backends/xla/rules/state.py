@@ -1,6 +1,7 @@
 """xla lowerings of the reference primitives: a reference is JAX's own (jax.new_ref), read
 and written with jax.ref's functions, eagerly and inside the jax.jit of a jaxpr alike."""
 import jax
+import numpy as np
 from jax import lax
 
 from ....core.primitives import state
@@ -18,8 +19,8 @@ def jax_index(indexer, idx, shape):
 
 def _jax_entry(entry, dim, idx):
     if entry is None:
-        i = lax.convert_element_type(next(idx), "int32")
-        return lax.clamp(0, lax.select(i < 0, i + dim, i), dim - 1)
+        i = lax.convert_element_type(next(idx), np.int32)  # int32 constants too, under x64
+        return lax.clamp(np.int32(0), lax.select(i < 0, i + np.int32(dim), i), np.int32(dim - 1))
     start, size, stride = entry
     if not size:  # JAX fails on empty strided slices (a negative slice limit)
         return slice(start, start)
