@@ -1,6 +1,7 @@
 """Mutable array references: their type (AbstractRef), the concrete Ref, and indexers."""
 import operator
 
+from .array import Array
 from .avals import ShapedArray
 from .trace import Tracer
 
@@ -55,16 +56,10 @@ class Ref:
 
     __slots__ = ("aval", "_buf", "_backend", "__weakref__")
 
-    def __init__(self, aval, buf, backend):
-        self.aval = aval
-        self._buf = buf
-        self._backend = backend
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: self.aval.ndim)
-    size = property(lambda self: self.aval.size)
-    weak_type = property(lambda self: self.aval.weak_type)
+    __init__ = Array.__init__
+    # what an Array reads from its type
+    shape, dtype, ndim, size, weak_type = (Array.shape, Array.dtype, Array.ndim, Array.size,
+                                           Array.weak_type)
 
     def __len__(self):
         return len(self.aval)
