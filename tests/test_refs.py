@@ -40,7 +40,12 @@ def _jit_writes(jax):
         closed[...] += 1
         return ref[0] * 2
 
+    @jax.jit
+    def bump():  # no outputs (the jit's second call, on its fast path, returns None too)
+        closed[...] += 10
+
     outs = [step(arg, 1.0, 1), step(arg, 2.0, -1), step(arg, 3.0, 7)]
+    assert bump() is None and bump() is None
     return outs + [jax.freeze(arg), closed[...]]
 
 
