@@ -205,6 +205,8 @@ def _error_cases(jax):
         lambda: r[::-1],
         lambda: r + 1,
         lambda: jax.new_ref([1.0]),
+        lambda: jax.jit(lambda a, b: None)(r, r),
+        lambda: jax.jit(lambda a: r[...])(r),
         lambda: jax.lax.sin(r),
         lambda: jax.vmap(lambda x: r.__setitem__(..., x))(jax.numpy.ones((2, 3))),
         lambda: jax.grad(lambda x: (r.__setitem__(..., x), x.sum())[1])(jax.numpy.ones(3)),
