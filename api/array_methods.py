@@ -20,6 +20,8 @@ from ..core.primitive import named
 from ..core.sharding import NamedSharding, P
 from ..core.sharding_types import is_typed, out_type, spec_of, typed_aval
 from ..core.trace import Tracer
+from ..core.primitives import state
+from ..core.state import is_ref_type
 from .numpy.index_gather import gather, index_to_gather
 from .numpy.indexing import expand_ellipsis, expand_masks, gather_fill_value, getitem
 from .numpy.promotion import (concrete, concrete_value, is_traced, lax_full, lax_select,
@@ -79,7 +81,7 @@ def _methods():
     m["__pos__"] = lambda self: self
     m["__abs__"] = lambda self: _np().absolute(self)
     m["__invert__"] = lambda self: _np().invert(self)
-    m["__getitem__"] = lambda self, idx: getitem(self, idx)
+    m["__getitem__"] = _getitem
     m["__divmod__"] = lambda self, o: (_np().floor_divide(self, o), _np().remainder(self, o))
     m["__round__"] = lambda self, ndigits=None: _np().round(self, ndigits or 0)
     m["T"] = property(lambda self: _np().transpose(self))
@@ -110,7 +112,16 @@ _IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignm
               "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
+def _getitem(self, idx):
+    """x[idx]; a traced reference (jax.Ref inside jit) reads what it holds."""
+    if is_ref_type(self.aval):
+        return state.get(self, idx)
+    return getitem(self, idx)
+
+
 def _setitem(self, idx, value):
+    if is_ref_type(self.aval):  # a traced reference (jax.Ref inside jit) is written to
+        return state.set(self, idx, value)
     raise TypeError(f"'{type(self).__name__}' object does not support item assignment. "
                     + _IMMUTABLE)
 

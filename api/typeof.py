@@ -2,6 +2,7 @@
 from ..core.sharding import NamedSharding, P, get_abstract_mesh
 from ..core.array import Array
 from ..core.avals import ShapedArray
+from ..core.state import is_ref_type
 from ..core.sharding_types import UnknownSharding, drop_dim, layout_type, typed_aval
 from .random.prng import PRNGKeyArray
 
@@ -13,6 +14,8 @@ def typeof(x):
     if isinstance(x, PRNGKeyArray):
         return _key_type(x)
     aval = typed_aval(x)
+    if is_ref_type(aval):  # `Ref{float32[3]}`: references carry no sharding type
+        return aval
     if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):
         return layout_type(aval, x.sharding)  # on Auto axes too, as JAX's
     if aval.sharding is None:

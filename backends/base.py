@@ -11,6 +11,7 @@ from ..core import runtime
 from ..core import sharding as sh
 from ..core import trace as trace_mod
 from ..core.array import Array
+from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
@@ -254,9 +255,9 @@ config.on_validate(_check_device_count)
 
 def to_buffer(backend, x, aval):
     """The backend buffer of an argument: Arrays of this backend pass through."""
-    if type(x) is Array:
+    if type(x) is Array or type(x) is Ref:
         if x._backend is backend:
-            return x._live_buf()
+            return x._live_buf() if type(x) is Array else x._buf
         raise ValueError(
             f"an Array on the {x._backend.name} backend was passed to an operation running on "
             f"the {backend.name} backend; move it explicitly with refjax.device_put(x) first")
@@ -288,6 +289,7 @@ def eval_primitive(prim, args, params):
     must be on its devices, and results not laid out otherwise are replicated over it."""
     backend = current_backend()
     avals = [trace_mod.get_aval(x) for x in args]
+    check_no_refs(prim, avals, params)
     out = prim.abstract_eval(*avals, **params)
     mesh = sh.get_current_mesh()
     if mesh is not None:
@@ -296,7 +298,7 @@ def eval_primitive(prim, args, params):
     outs = out if prim.multiple_results else [out]
     typed_outs = _eager_types(prim, args, avals, outs, params)
     results = backend.execute(prim, bufs, params, typed_outs)
-    arrays = [Array(a, b, backend) for a, b in zip(outs, results)]
+    arrays = [(Ref if is_ref_type(a) else Array)(a, b, backend) for a, b in zip(outs, results)]
     if mesh is not None:
         arrays = [_on_mesh(x, mesh, t) for x, t in zip(arrays, typed_outs)]
     return arrays if prim.multiple_results else arrays[0]

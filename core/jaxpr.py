@@ -210,8 +210,16 @@ def eqn_params(eqn, context):
     return rule(eqn, context) if rule else sorted(eqn.params.items())
 
 
+# primitive -> rule(eqn, context) -> str: equations printed in a syntax of their own (the
+# reference primitives' `r[i] <- v`), as JAX's pp_eqn_rules.
+pp_eqn_rules = {}
+
+
 def pp_eqn(eqn, context):
     """`outs:types = name[params] operands` (effects without outputs print no binders)."""
+    rule = pp_eqn_rules.get(eqn.primitive)
+    if rule is not None:
+        return pp.text(rule(eqn, context))
     params = eqn_params(eqn, context)
     lhs = pp_vars(eqn.outvars, context, print_shapes=True)
     rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(params, context),

@@ -1,13 +1,14 @@
 """The specification of every primitive, by name: SPECS[name] is its PrimitiveSpec."""
 from . import (arrays, bits, callbacks, checkify, control_flow, convolution, custom, custom_solve,
-               debugging, decompositions, elementwise, fft, gather, linalg, parallel, ragged, reductions, rng,
-               sharding_ops, solvers, sorting, special, spectral, structural, transforms, windowed)
+               debugging, decompositions, elementwise, fft, gather, linalg, parallel, ragged,
+               reductions, rng, sharding_ops, solvers, sorting, special, spectral, state,
+               structural, transforms, windowed)
 from .base import PrimitiveSpec
 
 _MODULES = [elementwise, structural, reductions, linalg, sorting, control_flow, custom,
             sharding_ops, parallel, transforms, gather, special, bits, fft, arrays, rng, debugging,
             solvers, decompositions, spectral, custom_solve, convolution, windowed, callbacks, ragged,
-            checkify]
+            checkify, state]
 
 
 def _collect():

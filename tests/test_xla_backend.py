@@ -514,7 +514,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # by test_differential.py (their spec samples) and test_key_reuse.py (on xla)
              "random_wrap", "random_unwrap",
              # and by test_checkify.py (programs, against JAX, on both backends) and its spec
-             "check"}
+             "check",
+             # and by test_refs.py (programs, against JAX on both backends) and test_differential.py
+             "new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref"}
 
 
 def test_every_primitive_has_a_rule():

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...core import sharding as sh
 from ...core.array import Array
+from ...core.state import Ref
 from ...core.config import config
 from ...core.avals import ShapedArray
 from ...core.jaxpr import ClosedJaxpr, Literal, eval_jaxpr, last_uses
@@ -45,6 +46,31 @@ class NumpyBuffer:
                 out[s.index] = s.data
             self._value = frozen(out)
         return self._value
+
+
+class RefBox:
+    """A reference on numpy_ref: a mutable box holding an immutable (read-only) array."""
+
+    __slots__ = ("array",)
+    committed = False
+
+    @property
+    def sharding(self):
+        """A reference is not committed: it lives on the default device."""
+        return _the_backend().default_sharding()
+
+    def __init__(self, array):
+        self.array = array
+
+    def read(self):
+        if self.array is None:
+            raise ValueError("this reference was freed (jax.free_ref) and cannot be used")
+        return self.array
+
+    @property
+    def value(self):
+        """What rules receive: the box itself (they read and replace its array)."""
+        return self
 
 
 def _any_committed(bufs):
@@ -125,7 +151,7 @@ class NumpyRefBackend(Backend):
         default = self.default_sharding()
         shardings = self._out_shardings(prim, bufs, params, out_avals, default)
         committed = _any_committed(bufs)
-        return [self.own(o, a, s or default, committed or s is not None)
+        return [o if type(o) is RefBox else self.own(o, a, s or default, committed or s is not None)
                 for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals, default):
@@ -136,7 +162,8 @@ class NumpyRefBackend(Backend):
                 not b.committed or type(b.sharding) is sh.SingleDeviceSharding
                 and b.sharding._device is device for b in bufs):
             return [None] * len(out_avals)
-        in_avals = [ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
+        in_avals = [ShapedArray(b.read().shape, b.read().dtype) if type(b) is RefBox else
+                    ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
         return propagate_eqn(prim, list(map(placement, bufs)), in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
@@ -212,11 +239,12 @@ def interpret_jaxpr(closed, args, drops=None):
                 return [out]
         out = rule(eqn.primitive)(*ins, **eqn.params)
         outs = out if eqn.primitive.multiple_results else (out,)
-        return [np.asarray(o, v.aval.dtype) for v, o in zip(eqn.outvars, outs)]
+        return [o if type(o) is RefBox else np.asarray(o, v.aval.dtype)
+                for v, o in zip(eqn.outvars, outs)]
 
     if drops is None:
         closed = without_unused_pure_callbacks(closed)
-    return eval_jaxpr(closed.jaxpr, [np.asarray(c) for c in closed.consts], *args,
+    return eval_jaxpr(closed.jaxpr, [_const(c) for c in closed.consts], *args,
                       read_literal=_literal_array, apply=apply, drops=drops)
 
 
@@ -234,6 +262,11 @@ def without_unused_pure_callbacks(closed):
         kept.append(eqn)
         live.update(v for v in eqn.invars if type(v) is not Literal)
     return ClosedJaxpr(jaxpr._replace(eqns=kept[::-1]), closed.consts)
+
+
+def _const(c):
+    """A jaxpr's constant as rules read it (a captured reference: its box)."""
+    return c._buf if type(c) is Ref else np.asarray(c)
 
 
 def _literal_array(lit):

@@ -10,6 +10,7 @@ from jax import lax
 from ...core import dtypes
 from ...core import sharding as sh
 from ...core.array import Array
+from ...core.state import REF_PRIMITIVES, Ref
 from ...core.avals import ShapedArray
 from ...core.config import config, default_device_id
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
@@ -277,6 +278,8 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
+        if prim in REF_PRIMITIVES:  # a jax.jit cannot return JAX's references: run as is
+            return self.lower_eqn(prim, bufs, params, out_avals)
         inner = prim.call_jaxpr(params)
         if inner is not None:  # call-like primitives run through `compile` even when eager
             return self.compile(inner)(bufs)
@@ -471,7 +474,7 @@ class XlaBackend(Backend):
 
     def const_buffer(self, c, aval):
         """A ClosedJaxpr constant as a buffer of this backend."""
-        if type(c) is Array and isinstance(c._backend, XlaBackend):
+        if type(c) is Array and isinstance(c._backend, XlaBackend) or type(c) is Ref:
             return c._buf
         return self.put(c, aval)
 

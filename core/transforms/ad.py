@@ -1,6 +1,6 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
-from ..trace import get_aval
+from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
 
@@ -47,9 +47,28 @@ def zeros_like_aval(aval):
     return ew.full(aval.shape, 0, aval.dtype, aval.weak_type)
 
 
+def zero_ref(ref_aval):
+    """A new reference holding zeros of the array type `ref_aval` holds (a cotangent's)."""
+    from ..primitives import state
+    return state.new_ref(zeros_like_aval(ref_aval.inner_aval))
+
+
 def instantiate(t):
     """A concrete (or traced) zero for a symbolic Zero; other tangents pass through."""
     return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+# Primitives whose JVP rule runs even when every tangent is zero: new_ref, whose tangent
+# reference must exist for the differentiated values written into it later.
+JVP_OF_ZEROS = set()
+
+
+def bind_tangent(prim, *args, **params):
+    """Bind prim where tangents are computed, even with no tangent operand: under linearize,
+    into the linear jaxpr (a new reference's tangent, which later writes go into)."""
+    trace = current_trace()
+    with set_current_trace(getattr(trace, "tangent_trace", trace)):
+        return prim.bind(*args, **params)
 
 
 def add_tangents(a, b):

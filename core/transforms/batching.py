@@ -5,6 +5,10 @@ from ..trace import get_aval
 
 not_mapped = None
 
+# Primitives batched even when no operand is: new_ref, whose reference (one per batch element)
+# later takes batched writes.
+BATCH_OF_UNBATCHED = set()
+
 
 class AxisData(NamedTuple):
     """The vmapped axis a batching rule works on."""

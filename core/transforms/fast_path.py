@@ -97,6 +97,6 @@ def _tree_key(args):
 
 def _rebuild(out_tree):
     """outs -> the output pytree (None: the output is one array)."""
-    if pytree.treedef_is_leaf(out_tree):
+    if pytree.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1:  # not None's tree
         return None
     return functools.partial(pytree.tree_unflatten, out_tree)

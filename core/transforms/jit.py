@@ -16,6 +16,7 @@ from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import (P, Sharding, get_current_mesh, mesh_context_key, placement_mesh,
                         resolve_spec)
 from ..sharding_types import type_constraint, typed_aval
+from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
 from . import fast_path, staging
 from . import jit_diagnostics as diagnostics
@@ -240,7 +241,28 @@ class JitWrapped:
             staged = self._miss(key, (static, static_kw, in_tree, avals), leaves)
             if not staged.tracer_consts:
                 self._cache.put(key, staged)
+        if any([type(x) is Ref for x in leaves]):
+            self._check_ref_aliasing(leaves, staged.closed.consts, dyn_args, dyn_kwargs)
         return staged, leaves
+
+    def _check_ref_aliasing(self, leaves, consts, args, kwargs):
+        """JAX's errors for a reference passed twice, or passed and closed over: the
+        program's writes through one name would be unseen through the other."""
+        names = diagnostics.flat_arg_names(self._signature, args, kwargs)
+        seen = {}
+        for name, x in zip(names, leaves):
+            if type(x) is not Ref:
+                continue
+            if any(c is x for c in consts):
+                raise ValueError(
+                    f"when tracing {_fun_where(self._fun)} for jit, a mutable array reference "
+                    f"of type {x.aval} was both closed over and passed as the argument {name}")
+            if id(x) in seen:
+                raise ValueError(
+                    "only one reference to a mutable array may be passed as an argument to a "
+                    f"function, but when tracing {_fun_where(self._fun)} for jit the mutable "
+                    f"array reference of type {x.aval} appeared at both {seen[id(x)]} and {name}.")
+            seen[id(x)] = name
 
     def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
         """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
@@ -385,6 +407,10 @@ def _check_hashable(value, where):
 def _check_output(x, fun, tree, i):
     """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
     defined and the leaf's key path) when it is no JAX value."""
+    if is_ref(x):
+        raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
+                         f"reference of type {get_aval(x)}, but mutable array references "
+                         "cannot be returned.")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:

@@ -8,7 +8,8 @@ from ..trace import (Trace, Tracer, as_value, current_trace, get_aval, set_curre
                      short_repr)
 from .. import dtypes
 from . import ad
-from .ad import Zero, instantiate
+from ..state import is_ref, uses_refs
+from .ad import JVP_OF_ZEROS, Zero, instantiate
 from .staging import stage_closed
 from .batching import defvectorized
 
@@ -54,10 +55,12 @@ class JVPTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
-        if all(type(t) is Zero for t in tangents):
+        if all(type(t) is Zero for t in tangents) and prim not in JVP_OF_ZEROS:
             with set_current_trace(self.parent):
                 return prim.bind(*primals, **params)
         rule = prim.linearize if self.linearizing and prim.linearize else prim.jvp
+        if rule is prim.linearize and (any(is_ref(p) for p in primals) or uses_refs(params)):
+            return self._linearize_with_refs(prim, args, params)
         if rule is None:
             raise NotImplementedError(_no_jvp_message(prim))
         with set_current_trace(self.rule_trace):
@@ -65,6 +68,18 @@ class JVPTrace(Trace):
         if prim.multiple_results:
             return [self._maybe_tracer(o, t) for o, t in zip(out, out_t)]
         return self._maybe_tracer(out, out_t)
+
+    def _linearize_with_refs(self, prim, args, params):
+        """A jit using references, under linearize, is inlined: its equations are linearized
+        one by one, so the reference primitives' rules follow the writes (its own linearize
+        rule would lose them). A loop or a branch using references is refused."""
+        if prim.name != "jit":
+            raise NotImplementedError(
+                f"refjax cannot differentiate in reverse mode (grad, vjp, linearize) a "
+                f"{prim.name} (a loop or a branch) using mutable array references (jax.Ref); "
+                "forward mode (jvp, jacfwd) can")
+        closed = params["jaxpr"]
+        return jx.eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
     def _maybe_tracer(self, primal, tangent):
         # As JAX: a value whose tangent is a symbolic zero is no longer traced by this trace.

@@ -6,6 +6,7 @@ from .. import dtypes, leaks, source_info
 from ..config import config
 from ..array import Array
 from ..avals import ShapedArray
+from ..state import Ref, check_no_refs
 from ..sharding_types import type_outputs, typed_aval
 from ..trace import Trace, Tracer, get_aval, set_current_trace
 
@@ -56,7 +57,7 @@ class StagingTrace(Trace):
         if entry is None:
             aval = typed_aval(x)
             value = x
-            if not isinstance(x, (Tracer, Array)):
+            if not isinstance(x, (Tracer, Array, Ref)):
                 aval = aval.strip_weak_type() if not dtypes.is_python_scalar(x) else aval
                 value = _private(x, aval)
             # keyed by the captured object, which stays alive (entry[2]) so its id stays unique
@@ -68,6 +69,7 @@ class StagingTrace(Trace):
         in_avals = [v.aval for v in invars]
         if prim.abstract_eval is None:  # only primitives defined outside refjax lack one
             raise NotImplementedError(f"Abstract evaluation for '{prim.name}' not implemented")
+        check_no_refs(prim, in_avals, params)
         out = prim.abstract_eval(*in_avals, **params)
         out_avals = type_outputs(prim, in_avals, out if prim.multiple_results else [out], params)
         outvars = [jx.Var(a) for a in out_avals]

@@ -1,6 +1,7 @@
 """Reverse mode: transpose a linear jaxpr by running its equations backwards (backward_pass)."""
 from .. import jaxpr as jx
-from .ad import UndefinedPrimal, Zero, add_tangents
+from ..state import is_ref_type
+from .ad import UndefinedPrimal, Zero, add_tangents, zero_ref
 
 
 def backward_pass(jaxpr, consts, linear_in, cts_out):
@@ -20,7 +21,7 @@ def backward_pass(jaxpr, consts, linear_in, cts_out):
         _write_ct(ct_env, v, ct)
     for eqn in reversed(linear_eqns):
         cts = [_pop_ct(ct_env, v) for v in eqn.outvars]
-        ins = [UndefinedPrimal(v.aval) if v in linear_vars else _read(known, v)
+        ins = [_linear_in(ct_env, v) if v in linear_vars else _read(known, v)
                for v in eqn.invars]
         rule = eqn.primitive.transpose
         if rule is None:
@@ -32,6 +33,18 @@ def backward_pass(jaxpr, consts, linear_in, cts_out):
                 _write_ct(ct_env, v, ct)
     return [ct_env.get(v, Zero(v.aval.to_tangent_aval())) if lin is True else None
             for v, lin in zip(jaxpr.invars, linear_in)]
+
+
+def _linear_in(ct_env, v):
+    """A linear input as its transpose rule sees it: UndefinedPrimal, or for a reference the
+    reference accumulating its cotangent (made, zero, on first use), which the reference
+    primitives' rules read and write."""
+    if not is_ref_type(v.aval):
+        return UndefinedPrimal(v.aval)
+    ct = ct_env.get(v)
+    if ct is None:
+        ct = ct_env[v] = zero_ref(v.aval.to_tangent_aval())
+    return ct
 
 
 def _pop_ct(env, v):
@@ -55,7 +68,9 @@ def _forward_known(jaxpr, known, linear_vars):
     """Evaluate equations that do not depend on linear inputs; return the linear ones."""
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(v) is not jx.Literal and v in linear_vars for v in eqn.invars):
+        # a reference made in a linear jaxpr holds tangents: it is linear too
+        if any(type(v) is not jx.Literal and v in linear_vars for v in eqn.invars) or \
+                any(is_ref_type(v.aval) for v in eqn.outvars):
             linear_vars.update(eqn.outvars)
             linear_eqns.append(eqn)
             continue

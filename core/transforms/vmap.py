@@ -9,8 +9,9 @@ from .. import jaxpr as jx
 from ..avals import ShapedArray
 from ..primitives.parallel import extend_axis_env
 from ..sharding_types import drop_dim, vmapped_mesh_axes
+from ..state import AbstractRef, is_ref_type
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
-from .batching import AxisData, bdim_at_front, moveaxis, not_mapped
+from .batching import BATCH_OF_UNBATCHED, AxisData, bdim_at_front, moveaxis, not_mapped
 from .staging import stage_closed
 
 
@@ -30,8 +31,8 @@ class BatchTracer(Tracer):
         if self.bdim is not_mapped:
             return aval
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-        return ShapedArray(shape, aval.dtype, aval.weak_type,
-                           sharding=drop_dim(aval, self.bdim))
+        out = ShapedArray(shape, aval.dtype, aval.weak_type, sharding=drop_dim(aval, self.bdim))
+        return AbstractRef.of(out) if is_ref_type(aval) else out
 
     def short_repr(self):
         return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
@@ -56,7 +57,8 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, dims = zip(*map(self.lift, args)) if args else ((), ())
-        if all(d is not_mapped for d in dims) and not getattr(prim, "uses_axis_env", False):
+        if all(d is not_mapped for d in dims) and not getattr(prim, "uses_axis_env", False) \
+                and prim not in BATCH_OF_UNBATCHED:
             with set_current_trace(self.parent):
                 return prim.bind(*vals, **params)
         if prim.batch is None:
