@@ -12,8 +12,6 @@ import refjax
 INTERNAL = "a module or object of JAX's internals, not a user API"
 HARDWARE = "hardware- or runtime-specific (accelerators, profiling, multi-process runtime)"
 DEPRECATED = "deprecated in JAX"
-SHARDING = "another engineer's part: sharding"
-TODO = "toplevel: not implemented yet"
 
 MISSING = {
     "jax": {
