@@ -1,4 +1,7 @@
 """Abstract values: ShapedArray(shape, dtype, weak_type, sharding, vma) and helpers."""
+import threading
+import weakref
+
 import numpy as np
 
 from . import dtypes
@@ -18,6 +21,12 @@ class ShapedArray:
         self._hash = None
 
     ndim = property(lambda self: len(self.shape))
+
+    @property
+    def manual_axis_type(self):
+        """The manual mesh axes this value varies over (inside shard_map; refjax's values are
+        never unreduced or reduced along manual axes)."""
+        return ManualAxisType(varying=self.vma)
 
     def __len__(self):
         if not self.shape:
@@ -149,3 +158,43 @@ class ShapeDtypeStruct:
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+
+_INTERN_LOCK = threading.Lock()
+
+
+class ManualAxisType:
+    """How a value relates to manual mesh axes (jax.sharding.ManualAxisType): the axes it
+    varies over, is unreduced over, is reduced over. Interned: equal ones are identical."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = map(frozenset, (varying, unreduced, reduced))
+        for name, other in (("unreduced", unreduced), ("reduced", reduced)):
+            if varying & other:
+                raise ValueError(f"varying and {name} cannot have common mesh axes. Got "
+                                 f"varying={set(varying)} and {name}={set(other)}")
+        key = (varying, unreduced, reduced)
+        with _INTERN_LOCK:
+            obj = cls._interned.get(key)
+            if obj is None:
+                obj = object.__new__(cls)
+                for field, value in zip(cls.__slots__, key):
+                    object.__setattr__(obj, field, value)
+                cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ManualAxisType is immutable: cannot set {name}")
+
+    def update(self, **changes):
+        """This type with some of varying/unreduced/reduced replaced."""
+        fields = dict(varying=self.varying, unreduced=self.unreduced, reduced=self.reduced)
+        fields.update(changes)
+        return ManualAxisType(**fields)
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")

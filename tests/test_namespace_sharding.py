@@ -11,10 +11,7 @@ import pytest
 
 import refjax
 
-SHARDING_LACKS = {
-    "AbstractDevice": "AbstractMesh keeps only the device kind; no abstract device objects",
-    "ManualAxisType": "Manual axes carry no varying/unreduced subtype in refjax's types",
-}
+SHARDING_LACKS = {}
 SHARDING_EXTRA = {"Device": "refjax.sharding.Device is the device class (kept from before)"}
 SHARD_MAP_LACKS = {"jshmap": "JAX's internal module alias", "traceback_util": "JAX internal"}
 SHARD_MAP_EXTRA = {"shard_map": "JAX 0.10 keeps it only behind a deprecation __getattr__"}

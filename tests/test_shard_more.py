@@ -282,3 +282,30 @@ def test_ragged_all_to_all_over_several_axes_or_groups_stays_refused():
         refjax.vmap(lambda *a: refjax.lax.ragged_all_to_all(
             *a, axis_name="i", axis_index_groups=[[0, 1]]), axis_name="i")(
             *(v[0] for v in (op, out, idx, one, idx, one)))
+
+
+def _manual_axis_types(j):
+    """jax.sharding.ManualAxisType (interned, immutable, JAX's errors), the manual_axis_type
+    of values in a shard_map body (eager: under jit refjax's staged types lack the varying
+    axes, a known gap) and outside one, and an abstract mesh's device."""
+    mat = j.sharding.ManualAxisType
+    shown = [repr(mat(varying={"x"})), repr(mat()), mat(varying={"x"}) is mat(varying={"x"}),
+             repr(mat(varying={"x"}).update(unreduced={"y"}))]
+    try:
+        mat(varying={"x"}, reduced={"x"})
+    except ValueError as e:
+        shown.append(str(e))
+    mesh = j.make_mesh((2, 2), ("x", "y"), axis_types=(j.sharding.AxisType.Auto,) * 2)
+
+    def body(a):
+        shown.extend(repr(j.typeof(v).manual_axis_type) for v in (a, j.lax.psum(a, "x")))
+        return a
+    j.shard_map(body, mesh=mesh, in_specs=j.P("x"), out_specs=j.P("x"))(np.arange(4.0))
+    shown += [repr(j.typeof(np.ones(2, np.float32)).manual_axis_type),
+              repr(mesh.abstract_mesh.abstract_device)]
+    return shown
+
+
+@pytest.mark.backends()
+def test_manual_axis_type_and_abstract_device_as_jax():
+    assert _manual_axis_types(refjax) == _manual_axis_types(real_jax)

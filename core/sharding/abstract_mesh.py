@@ -3,12 +3,27 @@ get_abstract_mesh, as jax.sharding has them."""
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import math
 
 import numpy as np
 
 from .mesh import (AxisTypesMixin, Immutable, Mesh, _normalize_axis_types, freeze,
                    get_current_mesh, set_mesh)
+
+
+@dataclasses.dataclass(frozen=True)
+class AbstractDevice:
+    """A kind of device, without a device (jax.sharding.AbstractDevice): what an
+    AbstractMesh keeps of its mesh's devices."""
+
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self):
+        return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform})")
 
 
 class AbstractMesh(AxisTypesMixin, Immutable):
@@ -33,6 +48,13 @@ class AbstractMesh(AxisTypesMixin, Immutable):
         if mesh.size:
             freeze(out, _device_kind=mesh._flat[0].device_kind)
         return out
+
+    @property
+    def abstract_device(self):
+        """The kind of device the mesh is of (None for a mesh made without devices)."""
+        if self._device_kind is None:
+            return None
+        return AbstractDevice(self._device_kind, None, "cpu")
 
     def _key(self):
         return (self.axis_sizes, self.axis_names, self.axis_types, self._device_kind)
