@@ -19,7 +19,6 @@ PARALLEL = "/work/jaxsrc/docs/parallel.md"
 KNOWN = {
     4: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
     6: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
-    18: "jax.typeof(y).manual_axis_type: refjax's types have no ManualAxisType",
     19: "refjax's vma error names the output and axes (the staged shard_map's message)",
     21: "make_jaxpr on Explicit axes: JAX's traced types carry @i and insert pvary",
 }
