@@ -51,16 +51,17 @@ class NumpyBuffer:
 class RefBox:
     """A reference on numpy_ref: a mutable box holding an immutable (read-only) array."""
 
-    __slots__ = ("array",)
-    committed = False
-
-    @property
-    def sharding(self):
-        """A reference is not committed: it lives on the default device."""
-        return _the_backend().default_sharding()
+    __slots__ = ("array", "layout", "committed")
 
     def __init__(self, array):
         self.array = array
+        self.layout, self.committed = None, False  # set by execute: its operand's
+
+    @property
+    def sharding(self):
+        """The layout of the array the reference was made from (JAX's), else the default
+        device."""
+        return self.layout or _the_backend().default_sharding()
 
     def read(self):
         if self.array is None:
@@ -71,6 +72,13 @@ class RefBox:
     def value(self):
         """What rules receive: the box itself (they read and replace its array)."""
         return self
+
+
+def _placed_box(box, sharding, committed):
+    """A reference made by this operation, with the layout the propagation gave it."""
+    if sharding is not None and box.layout is None:
+        box.layout, box.committed = sharding, committed
+    return box
 
 
 def _any_committed(bufs):
@@ -151,7 +159,8 @@ class NumpyRefBackend(Backend):
         default = self.default_sharding()
         shardings = self._out_shardings(prim, bufs, params, out_avals, default)
         committed = _any_committed(bufs)
-        return [o if type(o) is RefBox else self.own(o, a, s or default, committed or s is not None)
+        return [_placed_box(o, s, committed) if type(o) is RefBox else
+                self.own(o, a, s or default, committed or s is not None)
                 for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals, default):
