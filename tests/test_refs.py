@@ -253,3 +253,19 @@ def test_errors_where_jax_is_poor_or_missing():
     assert refjax.jvp(loop, (2.0,), (1.0,))[1] == 3.0
     with pytest.raises(NotImplementedError, match="scan .*mutable array references"):
         refjax.grad(loop)(2.0)
+
+
+def _ref_layouts(j):
+    """A reference made from an array sharded over two devices keeps its layout: a whole
+    read, a swap's old value and freeze give it, eagerly and under jit."""
+    mesh = j.sharding.Mesh(np.array(j.devices()[:2]), ("x",))
+    x = j.device_put(np.arange(4, dtype=np.float32), j.sharding.NamedSharding(mesh, j.P("x")))
+
+    def f(x):
+        r = j.new_ref(x)
+        return [r[...], j.ref.swap(r, ..., x * 2), j.freeze(r)]
+    return [str(o.sharding.spec) for o in f(x) + j.jit(f)(x)]
+
+
+def test_a_reference_keeps_its_arrays_layout():
+    assert _ref_layouts(refjax) == _ref_layouts(real_jax)
