@@ -404,3 +404,16 @@ def test_finfo_attributes_have_jaxs_types_and_values():
         for name in names:
             a, b = getattr(ours, name), getattr(theirs, name)
             assert (type(a), repr(a)) == (type(b), repr(b)), (dt, name)
+
+
+def test_explain_cache_misses_names_the_option_that_changed(caplog):
+    """Each part of jit's signature key is named by its own name (the key grew options that
+    shifted the names once): toggling jax_debug_key_reuse is reported as that option."""
+    f = jax.jit(lambda x: x + 1)
+    f(1.0)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING), jax.explain_cache_misses(True), \
+            jax.debug_key_reuse(True):
+        f(1.0)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "* jax_debug_key_reuse differs: now True and before False" in text, text

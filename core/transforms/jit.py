@@ -103,8 +103,10 @@ def trace_cache(fun, options):
 
 def signature_key(in_tree, avals, static=(), static_kw=()):
     """What, besides the function and its options, decides a trace: the arguments' structure,
-    avals and static values, the backend, the dtype config (and jax_debug_key_reuse, under
-    which jax.random marks its keys), and the bound axis names."""
+    avals and static values, the backend, the dtype config, jax_debug_key_reuse (under which
+    jax.random marks its keys), the bound axis names, the context mesh and the two options
+    that change sharding types (jax_auto_pcast, jax_remove_size_one_mesh_axis_from_type).
+    jit_diagnostics.KEY_PARTS names each part, in this order."""
     return (in_tree, avals, static, static_kw, runtime.current_backend_name(),
             config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
             key_reuse.enabled(), axis_env_key(), mesh_context_key(), config.read("jax_auto_pcast"),

@@ -14,8 +14,9 @@ CACHE_MISS_LOG = logging.getLogger("jax._src.interpreters.partial_eval")
 _WEAK_TYPES_URL = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
 # what each part of jit's signature key is (core/transforms/jit.py's signature_key)
 KEY_PARTS = ("input pytree", "input types", "static arguments", "static keyword arguments",
-             "backend", "jax_enable_x64", "jax_numpy_dtype_promotion", "axis env",
-             "mesh context")
+             "backend", "jax_enable_x64", "jax_numpy_dtype_promotion", "jax_debug_key_reuse",
+             "axis env", "mesh context", "jax_auto_pcast",
+             "jax_remove_size_one_mesh_axis_from_type")
 
 
 def _level():
