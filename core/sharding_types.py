@@ -9,7 +9,8 @@ from .array import Array
 from .errors import ShardingTypeError
 from .sharding import NamedSharding, P, get_abstract_mesh, keep_axes, resolve_spec, type_spec
 from .dtypes import is_python_scalar
-from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH
+from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH, AbstractMesh
+from .sharding.mesh import get_current_mesh
 from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
 from .sharding_unreduced import out_sets
@@ -269,6 +270,30 @@ def _with_spmd_axis_name(axes, spmd_axis_name):
     return axes
 
 
+def cotangent_sharding(aval):
+    """The sharding type a cotangent of a value of type `aval` has (JAX's: a function of the
+    primal's type, here the same), None when `aval` is untyped. Cotangents of reduced and
+    unreduced values swap those sets: not done here (refused)."""
+    s = aval.sharding
+    if not is_typed(aval) or not isinstance(s, NamedSharding):
+        return None
+    if s.spec.unreduced or s.spec.reduced:
+        raise NotImplementedError(f"the cotangent of a value of type {aval.str_short()} (reduced "
+                                  "or unreduced mesh axes) is not implemented")
+    return s
+
+
+def concrete_sharding(s):
+    """A NamedSharding on a concrete mesh: one on an abstract mesh (a type's) placed on the
+    context mesh's devices, None when the context has no such mesh."""
+    if not isinstance(s.mesh, AbstractMesh):
+        return s
+    mesh = get_current_mesh()
+    if mesh is None or mesh.abstract_mesh != s.mesh:
+        return None
+    return NamedSharding(mesh, s.spec)
+
+
 def out_type(out_sharding, who):
     """The NamedSharding a lax function's `out_sharding=` gives its primitive's result type
     (a PartitionSpec names axes of the context mesh), or None where it names no Explicit
@@ -296,7 +321,7 @@ def insert_dim(sharding, dim):
     return sharding.update(spec=P(*entries))
 
 
-__all__ = ["vmapped_mesh_axes",
+__all__ = ["vmapped_mesh_axes", "cotangent_sharding", "concrete_sharding",
            "layout_type", "untyped", "out_type", "param_spec", "insert_dim", "UnknownSharding", "typing", "strict",
            "reject", "is_typed", "typed", "typed_aval", "spec_of", "type_outputs",
            "type_constraint", "drop_dim"]

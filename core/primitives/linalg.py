@@ -11,7 +11,7 @@ from ..config import config
 from ..primitive import make_primitive
 from ..sharding import P
 from ..sharding.mesh import axes_of
-from ..sharding_types import insert_dim, is_typed, out_type, param_spec
+from ..sharding_types import cotangent_sharding, insert_dim, out_type, param_spec
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp
@@ -277,13 +277,14 @@ def _transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred_ele
 def _typed_like(x_aval, out_axes):
     """The result type that, permuted by out_axes, is x's (None when x is untyped): a
     cotangent has its primal's sharding, as in JAX."""
-    if not is_typed(x_aval) or not hasattr(x_aval.sharding, "spec"):
+    sharding = cotangent_sharding(x_aval)
+    if sharding is None:
         return None
-    x_spec = x_aval.sharding.spec.partitions
+    x_spec = sharding.spec._normalized_spec_for_aval(x_aval.ndim).partitions
     entries = [None] * len(x_spec)
     for k, a in enumerate(out_axes):
         entries[a] = x_spec[k]
-    return x_aval.sharding.update(spec=P(*entries))
+    return sharding.update(spec=P(*entries))
 
 
 def _transpose_rhs(ct, x, y_aval, *, dimension_numbers, **params):

@@ -11,6 +11,7 @@ from .. import dtypes, pytree
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive, named
+from ..sharding_types import cotangent_sharding, out_type, param_spec
 from ..trace import Tracer, get_aval
 from ..transforms import staging
 from ..transforms.ad import Zero, defjvp_with_output, deflinear, defnondiff, instantiate
@@ -83,8 +84,11 @@ def reducer(name, check_dtype, keep_weak=True):
     return prim
 
 
-def _reduction_sharding(in_specs, in_avals, out_avals, *, axes, **_):
-    """The reduced dimensions' entries are dropped; the others keep theirs."""
+def _reduction_sharding(in_specs, in_avals, out_avals, *, axes, out_sharding=None, **_):
+    """The reduced dimensions' entries are dropped; the others keep theirs (the result type
+    out_sharding= gives, if any, decides)."""
+    if out_sharding is not None:
+        return [param_spec(out_sharding, out_avals[0].ndim)]
     return [tuple(e for i, e in enumerate(in_specs[0]) if i not in axes)]
 
 
@@ -105,9 +109,10 @@ reduce_xor_p = reducer("reduce_xor", _check_logical, keep_weak=False)
 
 def reduce_sum(operand, axes, *, out_sharding=None):
     """Sum of operand over `axes` (non-negative ints), accumulated in operand's dtype;
-    laid out as `out_sharding` when given."""
-    out = reduce_sum_p.bind(operand, axes=_as_axes(axes), out_sharding=None)
-    return constrain(out, out_sharding)
+    laid out as `out_sharding` when given (its type, on Explicit axes)."""
+    typed_as = out_type(out_sharding, "reduce_sum")
+    out = reduce_sum_p.bind(operand, axes=_as_axes(axes), out_sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 def reduce_prod(operand, axes):
@@ -146,7 +151,8 @@ def _kept_dims(ndim, axes):
 
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     shape = x.aval.shape
-    return [st.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
+    return [st.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes),
+                                out_sharding=cotangent_sharding(x.aval))]
 
 
 deflinear(reduce_sum_p, _reduce_sum_transpose)

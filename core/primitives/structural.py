@@ -16,8 +16,9 @@ from ..transforms import ad
 from ..transforms.ad import Zero, deflinear
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from .reshape_types import reshape_type
-from .sharding_ops import constrain
-from ..sharding_types import out_type, param_spec
+from .sharding_ops import constrain, reshard
+from ..sharding import P
+from ..sharding_types import concrete_sharding, cotangent_sharding, out_type, param_spec, type_constraint, typed_aval
 from .elementwise import (add, convert_element_type, full, lt, select_n,
                           weak_scalar)
 
@@ -94,21 +95,43 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """x broadcast to `shape`, operand dim i becoming output dim broadcast_dimensions[i]."""
     shape = _as_shape("broadcast_in_dim", shape)
     dims = static_ints("broadcast_in_dim", broadcast_dimensions, "broadcast_dimensions")
-    if _shape(x) == shape and dims == tuple(range(len(shape))) and out_sharding is None:
-        return x
+    if _shape(x) == shape and dims == tuple(range(len(shape))):
+        if out_sharding is None:
+            return x
+        target = out_type(out_sharding, "broadcast_in_dim")
+        if _retyped(x, target) and concrete_sharding(target) is not None:
+            return reshard(x, concrete_sharding(target))  # as JAX: a reshard, not a broadcast
     typed_as = out_type(out_sharding, "broadcast_in_dim")
     out = broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=typed_as)
     return out if typed_as is not None else constrain(out, out_sharding)
 
 
+def _retyped(x, sharding):
+    """Whether laying x out as `sharding` (a type on Explicit axes, or None) changes its type."""
+    aval = typed_aval(x)
+    return sharding is not None and type_constraint(aval, sharding) != aval
+
+
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
     from .reductions import reduce_sum
-    in_shape = x.aval.shape
+    in_shape, ct_type = x.aval.shape, cotangent_sharding(x.aval)
     summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
     expanded = tuple(d for i, d in enumerate(broadcast_dimensions)
                      if in_shape[i] == 1 and shape[d] != 1)
-    out = reduce_sum(ct, tuple(sorted(summed + expanded))) if summed or expanded else ct
-    return [reshape(out, in_shape) if expanded else out]
+    if not (summed or expanded):
+        return [ct]
+    kept = [i for i, d in enumerate(broadcast_dimensions) if d not in expanded]
+    out = reduce_sum(ct, tuple(sorted(summed + expanded)),
+                     out_sharding=_kept_entries(ct_type, kept))
+    return [reshape(out, in_shape, out_sharding=ct_type) if expanded else out]
+
+
+def _kept_entries(sharding, dims):
+    """A sharding type (or None) keeping only the entries of dimensions `dims`."""
+    if sharding is None:
+        return None
+    entries = sharding.spec.partitions
+    return sharding.update(spec=P(*[entries[i] if i < len(entries) else None for i in dims]))
 
 
 def _broadcast_in_dim_batch(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
@@ -166,7 +189,8 @@ def reshape(x, new_sizes, dimensions=None, out_sharding=None):
     return out if typed_as is not None else constrain(out, out_sharding)
 
 
-deflinear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
+deflinear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape,
+                                                 out_sharding=cotangent_sharding(x.aval))])
 
 
 def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):

@@ -1,5 +1,6 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
+from ..sharding_types import cotangent_sharding
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -44,7 +45,19 @@ def zeros_like_aval(aval):
     from ..primitives import elementwise as ew
     if aval.dtype == dtypes.float0:
         return ew.float0_zeros(aval.shape)
-    return ew.full(aval.shape, 0, aval.dtype, aval.weak_type)
+    return full_like_aval(aval, 0)
+
+
+def full_like_aval(aval, value):
+    """An array of `value` of aval's shape, dtype, weak type and sharding type (JAX's zeros
+    and ones of a primal's type: a scalar resharded or broadcast to the type)."""
+    from ..primitives import elementwise as ew
+    from ..primitives import structural as st
+    sharding = cotangent_sharding(aval)
+    if sharding is None:
+        return ew.full(aval.shape, value, aval.dtype, aval.weak_type)
+    scalar = ew.full((), value, aval.dtype, aval.weak_type)
+    return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
 
 
 def zero_ref(ref_aval):

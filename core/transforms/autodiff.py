@@ -13,7 +13,7 @@ from ..jaxpr import Literal, eval_jaxpr
 from ..primitives import elementwise as ew
 from ..primitives import structural as st
 from ..trace import as_value, get_aval
-from .ad import Zero, zeros_like_aval
+from .ad import Zero, full_like_aval, zeros_like_aval
 from .jvp import check_tangent, jvp, split_aux
 from .linearize import linearize_flat
 from .staging import trace_to_jaxpr
@@ -280,7 +280,7 @@ def _ones_like(x):
     if isinstance(x, Array):
         return runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
                                   sharding=x.sharding if x.committed else None)
-    one = ew.full(aval.shape, 1, aval.dtype)
+    one = full_like_aval(aval.update(weak_type=False), 1)
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
 
 

@@ -1,6 +1,7 @@
 """Linearize: JVP with tangents staged into a linear jaxpr while primals run on the parent."""
 from .. import dtypes
 from .. import jaxpr as jx
+from ..sharding_types import typed_aval
 from ..trace import Trace, current_trace, get_aval, set_current_trace
 from .ad import Zero, zeros_like_aval
 from .jvp import jvp_flat
@@ -40,7 +41,7 @@ def linearize_flat(fun, primals):
     tangents to output tangents; its constvars are the residuals (values of the parent trace)."""
     parent = current_trace()
     tangent_trace = StagingTrace(record_source=False)
-    tangents = [tangent_trace.new_arg(get_aval(p).to_tangent_aval()) for p in primals]
+    tangents = [tangent_trace.new_arg(typed_aval(p).to_tangent_aval()) for p in primals]
     # Integer and boolean primals have float0 tangents: inputs of the linear jaxpr, but
     # symbolic zeros for the rules (as in jvp), which never compute with float0 values.
     tangents = [Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents]
@@ -76,7 +77,7 @@ def linearize_by_partial_eval(prim):
             return list(outs) + [t for t in out_t if type(t) is not Zero]
 
         nz_tangents = [t for t, z in zip(tangents, nz) if z]
-        closed = stage_closed(jvp_of_prim, [get_aval(x) for x in list(primals) + nz_tangents])
+        closed = stage_closed(jvp_of_prim, [typed_aval(x) for x in list(primals) + nz_tangents])
         known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, [False] * n + [True] * sum(nz))
         known_outs = jx.jaxpr_as_fun(known, jx.literal_array)(*primals)
         n_known = len(known_outs) - n_res
