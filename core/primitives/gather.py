@@ -285,7 +285,7 @@ def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are
         raise ValueError("gather is not linear in its indices")
     if type(ct) is Zero:
         return [Zero(x.aval), None]
-    zeros = full(x.aval.shape, 0, get_aval(ct).dtype)
+    zeros = ad.zeros_like_aval(x.aval.update(dtype=get_aval(ct).dtype, weak_type=False))
     ct_x = scatter_add_p.bind(zeros, idx, ct, dimension_numbers=_as_scatter(dimension_numbers),
                               indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode)
@@ -508,7 +508,7 @@ def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are
 
 
 def _aval(x):
-    return x.aval if ad.is_undefined_primal(x) else get_aval(x)
+    return x.aval if ad.is_undefined_primal(x) else typed_aval(x)
 
 
 def _slice_sizes(operand_shape, dn, updates_shape):
@@ -699,7 +699,7 @@ def _scatter_transpose(ct, x, idx, u, *, dimension_numbers, **params):
     u_shape = _aval(u).shape
     ct_x = ct_u = None
     if ad.is_undefined_primal(x):
-        zeros = full(u_shape, 0, get_aval(ct).dtype)
+        zeros = ad.zeros_like_aval(_aval(u).update(dtype=get_aval(ct).dtype, weak_type=False))
         ct_x = scatter_p.bind(ct, idx, zeros, dimension_numbers=dimension_numbers, **params)
     if ad.is_undefined_primal(u):
         ct_u = _gather_back(ct, idx, dimension_numbers, _aval(x).shape, u_shape, params)

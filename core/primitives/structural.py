@@ -18,8 +18,9 @@ from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from .reshape_types import reshape_type
 from .sharding_ops import constrain, reshard
 from ..sharding import P
-from ..sharding_types import concrete_sharding, cotangent_sharding, out_type, param_spec, type_constraint, typed_aval
-from .elementwise import (add, convert_element_type, full, lt, select_n,
+from ..sharding_types import (concrete_sharding, cotangent_sharding, out_type, param_spec,
+                              type_constraint, typed_aval)
+from .elementwise import (add, convert_element_type, lt, select_n,
                           weak_scalar)
 
 
@@ -536,7 +537,7 @@ def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
         raise ValueError("dynamic_slice is not linear in its start indices")
     if type(ct) is Zero:
         return [Zero(x.aval)] + [None] * len(idx)
-    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    zeros = ad.zeros_like_aval(x.aval.update(weak_type=False))  # of x's type
     return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
 
 
@@ -626,7 +627,7 @@ def _dus_transpose(ct, x, update, *idx):
 
 
 def _aval(x):
-    return x.aval if ad.is_undefined_primal(x) else get_aval(x)
+    return x.aval if ad.is_undefined_primal(x) else typed_aval(x)
 
 
 def _dus_batch(axis_data, vals, dims):

@@ -4,6 +4,7 @@ from .. import pytree
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
+from ..sharding_types import typed_aval
 from ..trace import (Trace, Tracer, as_value, current_trace, get_aval, set_current_trace,
                      short_repr)
 from .. import dtypes
@@ -26,7 +27,7 @@ class JVPTracer(Tracer):
 
     @property
     def aval(self):
-        return get_aval(self.primal)
+        return typed_aval(self.primal)  # an Array's sharding type too (what jit stages)
 
     def to_concrete_value(self):
         p = self.primal

@@ -106,7 +106,7 @@ def _cond_transpose(cts, index, *ops, branches):
         return [None] + [Zero(x.aval) if lin else None for x, lin in zip(ops, linear)]
     res = pick(ops, linear, False)
     ct_nz = [type(c) is not Zero for c in cts]
-    in_avals = [get_aval(x) for x in res + pick(cts, ct_nz)]
+    in_avals = [typed_aval(x) for x in res + pick(cts, ct_nz)]
     transposed = tuple(_transpose_branch(b, linear, ct_nz, in_avals, len(res)) for b in branches)
     outs = cond_p.bind(index, *res, *pick(cts, ct_nz), branches=transposed)
     return [None] + merge(linear, outs, [None] * len(res))

@@ -92,7 +92,7 @@ def _while_jvp(primals, tangents, *, body_jaxpr, body_nconsts, cond_jaxpr, cond_
 
 
 def _ignoring_tangents(cond_jaxpr, init_dot):
-    extra = [jx.Var(get_aval(t)) for t in init_dot]
+    extra = [jx.Var(typed_aval(t)) for t in init_dot]
     return jx.with_binders(cond_jaxpr, invars=list(cond_jaxpr.jaxpr.invars) + extra)
 
 
@@ -476,8 +476,8 @@ def _scan_transpose(cts, *args, jaxpr, length, num_carry, num_consts, reverse, u
     acc0 = [zeros_like_aval(x.aval) for x in pick(consts, const_lin)]
     ct_carry = [instantiate(c) for c in ct_carry]
     ct_ys = pick(ct_ys, ys_nz)
-    in_avals = [get_aval(v) for v in ires + acc0 + ct_carry] + [
-        unstacked(get_aval(v)) for v in ct_ys + eres]
+    in_avals = [typed_aval(v) for v in ires + acc0 + ct_carry] + [
+        unstacked(typed_aval(v)) for v in ct_ys + eres]
     body = _transposed_body(jaxpr, const_lin, num_carry, xs_lin, ys_nz, in_avals)
     outs = scan_p.bind(*ires, *acc0, *ct_carry, *ct_ys, *eres, **_scan_params(
         body, length, len(acc0) + num_carry, len(ires), not reverse, unroll))
