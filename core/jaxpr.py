@@ -211,15 +211,16 @@ def eqn_params(eqn, context):
 
 
 # primitive -> rule(eqn, context) -> str: equations printed in a syntax of their own (the
-# reference primitives' `r[i] <- v`), as JAX's pp_eqn_rules.
+# reference primitives' `r[i] <- v`), as JAX's pp_eqn_rules; None prints the usual form.
 pp_eqn_rules = {}
 
 
 def pp_eqn(eqn, context):
     """`outs:types = name[params] operands` (effects without outputs print no binders)."""
     rule = pp_eqn_rules.get(eqn.primitive)
-    if rule is not None:
-        return pp.text(rule(eqn, context))
+    shown = None if rule is None else rule(eqn, context)
+    if shown is not None:
+        return pp.text(shown)
     params = eqn_params(eqn, context)
     lhs = pp_vars(eqn.outvars, context, print_shapes=True)
     rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(params, context),

@@ -1,6 +1,7 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
+from ..jaxpr import Literal, pp_eqn_rules, pp_literal
 from ..sharding.mesh import axes_of
 from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
 from ..trace import get_aval
@@ -14,6 +15,20 @@ sharding_constraint_p.def_abstract_eval(
     lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
 deflinear(sharding_constraint_p,
           lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+
+
+def _pp_reshard(eqn, context):
+    """A layout on Explicit axes (jax.reshard's, a cotangent's) prints as JAX's reshard,
+    `y:T = reshard x` (the target is the result's type); others as sharding_constraint."""
+    s = eqn.params["sharding"]
+    if not (isinstance(s, NamedSharding) and s.mesh.explicit_axes):
+        return None
+    (out,), (x,) = eqn.outvars, eqn.invars
+    shown = pp_literal(x) if type(x) is Literal else context.name(x)
+    return f"{context.name(out)}:{context.type_of(out)} = reshard {shown}"
+
+
+pp_eqn_rules[sharding_constraint_p] = _pp_reshard
 
 
 def _batch(axis_data, vals, dims, *, sharding):
