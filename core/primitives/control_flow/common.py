@@ -6,7 +6,7 @@ from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
 from ...avals import ShapedArray, _axes_str, same_type
-from ...sharding_types import UnknownSharding, spec_of
+from ...sharding_types import UnknownSharding, drop_dim, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
 from ...transforms.ad import Zero
@@ -76,7 +76,9 @@ def stacked(aval, n):
 
 
 def unstacked(aval):
-    return ShapedArray(tuple(aval.shape[1:]), aval.dtype, aval.weak_type)
+    """The type of one slice of a scanned value (its sharding type without the leading dim)."""
+    return ShapedArray(tuple(aval.shape[1:]), aval.dtype, aval.weak_type,
+                       sharding=drop_dim(aval, 0) if aval.ndim else aval.sharding)
 
 
 def as_array(x):
