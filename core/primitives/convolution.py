@@ -10,6 +10,7 @@ from .. import dtypes
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
+from ..sharding_types import cotangent_sharding, out_type, param_spec
 from ..trace import get_aval
 from ..transforms.ad import Zero, defbilinear
 from ..transforms.batching import bdim_at_front
@@ -296,14 +297,15 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     pads = _explicit_padding(padding, ls, rs, dn, window_strides, lhs_dilation, rhs_dilation)
     pet = None if preferred_element_type is None else \
         dtypes.canonicalize_dtype(preferred_element_type)
+    typed_as = out_type(out_sharding, "conv_general_dilated")
     out = conv_general_dilated_p.bind(
         lhs, rhs, window_strides=window_strides, padding=pads, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dn,
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
         precision=canonicalize_precision(precision), preferred_element_type=pet,
-        out_sharding=None)
-    return constrain(out, out_sharding)
+        out_sharding=typed_as)
+    return out if typed_as is not None else constrain(out, out_sharding)
 
 
 # ---------------------------------------------------------------- derivatives
@@ -346,6 +348,8 @@ def _transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, 
                            _permuted(get_aval(ct).shape, _sdims(out_spec)), padding,
                            lhs_dilation, rhs_dilation)
     flipped = _converted(st.rev(rhs, _sdims(rhs_spec)), get_aval(ct).dtype)
+    # laid out as lhs (JAX's out_sharding=, which a contraction over sharded dims needs)
+    params["out_sharding"] = cotangent_sharding(lhs_aval) if batch_group_count == 1 else None
     out = conv_general_dilated_p.bind(
         ct, flipped, window_strides=lhs_dilation, padding=pads, lhs_dilation=window_strides,
         rhs_dilation=rhs_dilation, dimension_numbers=ConvDimensionNumbers(
@@ -369,6 +373,7 @@ def _transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, 
                            _permuted(rhs_aval.shape, _sdims(rhs_spec)), window_strides,
                            _permuted(get_aval(ct).shape, _sdims(out_spec)), padding,
                            lhs_dilation, rhs_dilation)
+    params["out_sharding"] = cotangent_sharding(rhs_aval)  # laid out as rhs (JAX's)
     out = conv_general_dilated_p.bind(
         _converted(lhs, get_aval(ct).dtype), ct, window_strides=rhs_dilation, padding=pads,
         lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
@@ -458,9 +463,12 @@ conv_general_dilated_p.def_batch(_conv_batch)
 
 @conv_general_dilated_p.def_sharding
 def _conv_sharding(in_specs, in_avals, out_avals, *, dimension_numbers, batch_group_count,
-                   **_):
+                   out_sharding=None, **_):
     """The output batch keeps the input batch's entry (without batch groups), the output
-    features the kernel's out-feature entry; spatial dimensions (windows overlap) none."""
+    features the kernel's out-feature entry; spatial dimensions (windows overlap) none (the
+    result type out_sharding= gives, if any, decides)."""
+    if out_sharding is not None:
+        return [param_spec(out_sharding, out_avals[0].ndim)]
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     out = [None] * len(out_spec)
     if batch_group_count == 1:

@@ -12,7 +12,7 @@ from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
 from ..primitive import make_primitive, named
 from ..sharding import P
-from ..sharding_types import cotangent_sharding, is_typed
+from ..sharding_types import cotangent_sharding, is_typed, typed_aval
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp, defjvp_with_output, deflinear, defnondiff
@@ -766,7 +766,7 @@ def _one(x):
     """The 1 of derivative rules, as JAX's `_one`: a scalar of x's dtype, on Explicit mesh
     axes typed on x's mesh (JAX stages `reshard 1.0`), else a weak constant."""
     from .structural import broadcast_in_dim
-    aval = get_aval(x)
+    aval = typed_aval(x)
     if not is_typed(aval) or cotangent_sharding(aval) is None:
         return _const(x, 1)
     one = full((), 1, aval.dtype, aval.weak_type)
@@ -776,10 +776,11 @@ def _one(x):
 def full_like(x, value, dtype=None):
     """An array of x's shape filled with `value`, of `dtype` (default: x's, weakly typed when
     x is, as JAX's lax.full_like)."""
-    aval = get_aval(x)
+    aval = typed_aval(x)  # its sharding type too, on Explicit axes (JAX's)
     if dtype is None:
-        return full(aval.shape, value, aval.dtype, aval.weak_type)
-    return full(aval.shape, value, dtype)
+        return ad.full_like_aval(aval, value)
+    return ad.full_like_aval(aval.update(dtype=dtypes.canonicalize_dtype(dtype), weak_type=False),
+                             value)
 
 
 def full(shape, value, dtype, weak_type=False):

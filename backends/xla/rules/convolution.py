@@ -4,6 +4,7 @@ from jax import lax
 from ....core.primitives import convolution as cv
 from ....core.primitives import linalg
 from ._common import convert, rule
+from ._common import out_sharding as jax_out
 from .linalg import _dot_accumulation_dtype, _jax_precision
 
 
@@ -20,5 +21,6 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     out = lax.conv_general_dilated(
         lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         lax.ConvDimensionNumbers(*dimension_numbers), feature_group_count, batch_group_count,
-        precision=_jax_precision(precision), preferred_element_type=acc)
+        precision=_jax_precision(precision), preferred_element_type=acc,
+        out_sharding=jax_out(out_sharding))
     return convert(convert(out, compute), out_dtype)

@@ -13,6 +13,10 @@ def _sharding_constraint(x, *, sharding):
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
     the value ends up, which the outputs' out_shardings decide."""
     if isinstance(sharding, NamedSharding):
+        if not jax.typeof(x).ndim and not _explicitly_typed(x):
+            # a scalar is whole on every device; constrained, JAX's constant would get an Auto
+            # mesh that operands typed on Explicit axes refuse (a cotangent's `reshard 1.0`)
+            return x
         if sharding.mesh.explicit_axes and _explicitly_typed(x):
             # a value JAX typed on Explicit axes (a dot_general's out_sharding=) is resharded,
             # so that what it meets next is on the same mesh
