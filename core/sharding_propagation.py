@@ -6,7 +6,7 @@ import math
 from . import jaxpr as jx
 from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
-from .sharding.mesh import axes_of
+from .sharding.mesh import Mesh, axes_of
 from .sharding_types import is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
@@ -186,7 +186,7 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     inner = prim.call_jaxpr(params)
     if inner is not None:
         return propagate_jaxpr(inner, in_shardings)
-    mesh = _param_mesh(prim, params) or _mesh_of(in_shardings)
+    mesh = _param_mesh(prim, params) or _mesh_of(in_shardings) or _result_type_mesh(params)
     if mesh is None:
         return [single_device(in_shardings)] * len(out_avals)
     specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
@@ -227,6 +227,14 @@ def _param_mesh(prim, params):
     if isinstance(layout, Sharding):
         return layout.mesh if isinstance(layout, NamedSharding) else None
     return layout
+
+
+def _result_type_mesh(params):
+    """The concrete mesh a result-type param (out_sharding=, a constant's zeros of a
+    cotangent's type) names, else None: a value made from constants alone is laid out there."""
+    given = params.get("out_sharding", params.get("sharding"))
+    mesh = getattr(given, "mesh", None) if isinstance(given, NamedSharding) else None
+    return mesh if isinstance(mesh, Mesh) else None
 
 
 def single_device(shardings):

@@ -424,16 +424,17 @@ def pow(x, y):
 
 def _unbroadcast(aval, ct):
     """Sum a cotangent down to an operand's shape (rank-0 operands and size-1 dimensions
-    broadcast in binops)."""
-    ct_shape = tuple(get_aval(ct).shape)
-    if aval.shape == ct_shape:
+    broadcast in binops) and type (JAX's: a reshape to the operand's sharding, e.g. the
+    cotangent of a replicated operand of a sum with a sharded one)."""
+    ct_aval, sharding = typed_aval(ct), cotangent_sharding(aval)
+    if aval.shape == ct_aval.shape and (sharding is None or sharding == ct_aval.sharding):
         return ct
     from .reductions import reduce_sum
     from .structural import reshape
     if not aval.shape:
-        return reduce_sum(ct, tuple(range(len(ct_shape))))
-    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a == 1 != c)
-    return reshape(reduce_sum(ct, axes), aval.shape)
+        return reduce_sum(ct, tuple(range(ct_aval.ndim)))
+    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_aval.shape)) if a == 1 != c)
+    return reshape(reduce_sum(ct, axes) if axes else ct, aval.shape, out_sharding=sharding)
 
 
 def _linear_ct(x, ct):

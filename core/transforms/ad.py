@@ -1,6 +1,6 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
-from ..sharding_types import cotangent_sharding
+from ..sharding_types import concrete_sharding, cotangent_sharding
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -57,7 +57,9 @@ def full_like_aval(aval, value):
     if sharding is None:
         return ew.full(aval.shape, value, aval.dtype, aval.weak_type)
     scalar = ew.full((), value, aval.dtype, aval.weak_type)
-    return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
+    # on the context mesh's devices when there is one: a constant has no operand to say where
+    return st.broadcast_in_dim(scalar, aval.shape, (),
+                               out_sharding=concrete_sharding(sharding) or sharding)
 
 
 def zero_ref(ref_aval):

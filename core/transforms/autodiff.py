@@ -12,6 +12,7 @@ from ..avals import ShapeDtypeStruct, ShapedArray
 from ..jaxpr import Literal, eval_jaxpr
 from ..primitives import elementwise as ew
 from ..primitives import structural as st
+from ..sharding_types import typed_aval
 from ..trace import as_value, get_aval
 from .ad import Zero, full_like_aval, zeros_like_aval
 from .jvp import check_tangent, jvp, split_aux
@@ -44,8 +45,8 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     leaves = [as_value(x) for x in leaves]
     flat, box = _flatten_fun(fun, in_tree, has_aux)
     out_p, jaxpr, residuals = linearize_flat(flat, leaves)
-    pullback = VJP(jaxpr, in_tree, box["tree"], tuple(get_aval(x) for x in leaves),
-                   tuple(get_aval(o) for o in out_p), residuals, _fun_name(fun))
+    pullback = VJP(jaxpr, in_tree, box["tree"], tuple(typed_aval(x) for x in leaves),
+                   tuple(typed_aval(o) for o in out_p), residuals, _fun_name(fun))
     out = pytree.tree_unflatten(box["tree"], out_p)
     return (out, pullback, box["aux"]) if has_aux else (out, pullback)
 
@@ -464,7 +465,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 def _primal_aval(x):
     if isinstance(x, ShapeDtypeStruct):
         return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
-    return get_aval(as_value(x))
+    return typed_aval(as_value(x))
 
 
 def _check_linear_dtypes(in_avals, out_avals):
