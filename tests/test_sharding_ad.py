@@ -257,3 +257,20 @@ def test_drawn_programs_have_jax_gradient_types(drawn):
     mesh = dict(sizes=(2,) * len(names), names=names)
     assert_same(gradients(refjax, program, True, **mesh),
                 gradients(real_jax, program, True, **mesh))
+
+
+def _sort_loss(lib):
+    return lambda x: lib.numpy.sum(lib.numpy.sort(x, axis=1)[:, :2] ** 2)
+
+
+def test_sort_gradient_where_jax_refuses():
+    """JAX 0.10.2 raises ShardingTypeError for grad through sort of an array sharded on an
+    Explicit axis (its JVP sorts an untyped iota beside the typed operand: "Arguments to
+    sort must have equal shardings"); refjax differentiates it, the gradient typed as x and
+    valued as JAX's gradient of the same values unsharded."""
+    program = lambda lib: (_sort_loss(lib), (_put(lib, (8, 4), ("X",)),))  # noqa: E731
+    assert gradients(real_jax, program, jit=False).__name__ == "ShardingTypeError"
+    (ours,) = gradients(refjax, program, jit=False)
+    x = (np.arange(32, dtype=np.float32).reshape(8, 4) % 7 - 3) / 10
+    assert ours[0] == "float32[8@X,4]"
+    np.testing.assert_allclose(ours[1], real_jax.grad(_sort_loss(real_jax))(x), rtol=1e-6)
