@@ -11,8 +11,7 @@ from ..array import Array
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
 from ..primitive import make_primitive, named
-from ..sharding import P
-from ..sharding_types import cotangent_sharding, is_typed, typed_aval
+from ..sharding_types import cotangent_sharding, typed_aval
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp, defjvp_with_output, deflinear, defnondiff
@@ -240,10 +239,10 @@ for _p in (is_finite_p, not_p):
 defjvp_with_output(exp_p, lambda t, out, x: mul(t, out))
 defjvp_with_output(exp2_p, lambda t, out, x: mul(t, mul(out, _const(out, math.log(2)))))
 defjvp(log_p, lambda t, x: div(t, x))
-defjvp(log1p_p, lambda t, x: div(t, add(x, _one(x))))
-defjvp_with_output(expm1_p, lambda t, out, x: mul(t, add(out, _one(out))))
-defjvp_with_output(tanh_p, lambda t, out, x: mul(add(t, mul(t, out)), sub(_one(x), out)))
-defjvp_with_output(logistic_p, lambda t, out, x: mul(t, mul(out, sub(_one(out), out))))
+defjvp(log1p_p, lambda t, x: div(t, add(x, ad.one_like(x))))
+defjvp_with_output(expm1_p, lambda t, out, x: mul(t, add(out, ad.one_like(out))))
+defjvp_with_output(tanh_p, lambda t, out, x: mul(add(t, mul(t, out)), sub(ad.one_like(x), out)))
+defjvp_with_output(logistic_p, lambda t, out, x: mul(t, mul(out, sub(ad.one_like(out), out))))
 defjvp(sin_p, lambda t, x: mul(t, cos(x)))
 defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
 defjvp_with_output(tan_p, lambda t, out, x: mul(t, add(_const(out, 1), square(out))))
@@ -252,7 +251,7 @@ defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_const(x, 1), square(x))))))
 defjvp(atan_p, lambda t, x: div(t, add(_const(x, 1), square(x))))
 defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
 defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
-defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(square(x), _one(x)))))
+defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(square(x), ad.one_like(x)))))
 defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _const(x, 1)), add(x, _const(x, 1))))))
 defjvp(atanh_p, lambda t, x: div(t, sub(_const(x, 1), square(x))))
 defjvp_with_output(sqrt_p, lambda t, out, x: div(t, mul(_const(out, 2), out)))
@@ -763,25 +762,13 @@ def _const(like, value):
     return weak_scalar(value, get_aval(like).dtype)
 
 
-def _one(x):
-    """The 1 of derivative rules, as JAX's `_one`: a scalar of x's dtype, on Explicit mesh
-    axes typed on x's mesh (JAX stages `reshard 1.0`), else a weak constant."""
-    from .structural import broadcast_in_dim
-    aval = typed_aval(x)
-    if not is_typed(aval) or cotangent_sharding(aval) is None:
-        return _const(x, 1)
-    one = full((), 1, aval.dtype, aval.weak_type)
-    return broadcast_in_dim(one, (), (), out_sharding=aval.sharding.update(spec=P()))
-
-
 def full_like(x, value, dtype=None):
     """An array of x's shape filled with `value`, of `dtype` (default: x's, weakly typed when
     x is, as JAX's lax.full_like)."""
     aval = typed_aval(x)  # its sharding type too, on Explicit axes (JAX's)
-    if dtype is None:
-        return ad.full_like_aval(aval, value)
-    return ad.full_like_aval(aval.update(dtype=dtypes.canonicalize_dtype(dtype), weak_type=False),
-                             value)
+    if dtype is not None:
+        aval = aval.update(dtype=dtypes.canonicalize_dtype(dtype), weak_type=False)
+    return ad.full_like_aval(aval, value)
 
 
 def full(shape, value, dtype, weak_type=False):

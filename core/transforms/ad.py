@@ -1,6 +1,7 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
-from ..sharding_types import concrete_sharding, cotangent_sharding
+from ..sharding import P
+from ..sharding_types import concrete_sharding, cotangent_sharding, typed_aval
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -60,6 +61,17 @@ def full_like_aval(aval, value):
     # on the context mesh's devices when there is one: a constant has no operand to say where
     return st.broadcast_in_dim(scalar, aval.shape, (),
                                out_sharding=concrete_sharding(sharding) or sharding)
+
+
+def one_like(x):
+    """The 1 of derivative rules, as JAX's `_one`: a scalar of x's dtype, on Explicit mesh
+    axes typed on x's mesh (JAX stages `reshard 1.0`), else a weak constant."""
+    from ..primitives import elementwise as ew
+    aval = typed_aval(x)
+    sharding = cotangent_sharding(aval)
+    if sharding is None:
+        return ew.weak_scalar(1, aval.dtype)
+    return full_like_aval(aval.update(shape=(), sharding=sharding.update(spec=P())), 1)
 
 
 def zero_ref(ref_aval):
