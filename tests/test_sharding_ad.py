@@ -274,3 +274,27 @@ def test_sort_gradient_where_jax_refuses():
     x = (np.arange(32, dtype=np.float32).reshape(8, 4) % 7 - 3) / 10
     assert ours[0] == "float32[8@X,4]"
     np.testing.assert_allclose(ours[1], real_jax.grad(_sort_loss(real_jax))(x), rtol=1e-6)
+
+
+def _outside_set_mesh(lib, jit):
+    """grad of a tanh MLP on arrays put on an Explicit mesh, with no mesh context."""
+    jnp, S = lib.numpy, lib.sharding.NamedSharding
+    mesh = _explicit_mesh(lib, (2,), ("X",))
+    x = lib.device_put(np.arange(32, dtype=np.float32).reshape(8, 4) / 10, S(mesh, lib.P("X")))
+    w = lib.device_put(np.ones((4, 2), np.float32), S(mesh, lib.P()))
+    grad = lib.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2), argnums=(0, 1))
+    try:
+        outs = (lib.jit(grad) if jit else grad)(w, x)
+    except Exception as e:
+        return type(e)
+    return [(str(lib.typeof(o)), np.asarray(o), layout(o)) for o in outs]
+
+
+def test_grad_outside_a_mesh_context():
+    """Without jax.set_mesh, JAX's eager grad stops at its seed cotangent (ValueError: a
+    scalar typed on the Explicit mesh has one device, "Please enter your `jit` into a mesh
+    context"), while its jit(grad) runs; refjax runs both, each as JAX's jit(grad)."""
+    assert _outside_set_mesh(real_jax, jit=False) is ValueError
+    theirs = _outside_set_mesh(real_jax, jit=True)
+    assert_same(_outside_set_mesh(refjax, jit=True), theirs)
+    assert_same(_outside_set_mesh(refjax, jit=False), theirs)

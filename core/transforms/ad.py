@@ -55,12 +55,13 @@ def full_like_aval(aval, value):
     from ..primitives import elementwise as ew
     from ..primitives import structural as st
     sharding = cotangent_sharding(aval)
+    # placed on the context mesh's devices: a constant has no operand to say where (without
+    # a context mesh it is left untyped, to be typed by what it meets)
+    sharding = None if sharding is None else concrete_sharding(sharding)
     if sharding is None:
         return ew.full(aval.shape, value, aval.dtype, aval.weak_type)
     scalar = ew.full((), value, aval.dtype, aval.weak_type)
-    # on the context mesh's devices when there is one: a constant has no operand to say where
-    return st.broadcast_in_dim(scalar, aval.shape, (),
-                               out_sharding=concrete_sharding(sharding) or sharding)
+    return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
 
 
 def one_like(x):
