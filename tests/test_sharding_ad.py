@@ -185,6 +185,26 @@ def _control_flow(lib):
     return loss, (_put(lib, (3, 2, 3), ()), _put(lib, (8, 2, 8), ("X",)))
 
 
+def _shard_map_layer(lib):
+    """A layer in shard_map (the page's last section without reduced weights)."""
+    jnp = lib.numpy
+
+    @lib.shard_map(in_specs=(lib.P("X", None), lib.P()), out_specs=lib.P("X", None))
+    def layer(x, w):
+        return jnp.tanh(x @ w)
+    return (lambda w, x: jnp.sum(layer(x, w) ** 2)), (_put(lib, (4, 2), ()),
+                                                      _put(lib, (8, 4), ("X",)))
+
+
+def _remat_and_inner_jit(lib):
+    jnp = lib.numpy
+
+    def loss(w, x):
+        h = lib.checkpoint(lambda x: jnp.sin(x @ w))(x)
+        return jnp.sum(lib.jit(lambda h, x: h * x[:, :2])(h, x) ** 2)
+    return loss, (_put(lib, (4, 2), ()), _put(lib, (8, 4), ("X",)))
+
+
 def _ambiguous_contraction(lib):
     """Contracting dimensions sharded on both sides: JAX's ShardingTypeError, forward."""
     jnp = lib.numpy
@@ -194,7 +214,7 @@ def _ambiguous_contraction(lib):
 
 PROGRAMS = {f.__name__.lstrip("_"): f for f in (
     _mlp, _softmax_cross_entropy, _layernorm, _scan_over_layers, _vmap_of_grad, _shapes,
-    _indexing, _control_flow, _ambiguous_contraction)}
+    _indexing, _control_flow, _shard_map_layer, _remat_and_inner_jit, _ambiguous_contraction)}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
