@@ -172,6 +172,17 @@ def _indexing(lib):
     return loss, (_put(lib, (8, 4), ("X",)),)
 
 
+def _updates(lib):
+    """scatter-add, scatter, scatter-mul (x.at[...]) and dynamic_update_slice of sharded
+    updates."""
+    jnp, lax = lib.numpy, lib.lax
+
+    def loss(x, u, v):
+        y = x.at[:, 1].add(u).at[:, 2].set(u * 2).at[:, 3].multiply(3.0)
+        return jnp.sum(jnp.sin(lax.dynamic_update_slice(y, v, (0, 0))))
+    return loss, (_put(lib, (8, 4), ("X",)), _put(lib, (8,), ("X",)), _put(lib, (8, 2), ("X",)))
+
+
 def _control_flow(lib):
     """cond, fori_loop (a while), a windowed sum and a convolution."""
     jnp, lax = lib.numpy, lib.lax
@@ -214,7 +225,7 @@ def _ambiguous_contraction(lib):
 
 PROGRAMS = {f.__name__.lstrip("_"): f for f in (
     _mlp, _softmax_cross_entropy, _layernorm, _scan_over_layers, _vmap_of_grad, _shapes,
-    _indexing, _control_flow, _shard_map_layer, _remat_and_inner_jit, _ambiguous_contraction)}
+    _indexing, _updates, _control_flow, _shard_map_layer, _remat_and_inner_jit, _ambiguous_contraction)}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
