@@ -51,9 +51,6 @@ PARALLEL_KNOWN = {
     12: _RICH,
     13: _RICH,
     15: _RICH,
-    16: "device_put to an unreduced spec (P(..., unreduced={'Y'})): NotImplementedError",
-    17: "the unreduced array of cell 16",
-    18: "the unreduced array of cell 16",
     25: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce)",
     32: "a jit output laid out by a constraint: JAX reports the spec without trailing Nones "
         "(P('X',)) unless an input has that sharding; refjax keeps the constraint's",
