@@ -103,7 +103,7 @@ def _convert(x, *, given):
             g.reduced if g is not None and g.reduced else r)
 
 
-_RULES = {"add": _add, "mul": _mul,
+_RULES = {"add": _add, "add_any": _add, "mul": _mul,
           "transpose": sets_of}  # a permutation of each device's partial value
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,

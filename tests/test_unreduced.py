@@ -2,6 +2,8 @@
 device holds its own partial value; their types, per-device data, resharding (the all-reduce),
 device_put, jit and JAX's errors, each program run on real JAX 0.10.2 and on refjax and
 compared (typeof text, every device's data, error class and message)."""
+import re
+
 import jax as real_jax
 import numpy as np
 import pytest
@@ -166,6 +168,37 @@ def test_drawn_programs_of_unreduced_matmuls_adds_and_reshards_match_jax(steps, 
     """Drawn programs: each device's partial values, the types and the reduced values agree
     with JAX's (an add of an unreduced value and a summed one is JAX's ShardingTypeError)."""
     _same_as_jax(_random_program(steps, seed))
+
+
+_TYPED = re.compile(r"(\S+) = (dot_general|transpose|add_any)\b")
+
+
+def _typed_equations(jaxpr):
+    """The types and names of a printed jaxpr's contractions, transposes and cotangent sums."""
+    return [m.group(1).split(":", 1)[1] + " " + m.group(2) for m in _TYPED.finditer(str(jaxpr))]
+
+
+def test_grad_through_a_reshard_to_reduced_gives_unreduced_cotangents():
+    """sharding-ad.md's cells 12-13: the cotangent of a reduced value is unreduced (each
+    backward contraction over the batch stops before its all-reduce; fan-out adds unreduced
+    cotangents), and the reshard's transpose reduces it once, to the primal's type."""
+    def program(lib, show):
+        jnp, P = lib.numpy, lib.P
+        x = lib.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4) % 5, P("X", None))
+        w = lib.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2) - 3, P(None, None))
+        reduced = lambda w: lib.reshard(w, P(None, None, reduced={"X"}))  # noqa: E731
+        squares = lambda w, x: jnp.sum((x @ w) ** 2)  # noqa: E731
+        loss2 = lambda w, x: squares(reduced(w), x)  # noqa: E731
+        # (squared: a plain sum's cotangent is a broadcast 1.0, typed by `shardad`'s change)
+        fanout = lambda w, x1, x2: (lambda r: squares(r, x1) + squares(r, x2))(reduced(w))  # noqa
+        for f, args in ((loss2, (w, x)), (fanout, (w, x, x + 1))):
+            grad = lib.jit(lib.grad(f))
+            show(lambda: _typed_equations(grad.trace(*args).jaxpr))
+            show(lambda: grad(*args))
+    shown = _same_as_jax(program)
+    assert shown[0] == str(["f32[8@X,2] dot_general", "f32[2,4]{U:X} dot_general",
+                            "f32[4,2]{U:X} transpose"])
+    assert "f32[4,2]{U:X} add_any" in shown[2] and shown[1].startswith("float32[4,2] P(None,")
 
 
 def test_adding_an_unreduced_value_of_lower_rank_broadcasts_it_where_jax_cannot_lower_it():

@@ -276,14 +276,15 @@ def _transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred_ele
 
 def _typed_like(x_aval, out_axes):
     """The result type that, permuted by out_axes, is x's (None when x is untyped): a
-    cotangent has its primal's sharding, as in JAX."""
+    cotangent has its primal's sharding, as in JAX; that of a reduced primal is unreduced
+    (each device's partial sum, left for the user's reshard)."""
     if not is_typed(x_aval) or not hasattr(x_aval.sharding, "spec"):
         return None
     x_spec = x_aval.sharding.spec.partitions
     entries = [None] * len(x_spec)
     for k, a in enumerate(out_axes):
         entries[a] = x_spec[k]
-    return x_aval.sharding.update(spec=P(*entries))
+    return x_aval.sharding.update(spec=P(*entries, unreduced=x_aval.sharding.spec.reduced))
 
 
 def _transpose_rhs(ct, x, y_aval, *, dimension_numbers, **params):

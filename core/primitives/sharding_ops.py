@@ -12,8 +12,21 @@ sharding_constraint_p.def_layout("sharding")
 sharding_constraint_p.def_key_reuse(key_reuse.forward_rule)
 sharding_constraint_p.def_abstract_eval(
     lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
-deflinear(sharding_constraint_p,
-          lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
+    sharding_constraint_p.bind(ct, sharding=_cotangent_sharding(x, sharding))])
+
+
+def _cotangent_sharding(x, sharding):
+    """Where a reshard's cotangent goes: to its operand's cotangent type (JAX's), whose
+    reduced axes are unreduced and unreduced axes reduced (an untyped operand: the
+    constraint's layout, summed); else (layouts on Auto axes) the constraint's own."""
+    spec = getattr(x.aval.sharding, "spec", None)
+    if not isinstance(sharding, NamedSharding) or not (
+            sharding.spec.reduced or sharding.spec.unreduced or spec is not None and (
+                spec.reduced or spec.unreduced)):
+        return sharding
+    spec = spec or sharding.spec.update(unreduced=frozenset(), reduced=frozenset())
+    return sharding.update(spec=spec.update(unreduced=spec.reduced, reduced=spec.unreduced))
 
 
 def _batch(axis_data, vals, dims, *, sharding):
