@@ -139,12 +139,13 @@ def out_sets(prim, in_avals, params, given):
 
 
 def check_reduced_values(prim, out_avals):
-    """Refuse a concrete result of unreduced type: JAX keeps each device's partial sum in it,
-    refjax holds the reduced value only (so its shards could not be JAX's)."""
+    """Refuse a concrete result of unreduced type on a backend holding reduced values only
+    (not `partial_values`): JAX keeps each device's partial sum in it, so its shards could
+    not be JAX's."""
     for aval in out_avals:
         if sets_of(aval)[0]:
             raise NotImplementedError(
                 f"{prim.name} computed a value of unreduced type {aval.str_short(False)} "
-                "outside jit: refjax holds reduced values only, not each device's partial "
+                "outside jit: this backend holds reduced values only, not each device's partial "
                 "sum; reshard it (jax.reshard(x, P(...))) inside jit before it leaves")
     return out_avals

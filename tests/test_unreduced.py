@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 import refjax
 from refjax.spec.checks import budget
 
-pytestmark = pytest.mark.backends("numpy_ref")  # the xla backend refuses such values (below)
+pytestmark = pytest.mark.backends("numpy_ref", "xla")  # xla: JAX holds the partial values
 
 
 def _shown(lib, x):
@@ -216,13 +216,14 @@ def test_adding_an_unreduced_value_of_lower_rank_broadcasts_it_where_jax_cannot_
     assert ours[0].endswith("[[[8.0, 10.0], [16.0, 20.0]], [[30.0, 35.0], [42.0, 49.0]]]")
 
 
-@pytest.mark.backends("xla")
-def test_the_xla_backend_refuses_unreduced_values_outside_jit():
-    """The xla backend keeps reduced values (an unreduced type is a label there): it refuses
-    to make an eager unreduced value rather than give shards JAX would not."""
+@pytest.mark.backends("numpy_ref")
+def test_a_backend_without_partial_values_refuses_unreduced_values(monkeypatch):
+    """A backend that holds reduced values only (`partial_values` False: a user's backend)
+    refuses to make an unreduced value outside jit rather than give shards JAX would not."""
+    monkeypatch.setattr(refjax.backends.get_backend("numpy_ref"), "partial_values", False)
     mesh = refjax.make_mesh((2,), ("X",), axis_types=(refjax.sharding.AxisType.Explicit,))
     with refjax.set_mesh(mesh):
         a, b = _operands(refjax)
-        with pytest.raises(NotImplementedError, match="refjax holds reduced values only"):
+        with pytest.raises(NotImplementedError, match="this backend holds reduced values only"):
             refjax.numpy.einsum("ij,jk->ik", a, b,
                                 out_sharding=refjax.P(None, None, unreduced={"X"}))
