@@ -103,8 +103,34 @@ def _convert(x, *, given):
             g.reduced if g is not None and g.reduced else r)
 
 
-_RULES = {"add": _add, "add_any": _add, "mul": _mul,
-          "transpose": sets_of}  # a permutation of each device's partial value
+def _one_set(avals, which, kind):
+    """The one unreduced (which=0) or reduced (1) set of the operands that have one."""
+    found = {x for a in avals if (x := sets_of(a)[which])}
+    if len(found) > 1:
+        raise ShardingTypeError(f"All operands should be {kind} along the same mesh axes. Got "
+                                f"{kind} specs: {found}")
+    return next(iter(found), _NONE)
+
+
+def _concatenate(*avals):
+    return _one_set(avals, 0, "unreduced"), _one_set(avals, 1, "reduced")
+
+
+def _dynamic_slice(x, *_):
+    if sets_of(x)[0]:
+        raise NotImplementedError("unreduced rule for dynamic_slice is not implemented. Please "
+                                  "file an issue at https://github.com/jax-ml/jax/issues")
+    return _NONE, sets_of(x)[1]
+
+
+def _operands_sets(x, *_):
+    """The first operand's sets (slices, pads, squeezes of each device's partial value)."""
+    return sets_of(x)
+
+
+_RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate,
+          "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
+          **dict.fromkeys(("transpose", "slice", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
                                                                          given=given),

@@ -114,6 +114,42 @@ def test_jit_takes_and_returns_unreduced_arrays():
     _same_as_jax(program)
 
 
+def test_structural_operations_keep_unreduced_and_reduced_axes_under_jit():
+    """Under jit JAX slices, squeezes, pads, concatenates and selects unreduced and reduced
+    values (each device's partial value), refuses dynamic_slice and neg of unreduced ones
+    (and reshape: JAX 0.10.2's ValueError from its own spec handling, refjax's JAX-worded
+    NotImplementedError, both refusals)."""
+    def program(lib, show):
+        jnp, P = lib.numpy, lib.P
+        a, b = _operands(lib)
+        c = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+        r = lib.reshard(jnp.ones((2, 2)), P(None, None, reduced={"X"}))
+        for f in (lambda v: v[1:], lambda v: v[None].squeeze(0), lambda v: jnp.pad(v, 1),
+                  lambda v: jnp.concatenate([v, v]), lambda v: jnp.where(True, v, v),
+                  lambda v: lib.lax.dynamic_slice(v, (0, 0), (1, 2)), lambda v: -v):
+            for v in (c, r):
+                show(lambda: lib.jit(f)(v))
+    _same_as_jax(program)
+
+
+@pytest.mark.backends("numpy_ref")
+def test_numpy_ref_refuses_shape_dependent_operations_on_partitioned_unreduced_blocks():
+    """numpy_ref computes unreduced values device by device: an operation whose params are
+    global indices (slice, pad) on blocks partitioned over another mesh axis is refused
+    (NotImplementedError) rather than computed on the wrong indices; sums and adds run."""
+    mesh = refjax.make_mesh((2, 2), ("X", "Y"), axis_types=(refjax.sharding.AxisType.Explicit,) * 2)
+    with refjax.set_mesh(mesh):
+        jnp, P = refjax.numpy, refjax.P
+        a = refjax.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), P("Y", "X"))
+        b = refjax.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), P("X", None))
+        c = jnp.einsum("ij,jk->ik", a, b, out_sharding=P("Y", None, unreduced={"X"}))
+        for f in (lambda: c[:, 1:], lambda: jnp.pad(c, 1)):
+            with pytest.raises(NotImplementedError, match="partitioned over other mesh axes"):
+                f()
+        total = np.arange(16.0).reshape(4, 4) @ np.arange(16.0).reshape(4, 4)
+        np.testing.assert_array_equal(np.asarray(refjax.reshard(c + c, P())), 2 * total)
+
+
 def test_the_parallel_pages_device_put_to_unreduced_on_a_2d_mesh():
     """parallel.md's cells 16-17: a value sharded over X and Y put unreduced over Y keeps each
     device's own block (zeros elsewhere, no communication); a replicated one over two axes

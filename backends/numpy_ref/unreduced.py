@@ -6,6 +6,7 @@ from ...core import sharding as sh
 from ...core.sharding.mesh import axes_of
 from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
+from ...core.sharding_propagation import elementwise
 from ..partial_values import in_program, involved, op_by_op, unreduced_axes
 
 __all__ = ["execute", "in_program", "involved", "op_by_op", "refuse_value", "unreduced_axes"]
@@ -25,6 +26,7 @@ def execute(backend, prim, bufs, params, out_avals):
     mesh = _mesh(bufs)
     if prim is sharding_constraint_p:
         return [reshard(backend, bufs[0], out_avals[0], params["sharding"], mesh)]
+    _check_local(prim, bufs, out_avals)
     rule = backend.rule(prim)
     devices = list(mesh._flat_devices_tuple)
     per_device = []
@@ -33,6 +35,26 @@ def execute(backend, prim, bufs, params, out_avals):
         per_device.append(out if prim.multiple_results else (out,))
     return [_buffer(backend, mesh, a, {d: outs[i] for d, outs in zip(devices, per_device)})
             for i, a in enumerate(out_avals)]
+
+
+# primitives whose params name no global shape or index: run on each device's block as on
+# the whole array (elementwise ones too)
+_SHAPE_FREE = {"transpose", "dot_general", "reduce_sum", "convert_element_type", "squeeze"}
+
+
+def _check_local(prim, bufs, out_avals):
+    """Refuse what the device-by-device rule cannot compute: an operation whose params are
+    global shapes or indices (slice, pad, concatenate, broadcast_in_dim) on blocks of values
+    partitioned over other mesh axes (a wrong result otherwise)."""
+    if prim.name in _SHAPE_FREE or prim.sharding is elementwise:
+        return
+    specs = [getattr(b.sharding, "spec", None) for b in bufs]
+    specs += [a.sharding.spec for a in out_avals if hasattr(a.sharding, "spec")]
+    if any(e is not None for spec in specs if spec is not None for e in spec.partitions):
+        raise NotImplementedError(
+            f"{prim.name} of unreduced values partitioned over other mesh axes: numpy_ref "
+            "computes unreduced values device by device, and this operation's params are "
+            "global shapes or indices; reshard to a replicated unreduced spec first")
 
 
 def _mesh(bufs):

@@ -43,7 +43,8 @@ def execute(backend, prim, bufs, params, out_avals):
             target = backend.jax_sharding(params["sharding"])
             return [jax.sharding.reshard(bufs[0], target) if _on_mesh(bufs[0]) else
                     jax.device_put(bufs[0], target)]
-        return backend.lower_eqn(prim, bufs, params, out_avals)
+        # under jax.jit: JAX's eager impls of some (slice) take paths refusing unreduced values
+        return jax.jit(lambda *xs: backend.lower_eqn(prim, xs, params, out_avals))(*bufs)
 
 
 def _on_mesh(buf):
