@@ -209,7 +209,7 @@ class NumpyRefBackend(Backend):
         """The interpreter on uncommitted single-device arguments, for a jaxpr that sets no
         layout: its outputs go to the default device, read once here (jit's fast path keys
         its runners on the config's version and is off under scoped overrides)."""
-        if sets_layout(closed_jaxpr.jaxpr):
+        if sets_layout(closed_jaxpr.jaxpr) or unreduced.in_program(closed_jaxpr.jaxpr):
             return None
         default, out_avals = self.default_sharding(), closed_jaxpr.out_avals
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
