@@ -227,14 +227,17 @@ def test_grad_through_a_reshard_to_reduced_gives_unreduced_cotangents():
         loss2 = lambda w, x: squares(reduced(w), x)  # noqa: E731
         # (squared: a plain sum's cotangent is a broadcast 1.0, typed by `shardad`'s change)
         fanout = lambda w, x1, x2: (lambda r: squares(r, x1) + squares(r, x2))(reduced(w))  # noqa
+        # reshard prints as JAX's primitive of that name (a constraint on Explicit axes)
+        show(lambda: lib.jit(lambda w: lib.reshard(reduced(w), P("X", None))).trace(w).jaxpr)
         for f, args in ((loss2, (w, x)), (fanout, (w, x, x + 1))):
             grad = lib.jit(lib.grad(f))
             show(lambda: _typed_equations(grad.trace(*args).jaxpr))
             show(lambda: grad(*args))
     shown = _same_as_jax(program)
-    assert shown[0] == str(["f32[8@X,2] dot_general", "f32[2,4]{U:X} dot_general",
+    assert "b:f32[4,2]{R:X} = reshard a" in shown[0]
+    assert shown[1] == str(["f32[8@X,2] dot_general", "f32[2,4]{U:X} dot_general",
                             "f32[4,2]{U:X} transpose"])
-    assert "f32[4,2]{U:X} add_any" in shown[2] and shown[1].startswith("float32[4,2] P(None,")
+    assert "f32[4,2]{U:X} add_any" in shown[3] and shown[2].startswith("float32[4,2] P(None,")
 
 
 def test_adding_an_unreduced_value_of_lower_rank_broadcasts_it_where_jax_cannot_lower_it():

@@ -1,6 +1,7 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
+from ..jaxpr import pp_name_rules
 from ..sharding.mesh import axes_of
 from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
 from ..trace import get_aval
@@ -27,6 +28,18 @@ def _cotangent_sharding(x, sharding):
         return sharding
     spec = spec or sharding.spec.update(unreduced=frozenset(), reduced=frozenset())
     return sharding.update(spec=spec.update(unreduced=spec.reduced, reduced=spec.unreduced))
+
+
+def _is_reshard(eqn):
+    """A constraint on a mesh whose axes are all Explicit: JAX's reshard (with_sharding_
+    constraint is an assert there), printed as JAX prints it, without params."""
+    mesh = getattr(eqn.params["sharding"], "mesh", None)
+    return mesh is not None and all(t == AxisType.Explicit for t in mesh.axis_types)
+
+
+sharding_constraint_p.def_pp(
+    lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
+pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
 
 
 def _batch(axis_data, vals, dims, *, sharding):
