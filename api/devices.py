@@ -8,6 +8,8 @@ from ..backends.base import current_backend, get_backend, make_array
 from ..core import pytree
 from ..core.config import config, explicit_transfers
 from ..core import sharding as sh
+from ..core.primitives.sharding_ops import sharding_constraint_p
+from ..core.sharding.shardings import UNREDUCED_INDICES
 from ..core import array as array_mod
 from ..core.array import Array
 from ..core.avals import ShapedArray
@@ -118,9 +120,24 @@ def _put_leaf(x, target):
     if target is None:
         return make_array(value, aval, backend)
     sharding = target if isinstance(target, sh.Sharding) else sh.SingleDeviceSharding(target)
+    if _unreduced(sharding) or _unreduced(getattr(x, "sharding", None)):
+        return _put_unreduced(x, sharding)
     if isinstance(sharding, sh.NamedSharding):
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
     return make_array(value, aval, backend, sharding, _transfer_kind(x, sharding))
+
+
+def _unreduced(sharding):
+    return bool(getattr(getattr(sharding, "spec", None), "unreduced", None))
+
+
+def _put_unreduced(x, sharding):
+    """x laid out unreduced as JAX does it: an Array's value on the first device of each
+    unreduced group (zeros on the others), resharded on device; JAX places neither host
+    data nor an unreduced Array's pieces so (its error)."""
+    if not isinstance(x, Array) or _unreduced(x.sharding) and x.sharding != sharding:
+        raise NotImplementedError(UNREDUCED_INDICES)
+    return sharding_constraint_p.bind(x, sharding=sharding)
 
 
 def _transfer_kind(x, sharding):

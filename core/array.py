@@ -171,11 +171,13 @@ class Array(LeadingAxis):
     def __repr__(self):
         """JAX's repr: NumPy's text of the values (`[]` and the shape when empty), then the
         dtype and weak type, on the last line when it fits in NumPy's line width."""
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        if self._unreduced():
+            return f"Array(shape={self.shape}, {dtype}, sharding={self.sharding})"  # JAX's
         value = self._value()
         if value.dtype == dtypes.float0:
             return f"Array({value!r})"
         prefix, width = "Array(", np.get_printoptions()["linewidth"]
-        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         if value.size == 0:
             body = f"[], shape={value.shape}"
         else:
@@ -186,7 +188,13 @@ class Array(LeadingAxis):
         sep = " " * len(prefix) if last_line + len(dtype) + 2 > width else " "
         return f"{prefix}{body},{sep}{dtype})"
 
+    def _unreduced(self):
+        """Whether each device holds a partial value (an unreduced layout)."""
+        return bool(getattr(getattr(self.sharding, "spec", None), "unreduced", None))
+
     def __str__(self):
+        if self._unreduced():
+            return repr(self)  # an unreduced array has no value to show (JAX's)
         return str(self._value())
 
     def __format__(self, spec):

@@ -211,19 +211,21 @@ def eqn_params(eqn, context):
 
 
 # primitive -> rule(eqn, context) -> str: equations printed in a syntax of their own (the
-# reference primitives' `r[i] <- v`), as JAX's pp_eqn_rules; None prints the usual form.
+# reference primitives' `r[i] <- v`), as JAX's pp_eqn_rules.
 pp_eqn_rules = {}
+# primitive -> rule(eqn) -> the name it prints under (JAX's name for this use of it), or None
+pp_name_rules = {}
 
 
 def pp_eqn(eqn, context):
     """`outs:types = name[params] operands` (effects without outputs print no binders)."""
     rule = pp_eqn_rules.get(eqn.primitive)
-    shown = None if rule is None else rule(eqn, context)
-    if shown is not None:
-        return pp.text(shown)
+    if rule is not None:
+        return pp.text(rule(eqn, context))
     params = eqn_params(eqn, context)
     lhs = pp_vars(eqn.outvars, context, print_shapes=True)
-    rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(params, context),
+    name = pp_name_rules.get(eqn.primitive, lambda e: None)(eqn) or eqn.primitive.name
+    rhs = [pp.text(name), _pp_kv_pairs(params, context),
            pp.text(" ") + pp_vars(eqn.invars, context)]
     return pp.concat([lhs, pp.text(" = "), *rhs] if eqn.outvars else rhs)
 

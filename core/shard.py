@@ -4,6 +4,7 @@ import numpy as np
 from . import runtime
 from .avals import ShapedArray
 from .sharding import SingleDeviceSharding
+from .sharding.shardings import UNREDUCED_INDICES
 
 
 class Shard:
@@ -18,11 +19,28 @@ class Shard:
     Backends describe their buffers' pieces with `(device, index, data[, replica_id])`
     (NumPy data); `Array.addressable_shards` wraps them in Shards."""
 
-    __slots__ = ("device", "index", "replica_id", "_host", "_aval", "_data")
+    __slots__ = ("device", "_index", "_replica_id", "_host", "_aval", "_data")
 
     def __init__(self, device, index, host_data, aval, replica_id=0):
-        self.device, self.index, self.replica_id = device, index, replica_id
+        self.device, self._index, self._replica_id = device, index, replica_id
         self._host, self._aval, self._data = host_data, aval, None
+
+    @property
+    def index(self):
+        """The slices of the global array this piece is (None from a backend: a piece of an
+        unreduced array, which is no slice of its value: JAX's error)."""
+        return self._checked(self._index)
+
+    @property
+    def replica_id(self):
+        """0 for the first copy of a replicated piece, 1 for the next, ..."""
+        return self._checked(self._replica_id)
+
+    @staticmethod
+    def _checked(v):
+        if v is None:
+            raise NotImplementedError(UNREDUCED_INDICES)
+        return v
 
     @classmethod
     def of(cls, piece, aval):

@@ -272,14 +272,13 @@ def _with_spmd_axis_name(axes, spmd_axis_name):
 
 def cotangent_sharding(aval):
     """The sharding type a cotangent of a value of type `aval` has (JAX's: a function of the
-    primal's type, here the same), None when `aval` is untyped. Cotangents of reduced and
-    unreduced values swap those sets: not done here (refused)."""
+    primal's type, with its reduced and unreduced sets swapped), None when `aval` is
+    untyped."""
     s = aval.sharding
     if not is_typed(aval) or not isinstance(s, NamedSharding):
         return None
     if s.spec.unreduced or s.spec.reduced:
-        raise NotImplementedError(f"the cotangent of a value of type {aval.str_short()} (reduced "
-                                  "or unreduced mesh axes) is not implemented")
+        return s.update(spec=s.spec.update(unreduced=s.spec.reduced, reduced=s.spec.unreduced))
     return s
 
 

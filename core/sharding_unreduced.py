@@ -28,7 +28,7 @@ def _add(x, y):
             f"{lhs} is unreduced while {rhs} is not. `add` operation does not allow this "
             f"because there will be implicit communication. Please reduce {lhs} via `reshard` "
             f"before calling `add`.")
-    return _reduced_only(xu, "add", x, y)
+    return xu, _nary_reduced(x, y)
 
 
 def _mul(x, y):
@@ -42,19 +42,42 @@ def _mul(x, y):
     if yu and yu != xr:
         raise ShardingTypeError("LHS should be reduced along the same axes RHS is unreduced "
                                 f"on. Got lhs={x.str_short(False)} and rhs={y.str_short(False)}")
-    return _reduced_only(xu or yu, "mul", x, y)
+    reduced = _nary_reduced(x, y)
+    return (xu or yu, _NONE) if xu or yu else (_NONE, reduced)  # reduced meets unreduced
 
 
-def _reduced_only(unreduced, name, *avals):
-    """The result's sets when only unreduced operands are handled: (unreduced, none)."""
-    if not unreduced and any(sets_of(a)[1] for a in avals):
-        _refuse_reduced(name)
-    return unreduced, _NONE
+def _nary_reduced(*avals):
+    """JAX's reduced axes of an elementwise result: those of its reduced operands, which must
+    agree; no other operand may be replicated or sharded over them."""
+    found = {r for a in avals if (r := sets_of(a)[1])}
+    if len(found) > 1:
+        raise ShardingTypeError("All inputs should be reduced across the same mesh axes. Got "
+                                f"specs: {found}")
+    reduced = next(iter(found), _NONE)
+    for a in [a for a in avals if is_typed_aval(a)] if reduced else ():
+        spec = a.sharding.spec
+        used = {x for e in spec.partitions for x in axes_of(e)}
+        if (frozenset(a.sharding.mesh.axis_names) - used - spec.unreduced - spec.reduced) \
+                & reduced:
+            raise ShardingTypeError("Inputs cannot be replicated on the same axes that another "
+                                    f"input is reduced on. Got input type: {a.str_short(False)} "
+                                    f"and reduced spec: {reduced}")
+        if used & reduced:
+            raise ShardingTypeError(
+                "Inputs cannot be sharded/varying on the same axes that another input is "
+                "reduced on. Reshard the input which is reduced to be sharded on the mesh axes "
+                "it is reduced on via `jax.sharding.reshard(inp, jax.P(...))`. Got input type: "
+                f"{a.str_short(False)} and reduced spec: {reduced}")
+    return reduced
 
 
-def _dot_general(lhs, rhs):
-    raise ShardingTypeError(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
-                            f"lhs={lhs!r} and rhs={rhs!r}")
+def _dot_general(lhs, rhs, given):
+    """Unreduced operands are refused; the result is unreduced as its out_sharding= says
+    (checked by its sharding rule) and, as JAX's, not reduced."""
+    if sets_of(lhs)[0] or sets_of(rhs)[0]:
+        raise ShardingTypeError(f"lhs or rhs passed to dot_general cannot be unreduced. Got "
+                                f"lhs={lhs!r} and rhs={rhs!r}")
+    return (given.spec.unreduced if given is not None else _NONE), _NONE
 
 
 def _reduce_sum(x, *, axes, given):
@@ -80,17 +103,40 @@ def _convert(x, *, given):
             g.reduced if g is not None and g.reduced else r)
 
 
-_RULES = {"add": _add, "mul": _mul, "dot_general": _dot_general}
+def _one_set(avals, which, kind):
+    """The one unreduced (which=0) or reduced (1) set of the operands that have one."""
+    found = {x for a in avals if (x := sets_of(a)[which])}
+    if len(found) > 1:
+        raise ShardingTypeError(f"All operands should be {kind} along the same mesh axes. Got "
+                                f"{kind} specs: {found}")
+    return next(iter(found), _NONE)
+
+
+def _concatenate(*avals):
+    return _one_set(avals, 0, "unreduced"), _one_set(avals, 1, "reduced")
+
+
+def _dynamic_slice(x, *_):
+    if sets_of(x)[0]:
+        raise NotImplementedError("unreduced rule for dynamic_slice is not implemented. Please "
+                                  "file an issue at https://github.com/jax-ml/jax/issues")
+    return _NONE, sets_of(x)[1]
+
+
+def _operands_sets(x, *_):
+    """The first operand's sets (slices, pads, squeezes of each device's partial value)."""
+    return sets_of(x)
+
+
+_RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate,
+          "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
+          **dict.fromkeys(("transpose", "slice", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
                                                                          given=given),
-                "convert_element_type": lambda x, *, given, **_: _convert(x, given=given)}
-
-
-def _refuse_reduced(name):
-    raise NotImplementedError(f"{name} of an operand with reduced mesh axes: refjax types "
-                              "reduced axes through reshard, unary elementwise operations and "
-                              "mul by an unreduced value only")
+                "convert_element_type": lambda x, *, given, **_: _convert(x, given=given),
+                "broadcast_in_dim": lambda x, *, given, **_: _convert(x, given=given),
+                "dot_general": lambda x, y, *, given, **_: _dot_general(x, y, given)}
 
 
 def _is_elementwise(prim):
@@ -101,7 +147,7 @@ def _is_elementwise(prim):
 def out_sets(prim, in_avals, params, given):
     """(unreduced, reduced) of prim's result: by its rule when an operand has either set;
     else the unreduced axes of its out_sharding= type (`given`; dot_general checks them)."""
-    if prim.name in _PARAM_RULES and is_typed_aval(in_avals[0]):
+    if prim.name in _PARAM_RULES and any(map(is_typed_aval, in_avals)):
         return _PARAM_RULES[prim.name](*in_avals, given=given, **params)
     sets = [sets_of(a) for a in in_avals]
     if any(u or r for u, r in sets):
@@ -111,19 +157,21 @@ def out_sets(prim, in_avals, params, given):
         if any(u for u, _ in sets):
             raise NotImplementedError(f"unreduced rule for {prim.name} is not implemented. "
                                       "Please file an issue at https://github.com/jax-ml/jax/issues")
-        if len(in_avals) == 1 and _is_elementwise(prim):
-            return _NONE, sets[0][1]  # JAX's unary ops keep their operand's reduced axes
-        _refuse_reduced(prim.name)
+        if _is_elementwise(prim):
+            return _NONE, _nary_reduced(*in_avals)
+        raise NotImplementedError(f"unreduced/reduced rule for {prim.name} is not implemented. "
+                                  "Please file an issue at https://github.com/jax-ml/jax/issues")
     return (given.spec.unreduced if given is not None else _NONE), _NONE
 
 
 def check_reduced_values(prim, out_avals):
-    """Refuse a concrete result of unreduced type: JAX keeps each device's partial sum in it,
-    refjax holds the reduced value only (so its shards could not be JAX's)."""
+    """Refuse a concrete result of unreduced type on a backend holding reduced values only
+    (not `partial_values`): JAX keeps each device's partial sum in it, so its shards could
+    not be JAX's."""
     for aval in out_avals:
         if sets_of(aval)[0]:
             raise NotImplementedError(
                 f"{prim.name} computed a value of unreduced type {aval.str_short(False)} "
-                "outside jit: refjax holds reduced values only, not each device's partial "
+                "outside jit: this backend holds reduced values only, not each device's partial "
                 "sum; reshard it (jax.reshard(x, P(...))) inside jit before it leaves")
     return out_avals

@@ -279,9 +279,42 @@ def _einsum_laid_out(subscripts, operands, out_sharding, **options):
     (so no contraction is ambiguous), the result typed and laid out as asked; on Auto axes
     a constraint on the result."""
     run = functools.partial(einsum, subscripts, **options)
+    direct = _single_contraction(subscripts, len(operands))
+    if direct is not None and getattr(out_sharding, "spec", out_sharding).unreduced:
+        return _einsum_unreduced(direct, operands, out_sharding, **options)
     if out_type(out_sharding, "einsum") is None:
         return constrain(run(*operands), out_sharding)
     return auto_axes(run, out_sharding=out_sharding)(*operands)
+
+
+def _single_contraction(subscripts, count):
+    """dot_general's dimension numbers when `subscripts` is one contraction of two operands
+    with distinct labels whose result labels are in dot_general's order, else None."""
+    if count != 2 or not isinstance(subscripts, str) or "." in subscripts or \
+            "->" not in subscripts:
+        return None
+    ins, out = subscripts.replace(" ", "").split("->")
+    lhs, _, rhs = ins.partition(",")
+    if any(len(set(t)) != len(t) for t in (lhs, rhs, out)) or (set(lhs) ^ set(rhs)) - set(out):
+        return None
+    batch = [c for c in lhs if c in rhs and c in out]
+    contract = [c for c in lhs if c in rhs and c not in out]
+    if batch + [c for c in lhs if c not in rhs] + [c for c in rhs if c not in lhs] != list(out):
+        return None
+    pos = lambda t, labels: tuple(t.index(c) for c in labels)  # noqa: E731
+    return (pos(lhs, contract), pos(rhs, contract)), (pos(lhs, batch), pos(rhs, batch))
+
+
+def _einsum_unreduced(dims, operands, out_sharding, *, optimize, precision,
+                      preferred_element_type):
+    """A single contraction with an unreduced out_sharding=: JAX hands it to its
+    dot_general, whose result on each device is that device's partial sum."""
+    arrays = _arrays("einsum", *operands)
+    dtype, weak = _product_dtype("einsum", arrays, preferred_element_type)
+    a, b = [astype(x, dtype) for x in arrays]
+    out = lax.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype,
+                          out_sharding=out_sharding)
+    return _as_product_dtype(out, dtype, weak)
 
 
 class _Labeled:

@@ -14,6 +14,7 @@ from ...core.primitives.callbacks import pure_callback_p
 from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
+from . import unreduced
 
 
 class Shard(NamedTuple):
@@ -37,8 +38,11 @@ class NumpyBuffer:
 
     @property
     def value(self):
-        """The global array, assembled from the shards."""
+        """The global array, assembled from the shards (an unreduced array's partial values
+        are no value: JAX refuses to read them so)."""
         if self._value is None:
+            if unreduced.unreduced_axes(self.sharding):
+                unreduced.refuse_value()
             first = self.shards[0].data
             shape = _global_shape(self.shards)
             out = np.empty(shape, first.dtype)
@@ -110,6 +114,7 @@ class NumpyRefBackend(Backend):
     """Evaluates every primitive with NumPy; `compile` returns a jaxpr interpreter."""
 
     name = "numpy_ref"
+    partial_values = True
 
     def __init__(self, num_devices=None):
         n = num_devices or config.read("jax_num_cpu_devices")
@@ -145,6 +150,8 @@ class NumpyRefBackend(Backend):
         return buf.value
 
     def shards(self, buf, aval):
+        if unreduced.unreduced_axes(buf.sharding):  # no index: JAX refuses to give one
+            return [s._replace(index=None, replica_id=None) for s in buf.shards]
         return list(buf.shards)
 
     def sharding_of(self, buf, aval):
@@ -153,7 +160,15 @@ class NumpyRefBackend(Backend):
     def committed(self, buf):
         return buf.committed
 
+    def unreduced_buffer(self, sharding, pieces):
+        """A buffer of an unreduced layout from (device, slices, data) per device: each
+        device's partial value (the slices are those the partitions give it)."""
+        shards = tuple(Shard(d, idx, frozen(np.array(data))) for d, idx, data in pieces)
+        return NumpyBuffer(sharding, shards, None, True)
+
     def execute(self, prim, bufs, params, out_avals):
+        if unreduced.involved(bufs, out_avals):
+            return unreduced.execute(self, prim, bufs, params, out_avals)
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)
         default = self.default_sharding()
@@ -177,6 +192,8 @@ class NumpyRefBackend(Backend):
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)
+        if unreduced.in_program(closed_jaxpr.jaxpr):
+            return unreduced.op_by_op(self, closed_jaxpr)
         drops = last_uses(closed_jaxpr.jaxpr)
 
         def run(bufs):
@@ -192,7 +209,7 @@ class NumpyRefBackend(Backend):
         """The interpreter on uncommitted single-device arguments, for a jaxpr that sets no
         layout: its outputs go to the default device, read once here (jit's fast path keys
         its runners on the config's version and is off under scoped overrides)."""
-        if sets_layout(closed_jaxpr.jaxpr):
+        if sets_layout(closed_jaxpr.jaxpr) or unreduced.in_program(closed_jaxpr.jaxpr):
             return None
         default, out_avals = self.default_sharding(), closed_jaxpr.out_avals
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)

@@ -21,6 +21,7 @@ from ..base import Backend
 from ..numpy_ref.backend import Shard
 from ...core.lru import LRU
 from .caches import PerJaxpr, Shared, jaxpr_key
+from . import unreduced
 
 _FLOAT0 = dtypes.float0
 _X64_DTYPES = frozenset(map(np.dtype, (np.int64, np.uint64, np.float64, np.complex128)))
@@ -160,6 +161,7 @@ class XlaBackend(Backend):
     Outputs are laid out as refjax's sharding propagation rules say, like numpy_ref."""
 
     name = "xla"
+    partial_values = True
     install_hint = "pip install 'refjax[xla]'"
 
     def __init__(self, num_devices=None):
@@ -248,6 +250,8 @@ class XlaBackend(Backend):
             return [Shard(self.default_sharding()._device, tuple(slice(None) for _ in buf.shape), buf)]
         by_id = {s.device.id: s for s in buf.addressable_shards}
         order = self.sharding_of(buf, aval)._device_assignment
+        if unreduced.unreduced_axes(buf.sharding):  # no index: JAX refuses to give one
+            return [Shard(d, None, np.asarray(by_id[d.id].data), None) for d in order]
         return [_shard(d, by_id[d.id]) for d in order]
 
     def block_until_ready(self, buf):
@@ -278,6 +282,8 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
+        if unreduced.involved(bufs, out_avals):
+            return unreduced.execute(self, prim, bufs, params, out_avals)
         if prim in REF_PRIMITIVES:  # a jax.jit cannot return JAX's references: run as is
             return self.lower_eqn(prim, bufs, params, out_avals)
         inner = prim.call_jaxpr(params)
@@ -395,6 +401,9 @@ class XlaBackend(Backend):
         ClosedJaxpr lives; the jax.jit itself is shared by structurally equal jaxprs
         (transformations stage new but equal jaxprs on every call), whose constants are its
         arguments."""
+        if unreduced.in_program(closed_jaxpr.jaxpr):
+            return unreduced.op_by_op(self, closed_jaxpr)
+
         def make():
             program = self._program(closed_jaxpr, in_shardings)
             return _Compiled(self, program, closed_jaxpr, out_shardings)
@@ -406,6 +415,8 @@ class XlaBackend(Backend):
         default device and a jaxpr that sets no layout and has no float0 values (the default
         device is read once here: jit's fast path keys its runners on the config's version
         and is off under scoped overrides)."""
+        if unreduced.in_program(closed_jaxpr.jaxpr):
+            return None
         entry = self.compile(closed_jaxpr)
         program = entry.program
         if program.constrained or len(program.live_in) < len(closed_jaxpr.in_avals) \
@@ -453,6 +464,8 @@ class XlaBackend(Backend):
 
     def jax_lowered(self, closed_jaxpr):
         """JAX's Lowered of the program running this jaxpr (for jax.stages' text and cost)."""
+        if unreduced.in_program(closed_jaxpr.jaxpr):
+            return None
         entry = self.compile(closed_jaxpr)
         program = entry.program
         args = [jax.ShapeDtypeStruct(closed_jaxpr.in_avals[i].shape,

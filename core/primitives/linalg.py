@@ -276,7 +276,8 @@ def _transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred_ele
 
 def _typed_like(x_aval, out_axes):
     """The result type that, permuted by out_axes, is x's (None when x is untyped): a
-    cotangent has its primal's sharding, as in JAX."""
+    cotangent has its primal's sharding, as in JAX; that of a reduced primal is unreduced
+    (each device's partial sum, left for the user's reshard)."""
     sharding = cotangent_sharding(x_aval)
     if sharding is None:
         return None
@@ -284,7 +285,7 @@ def _typed_like(x_aval, out_axes):
     entries = [None] * len(x_spec)
     for k, a in enumerate(out_axes):
         entries[a] = x_spec[k]
-    return sharding.update(spec=P(*entries))
+    return sharding.update(spec=P(*entries, unreduced=sharding.spec.unreduced))
 
 
 def _transpose_rhs(ct, x, y_aval, *, dimension_numbers, **params):

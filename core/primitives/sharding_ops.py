@@ -1,7 +1,7 @@
 """sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
-from ..jaxpr import Literal, pp_eqn_rules, pp_literal
+from ..jaxpr import pp_name_rules
 from ..sharding.mesh import axes_of
 from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
 from ..trace import get_aval
@@ -13,22 +13,33 @@ sharding_constraint_p.def_layout("sharding")
 sharding_constraint_p.def_key_reuse(key_reuse.forward_rule)
 sharding_constraint_p.def_abstract_eval(
     lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
-deflinear(sharding_constraint_p,
-          lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
+    sharding_constraint_p.bind(ct, sharding=_cotangent_sharding(x, sharding))])
 
 
-def _pp_reshard(eqn, context):
-    """A layout on Explicit axes (jax.reshard's, a cotangent's) prints as JAX's reshard,
-    `y:T = reshard x` (the target is the result's type); others as sharding_constraint."""
-    s = eqn.params["sharding"]
-    if not (isinstance(s, NamedSharding) and s.mesh.explicit_axes):
-        return None
-    (out,), (x,) = eqn.outvars, eqn.invars
-    shown = pp_literal(x) if type(x) is Literal else context.name(x)
-    return f"{context.name(out)}:{context.type_of(out)} = reshard {shown}"
+def _cotangent_sharding(x, sharding):
+    """Where a reshard's cotangent goes: to its operand's cotangent type (JAX's), whose
+    reduced axes are unreduced and unreduced axes reduced (an untyped operand: the
+    constraint's layout, summed); else (layouts on Auto axes) the constraint's own."""
+    spec = getattr(x.aval.sharding, "spec", None)
+    if not isinstance(sharding, NamedSharding) or not (
+            sharding.spec.reduced or sharding.spec.unreduced or spec is not None and (
+                spec.reduced or spec.unreduced)):
+        return sharding
+    spec = spec or sharding.spec.update(unreduced=frozenset(), reduced=frozenset())
+    return sharding.update(spec=spec.update(unreduced=spec.reduced, reduced=spec.unreduced))
 
 
-pp_eqn_rules[sharding_constraint_p] = _pp_reshard
+def _is_reshard(eqn):
+    """A constraint on a mesh whose axes are all Explicit: JAX's reshard (with_sharding_
+    constraint is an assert there), printed as JAX prints it, without params."""
+    mesh = getattr(eqn.params["sharding"], "mesh", None)
+    return mesh is not None and all(t == AxisType.Explicit for t in mesh.axis_types)
+
+
+sharding_constraint_p.def_pp(
+    lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
+pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
 
 
 def _batch(axis_data, vals, dims, *, sharding):

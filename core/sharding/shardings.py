@@ -40,6 +40,11 @@ class DuplicateSpecError(ValueError):
         self.pspec = pspec
 
 
+# JAX's text (it names device_indices_map so)
+UNREDUCED_INDICES = ("device_indices_map doesn't work with unreduced. Please file a bug at "
+                     "https://github.com/jax-ml/jax/issues")
+
+
 class _Tiling(NamedTuple):
     """How an ndim array is laid out over a sharding's device assignment.
 
@@ -188,10 +193,19 @@ class Sharding:
         if tiling.replicated:
             return {d: (slice(None),) * len(shape) for d in devices}
         if tiling.has_unreduced:
-            raise NotImplementedError(
-                "devices_indices_map doesn't work with unreduced axes.")
+            raise NotImplementedError(UNREDUCED_INDICES)
         return {d: _tile_index(shape, tiling.factors, tile)
                 for d, tile in zip(devices, tiling.tiles)}
+
+    def unreduced_pieces(self, global_shape: Shape) -> list[tuple[Device, Index, int]]:
+        """(device, slices, group) per device of an unreduced layout: the slices the
+        partitions give it and its index along the unreduced axes (the value is the sum over
+        groups of the arrays each group's devices hold together)."""
+        shape = _as_shape(global_shape)
+        self.shard_shape(shape)
+        tiling = _cached_tiling(self, len(shape))
+        return [(d, _tile_index(shape, tiling.factors, tile), group) for d, tile, group
+                in zip(self._device_assignment, tiling.tiles, tiling.unreduced)]
 
     def addressable_devices_indices_map(self, global_shape: Shape) -> dict[Device, Index]:
         """``devices_indices_map`` restricted to addressable devices (all of them)."""

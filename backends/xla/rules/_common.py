@@ -10,6 +10,7 @@ from jax import lax
 from ....core import dtypes
 from ...base import register_rule
 from ..backend import XlaBackend, jax_spec
+from ..unreduced import keeps_sets
 
 LOW_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
@@ -40,9 +41,9 @@ def out_sharding(s):
         return None
     mesh = s.mesh
     types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
-    # refjax's values are reduced (an unreduced type is a label on them): JAX computes the
-    # reduced value
-    spec = s.spec.update(unreduced=frozenset(), reduced=frozenset())
+    # in the backend's programs on Auto axes an unreduced type is a label (JAX computes the
+    # reduced value); eager operations on unreduced values run on JAX's Explicit mesh
+    spec = s.spec if keeps_sets() else s.spec.update(unreduced=frozenset(), reduced=frozenset())
     return jsh.NamedSharding(_abstract_mesh(tuple(mesh.axis_sizes), tuple(mesh.axis_names),
                                             types), jax_spec(spec))
 

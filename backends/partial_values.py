@@ -1,0 +1,43 @@
+"""Unreduced arrays on backends that hold each device's partial value (`partial_values`):
+which operations involve them, and programs with them run equation by equation."""
+import numpy as np
+
+from ..core.array import Array
+from ..core.jaxpr import eval_jaxpr
+from ..core.sharding_unreduced import sets_of
+
+
+def unreduced_axes(sharding):
+    """The unreduced mesh axes of a layout (empty for any other than a NamedSharding)."""
+    return getattr(getattr(sharding, "spec", None), "unreduced", frozenset())
+
+
+def involved(bufs, out_avals):
+    """Whether an operation reads or makes an unreduced value (so runs device by device)."""
+    return any(unreduced_axes(getattr(b, "sharding", None)) for b in bufs) or \
+        any(sets_of(a)[0] for a in out_avals)
+
+
+def in_program(jaxpr):
+    """Whether a program reads, makes or returns a value of unreduced type."""
+    avals = [v.aval for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval")]
+    avals += [v.aval for e in jaxpr.eqns for v in e.outvars]
+    return any(sets_of(a)[0] for a in avals if getattr(a, "sharding", None) is not None)
+
+
+def op_by_op(backend, closed_jaxpr):
+    """A runner of a program with unreduced values: each equation executed as an eager
+    operation, device by device where the values are partial (JAX's SPMD program computes
+    the same per-device values; a whole-array interpreter holds only sums)."""
+    def run(bufs):
+        args = [Array(v.aval.update(sharding=None), b, backend)
+                for v, b in zip(closed_jaxpr.jaxpr.invars, bufs)]
+        outs = eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+        return [_as_buffer(backend, o, a) for o, a in zip(outs, closed_jaxpr.out_avals)]
+    return run
+
+
+def _as_buffer(backend, x, aval):
+    if type(x) is Array:
+        return x._buf
+    return backend.put(np.asarray(x, aval.dtype), aval.update(sharding=None))
