@@ -2,11 +2,16 @@
 real JAX 0.10.2 side by side: the VJP object jax.vjp returns (args_res, opaque_residuals,
 its pytree, with_refs and jax.ad's targets), custom_vjp rules writing plumbing references,
 jax_remat3. (The pages themselves run cell by cell in test_jax_doc_pages.py.)"""
+import contextlib
+import io
+
 import jax as real_jax
+import jax.ad_checkpoint  # noqa: F401 - makes real_jax.ad_checkpoint an attribute
 import numpy as np
 import pytest
 
 import refjax
+import refjax.ad_checkpoint  # noqa: F401
 from refjax.core.transforms.vjp_object import NotNeeded
 
 pytestmark = pytest.mark.backends("numpy_ref")
@@ -135,3 +140,41 @@ def test_custom_vjp_writes_a_plumbing_reference_as_jax():
     for a, b in zip(ours, theirs, strict=True):
         assert (a.dtype, a.weak_type) == (b.dtype, b.weak_type)
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+
+def _saved_residuals(jax, remat3):
+    """What print_saved_residuals shows for a function checkpointed under each policy, with
+    jax_remat3 on or off: remat3 names a checkpointed function's arguments args[i] and
+    consults only the name policies and everything_saveable on named values and a
+    DotsSaveable policy on dots."""
+    jnp, ckpt, name = jax.numpy, jax.checkpoint_policies, jax.ad_checkpoint.checkpoint_name
+
+    def g(W, d):
+        y = name(jnp.sin(W @ d["x"]), "y")
+        return jnp.sin(W @ name(jnp.sin(W @ y), "z"))
+
+    policies = [ckpt.save_only_these_names("y"), ckpt.save_any_names_but_these("y"),
+                ckpt.everything_saveable, ckpt.dots_saveable,
+                ckpt.save_anything_except_these_names("z"),
+                ckpt.save_and_offload_only_these_names(
+                    names_which_can_be_saved=["y"], names_which_can_be_offloaded=[],
+                    offload_src="device", offload_dst="pinned_host")]
+    out = io.StringIO()
+    jax.config.update("jax_remat3", remat3)
+    try:
+        with contextlib.redirect_stdout(out):
+            for p in policies:
+                jax.ad_checkpoint.print_saved_residuals(
+                    jax.checkpoint(g, policy=p), jnp.ones((3, 3)), {"x": jnp.ones(3)})
+                print("--")
+    finally:
+        jax.config.update("jax_remat3", False)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("remat3", [True, False])
+def test_saved_residuals_under_remat3_as_jax(remat3):
+    ours, theirs = _saved_residuals(refjax, remat3), _saved_residuals(real_jax, remat3)
+    assert ours == theirs
+    assert ("args[1]['x']" in ours) is remat3 and ("named 'y'" in ours)
