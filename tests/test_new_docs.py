@@ -178,3 +178,23 @@ def test_saved_residuals_under_remat3_as_jax(remat3):
     ours, theirs = _saved_residuals(refjax, remat3), _saved_residuals(real_jax, remat3)
     assert ours == theirs
     assert ("args[1]['x']" in ours) is remat3 and ("named 'y'" in ours)
+
+
+def _nan_messages(jax):
+    """What jax_debug_nans prints on the way to its FloatingPointError, eagerly and under
+    jit (the jitted call, then its de-optimized run's failing primitive)."""
+    out = io.StringIO()
+    f = lambda x: jax.numpy.log(-3 * x)  # noqa: E731
+    errors = []
+    with jax.debug_nans(True), contextlib.redirect_stdout(out):
+        for g in (f, jax.jit(f)):
+            with pytest.raises(FloatingPointError) as info:
+                g(5.0)
+            errors.append(str(info.value))
+    return out.getvalue(), errors
+
+
+def test_debug_nans_says_it_reruns_as_jax():
+    (ours, our_errors), (theirs, their_errors) = _nan_messages(refjax), _nan_messages(real_jax)
+    assert ours == theirs and ours.count("Calling the de-optimized version.") == 3
+    assert our_errors == their_errors
