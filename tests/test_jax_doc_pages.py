@@ -80,9 +80,6 @@ KNOWN = {
     "new_docs/101/arrays": {},
     "new_docs/101/random": {},
     "new_docs/101/state": {
-        9: "integer-array indexing of references: refjax's indexers take integers and static "
-           "slices only (IndexError)",
-        10: "the reference cell 9 would have written",
         13: "a batched value written to an unbatched reference under vmap: JAX raises a bare "
             "Exception, refjax a ValueError with the same message (test_refs.py)"},
     "new_docs/201/callbacks": {},

@@ -100,8 +100,29 @@ def _transforms(jax):
             jax.grad(jax.jit(lambda x: _empty(jax, x)))(x)]
 
 
+def _int_arrays(jax):
+    """Integer-array indices (advanced indexing: broadcast together, in place when adjacent,
+    in front otherwise; negative ones count from the end), read, written and added to
+    (repeated indices each add), eagerly, under jit and grad."""
+    jnp = jax.numpy
+    i2, i3 = jnp.array([0, 2]), jnp.array([1, -1, 3])
+
+    def f(x):
+        r = jax.new_ref(x)
+        reads = [r[i3, jnp.array([[1], [2]])], r[i2, 1:3], r[i2, :, 0], r[:, i2, 1],
+                 r[i2, 0, i2]]
+        r[i2, jnp.array([0, 0]), 1] = reads[1][:, 0, 0] * 2
+        r[1, jnp.array([0, -1])] += 1.0
+        jax.ref.addupdate(r, (jnp.array([2, 2, 0]), 1), jnp.arange(3.0 * 4).reshape(3, 4))
+        return [jax.freeze(r)] + reads
+
+    x = jnp.arange(4.0 * 3 * 4).reshape(4, 3, 4)
+    loss = lambda x: sum(jnp.sum(jnp.sin(y)) for y in f(x))  # noqa: E731
+    return [*f(x), *jax.jit(f)(x), jax.grad(loss)(x), jax.jit(jax.grad(loss))(x)]
+
+
 PROGRAMS = {"basic": _basic, "jit_writes": _jit_writes, "loops": _loops,
-            "transforms": _transforms}
+            "transforms": _transforms, "int_arrays": _int_arrays}
 
 
 def _assert_same(ours, theirs):
@@ -208,6 +229,7 @@ def _error_cases(jax):
         lambda: jax.jit(lambda a, b: None)(r, r),
         lambda: jax.jit(lambda a: r[...])(r),
         lambda: jax.lax.sin(r),
+        lambda: r[jax.numpy.array([0.5])],
         lambda: jax.vmap(lambda x: r.__setitem__(..., x))(jax.numpy.ones((2, 3))),
         lambda: jax.grad(lambda x: (r.__setitem__(..., x), x.sum())[1])(jax.numpy.ones(3)),
     ]
@@ -253,6 +275,12 @@ def test_errors_where_jax_is_poor_or_missing():
     assert refjax.jvp(loop, (2.0,), (1.0,))[1] == 3.0
     with pytest.raises(NotImplementedError, match="scan .*mutable array references"):
         refjax.grad(loop)(2.0)
+    # index arrays that do not broadcast: JAX's message forgets to format the shapes
+    pair = (np.array([0, 1]), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"indexing: \[\(2,\), \(3,\)\]"):
+        refjax.new_ref(np.zeros((3, 3)))[pair]
+    with pytest.raises(ValueError, match="indexing: {indexer_shapes}"):
+        real_jax.new_ref(np.zeros((3, 3)))[pair]
 
 
 def _ref_layouts(j):
