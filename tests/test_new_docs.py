@@ -198,3 +198,22 @@ def test_debug_nans_says_it_reruns_as_jax():
     (ours, our_errors), (theirs, their_errors) = _nan_messages(refjax), _nan_messages(real_jax)
     assert ours == theirs and ours.count("Calling the de-optimized version.") == 3
     assert our_errors == their_errors
+
+
+def _jit_residuals(jax):
+    """A jitted function's residuals that are its own inputs are forwarded, not returned by
+    the jit (JAX's): the printed jaxpr, print_saved_residuals and the VJP object show it."""
+    jnp = jax.numpy
+    g = jax.jit(lambda W, x: jnp.sin(W @ x))
+    W, x = jnp.ones((5, 4)), jnp.arange(4.0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.ad_checkpoint.print_saved_residuals(g, W, x)
+    _, f = jax.vjp(g, W, x)
+    return [str(jax.make_jaxpr(lambda W: jax.grad(lambda W: g(W, x).sum())(W))(W)),
+            out.getvalue(), f.args_res[0] is W, len(f.opaque_residuals)]
+
+
+def test_jit_forwards_input_residuals_as_jax():
+    ours, theirs = _jit_residuals(refjax), _jit_residuals(real_jax)
+    assert ours == theirs and "from the argument W" in ours[1] and ours[2:] == [True, 1]

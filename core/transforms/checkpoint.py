@@ -453,9 +453,8 @@ def _describe(jaxpr, residuals, arg_names):
                 continue
             if eqn.primitive is name_p:
                 out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
-            elif eqn.primitive.name == "jit":
-                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from "
-                                    f"{src}"))
+            elif eqn.primitive.name == "jit":  # JAX's known jit, split off, has no line
+                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from "))
             else:
                 out.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
     return out
