@@ -32,6 +32,9 @@ def _vjp_object(jax):
     d = {"hi": jnp.ones((4, 5)), "bye": jnp.arange(12.0).reshape(3, 4)}
     _, g = jax.vjp(lambda d, s: d["bye"] @ d["hi"] * s, d, jnp.ones(5))
     shown.append(repr(jax.tree.map(jnp.shape, g.args_res)))
+    _, h = jax.vjp(lambda d, s: jnp.sin(d["a"]) * 2 * d["b"] + s,
+                   {"a": jnp.float32(1), "b": jnp.float32(3)}, jnp.float32(2))
+    shown += [repr(h.args_res), repr(h.opaque_residuals)]  # scalar arrays stay residuals
     fwd = jax.jit(lambda W, x: jax.vjp(_layer(jax), W, x))
     bwd = jax.jit(lambda f, ct: f(ct))
     _, res = fwd(W, x)
