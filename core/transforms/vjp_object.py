@@ -230,8 +230,13 @@ def _materialize(ct, aval):
 
 
 def _too_many_args(name, n):
-    return (f"The function returned by `jax.vjp` applied to {name} was called with {n} "
-            "arguments, but functions returned by `jax.vjp` must be called with a single "
-            "argument corresponding to the single value returned by the function being "
-            "differentiated (even if that returned value is a tuple or other container).")
-
+    """JAX's message, with its example."""
+    return (f"\nThe function returned by `jax.vjp` applied to {name} was called with {n} "
+            "arguments,\nbut functions returned by `jax.vjp` must be called with a single "
+            "argument\ncorresponding to the single value returned by the function being "
+            "differentiated\n(even if that returned value is a tuple or other container).\n\n"
+            "For example, if we have:\n\n  def f(x):\n    return (x, x)\n  _, f_vjp = "
+            "jax.vjp(f, 1.0)\n\nthe function `f` returns a single tuple as output, and so we "
+            "call `f_vjp` with a\nsingle tuple as its argument:\n\n  x_bar, = f_vjp((2.0, "
+            "2.0))\n\nIf we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as"
+            "\narguments rather than in a tuple, this error can arise.\n")
