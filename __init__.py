@@ -78,6 +78,7 @@ from .core.source_info import named_call, named_scope  # noqa: E402
 from .core.dtypes import float0  # noqa: E402
 from .api.devices import print_environment_info  # noqa: E402
 from .api import ref  # noqa: E402
+from .api import ad  # noqa: E402
 from .api.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 
 _sys.modules[f"{__name__}.custom_derivatives"] = custom_derivatives
@@ -85,6 +86,7 @@ _sys.modules[f"{__name__}.stages"] = stages
 _sys.modules[f"{__name__}.image"] = image
 _sys.modules[f"{__name__}.custom_batching"] = custom_batching
 _sys.modules[f"{__name__}.ref"] = ref
+_sys.modules[f"{__name__}.ad"] = ad
 
 _sys.modules[f"{__name__}.experimental"] = experimental
 _sys.modules[f"{__name__}.experimental.shard_map"] = experimental.shard_map

@@ -36,6 +36,9 @@ _DEFAULTS = {
     "jax_remove_size_one_mesh_axis_from_type": False,
     "jax_legacy_prng_key": "allow",
     "jax_enable_custom_prng": False,
+    # JAX's new remat implementation (jax.checkpoint as a hijax primitive); refjax's one
+    # implementation saves what JAX's does with it on or off (tests/test_new_docs.py)
+    "jax_remat3": False,
     "jax_transfer_guard": None,
     "jax_default_device": None,
     "jax_transfer_guard_host_to_device": None,

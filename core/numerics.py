@@ -26,6 +26,9 @@ def check(prim, args, params, outs):
         kind = _invalid(out)
         if kind is None:
             continue
+        # JAX runs each eager primitive as a jitted program, and says so for each of them
+        print("Invalid nan value encountered in the output of a jax.jit function. Calling the "
+              "de-optimized version.")
         if prim.call_param is not None:
             _deoptimized(prim, args, params, kind)
         raise FloatingPointError(f"invalid value ({kind}) encountered in {prim.name}")

@@ -1,5 +1,8 @@
 """Mutable array references: their type (AbstractRef), the concrete Ref, and indexers."""
+import dataclasses
 import operator
+
+import numpy as np
 
 from .array import Array
 from .avals import ShapedArray
@@ -76,11 +79,24 @@ def is_ref(x):
 #
 # An indexer is None (the whole array, printed `[...]`) or one entry per dimension of the
 # referenced array: (start, size, stride) for a static slice, None for an integer index,
-# whose value is an operand of the primitive (a literal when static), as JAX's NDIndexer.
+# IntArray(shape) for an integer-array index; the values of integer and integer-array indices
+# are operands of the primitive (literals when static), as JAX's NDIndexer.
+
+@dataclasses.dataclass(frozen=True)
+class IntArray:
+    """An indexer entry: an integer-array index of this shape (advanced indexing, as NumPy's
+    and JAX's: the index arrays broadcast together)."""
+    shape: tuple
+
+
+def is_int_entry(entry):
+    """Whether an indexer entry takes an operand (an integer or an integer array)."""
+    return entry is None or type(entry) is IntArray
+
 
 def make_indexer(idx, shape):
     """(indexer, integer operands) for `ref[idx]` on an array of `shape`."""
-    if idx is Ellipsis or (type(idx) is tuple and idx == (Ellipsis,)):
+    if idx is Ellipsis or (type(idx) is tuple and len(idx) == 1 and idx[0] is Ellipsis):
         return None, []
     items = list(idx) if type(idx) is tuple else [idx]
     items = _expand_ellipsis(items, len(shape))
@@ -95,11 +111,12 @@ def make_indexer(idx, shape):
 
 
 def _expand_ellipsis(items, ndim):
-    if sum(i is Ellipsis for i in items) > 1:
+    at = [k for k, i in enumerate(items) if i is Ellipsis]  # (`in` would compare arrays)
+    if len(at) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    if Ellipsis not in items:
+    if not at:
         return items
-    at = items.index(Ellipsis)
+    at = at[0]
     return items[:at] + [slice(None)] * (ndim - len(items) + 1) + items[at + 1:]
 
 
@@ -119,8 +136,20 @@ def _entry(item, dim, operands):
             raise ValueError(f"Out of bound indexer: idx={operator.index(item)}, dim={dim}.")
         operands.append(item)
         return None
-    raise IndexError(f"references take integers, slices and '...' as indices (refjax has no "
-                     f"array indexing of references yet); got {type(item).__name__}")
+    if _is_integer_array(item):
+        operands.append(item)
+        return IntArray(tuple(item.shape))
+    kind = getattr(getattr(item, "dtype", None), "kind", "b")
+    if kind not in "biu":  # JAX's error for a float array index
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{item.dtype}")
+    raise IndexError(f"references take integers, integer arrays, slices and '...' as "
+                     f"indices; got {type(item).__name__}")
+
+
+def _is_integer_array(x):
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", None) in "iu" and len(x.shape) > 0
 
 
 def _static(x, what):
@@ -145,10 +174,23 @@ def _is_integer_scalar(x):
 
 
 def indexed_shape(indexer, shape):
-    """The shape of `ref[indexer]`."""
+    """The shape of `ref[indexer]`: the slices' sizes, with the integer indices' broadcast
+    shape where they are (when they are adjacent) or in front (JAX's and NumPy's rule)."""
     if indexer is None:
         return tuple(shape)
-    return tuple(e[1] for e in indexer if e is not None)
+    slices = tuple(e[1] for e in indexer if not is_int_entry(e))
+    ints = [i for i, e in enumerate(indexer) if is_int_entry(e)]
+    int_shape = _broadcast_index_shapes([e.shape for e in indexer if type(e) is IntArray])
+    if not ints or ints != list(range(ints[0], ints[-1] + 1)):
+        return int_shape + slices
+    return slices[:ints[0]] + int_shape + slices[ints[0]:]
+
+
+def _broadcast_index_shapes(shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:  # JAX's class (its message forgets to format the shapes)
+        raise ValueError(f"Cannot broadcast shapes for indexing: {list(shapes)}") from None
 
 
 def pp_indexer(indexer, shape, operands, pp_operand):
@@ -156,7 +198,7 @@ def pp_indexer(indexer, shape, operands, pp_operand):
     if indexer is None:
         return "[...]"
     operands = iter(operands)
-    parts = [pp_operand(next(operands)) if e is None else _pp_slice(e, dim)
+    parts = [pp_operand(next(operands)) if is_int_entry(e) else _pp_slice(e, dim)
              for e, dim in zip(indexer, shape)]
     return "[" + ",".join(parts) + "]"
 

@@ -25,6 +25,10 @@ _LOWERING = ("the lowering rule's printed context: JAX's LoweringRuleContext hol
              "objects, refjax's the operand and result types; refjax evaluates the abstract "
              "rule again on the backend's (strong) types when it traces the lowering, and "
              "traces it once per primitive and types where JAX lowers once per jit")
+_HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
+          "(ModuleNotFoundError), so the cell or the definitions it uses fail")
+_REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
+             "strongly typed value is written; JAX's shows the written value's (here strong)")
 
 KNOWN = {
     "key-concepts": {},
@@ -73,6 +77,34 @@ KNOWN = {
     "autodidax2_part1": {},
     "distributed_data_loading": {},
     "notebooks/Neural_Network_and_Data_Loading": {},
+    "new_docs/101/arrays": {},
+    "new_docs/101/random": {},
+    "new_docs/101/state": {
+        13: "a batched value written to an unbatched reference under vmap: JAX raises a bare "
+            "Exception, refjax a ValueError with the same message (test_refs.py)"},
+    "new_docs/201/callbacks": {},
+    "new_docs/201/control-flow": {},
+    "new_docs/201/debugging": {
+        3: "jax.debug.print's order within a lax.map body: JAX's compiled program runs the "
+           "two unordered prints in the other order; refjax in program order",
+        11: "the traceback's last note: JAX's api_boundary adds 'For simplicity, JAX has "
+            "removed its internal frames...'; refjax filters no frames"},
+    "new_docs/201/jit": {},
+    "new_docs/301/custom-derivatives": {i: _HIJAX for i in (
+        0, 1, 6, 7, 9, 12, 13, 14, 17, 22, 24, 26, 27, 28, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+        41, 42, 43, 44, 45, 46, 48, 49)},
+    "new_docs/301/custom-jvp-vjp": {},
+    "new_docs/301/vjp-objects": {},
+    "new_docs/301/remat": {},
+    "new_docs/301/refs": {
+        4: _REF_WEAK,
+        12: "the jaxpr of a pullback accumulating into a reference: JAX passes the reference "
+            "into the transposed jit and adds the slice there (b[c:c+1] += j); refjax "
+            "transposes to the whole cotangent and adds it to the reference after the call",
+        18: _REF_WEAK},
+    "new_docs/301/hijax-types": {i: _HIJAX for i in (
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
 }
 
 

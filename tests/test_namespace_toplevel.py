@@ -15,7 +15,7 @@ DEPRECATED = "deprecated in JAX"
 
 MISSING = {
     "jax": {
-        "ad": INTERNAL, "api_util": INTERNAL, "lib": INTERNAL,
+        "api_util": INTERNAL, "lib": INTERNAL,
         "version": INTERNAL, "monitoring": INTERNAL,
         "make_user_context": INTERNAL, "ds": INTERNAL,
         "distributed": HARDWARE, "dlpack": HARDWARE, "profiler": HARDWARE, "memory": HARDWARE,

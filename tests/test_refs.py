@@ -100,8 +100,68 @@ def _transforms(jax):
             jax.grad(jax.jit(lambda x: _empty(jax, x)))(x)]
 
 
+def _int_arrays(jax):
+    """Integer-array indices (advanced indexing: broadcast together, in place when adjacent,
+    in front otherwise; negative ones count from the end), read, written and added to
+    (repeated indices each add), eagerly, under jit and grad."""
+    jnp = jax.numpy
+    i2, i3 = jnp.array([0, 2]), jnp.array([1, -1, 3])
+
+    def f(x):
+        r = jax.new_ref(x)
+        reads = [r[i3, jnp.array([[1], [2]])], r[i2, 1:3], r[i2, :, 0], r[:, i2, 1],
+                 r[i2, 0, i2]]
+        r[i2, jnp.array([0, 0]), 1] = reads[1][:, 0, 0] * 2
+        r[1, jnp.array([0, -1])] += 1.0
+        jax.ref.addupdate(r, (jnp.array([2, 2, 0]), 1), jnp.arange(3.0 * 4).reshape(3, 4))
+        return [jax.freeze(r)] + reads
+
+    x = jnp.arange(4.0 * 3 * 4).reshape(4, 3, 4)
+    loss = lambda x: sum(jnp.sum(jnp.sin(y)) for y in f(x))  # noqa: E731
+    return [*f(x), *jax.jit(f)(x), jax.grad(loss)(x), jax.jit(jax.grad(loss))(x)]
+
+
+def _branch(jax, x):
+    r = jax.new_ref(0.0)
+    jax.lax.cond(x > 0, lambda: r.__setitem__(..., x * 3), lambda: r.__setitem__(..., x))
+    return r[...]
+
+
+def _reverse_loops(jax):
+    """Reverse mode through scan, fori_loop and cond bodies writing references (run iteration
+    by iteration in refjax), eagerly and under jit (scan); a while loop is refused."""
+    jnp = jax.numpy
+
+    def fori(x):
+        acc = jax.new_ref(jnp.zeros(3))
+
+        def body(i, c):
+            acc[i] = jnp.sin(x * i) + acc[i - 1]
+            return c * x
+        out = jax.lax.fori_loop(0, 3, body, x)  # before the reference is read
+        return jnp.sum(acc[...]) + out
+
+    def scan(x):
+        r = jax.new_ref(0.0)
+
+        def body(c, xi):
+            r[...] += xi * x
+            return c * x, c + r[...]
+        c, ys = jax.lax.scan(body, 1.0, jnp.arange(3.0), reverse=True)
+        return r[...] + c + ys.sum()
+
+    def loop(x):
+        r = jax.new_ref(0.0)
+        jax.lax.while_loop(lambda i: i < 3, lambda i: (r.__setitem__(..., x * i), i + 1)[1], 0)
+        return r[...]
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.grad(loop)(2.0)
+    return [g(f)(x) for f in (fori, scan) for g in (jax.grad, lambda f: jax.jit(jax.grad(f)))
+            for x in (2.0, -0.5)] + [jax.grad(lambda x: _branch(jax, x))(x) for x in (2.0, -1.0)]
+
+
 PROGRAMS = {"basic": _basic, "jit_writes": _jit_writes, "loops": _loops,
-            "transforms": _transforms}
+            "transforms": _transforms, "int_arrays": _int_arrays, "reverse_loops": _reverse_loops}
 
 
 def _assert_same(ours, theirs):
@@ -208,6 +268,7 @@ def _error_cases(jax):
         lambda: jax.jit(lambda a, b: None)(r, r),
         lambda: jax.jit(lambda a: r[...])(r),
         lambda: jax.lax.sin(r),
+        lambda: r[jax.numpy.array([0.5])],
         lambda: jax.vmap(lambda x: r.__setitem__(..., x))(jax.numpy.ones((2, 3))),
         lambda: jax.grad(lambda x: (r.__setitem__(..., x), x.sum())[1])(jax.numpy.ones(3)),
     ]
@@ -227,8 +288,8 @@ def test_errors_where_jax_is_poor_or_missing():
     """A reference returned from jit names the function (as JAX's); a Ref of a Ref is a
     TypeError (JAX: a bare AssertionError); an empty strided slice reads nothing (JAX: a
     TypeError about negative slice limits); a traced reference in arithmetic is JAX's
-    error for a Ref given to a primitive (JAX: an AttributeError, `_mul`); grad of a loop
-    using references is refused."""
+    error for a Ref given to a primitive (JAX: an AttributeError, `_mul`); grad of a cond
+    using references under jit is refused (JAX differentiates it)."""
     r = refjax.new_ref(np.zeros(3, np.float32))
     with pytest.raises(ValueError, match=r"Attempting to pass a Ref Ref\{float32\[3\]\} to a "
                        "primitive: mul -- did you forget to unpack"):
@@ -246,13 +307,15 @@ def test_errors_where_jax_is_poor_or_missing():
     with pytest.raises(TypeError, match="limit_indices"):
         real_jax.new_ref(np.zeros(3))[:0:2]
 
-    def loop(x):
-        acc = refjax.new_ref(0.0)
-        refjax.lax.fori_loop(0, 3, lambda i, c: acc.__setitem__(..., acc[...] + x) or c, 0)
-        return acc[...]
-    assert refjax.jvp(loop, (2.0,), (1.0,))[1] == 3.0
-    with pytest.raises(NotImplementedError, match="scan .*mutable array references"):
-        refjax.grad(loop)(2.0)
+    with pytest.raises(NotImplementedError, match="a cond using mutable array references "
+                       ".*index is traced"):
+        refjax.jit(refjax.grad(lambda x: _branch(refjax, x)))(2.0)
+    # index arrays that do not broadcast: JAX's message forgets to format the shapes
+    pair = (np.array([0, 1]), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"indexing: \[\(2,\), \(3,\)\]"):
+        refjax.new_ref(np.zeros((3, 3)))[pair]
+    with pytest.raises(ValueError, match="indexing: {indexer_shapes}"):
+        real_jax.new_ref(np.zeros((3, 3)))[pair]
 
 
 def _ref_layouts(j):

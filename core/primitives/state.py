@@ -3,7 +3,8 @@ with their rules, and the functions of jax.ref binding them (JAX's state primiti
 from ..avals import ShapedArray
 from ..jaxpr import DropVar, Literal, pp_literal, pp_eqn_rules
 from ..primitive import make_primitive
-from ..state import REF_PRIMITIVES, AbstractRef, Ref, indexed_shape, is_ref, make_indexer, pp_indexer
+from ..state import (REF_PRIMITIVES, AbstractRef, IntArray, Ref, indexed_shape, is_int_entry,
+                     is_ref, make_indexer, pp_indexer)
 from ..trace import get_aval
 from .. import dtypes
 from ..transforms.ad import (JVP_OF_ZEROS, Zero, bind_tangent, instantiate,
@@ -29,17 +30,20 @@ def _check_ref(name, aval):
                         f"jax.new_ref); got a value of type {aval.str_short(short_dtypes=False)}")
 
 
-def _check_indices(name, idx_avals):
-    for a in idx_avals:
-        if a.shape != () or a.dtype.kind not in "iu":
-            raise TypeError(f"`{name}`: reference indices must be integer scalars; got "
+def _check_indices(name, idx_avals, indexer):
+    """Each operand an integer scalar or array of the shape its indexer entry says."""
+    shapes = [() if e is None else e.shape for e in indexer or () if is_int_entry(e)]
+    for a, shape in zip(idx_avals, shapes, strict=True):
+        if tuple(a.shape) != shape or a.dtype.kind not in "iu":
+            raise TypeError(f"`{name}`: reference indices must be integer scalars or arrays "
+                            f"of the indexer's shapes ({shape}); got "
                             f"{a.str_short(short_dtypes=False)}")
 
 
 def _indexed(name, ref_aval, idx_avals, indexer):
     """The type of ref[indexer], the operands checked."""
     _check_ref(name, ref_aval)
-    _check_indices(name, idx_avals)
+    _check_indices(name, idx_avals, indexer)
     return ShapedArray(indexed_shape(indexer, ref_aval.shape), ref_aval.dtype, ref_aval.weak_type)
 
 
@@ -57,7 +61,7 @@ def _check_value(name, ref_aval, expected, val_aval, indexer):
 
 
 def _str_indexer(indexer, shape):
-    n = 0 if indexer is None else sum(e is None for e in indexer)
+    n = 0 if indexer is None else sum(map(is_int_entry, indexer))
     return pp_indexer(indexer, shape, ["i"] * n, str)
 
 
@@ -322,17 +326,18 @@ def _unbatched_ref_error(name, ref):
         "vmapped function?")
 
 
-def _check_batched_ref(name, ref_dim, idx_dims):
-    if ref_dim not in (None, 0) or any(d is not None for d in idx_dims):
+def _check_batched_ref(name, ref_dim, idx_dims, indexer):
+    arrays = indexer is not None and any(type(e) is IntArray for e in indexer)
+    if ref_dim not in (None, 0) or any(d is not None for d in idx_dims) or arrays:
         raise NotImplementedError(
             f"vmap of `{name}`: refjax batches references along their leading axis, indexed "
-            "by unbatched integers and slices only")
+            "by unbatched integers and slices only (not integer arrays)")
 
 
 @get_p.def_batch
 def _get_batch(axis_data, vals, dims, *, indexer):
     (ref, *idx), (ref_dim, *idx_dims) = vals, dims
-    _check_batched_ref("get", ref_dim, idx_dims)
+    _check_batched_ref("get", ref_dim, idx_dims, indexer)
     return get_p.bind(ref, *idx, indexer=_batched_indexer(indexer, axis_data.size)), 0
 
 
@@ -341,7 +346,7 @@ def _update_batch(prim, name):
         (ref, val, *idx), (ref_dim, val_dim, *idx_dims) = vals, dims
         if ref_dim is None:
             raise _unbatched_ref_error(name, ref)
-        _check_batched_ref(name, ref_dim, idx_dims)
+        _check_batched_ref(name, ref_dim, idx_dims, indexer)
         val = bdim_at_front(val, val_dim, axis_data.size)
         out = prim.bind(ref, val, *idx, indexer=_batched_indexer(indexer, axis_data.size))
         return (out, 0) if prim is swap_p else ([], [])
@@ -388,7 +393,7 @@ def _check_ref_value(ref):
 
 
 def get(ref, idx=None):
-    """ref[idx]: the value at `idx` (integers, static slices, '...')."""
+    """ref[idx]: the value at `idx` (integers, integer arrays, static slices, '...')."""
     indexer, operands = _index(ref, idx)
     return get_p.bind(ref, *operands, indexer=indexer)
 

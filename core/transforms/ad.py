@@ -90,6 +90,10 @@ def instantiate(t):
 # reference must exist for the differentiated values written into it later.
 JVP_OF_ZEROS = set()
 
+# Loop and branch primitives' evaluation step by step on the current trace: reverse mode
+# runs a loop or branch using references this way (control_flow/iterations.py fills it).
+LINEARIZE_BY_ITERATIONS = {}
+
 
 def bind_tangent(prim, *args, **params):
     """Bind prim where tangents are computed, even with no tangent operand: under linearize,

@@ -19,6 +19,7 @@ from .jvp import check_tangent, jvp, split_aux
 from .linearize import linearize_flat
 from .staging import trace_to_jaxpr
 from .transpose import backward_pass
+from .vjp_object import make_vjp
 from .vmap import vmap
 
 __all__ = ["vjp", "linearize", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
@@ -40,85 +41,19 @@ def _flatten_fun(fun, in_tree, has_aux=False):
 
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """(fun(*primals), pullback): the pullback (a `VJP`, a pytree whose leaves are the
-    residuals) maps output cotangents to input cotangents."""
+    residuals; see vjp_object.py) maps output cotangents to input cotangents."""
     leaves, in_tree = pytree.tree_flatten(primals)
     leaves = [as_value(x) for x in leaves]
     flat, box = _flatten_fun(fun, in_tree, has_aux)
     out_p, jaxpr, residuals = linearize_flat(flat, leaves)
-    pullback = VJP(jaxpr, in_tree, box["tree"], tuple(typed_aval(x) for x in leaves),
-                   tuple(typed_aval(o) for o in out_p), residuals, _fun_name(fun))
+    pullback = make_vjp(leaves, in_tree, box["tree"], [typed_aval(o) for o in out_p], jaxpr,
+                        residuals, _fun_name(fun))
     out = pytree.tree_unflatten(box["tree"], out_p)
     return (out, pullback, box["aux"]) if has_aux else (out, pullback)
 
 
-class VJP:
-    """The pullback jax.vjp returns: callable on output cotangents, and a pytree whose leaves
-    are the residuals (so it can be returned from jit, flattened, passed around)."""
-
-    def __init__(self, jaxpr, in_tree, out_tree, in_avals, out_avals, residuals, name):
-        self.jaxpr, self.in_tree, self.out_tree = jaxpr, in_tree, out_tree
-        self.in_avals, self.out_avals, self.name = in_avals, out_avals, name
-        self.residuals = list(residuals)
-
-    def __call__(self, *args):
-        if len(args) != 1:
-            raise TypeError(f"The function returned by `jax.vjp` applied to {self.name} was "
-                            f"called with {len(args)} arguments, but functions returned by "
-                            "`jax.vjp` must be called with a single argument corresponding to "
-                            "the single value returned by the function being differentiated "
-                            "(even if that returned value is a tuple or other container).")
-        cotangents, = args
-        ct_leaves, ct_tree = pytree.tree_flatten(cotangents)
-        if ct_tree != self.out_tree:
-            raise ValueError(
-                "unexpected tree structure.\n\nThe argument to a VJP function returned by "
-                "`jax.vjp` must match the pytree\nstructure of the differentiated function "
-                f"{self.name}.\n\nBut the tree structures differ: the cotangent has structure "
-                f"{ct_tree}, the output had {self.out_tree}.")
-        ct_leaves = [_check_ct(c, a) for c, a in zip(ct_leaves, self.out_avals)]
-        cts = backward_pass(self.jaxpr, self.residuals, [True] * len(self.jaxpr.invars),
-                            ct_leaves)
-        cts = [_materialize(c, a) for c, a in zip(cts, self.in_avals)]
-        return pytree.tree_unflatten(self.in_tree, cts)
-
-    def _static(self):
-        return (self.jaxpr, self.in_tree, self.out_tree, self.in_avals, self.out_avals,
-                self.name)
-
-
-pytree.register_pytree_node(
-    VJP, lambda f: (f.residuals, f._static()),
-    lambda static, residuals: VJP(*static[:5], residuals, static[5]))
-
-
 def _fun_name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
-
-
-def _check_ct(ct, out_aval):
-    """The cotangent, if it has the tangent type of its output once canonicalized (so a
-    float64 NumPy array passes for float32 without x64, as in JAX; ValueError otherwise).
-    Where that type is float0 (integer outputs), JAX accepts any dtype of the right shape:
-    the cotangent carries no information and becomes a zero."""
-    expected = out_aval.to_tangent_aval()
-    ct = as_value(ct)
-    got = get_aval(ct)
-    if got.shape == expected.shape and expected.dtype == dtypes.float0:
-        return Zero(expected)
-    if got.shape == expected.shape and got.dtype == expected.dtype:
-        return ct
-    raise ValueError("unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                     f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
-                     "the corresponding output of the differentiated function had JAX type "
-                     f"{out_aval.strip_weak_type().str_short(False)}")
-
-
-def _materialize(ct, aval):
-    if type(ct) is Zero or ct is None:  # a zero cotangent of the input's type, weak if it is
-        zeros = zeros_like_aval(aval.to_tangent_aval())
-        weak = aval.weak_type and dtypes.is_inexact(aval.dtype)
-        return ew.convert_element_type(zeros, zeros.dtype, weak_type=True) if weak else zeros
-    return ct
 
 
 def _check_linearized_tangent(p, t):

@@ -14,6 +14,7 @@ import types
 from typing import NamedTuple
 
 from .. import key_reuse, pytree
+from ..config import config
 from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, with_binders
 from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
@@ -216,6 +217,8 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
     call (arguments steering Python control flow must be in `static_argnums`)."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
         tuple(static_argnums)
+    remat3 = config.read("jax_remat3")  # read when wrapping, as JAX's
+    policy = _remat3_policy(policy) if remat3 else policy
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
@@ -250,7 +253,29 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
     # As JAX's, the trace of fun is cached per function (weakly) and signature: a function
     # reading a global it was traced with keeps that trace (the policy applies afterwards).
     cache = trace_cache(fun, ("checkpoint", static_argnums, static_argnames))
+    if remat3:  # JAX's remat3 wrapper has the signature (*args, **kwargs): debug info says so
+        del checkpointed.__wrapped__
     return checkpointed
+
+
+def _remat3_policy(policy):
+    """The policy JAX 0.10.2's remat3 applies: it consults the name policies and
+    everything_saveable on named values, a DotsSaveable policy on dot_general, and
+    recomputes every other value."""
+    return None if policy is None else _Remat3Policy(policy)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Remat3Policy:
+    policy: object
+
+    def __call__(self, prim, *avals, **params):
+        if prim is name_p:
+            return self.policy is everything_saveable or isinstance(
+                self.policy, (SaveOnlyTheseNames, SaveAnyNamesButThese)) and bool(
+                    self.policy(prim, *avals, **params))
+        return prim is dot_general_p and isinstance(self.policy, DotsSaveable) and bool(
+            self.policy(prim, *avals, **params))
 
 
 def _with_static_names(fun, args, kwargs, static_argnames):
@@ -334,8 +359,9 @@ def save_any_names_but_these(*names):
 
 
 def save_anything_except_these_names(*names):
-    """As JAX 0.10 has it: saves every value (names are not consulted)."""
-    return everything_saveable
+    """As JAX 0.10 has it: saves every value (names are not consulted); a policy of its own,
+    not everything_saveable (jax_remat3 treats them differently)."""
+    return functools.partial(everything_saveable)
 
 
 def offload_dot_with_no_batch_dims(offload_src, offload_dst):
@@ -427,9 +453,8 @@ def _describe(jaxpr, residuals, arg_names):
                 continue
             if eqn.primitive is name_p:
                 out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
-            elif eqn.primitive.name == "jit":
-                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from "
-                                    f"{src}"))
+            elif eqn.primitive.name == "jit":  # JAX's known jit, split off, has no line
+                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from "))
             else:
                 out.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
     return out

@@ -8,6 +8,7 @@ import functools
 from .. import pytree
 from ..avals import mismatch_extra
 from ..primitive import make_primitive
+from ..state import REF_PRIMITIVES
 from ..trace import as_value, get_aval
 from .ad import Zero, instantiate
 from .batching import bdim_at_front, moveaxis
@@ -20,6 +21,7 @@ custom_lin_p = make_primitive("custom_lin", multiple_results=True)
 
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+REF_PRIMITIVES.add(custom_lin_p)  # its residuals may be references the bwd rule writes to
 
 
 class custom_vjp:

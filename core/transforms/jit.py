@@ -517,14 +517,29 @@ def _jit_linearize(primals, tangents, *, name, jaxpr, **ctx):
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     unknowns = [False] * len(primals) + [True] * len(nz_tangents)
     known, unknown, out_unknowns, n_res = partial_eval_jaxpr(new, unknowns)
+    known, forwarded = _forward_residuals(known, n_res)
     known_outs = jit_p.bind(*primals, name=name, jaxpr=known, **ctx)
-    n_known_out = len(known_outs) - n_res
-    unknown_outs = iter(jit_p.bind(*known_outs[n_known_out:], *nz_tangents, name=name,
-                                   jaxpr=unknown, **ctx))
+    n_known_out = len(known_outs) - forwarded.count(None)
+    computed = iter(known_outs[n_known_out:])
+    residuals = [next(computed) if i is None else primals[i] for i in forwarded]
+    unknown_outs = iter(jit_p.bind(*residuals, *nz_tangents, name=name, jaxpr=unknown, **ctx))
     known_outs = iter(known_outs[:n_known_out])
     outs = [next(unknown_outs) if u else next(known_outs) for u in out_unknowns]
     n_primal = len(jaxpr.out_avals)
     return outs[:n_primal], outs[n_primal:]
+
+
+def _forward_residuals(known, n_res):
+    """Residuals that are inputs of the known jaxpr are passed on by the caller instead of
+    returned (JAX's forwarding): the known jaxpr without those outputs, and for each residual
+    the index of the input it is, or None."""
+    jaxpr = known.jaxpr
+    n_out = len(jaxpr.outvars) - n_res
+    position = {v: i for i, v in enumerate(jaxpr.invars)}
+    forwarded = [position.get(v) for v in jaxpr.outvars[n_out:]]
+    outvars = jaxpr.outvars[:n_out] + [v for v, i in zip(jaxpr.outvars[n_out:], forwarded)
+                                       if i is None]
+    return ClosedJaxpr(jaxpr._replace(outvars=outvars), known.consts), forwarded
 
 
 def _jit_batch(axis_data, vals, dims, *, name, jaxpr, **ctx):

@@ -10,7 +10,7 @@ from ..trace import (Trace, Tracer, as_value, current_trace, get_aval, set_curre
 from .. import dtypes
 from . import ad
 from ..state import is_ref, uses_refs
-from .ad import JVP_OF_ZEROS, Zero, instantiate
+from .ad import JVP_OF_ZEROS, LINEARIZE_BY_ITERATIONS, Zero, instantiate
 from .staging import stage_closed
 from .batching import defvectorized
 
@@ -73,14 +73,18 @@ class JVPTrace(Trace):
     def _linearize_with_refs(self, prim, args, params):
         """A jit using references, under linearize, is inlined: its equations are linearized
         one by one, so the reference primitives' rules follow the writes (its own linearize
-        rule would lose them). A loop or a branch using references is refused."""
-        if prim.name != "jit":
+        rule would lose them). A loop or a branch runs iteration by iteration the same way
+        (ad.LINEARIZE_BY_ITERATIONS); other primitives using references are refused."""
+        if prim.name == "jit":
+            closed = params["jaxpr"]
+            return jx.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        by_iterations = LINEARIZE_BY_ITERATIONS.get(prim)
+        if by_iterations is None:
             raise NotImplementedError(
                 f"refjax cannot differentiate in reverse mode (grad, vjp, linearize) a "
-                f"{prim.name} (a loop or a branch) using mutable array references (jax.Ref); "
-                "forward mode (jvp, jacfwd) can")
-        closed = params["jaxpr"]
-        return jx.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+                f"{prim.name} using mutable array references (jax.Ref); forward mode (jvp, "
+                "jacfwd) can")
+        return by_iterations(args, **params)
 
     def _maybe_tracer(self, primal, tangent):
         # As JAX: a value whose tangent is a symbolic zero is no longer traced by this trace.

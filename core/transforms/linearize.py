@@ -40,7 +40,7 @@ def linearize_flat(fun, primals):
     """Returns (out primals, linear jaxpr, residuals, out tangent avals): the jaxpr maps input
     tangents to output tangents; its constvars are the residuals (values of the parent trace)."""
     parent = current_trace()
-    tangent_trace = StagingTrace(record_source=False)
+    tangent_trace = StagingTrace(record_source=False, inline_arrays=False)
     tangents = [tangent_trace.new_arg(typed_aval(p).to_tangent_aval()) for p in primals]
     # Integer and boolean primals have float0 tangents: inputs of the linear jaxpr, but
     # symbolic zeros for the rules (as in jvp), which never compute with float0 values.

@@ -31,10 +31,12 @@ class StagingTracer(Tracer):
 class StagingTrace(Trace):
     """Builds a jaxpr. Values of other traces and concrete arrays become constants."""
 
-    def __init__(self, record_source=True):
+    def __init__(self, record_source=True, inline_arrays=True):
         # Internal traces (a rule's helper, the tangents of linearize) skip looking up the
         # user's line for each equation: equations they re-bind keep their own source.
         self.current_source = source_info.current if record_source else source_info.rebound
+        # linearize keeps concrete arrays as residuals (constvars), as JAX's does
+        self.inline_arrays = inline_arrays
         self.invars = []
         self.eqns = []
         self.constvars = {}  # id(value) -> (Var, value)
@@ -47,7 +49,7 @@ class StagingTrace(Trace):
     def to_atom(self, x):
         if type(x) is StagingTracer and x._trace is self:
             return x._var
-        literal = _as_literal(x)
+        literal = _as_literal(x) if self.inline_arrays or not isinstance(x, Array) else None
         if literal is not None:
             return literal
         return self._const_var(x)

@@ -4,10 +4,11 @@ from ..state import is_ref_type
 from .ad import UndefinedPrimal, Zero, add_tangents, zero_ref
 
 
-def backward_pass(jaxpr, consts, linear_in, cts_out):
+def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None):
     """Cotangents of jaxpr's inputs. `linear_in[i]` says invar i is linear (an UndefinedPrimal);
     the others take values from `args` passed as consts+known inputs. Returns a list (Zero for
-    inputs that get no cotangent)."""
+    inputs that get no cotangent). With `wanted` (a bool per invar), equations that cannot
+    reach a wanted input's cotangent are not transposed (the others' cotangents are partial)."""
     known = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
     for v, lin in zip(jaxpr.invars, linear_in):
@@ -16,6 +17,8 @@ def backward_pass(jaxpr, consts, linear_in, cts_out):
         else:
             known[v] = lin
     linear_eqns = _forward_known(jaxpr, known, linear_vars)
+    if wanted is not None:
+        linear_eqns = _reaching(linear_eqns, jaxpr.invars, wanted)
     ct_env = {}
     for v, ct in zip(jaxpr.outvars, cts_out):
         _write_ct(ct_env, v, ct)
@@ -33,6 +36,19 @@ def backward_pass(jaxpr, consts, linear_in, cts_out):
                 _write_ct(ct_env, v, ct)
     return [ct_env.get(v, Zero(v.aval.to_tangent_aval())) if lin is True else None
             for v, lin in zip(jaxpr.invars, linear_in)]
+
+
+def _reaching(linear_eqns, invars, wanted):
+    """The linear equations reading a value that depends on a wanted input (only their
+    transposes send cotangent to it), and, to be safe, every one touching a reference."""
+    live = {v for v, w in zip(invars, wanted) if w}
+    kept = []
+    for eqn in linear_eqns:
+        if any(is_ref_type(v.aval) for v in (*eqn.invars, *eqn.outvars)) or \
+                any(type(v) is not jx.Literal and v in live for v in eqn.invars):
+            live.update(eqn.outvars)
+            kept.append(eqn)
+    return kept
 
 
 def _linear_in(ct_env, v):

@@ -4,13 +4,14 @@ arrays it was made from, never change."""
 import numpy as np
 
 from ....core.primitives import state
+from ....core.state import is_int_entry
 from ..backend import RefBox, frozen
 from ._common import rule
 
 
 def np_index(indexer, idx, shape):
-    """The NumPy index of a reference indexer and its integer operands: negative integers
-    count from the end and out-of-range ones are clamped, as XLA's dynamic slices."""
+    """The NumPy index of a reference indexer and its integer (array) operands: negative
+    integers count from the end and out-of-range ones are clamped, as XLA's dynamic slices."""
     if indexer is None:
         return ...
     idx = iter(idx)
@@ -18,10 +19,10 @@ def np_index(indexer, idx, shape):
 
 
 def _np_entry(entry, dim, idx):
-    if entry is None:
-        i = int(next(idx))
-        i = i + dim if i < 0 else i
-        return min(max(i, 0), dim - 1)
+    if is_int_entry(entry):
+        i = np.asarray(next(idx)).astype(np.int64)
+        i = np.clip(np.where(i < 0, i + dim, i), 0, dim - 1)
+        return int(i) if entry is None else i
     start, size, stride = entry
     return slice(start, start + (size - 1) * stride + 1 if size else start, stride)
 
@@ -59,8 +60,8 @@ def _swap(box, val, *idx, indexer):
 
 @rule(state.addupdate_p)
 def _addupdate(box, val, *idx, indexer):
-    def add(new, i):
-        new[i] = new[i] + val
+    def add(new, i):  # repeated integer-array indices each add (a scatter-add)
+        np.add.at(new, i, val)
     _updated(box, idx, indexer, add)
     return []
 

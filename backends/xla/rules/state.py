@@ -5,6 +5,7 @@ import numpy as np
 from jax import lax
 
 from ....core.primitives import state
+from ....core.state import is_int_entry
 from ._common import rule
 
 
@@ -18,7 +19,7 @@ def jax_index(indexer, idx, shape):
 
 
 def _jax_entry(entry, dim, idx):
-    if entry is None:
+    if is_int_entry(entry):
         i = lax.convert_element_type(next(idx), np.int32)  # int32 constants too, under x64
         return lax.clamp(np.int32(0), lax.select(i < 0, i + np.int32(dim), i), np.int32(dim - 1))
     start, size, stride = entry
