@@ -17,8 +17,6 @@ PAGE = "/work/jaxsrc/docs/notebooks/shard_map.md"
 PARALLEL = "/work/jaxsrc/docs/parallel.md"
 
 KNOWN = {
-    4: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
-    6: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
     19: "refjax's vma error names the output and axes (the staged shard_map's message)",
     21: "make_jaxpr on Explicit axes: JAX's traced types carry @i and insert pvary",
 }
@@ -43,14 +41,7 @@ def test_shard_map_notebook_shows_what_jax_shows():
     assert _differing_cells(PAGE) == set(KNOWN)
 
 
-_RICH = "JAX's visualize_array_sharding needs `rich` (not installed: ValueError); refjax draws"
 PARALLEL_KNOWN = {
-    3: _RICH,
-    8: "the set_mesh object's repr names its module (refjax.core.sharding.mesh)",
-    10: _RICH,
-    12: _RICH,
-    13: _RICH,
-    15: _RICH,
     16: "device_put to an unreduced spec (P(..., unreduced={'Y'})): NotImplementedError",
     17: "the unreduced array of cell 16",
     18: "the unreduced array of cell 16",
