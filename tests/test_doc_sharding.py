@@ -46,14 +46,12 @@ PARALLEL_KNOWN = {
     17: "the unreduced array of cell 16",
     18: "the unreduced array of cell 16",
     25: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce)",
-    32: "a jit output laid out by a constraint: JAX reports the spec without trailing Nones "
-        "(P('X',)) unless an input has that sharding; refjax keeps the constraint's",
 }
 
 
 @pytest.mark.skipif(not os.path.exists(PARALLEL), reason="JAX's docs are not checked out here")
 @pytest.mark.backends("numpy_ref")  # as above: one backend
 def test_parallel_page_shows_what_jax_shows():
-    """25 of the page's 36 cells agree (15 before sharding in types on Explicit axes, 14 before
-    out_sharding= on jax.random.normal)."""
+    """32 of the page's 36 cells agree (25 before rich, set_mesh's repr and JAX's names of jit
+    results' shardings; 15 before sharding in types on Explicit axes)."""
     assert _differing_cells(PARALLEL) == set(PARALLEL_KNOWN)
