@@ -15,9 +15,12 @@ import refjax
 
 PAGE = "/work/jaxsrc/docs/notebooks/shard_map.md"
 PARALLEL = "/work/jaxsrc/docs/parallel.md"
+NEW_DOCS = "/work/jaxsrc/docs/new_docs/201"
 
+_REM_SINGLETON = ("eager shard_map's vma error: JAX names its own internal function "
+                  "('_rem_singleton'), refjax the user's ('<lambda>'); the rest is JAX's text")
 KNOWN = {
-    19: "refjax's vma error names the output and axes (the staged shard_map's message)",
+    19: _REM_SINGLETON,
     21: "make_jaxpr on Explicit axes: JAX's traced types carry @i and insert pvary",
 }
 
@@ -55,3 +58,31 @@ def test_parallel_page_shows_what_jax_shows():
     """32 of the page's 36 cells agree (25 before rich, set_mesh's repr and JAX's names of jit
     results' shardings; 15 before sharding in types on Explicit axes)."""
     assert _differing_cells(PARALLEL) == set(PARALLEL_KNOWN)
+
+
+_UNREDUCED = "the unreduced array of cell 16"
+# JAX's new docs: 201/sharding.md is parallel.md's successor, 201/shard-map.md the notebook's.
+NEW_DOCS_KNOWN = {
+    "sharding.md": {
+        16: "device_put to an unreduced spec (P(..., unreduced={'Y'})): NotImplementedError",
+        17: _UNREDUCED,
+        18: _UNREDUCED,
+        25: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce)",
+    },
+    "shard-map.md": {
+        19: _REM_SINGLETON,
+        21: "make_jaxpr on Explicit axes: JAX's traced types insert pvary",
+        24: "einsum's out_sharding=P(unreduced={'i'}) and reshard to P(reduced={'i'}) outside "
+            "jit: NotImplementedError",
+    },
+}
+
+
+# The default run takes the first page (about 4 s of CPU); shard-map.md (about 30 s, JAX
+# compiling) runs under the thorough profile.
+@pytest.mark.parametrize("page", list(NEW_DOCS_KNOWN))
+@pytest.mark.skipif(not os.path.exists(NEW_DOCS), reason="JAX's docs are not checked out here")
+@pytest.mark.backends("numpy_ref")  # as above: one backend
+def test_new_docs_page_shows_what_jax_shows(page):
+    """32 of sharding.md's 36 cells agree, 67 of shard-map.md's 70."""
+    assert _differing_cells(f"{NEW_DOCS}/{page}") == set(NEW_DOCS_KNOWN[page])
