@@ -25,14 +25,19 @@ def is_fixed(var):
 def named_as_jax(jaxpr, in_shardings, outs):
     """The output shardings `outs` of a jaxpr run on arguments laid out as `in_shardings`
     (None: uncommitted), named as JAX names a compiled program's results."""
+    if not any(map(_renamed, outs)):  # the common case, without walking the jaxpr
+        return outs
     first = _first_live_input(jaxpr, in_shardings)
-    return [o if is_fixed(v) else _named(o, v.aval.ndim, first)
+    return [o if is_fixed(v) or not _renamed(o) else _named(o, v.aval.ndim, first)
             for v, o in zip(jaxpr.outvars, outs)]
 
 
+def _renamed(out):
+    """Whether JAX names this layout itself (on Explicit axes the type's spec is kept)."""
+    return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit
+
+
 def _named(out, ndim, first):
-    if not isinstance(out, NamedSharding) or out.mesh.are_all_axes_explicit:
-        return out
     if first is not None and first[1] == ndim and first[0].mesh == out.mesh \
             and out.is_equivalent_to(first[0], ndim):
         return first[0]
