@@ -3,64 +3,34 @@ visualize_array_sharding / visualize_sharding, inspect_array_sharding and breakp
 from ..core.array import Array
 from ..core.primitives import debugging
 from ..core.trace import Tracer
+from . import visualize
 from .debugger import breakpoint  # noqa: F401 - jax.debug.breakpoint
 
 
-def _blocks(shape, placements):
-    """{(row block, col block): [device ids]} of a 1-d or 2-d layout given as (device id,
-    index) pairs, plus the grid's rows and columns."""
-    ndim = len(shape)
-    shape = tuple(shape) if ndim == 2 else (1,) + tuple(shape)
-    cells = {}
-    for device_id, index in placements:
-        index = tuple(index) if ndim == 2 else (slice(None),) + tuple(index)
-        key = tuple(s.indices(d)[:2] for s, d in zip(index, shape))
-        cells.setdefault(key, []).append(device_id)
-    rows = sorted({k[0] for k in cells})
-    cols = sorted({k[1] for k in cells})
-    return cells, rows, cols
-
-
-def _label(ids):
-    ids = sorted(set(ids))
-    return "CPU " + ",".join(map(str, ids))
-
-
-def sharding_table(array):
-    """The text table visualize_array_sharding prints: one cell per block, naming its devices."""
-    if not isinstance(array, Array):
-        raise TypeError("visualize_array_sharding expects a concrete Array")
-    return _table(array.shape, [(s.device.id, s.index) for s in array.addressable_shards])
-
-
-def _table(shape, placements):
-    if len(shape) not in (0, 1, 2):
-        raise ValueError(f"visualize_sharding only works for shapes with 1 or 2 dimensions, "
-                         f"got shape {tuple(shape)}")
-    cells, rows, cols = _blocks(shape, placements)
-    labels = [[_label(cells[(r, c)]) for c in cols] for r in rows]
-    width = max(len(s) for row in labels for s in row) + 2
-    horiz = "─" * width
-    lines = ["┌" + "┬".join([horiz] * len(cols)) + "┐"]
-    for i, row in enumerate(labels):
-        lines.append("│" + "│".join(s.center(width) for s in row) + "│")
-        sep = ("├", "┼", "┤") if i < len(labels) - 1 else ("└", "┴", "┘")
-        lines.append(sep[0] + sep[1].join([horiz] * len(cols)) + sep[2])
-    return "\n".join(lines)
-
-
 def visualize_array_sharding(array, **kwargs):
-    """Print which device holds which block of a 1-d or 2-d array."""
-    print(sharding_table(array))
+    """Print which device holds which block of a 1-d or 2-d array (a `rich` table, as JAX's;
+    the options are visualize_sharding's)."""
+    if isinstance(array, Tracer):
+        raise NotImplementedError(
+            "jax.debug.visualize_array_sharding: refjax draws the sharding of concrete arrays "
+            "only (call it outside jit, on the jitted function's result)")
+    if not isinstance(array, Array):  # JAX: AttributeError, no attribute 'sharding'
+        raise TypeError("jax.debug.visualize_array_sharding expects a jax.Array, got "
+                        f"{type(array).__module__}.{type(array).__qualname__}")
+    visualize_sharding(array.shape, array.sharding, **kwargs)
 
 
 def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9,
                        max_width=80, color_map=None):
-    """Print which device holds which block of an array of `shape` laid out by `sharding`
-    (as visualize_array_sharding, without the array; refjax draws a plain text table)."""
+    """Print which device holds which block of an array of `shape` laid out by `sharding`:
+    a `rich` table, each block sized by its share of the array (`scale` times 10 lines high
+    at most, widths within [min_width, max_width]), coloured from `color_map` (matplotlib's
+    tab20b by default) when the terminal has colours and `use_color`."""
     placements = [(d.id, index) for d, index in sharding.devices_indices_map(tuple(shape))
                   .items()]
-    print(_table(tuple(shape), placements))
+    kind = next(iter(sharding.device_set)).platform.upper()
+    visualize.draw(tuple(shape), placements, kind, use_color=use_color, scale=scale,
+                   min_width=min_width, max_width=max_width, color_map=color_map)
 
 
 def inspect_array_sharding(value, *, callback):

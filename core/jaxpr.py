@@ -15,7 +15,7 @@ from .errors import JaxprTypeError
 class Var:
     """A variable of a jaxpr; identity is the object itself, names are given when printing."""
 
-    __slots__ = ("aval",)
+    __slots__ = ("aval", "__weakref__")  # weakly marked: jit's out_shardings outputs
 
     def __init__(self, aval):
         self.aval = aval

@@ -7,6 +7,7 @@ from . import jaxpr as jx
 from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import Mesh, axes_of
+from .sharding_names import named_as_jax
 from .sharding_types import is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
@@ -312,8 +313,9 @@ def propagate_jaxpr(closed, in_shardings):
         env.update((v, o if isinstance(o, NamedSharding) else None)
                    for v, o in zip(eqn.outvars, outs))
     kind = _memory_kind(in_shardings)
-    return [_single_device_constraint_of(jaxpr, v) or read(v)
-            or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars]
+    return named_as_jax(jaxpr, in_shardings, [
+        _single_device_constraint_of(jaxpr, v) or read(v)
+        or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
 
 
 def _single_device_constraint_of(jaxpr, var):

@@ -1,8 +1,6 @@
 """jax.debug.visualize_sharding / inspect_array_sharding and the device-level top-level helpers
 (typeof, float0, process_indices, copy_to_host_async, sharding.make_single_device_sharding)
-against real JAX 0.10.2 where it can run them (it draws shardings with rich, which is not
-installed: there the independent truth is visualize_array_sharding of a placed array and
-hand-written tables)."""
+against real JAX 0.10.2 (both draw shardings with rich: the tables must be the same text)."""
 import jax as real_jax
 import numpy as np
 import pytest
@@ -10,25 +8,54 @@ import pytest
 import refjax
 from refjax.sharding import NamedSharding, PartitionSpec as P
 
+# (shape, mesh shape, spec, options): 1-d and 2-d, sharded, replicated, partially replicated,
+# over two axes at once, and each drawing option.
+LAYOUTS = [((8,), (8,), ("x",), {}), ((8,), (2, 4), ("y",), {}), ((4, 4), (2, 2), ("x",), {}),
+           ((4, 8), (2, 4), ("x", "y"), {}), ((8, 8), (2, 4), (None, "y"), {}),
+           ((8, 8), (2, 4), (), {}), ((8, 8), (2, 4), (("x", "y"),), {}),
+           ((8, 2), (4, 2), ("x", None), {"scale": 2}), ((8, 8), (2, 4), ("y", "x"), {"scale": 0.5}),
+           ((2, 16), (2, 4), ("x", "y"), {"min_width": 3, "max_width": 40}),
+           ((16,), (8,), ("x",), {"use_color": False}), ((3, 40), (1,), (), {"max_width": 30}),
+           ((4, 4), (2, 2), ("x", "y"), {"color_map": lambda v: (v, 0.5, 1 - v, 1.0)}),
+           ((2, 2, 2), (8,), (), {}), ((), (8,), (), {})]
 
-@pytest.mark.parametrize("spec, shape", [(P("x"), (4, 4)), (P(None, "y"), (4, 4)),
-                                         (P("x", "y"), (4, 8)), (P("y"), (4,)), (P(), (2, 2))])
-def test_visualize_sharding_draws_the_placed_array(spec, shape, capsys):
-    mesh = refjax.make_mesh((2, 2), ("x", "y"))
-    sharding = NamedSharding(mesh, spec)
-    refjax.debug.visualize_sharding(shape, sharding)
-    drawn = capsys.readouterr().out
-    refjax.debug.visualize_array_sharding(refjax.device_put(np.zeros(shape), sharding))
-    assert drawn == capsys.readouterr().out
+
+def _drawn(jax, capsys, shape, mesh_shape, spec, options):
+    """What visualize_sharding prints for the layout (or its error's class and text)."""
+    names = ("x", "y")[:len(mesh_shape)]
+    mesh = jax.make_mesh(mesh_shape, names, devices=jax.devices()[:int(np.prod(mesh_shape))])
+    try:
+        jax.debug.visualize_sharding(shape, jax.sharding.NamedSharding(
+            mesh, jax.sharding.PartitionSpec(*spec)), **options)
+    except ValueError as e:
+        return f"ValueError: {e}"
+    return capsys.readouterr().out
 
 
-def test_visualize_sharding_by_hand(capsys):
-    mesh = refjax.make_mesh((2, 2), ("x", "y"))
-    refjax.debug.visualize_sharding((4,), NamedSharding(mesh, P("y")))
-    assert capsys.readouterr().out.splitlines() == [
-        "┌─────────┬─────────┐", "│ CPU 0,2 │ CPU 1,3 │", "└─────────┴─────────┘"]
-    with pytest.raises(ValueError, match="1 or 2 dimensions"):
-        refjax.debug.visualize_sharding((2, 2, 2), NamedSharding(mesh, P()))
+def test_visualize_sharding_as_jax(capsys, monkeypatch):
+    """Every layout and option of LAYOUTS draws JAX's text; then the same in a terminal with
+    true colours (ANSI codes: painted cells with color_map, highlighted numbers without, since
+    matplotlib, the default map, is not installed)."""
+    drawings = []
+    for colour in (False, True):
+        if colour:
+            monkeypatch.setenv("FORCE_COLOR", "1")
+            monkeypatch.setenv("COLORTERM", "truecolor")
+        for layout in LAYOUTS:
+            drawings.append(_drawn(refjax, capsys, *layout))
+            assert drawings[-1] == _drawn(real_jax, capsys, *layout), (colour, layout)
+    painted = LAYOUTS.index(next(x for x in LAYOUTS if "color_map" in x[3]))
+    assert ";48;2;" in drawings[len(LAYOUTS) + painted] and "\x1b[" not in drawings[painted]
+
+
+def test_visualize_array_sharding_refusals():
+    """A traced value (JAX draws it at compile time; refjax decides layouts after tracing) and a
+    NumPy array (JAX: AttributeError, "'TypedNdArray' object has no attribute 'sharding'")."""
+    with pytest.raises(NotImplementedError, match="visualize_array_sharding"):
+        refjax.jit(refjax.debug.visualize_array_sharding)(refjax.numpy.ones(3))
+    with pytest.raises(TypeError, match="visualize_array_sharding expects a jax.Array, got "
+                                        "numpy.ndarray"):
+        refjax.debug.visualize_array_sharding(np.ones(3))
 
 
 def test_inspect_array_sharding():

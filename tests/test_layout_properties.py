@@ -814,5 +814,9 @@ def test_random_shard_maps_agree_across_backends_and_with_jax(data):
     for kind, ref in results["numpy_ref"].items():
         got = results["xla"][kind]
         close(got, ref, tol=1e-3 if kind == "grad" else 1e-4)
-        assert got.sharding == ref.sharding, kind
+        # grad and vmap run eagerly on numpy_ref and jitted on xla: JAX names a jitted
+        # result's layout by its canonical spec (P('x',) for P('x', None)), as refjax does
+        same_program = kind in ("eager", "jit")
+        assert got.sharding == ref.sharding if same_program else \
+            got.sharding.is_equivalent_to(ref.sharding, got.ndim), kind
         assert layout(got) == layout(ref), kind

@@ -94,6 +94,17 @@ def test_mesh_contexts_as_jax():
     assert ours == theirs
 
 
+def test_set_mesh_repr_as_jax():
+    """A notebook cell ending in `jax.set_mesh(mesh)` shows the object's repr: JAX's text, with
+    the object's own address."""
+    shown = []
+    for jax in (real_jax, refjax):
+        with jax.set_mesh(None):  # restores the empty mesh on exit
+            setter = jax.set_mesh(grid(jax))
+            shown.append(repr(setter).replace(hex(id(setter)), "0x"))
+    assert shown[1] == shown[0] == "<jax._src.sharding_impls.set_mesh object at 0x>"
+
+
 def pspec_errors_scenario(jax, jnp):
     P = jax.P
     inp = np.ones((8, 2))

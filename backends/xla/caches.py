@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.jaxpr import Literal
 from ...core.lru import LRU
+from ...core.sharding_names import is_fixed
 
 
 
@@ -100,7 +101,8 @@ def jaxpr_key(jaxpr):
                  for eqn in jaxpr.eqns)
     # A constant and an argument bind alike: the split keeps `c * 2` with c a constant
     # apart from the same jaxpr taking c as its argument.
-    return len(jaxpr.constvars), binders, eqns, tuple(map(var, jaxpr.outvars))
+    # outputs laid out by jit's out_shardings name their shardings otherwise
+    return len(jaxpr.constvars), binders, eqns, tuple((var(v), is_fixed(v)) for v in jaxpr.outvars)
 
 
 def _param_key(p):

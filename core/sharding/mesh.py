@@ -589,3 +589,7 @@ class set_mesh:
     def __exit__(self, exc_type, exc_value, traceback):
         _CURRENT_MESH.set(self.prev_mesh)
         return False
+
+    def __repr__(self):
+        # A notebook shows `jax.set_mesh(mesh)`'s value: JAX's default repr, naming its module.
+        return f"<jax._src.sharding_impls.set_mesh object at {id(self):#x}>"

@@ -15,6 +15,7 @@ from ..primitives.parallel import axis_env_key
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import (P, Sharding, get_current_mesh, mesh_context_key, placement_mesh,
                         resolve_spec)
+from ..sharding_names import fix_outputs
 from ..sharding_types import type_constraint, typed_aval
 from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
@@ -305,7 +306,7 @@ class JitWrapped:
         return staged
 
     def _trace(self, static, static_kw, in_tree, avals):
-        out_tree_box = []
+        out_tree_box, fixed = [], []
 
         def flat_fun(*flat_args):
             dyn_args, dyn_kwargs = pytree.tree_unflatten(in_tree, flat_args)
@@ -313,13 +314,15 @@ class JitWrapped:
                 dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings", self._who)
             out = self._call_fun(static, static_kw, dyn_args, dyn_kwargs)
             if self._out_shardings is not None:
-                out = _constrain(out, self._out_shardings, "out_shardings", self._who)
+                out = _constrain(out, self._out_shardings, "out_shardings", self._who, fixed)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
             return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
+        # results laid out by out_shardings keep their spec (JAX renames the others)
+        fix_outputs([v for v, f in zip(closed.jaxpr.outvars, fixed) if f])
         return Staged(closed, tracer_consts, out_tree_box[0], in_tree)
 
     # The steady state (the same arguments' types as an earlier call) skips staging and
@@ -364,10 +367,11 @@ class JitWrapped:
         return functools.partial(self, obj)
 
 
-def _constrain(tree, shardings, what, who):
+def _constrain(tree, shardings, what, who, fixed=None):
     """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
     propagation rules (and both backends) place values exactly there. PartitionSpecs resolve
-    against the context mesh (`who`'s: see sharding/context.py)."""
+    against the context mesh (`who`'s: see sharding/context.py). `fixed`, a list, gets
+    whether each leaf is constrained."""
     leaves, treedef = pytree.tree_flatten(tree)
     is_target = lambda s: s is None or isinstance(s, (Sharding, P))  # noqa: E731
     if isinstance(shardings, (Sharding, P)):
@@ -376,6 +380,8 @@ def _constrain(tree, shardings, what, who):
         if isinstance(shardings, list):
             shardings = tuple(shardings)
         targets = pytree.broadcast_prefix(f"{who} {what}", tree, shardings, is_target)
+    if fixed is not None:
+        fixed.extend(s is not None for s in targets)
     return pytree.tree_unflatten(treedef, [
         x if s is None else sharding_constraint_p.bind(x, sharding=resolve_spec(s, who, what))
         for x, s in zip(leaves, targets)])

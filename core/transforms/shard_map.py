@@ -126,21 +126,41 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _check_vma(closed, in_specs, out_specs, manual, out_paths):
+def _check_vma(f, mesh, closed, in_specs, out_specs, manual, out_paths):
     vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs], strict=True)
-    for vma, spec, path in zip(vmas, out_specs, out_paths):
-        bad = tuple(a for a in _omitted(spec, manual) if a in vma)
-        if bad:
-            raise ValueError(_vma_message(path, spec, bad))
+    check_out_vmas(f, mesh, manual, list(zip(out_paths, out_specs, vmas)))
 
 
-def _vma_message(path, spec, bad):
-    names = _names(bad)
-    return (f"shard_map output {path} has out_specs {spec}, which says it is replicated over "
-            f"mesh axes {names}, but its value varies over them: it is computed from inputs "
-            f"split over {names} (or from axis_index/ppermute over them) without a psum, pmean, "
-            f"pmax or pmin over those axes. Reduce it with one of those, name the "
-            f"axes in its out_specs, or pass check_vma=False to skip this static check.")
+def check_out_vmas(f, mesh, manual, outs):
+    """ValueError in JAX's words when outputs, given as (path, out spec, the axes their value
+    varies over), vary over mesh axes their out_specs say they are replicated over."""
+    fails = [(path, spec, vma) for path, spec, vma in outs
+             if any(a in vma for a in _omitted(spec, manual))]
+    if fails:
+        lines = [_vma_line(path[len("out"):], spec, vma, manual) for path, spec, vma in fails]
+        if len(lines) == 1:
+            lines = [lines[0][2:]]  # no bullet for a single output
+        raise ValueError(
+            f"shard_map applied to the function '{getattr(f, '__name__', str(f))}' was given "
+            "out_specs which require replication which can't be statically inferred given the "
+            f"mesh:\n\nThe mesh given has shape {tuple(mesh.shape.values())} with "
+            f"corresponding axis names {mesh.axis_names}.\n\n" + "\n\n".join(lines) +
+            "\n\nCheck if these output values are meant to be replicated over those mesh axes. "
+            "If not, consider revising the corresponding out_specs entries. If so, consider "
+            "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _vma_line(key, spec, vma, manual):
+    """One failing output's line of the error (`key`: its path in out_specs)."""
+    unmentioned = _omitted(spec, manual)
+    head = f"* out_specs{key} is {spec} which implies that the corresponding output value is "
+    if len(unmentioned) == 1:
+        return head + (f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
+                       "replication over any axes")
+    need, got = (",".join(a for a in manual if a in axes) for axes in (_spec_axes(spec), vma))
+    diff = ",".join(a for a in unmentioned if a in vma)
+    return head + (f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
+                   f"inferred to be possibly varying over {{{got}}}")
 
 
 # ---------------------------------------------------------------- evaluation: nested vmap
@@ -639,7 +659,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
                   for s, a, p in zip(outs_specs, closed.out_avals, out_paths)]
     in_all = (P(),) * len(tracer_consts) + tuple(specs)
     if check_vma:
-        _check_vma(closed, in_all, outs_specs, order, out_paths)
+        _check_vma(f, mesh, closed, in_all, outs_specs, order, out_paths)
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
                             out_specs=tuple(outs_specs), **context)

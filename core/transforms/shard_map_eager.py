@@ -131,8 +131,10 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
     out_leaves, out_tree = pytree.tree_flatten(out)
     paths = sm._paths("out", out)
     out_specs = sm._flatten_specs("shard_map out_specs", out, out_specs)
-    results = [_output(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
-    return pytree.tree_unflatten(out_tree, results)
+    outs = [_checked(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
+    if trace.check_vma:
+        sm.check_out_vmas(f, mesh, order, [(p, s, vma) for p, (_, vma, s, _) in zip(paths, outs)])
+    return pytree.tree_unflatten(out_tree, [_output(trace, *o) for o in outs])
 
 
 def _local(x, lanes):
@@ -140,15 +142,18 @@ def _local(x, lanes):
     return aval.update(shape=aval.shape[len(lanes):])
 
 
-def _output(trace, x, spec, path):
-    """One output: checked against its out spec (vma), assembled and laid out on the mesh."""
+def _checked(trace, x, spec, path):
+    """One output's (value, the axes it varies over, out spec checked against it, aval)."""
     sm._check_output(x)
     val, vma = trace.lift(x)
     aval = get_aval(val).update(shape=get_aval(val).shape[len(trace.order):])
-    spec = sm._check_spec(spec, aval, trace.mesh, trace.order, f"out_specs for {path}")
-    bad = tuple(a for a in sm._omitted(spec, trace.order) if a in vma)
-    if trace.check_vma and bad:
-        raise ValueError(sm._vma_message(path, spec, bad))
+    return val, vma, sm._check_spec(spec, aval, trace.mesh, trace.order,
+                                    f"out_specs for {path}"), aval
+
+
+def _output(trace, val, vma, spec, aval):
+    """One output assembled and laid out on the mesh."""
+    bad = any(a in vma for a in sm._omitted(spec, trace.order))
     with set_current_trace(trace.parent):
         if bad:
             return _staged_output(trace, val, spec, aval)

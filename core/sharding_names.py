@@ -1,0 +1,74 @@
+"""How a jit's results name their shardings on meshes of Auto axes, as JAX's: the compiler
+chooses their layouts, and JAX names a chosen layout by the first argument's sharding when it
+is that one, else by its canonical spec (no trailing replicated dimensions); only layouts
+fixed by jit's own out_shardings keep the spec they were given."""
+import weakref
+
+from .jaxpr import Literal
+from .sharding import NamedSharding, P
+
+# The jaxpr outputs laid out by jit's out_shardings (their constraint's sharding is kept).
+_FIXED = weakref.WeakSet()
+
+
+def fix_outputs(outvars):
+    """Mark jaxpr outputs as laid out by jit's out_shardings."""
+    _FIXED.update(v for v in outvars if type(v) is not Literal)
+
+
+def is_fixed(var):
+    """Whether a jaxpr output is laid out by jit's out_shardings (its sharding keeps its
+    spec; programs are told apart by it)."""
+    return type(var) is not Literal and var in _FIXED
+
+
+def named_as_jax(jaxpr, in_shardings, outs):
+    """The output shardings `outs` of a jaxpr run on arguments laid out as `in_shardings`
+    (None: uncommitted), named as JAX names a compiled program's results."""
+    if not any(map(_renamed, outs)):  # the common case, without walking the jaxpr
+        return outs
+    first = _first_live_input(jaxpr, in_shardings)
+    return [o if is_fixed(v) or not _renamed(o) else _named(o, v.aval.ndim, first)
+            for v, o in zip(jaxpr.outvars, outs)]
+
+
+def _renamed(out):
+    """Whether JAX names this layout itself (on Explicit axes the type's spec is kept)."""
+    return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit
+
+
+def _named(out, ndim, first):
+    if first is not None and first[1] == ndim and first[0].mesh == out.mesh \
+            and out.is_equivalent_to(first[0], ndim):
+        return first[0]
+    return canonical(out)
+
+
+def canonical(sharding):
+    """The NamedSharding with its spec as JAX rebuilds it from a compiled layout: single
+    axis names unwrapped from tuples, trailing replicated dimensions dropped."""
+    entries = [e[0] if isinstance(e, tuple) and len(e) == 1 else e
+               for e in sharding.spec.partitions]
+    while entries and entries[-1] is None:
+        entries.pop()
+    spec = P(*entries, unreduced=sharding.spec.unreduced, reduced=sharding.spec.reduced)
+    return NamedSharding(sharding.mesh, spec, memory_kind=sharding.memory_kind)
+
+
+def _first_live_input(jaxpr, in_shardings):
+    """(sharding, ndim) of the first argument the program reads that has a NamedSharding
+    (JAX drops the unread ones before compiling), or None."""
+    live = _live_vars(jaxpr)
+    for v, s in zip(jaxpr.invars, in_shardings):
+        if v in live and s is not None:
+            return (s, v.aval.ndim) if isinstance(s, NamedSharding) else None
+    return None
+
+
+def _live_vars(jaxpr):
+    """The variables the outputs depend on (equations without outputs count as used)."""
+    live = {v for v in jaxpr.outvars if type(v) is not Literal}
+    for eqn in reversed(jaxpr.eqns):
+        if not eqn.outvars or any(v in live for v in eqn.outvars):
+            live.update(v for v in eqn.invars if type(v) is not Literal)
+    return live
