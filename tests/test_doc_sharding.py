@@ -20,7 +20,6 @@ KNOWN = {
     4: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
     6: "JAX's visualize_array_sharding raises ValueError on this array; refjax draws it",
     19: "refjax's vma error names the output and axes (the staged shard_map's message)",
-    21: "make_jaxpr on Explicit axes: JAX's traced types carry @i and insert pvary",
 }
 
 

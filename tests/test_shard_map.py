@@ -85,7 +85,7 @@ def test_notebook_layer_sharded():
     _close(layer_sharded(x, w, b), expected)
     _close(layer_sharded(x, w, b), layer(x, w, b))
     text = str(jax.make_jaxpr(layer_sharded)(x, w, b))
-    assert "shard_map[" in text and "psum[axes=('x',)]" in text
+    assert "shard_map[" in text and "psum_invariant[axes=('x',)]" in text
     assert "in_specs=(P('x',), P('x', None), P(None,))" in text
 
 

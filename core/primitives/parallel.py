@@ -12,7 +12,7 @@ from . import structural as st
 from .axis_env import (  # noqa: F401  (re-exported: the axis env's users import it here)
     AXIS_ENV, _axis_names, _no_groups, _single_name, axis_env_key, axis_scope, axis_size,
     binding_order,
-    check_axis_names, extend_axis_env, lax_axis_size)
+    check_axis_names, extend_axis_env, lax_axis_size, vma_checked)
 
 
 def _as_array(x):
@@ -44,8 +44,13 @@ def _same_aval(x, **_):
 psum_p = _collective("psum")
 pmax_p = _collective("pmax")
 pmin_p = _collective("pmin")
-for _p in (psum_p, pmax_p, pmin_p):
+# psum as JAX stages it in a check_vma shard_map body: its operand varies over every summed
+# axis (lax.psum inserts the pvary), its result over none of them; transposed to pvary.
+psum_invariant_p = _collective("psum_invariant")
+for _p in (psum_p, pmax_p, pmin_p, psum_invariant_p):
     _p.def_abstract_eval(_same_aval)
+for _p in (psum_p, pmax_p, pmin_p):  # JAX prints the groups these take (refjax: always None)
+    _p.def_pp(lambda eqn, context: [("axes", eqn.params["axes"]), ("axis_index_groups", None)])
 
 
 def _reduced_vma(eqn, ins, strict):
@@ -78,6 +83,7 @@ def _check_psum_axes(eqn, ins):
 psum_p.def_vma(_psum_vma)
 pmax_p.def_vma(_reduced_vma)
 pmin_p.def_vma(_reduced_vma)
+psum_invariant_p.def_vma(_reduced_vma)
 
 
 def _varying_over_axis_name(eqn, ins, strict):
@@ -104,6 +110,8 @@ def _allreduce_batcher(prim, reduce_mapped, reduce_unmapped):
 
 
 _allreduce_batcher(psum_p, lambda x, a: reductions.reduce_sum(x, a), _times_axis_size)
+_allreduce_batcher(psum_invariant_p, lambda x, a: reductions.reduce_sum(x, a),
+                   _times_axis_size)
 _allreduce_batcher(pmax_p, lambda x, a: reductions.reduce_max(x, a), lambda x, n: x)
 _allreduce_batcher(pmin_p, lambda x, a: reductions.reduce_min(x, a), lambda x, n: x)
 
@@ -121,8 +129,8 @@ def _pminmax_jvp(prim):
         if type(t) is Zero:
             return out, Zero(get_aval(out).to_tangent_aval())
         hit = ew.convert_element_type(ew.eq(x, out), get_aval(t).dtype)
-        num = psum_p.bind(ew.mul(instantiate(t), hit), axes=axes)
-        return out, ew.div(num, psum_p.bind(hit, axes=axes))
+        num = _bind_allreduce(psum_p, ew.mul(instantiate(t), hit), axes)
+        return out, ew.div(num, _bind_allreduce(psum_p, hit, axes))
     prim.def_jvp(jvp)
 
 
@@ -139,9 +147,25 @@ def _reducer_api(prim, api, doc, prepare=lambda x: x):
             per_group = lanes.reduce_in_groups(lanes.REDUCERS[api])
             return pytree.tree_map(lambda leaf: lanes.lanewise(
                 prepare(_as_array(leaf)), axes, groups, per_group), x)
-        return pytree.tree_map(lambda leaf: prim.bind(prepare(_as_array(leaf)), axes=axes), x)
+        return pytree.tree_map(lambda leaf: _bind_allreduce(prim, prepare(_as_array(leaf)),
+                                                            axes), x)
     fn.__name__, fn.__doc__ = api, doc
     return fn
+
+
+def _varying(x, axes):
+    """In a check_vma body, as JAX 0.10: a collective's operand is first made varying over the
+    axes it acts on (pvary over those it is invariant over)."""
+    missing = tuple(a for a in axes if a not in get_aval(x).vma) if vma_checked() else ()
+    return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
+
+
+def _bind_allreduce(prim, x, axes):
+    """An all-reduce as JAX 0.10 binds it: in a check_vma body, of an operand varying over
+    its axes, and psum as psum_invariant."""
+    if not vma_checked():
+        return prim.bind(x, axes=axes)
+    return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
 psum = _reducer_api(psum_p, "psum", "All-reduce sum of x (a pytree) over the named axis or "
@@ -218,15 +242,31 @@ def _pvary_batch(axis_data, vals, dims, *, axes):
 
 pvary_p.def_batch(_pvary_batch)
 pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
-deflinear(pvary_p, lambda ct, x, *, axes: [ct])
+# Each lane's copy of an invariant value gets its own cotangent: they are summed (JAX's).
+deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
 
 
 def pvary(x, axis_name):
     """x marked as varying over the named axes (the values are unchanged): shard_map's
-    replication check then treats it as device-varying."""
+    replication check then treats it as device-varying. A no-op in a shard_map body with
+    check_vma=False, as JAX's; JAX's ValueError for a value already varying over them."""
     axes = _axis_names(axis_name)
     check_axis_names(axes, "pvary")
-    return pytree.tree_map(lambda leaf: pvary_p.bind(_as_array(leaf), axes=axes), x)
+    if vma_checked() is False:
+        return x
+    return pytree.tree_map(lambda leaf: _pvary_leaf(_as_array(leaf), axes), x)
+
+
+def _pvary_leaf(x, axes):
+    aval = get_aval(x)
+    if set(axes) & aval.vma:
+        raise ValueError(
+            "pvary is a invariant->variant collective. This means that the axis names "
+            "mentioned in `axes` passed to `pvary` must not be present in "
+            f"`jax.typeof(inp).mat.varying`. Got axes={tuple(axes)} and "
+            f"jax.typeof(inp)={aval.str_short(short_dtypes=False)}")
+    return pvary_p.bind(x, axes=binding_order(axes))
 
 
 _PCAST_TARGETS = ("varying", "reduced", "unreduced")
@@ -301,7 +341,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
             n = len(groups[0])
             return lanes.lanewise(leaf, names, groups, lambda members: _every_lane_gets(
                 _gather_lanes(members, ax, tiled, n), n))
-        return all_gather_p.bind(leaf, axis_name=names[0], axis=ax, tiled=bool(tiled),
+        return all_gather_p.bind(_varying(leaf, names), axis_name=names[0], axis=ax, tiled=bool(tiled),
                                  axis_size=axis_size(names[0], "all_gather"))
     return pytree.tree_map(one, x)
 
@@ -401,7 +441,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         params = dict(axis_name=names if groups else names[0], scatter_dimension=dim,
                       tiled=bool(tiled), axis_size=size)
         if groups is None:
-            return psum_scatter_p.bind(leaf, **params)
+            return psum_scatter_p.bind(_varying(leaf, names), **params)
         _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors
         return lanes.lanewise(leaf, names, groups, lambda members: _split_to_lanes(
             reductions.reduce_sum(members, (0,)), dim, tiled, size))
@@ -468,7 +508,8 @@ def ppermute(x, axis_name, perm):
             _as_array(leaf), names, (tuple(range(size)),),
             lambda members: _permute_lanes(members, perm, size)), x)
     return pytree.tree_map(
-        lambda leaf: ppermute_p.bind(_as_array(leaf), axis_name=names[0], perm=perm), x)
+        lambda leaf: ppermute_p.bind(_varying(_as_array(leaf), names), axis_name=names[0],
+                                     perm=perm), x)
 
 
 # ---------------------------------------------------------------- all_to_all
@@ -554,7 +595,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         if groups is not None:
             return lanes.lanewise(leaf, names, groups, lambda members: _all_to_all_lanes(
                 members, sa, ca, tiled, size))
-        return all_to_all_p.bind(leaf, axis_name=names[0], split_axis=sa, concat_axis=ca,
+        return all_to_all_p.bind(_varying(leaf, names), axis_name=names[0], split_axis=sa, concat_axis=ca,
                                  tiled=bool(tiled), axis_size=size)
     return pytree.tree_map(one, x)
 
@@ -570,7 +611,7 @@ def _check_split(shape, split_axis, size, tiled, name):
 
 
 COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p,
-               axis_index_p, pvary_p)
+               axis_index_p, pvary_p, psum_invariant_p)
 
 
 # ---------------------------------------------------------------- ragged_all_to_all
