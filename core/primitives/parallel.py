@@ -321,6 +321,10 @@ def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, axis_siz
 
 all_gather_p.def_batch(_all_gather_batch)
 all_gather_p.def_vma(_varying_over_axis_name)
+all_gather_p.def_pp(lambda eqn, context: [
+    ("all_gather_dimension", eqn.params["axis"]), ("axis_index_groups", None),
+    ("axis_name", (eqn.params["axis_name"],)), ("axis_size", eqn.params["axis_size"]),
+    ("tiled", eqn.params["tiled"])])
 deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
     psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis, tiled=tiled,
                         axis_size=axis_size)])
@@ -422,6 +426,8 @@ def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, 
 
 psum_scatter_p.def_batch(_psum_scatter_batch)
 psum_scatter_p.def_vma(_varying_over_axis_name)
+psum_scatter_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
+    dict(eqn.params, axis_name=(eqn.params["axis_name"],)).items()))
 deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, axis_size: [
     all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                       axis_size=axis_size)])
@@ -478,6 +484,8 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
 
 ppermute_p.def_batch(_ppermute_batch)
 ppermute_p.def_vma(_varying_over_axis_name)
+ppermute_p.def_pp(lambda eqn, context: [("axis_name", (eqn.params["axis_name"],)),
+                                        ("perm", eqn.params["perm"])])
 deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
     ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
 
@@ -574,6 +582,8 @@ def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_ax
 
 all_to_all_p.def_batch(_all_to_all_batch)
 all_to_all_p.def_vma(_varying_over_axis_name)
+all_to_all_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
+    (k, v) for k, v in eqn.params.items() if k != "axis_size"))
 deflinear(all_to_all_p, lambda ct, x, *, split_axis, concat_axis, **params: [
     all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)])
 
