@@ -165,6 +165,8 @@ def _bind_allreduce(prim, x, axes):
     its axes, and psum as psum_invariant."""
     if not vma_checked():
         return prim.bind(x, axes=axes)
+    if prim is psum_p:
+        axis_state(get_aval(x), axes, "jax.lax.psum")
     return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
@@ -281,7 +283,26 @@ def pcast(x, axis_name, *, to):
     if to != "varying":
         raise ValueError(f"pcast(..., to={to!r}): refjax models device-varying values only; "
                          "reduced and unreduced types (Explicit mesh axes) are not supported")
-    return pvary(x, axis_name)
+    axes = _axis_names(axis_name)
+
+    def one(leaf):
+        if vma_checked() and axis_state(get_aval(leaf), axes, "jax.lax.pcast") == "varying":
+            raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
+        return pvary(leaf, axes)
+    return pytree.tree_map(one, x)
+
+
+def axis_state(aval, axes, api):
+    """'varying' or 'invarying': what a value is over the collective's axes (JAX's ValueError
+    for a mix, which no one pvary or psum can take)."""
+    states = {"varying" if a in aval.vma else "invarying" for a in axes}
+    if len(states) > 1:
+        raise ValueError(
+            f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
+            f"reduced or invarying state of the input. Got input type: "
+            f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
+            f"{states}")
+    return states.pop()
 
 
 # ---------------------------------------------------------------- all_gather
