@@ -96,6 +96,8 @@ def _programs(jax):
         "cond": (_smap(jax, cond_body, (P("i"), P()), P("i")), (x, y)),
         "nested_jit": (_smap(jax, jax.jit(lambda x, y: jnp.sin(x) + y),
                              (P("i"), P()), P("i")), (x, y)),
+        "jvp": (lambda x, y, t: jax.jvp(_smap(jax, lambda x, y: lax.psum(jnp.sin(x) * y, "i"),
+                                              (P("i"), P()), P()), (x, y), (t, y)), (x, y, x)),
     }
 
 
