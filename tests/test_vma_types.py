@@ -215,3 +215,21 @@ def _typed_or_error(jax, specs, ops):
 def test_random_programs_are_typed_as_jax(specs, ops):
     ours, theirs = _on_both(lambda jax: _typed_or_error(jax, specs, ops))
     assert ours == theirs
+
+
+def _psum_of_constants(jax):
+    """psum of values no trace holds, inside a jitted body and eagerly: computed at once."""
+    P, seen = jax.sharding.PartitionSpec, []
+
+    def body(x):
+        n = jax.lax.psum(1, ("i", "j"))
+        seen.append((type(n).__name__, n))
+        return x / n
+    for run in (jax.jit, lambda f: f):
+        run(_smap(jax, body, P("i"), P("i")))(jax.numpy.arange(8.0))
+    return seen
+
+
+def test_psum_of_a_python_scalar_is_the_axis_size_as_jax():
+    ours, theirs = _on_both(_psum_of_constants)
+    assert ours == theirs == [("int", 8)] * 2

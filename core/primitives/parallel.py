@@ -1,8 +1,10 @@
 """Collectives (psum, all_gather, ppermute, ...): each is defined by its batching rule."""
+import math
+
 from .. import dtypes, pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import as_value, get_aval
+from ..trace import Tracer, as_value, get_aval
 from ..transforms.ad import Zero, deflinear, instantiate, is_undefined_primal
 from ..transforms.batching import bdim_at_front, moveaxis
 from . import elementwise as ew
@@ -170,9 +172,30 @@ def _bind_allreduce(prim, x, axes):
     return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
-psum = _reducer_api(psum_p, "psum", "All-reduce sum of x (a pytree) over the named axis or "
-                    "axes: every lane receives the sum over the lanes (bools are counted, as "
-                    "int32).", _bool_as_int)
+_psum = _reducer_api(psum_p, "psum", "", _bool_as_int)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """All-reduce sum of x (a pytree) over the named axis or axes: every lane receives the sum
+    over the lanes (bools are counted, as int32). A pytree of constants (no traced value) is
+    the same on every lane: as JAX's, its sum is computed at once, size times each (a Python
+    scalar stays one: `psum(1, 'i')` is the axis size)."""
+    leaves = pytree.tree_leaves(x)
+    if axis_index_groups is not None or not leaves or any(isinstance(v, Tracer) for v in leaves):
+        return _psum(x, axis_name, axis_index_groups=axis_index_groups)
+    names = _axis_names(axis_name)
+    check_axis_names(names, "psum")
+    sizes = axis_scope()[0]
+    if not all(a in sizes for a in names):  # sizes known later: psum them then
+        return _psum(x, axis_name)
+    n = math.prod(sizes[a] for a in names)
+    return pytree.tree_map(lambda v: _constant_times(v, n), x)
+
+
+def _constant_times(x, n):
+    if type(x) in (int, float, complex):
+        return type(x)(n) * x
+    return _times_axis_size(_bool_as_int(_as_array(x)), n)
 pmax = _reducer_api(pmax_p, "pmax", "All-reduce maximum of x (a pytree) over the named axes.")
 pmin = _reducer_api(pmin_p, "pmin", "All-reduce minimum of x (a pytree) over the named axes.")
 
