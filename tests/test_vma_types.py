@@ -233,3 +233,27 @@ def _psum_of_constants(jax):
 def test_psum_of_a_python_scalar_is_the_axis_size_as_jax():
     ours, theirs = _on_both(_psum_of_constants)
     assert ours == theirs == [("int", 8)] * 2
+
+
+def _jit_in_eager_body(jax):
+    """A jitted function called from an eager body is staged with the body's types."""
+    P, seen = jax.sharding.PartitionSpec, []
+
+    @jax.jit
+    def inner(x, y):
+        z = x + y
+        seen.extend(str(jax.typeof(v)) for v in (x, y, z))
+        return jax.lax.psum(z, "i")
+
+    def body(x, y):
+        out = inner(x, y)
+        seen.append(str(jax.typeof(out)))
+        return out
+    value = _smap(jax, body, (P("i"), P()), P())(jax.numpy.arange(8.0), jax.numpy.ones(2))
+    return seen, np.asarray(value)
+
+
+def test_jit_inside_an_eager_body_is_typed_as_jax():
+    (ours, a), (theirs, b) = _on_both(_jit_in_eager_body)
+    assert ours == theirs == ["float32[2]{V:i}", "float32[2]", "float32[2]{V:i}", "float32[2]"]
+    np.testing.assert_array_equal(a, b)
