@@ -207,7 +207,9 @@ def _typed_or_error(jax, specs, ops):
     try:
         return _random_program(jax, specs, ops)
     except ValueError as e:  # a psum over axes the value varies over only in part
-        return ValueError, str(e).split(" and input state")[0]  # then a set, in hash order
+        # refjax's message names those axes (test_shard_map.py); JAX's lists the states
+        assert "psum" in str(e)
+        return ValueError
 
 
 @given(st.lists(st.sampled_from(_SPECS), min_size=1, max_size=3),

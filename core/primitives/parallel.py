@@ -69,17 +69,22 @@ def _psum_vma(eqn, ins, strict):
 def _check_psum_axes(eqn, ins):
     """JAX's rule: a psum (or pmean) reduces over axes its operand varies over, or over axes
     it is invariant over (each lane then counts once per device), never over a mix."""
-    axes = eqn.params["axes"]
     for vma, v in zip(ins, eqn.invars):
-        varying = tuple(a for a in axes if a in vma)
-        if varying and len(varying) < len(axes):
-            invariant = tuple(a for a in axes if a not in vma)
-            raise ValueError(
-                f"psum/pmean over mesh axes {tuple(axes)} of a {v.aval.str_short()} value that "
-                f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
-                f"mix. Reduce over {varying} only, make the value vary over all of them first "
-                f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
-                "shard_map.")
+        _check_psum_mix(eqn.params["axes"], v.aval.update(vma=vma))
+
+
+def _check_psum_mix(axes, aval):
+    """JAX's ValueError for a psum over a mix, naming (better than JAX's, which lists the
+    states {'varying', 'invarying'}) the axes the value varies and does not vary over."""
+    varying = tuple(a for a in axes if a in aval.vma)
+    if varying and len(varying) < len(axes):
+        invariant = tuple(a for a in axes if a not in aval.vma)
+        raise ValueError(
+            f"psum/pmean over mesh axes {tuple(axes)} of a {aval.str_short()} value that "
+            f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
+            f"mix. Reduce over {varying} only, make the value vary over all of them first "
+            f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
+            "shard_map.")
 
 
 psum_p.def_vma(_psum_vma)
@@ -168,7 +173,7 @@ def _bind_allreduce(prim, x, axes):
     if not vma_checked():
         return prim.bind(x, axes=axes)
     if prim is psum_p:
-        axis_state(get_aval(x), axes, "jax.lax.psum")
+        _check_psum_mix(axes, get_aval(x))
     return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
