@@ -29,9 +29,11 @@ class ShardMapTracer(Tracer):
 
     @property
     def aval(self):
+        """The block's type: its vma shown with check_vma only, as JAX's (without, the vma is
+        still tracked, to check an output claimed replicated on the data)."""
         aval = get_aval(self.val)
         return ShapedArray(aval.shape[len(self._trace.order):], aval.dtype, aval.weak_type,
-                           vma=self.vma)
+                           vma=self.vma if self._trace.check_vma else frozenset())
 
     def __repr__(self):
         """Each device's block, as JAX prints a value inside an eager shard_map."""
