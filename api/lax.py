@@ -45,8 +45,9 @@ from ..core.primitives.linalg import dot_general, dot, batch_matmul, Precision  
 from ..core.primitives.sorting import (  # noqa: F401,E402
     sort, sort_key_val, top_k, approx_max_k, approx_min_k)
 from ..core.primitives.parallel import (  # noqa: F401,E402
-    psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pvary,
-    pcast, ragged_all_to_all)
+    psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index,
+    ragged_all_to_all)
+from ..core.primitives.parallel_vma import pcast, pvary  # noqa: F401,E402
 from ..core.primitives.parallel import lax_axis_size as axis_size  # noqa: F401,E402
 from ..core.primitives.parallel_more import pbroadcast, pshuffle, pswapaxes  # noqa: F401,E402
 from ..core.primitives.control_flow import (  # noqa: F401,E402

@@ -123,7 +123,6 @@ class PpContext:
         self.var_names = dict(var_names)
         self.shared_jaxprs = {}  # id(jaxpr) -> its name
         self.shared_names = set()
-        self.var_vmas = {}  # var -> the mesh axes it varies over, where a rule knows them
         self._next = 0
 
     def name(self, v):
@@ -142,8 +141,7 @@ class PpContext:
 
     def type_of(self, v):
         """`f32[3]` for v (with the axes it varies over inside shard_map, as JAX)."""
-        vma = self.var_vmas.get(v)
-        return pp_aval(v.aval.update(vma=vma) if vma else v.aval)
+        return pp_aval(v.aval)
 
     def suggest_same_var_names(self, for_vars, like_vars):
         """Name the binders `for_vars` of an inner jaxpr as the `like_vars` they stand for at

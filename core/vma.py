@@ -1,9 +1,12 @@
 """Varying manual axes (vma): for each value inside a shard_map body, the mesh axes along which
 it may differ from device to device. The static check behind shard_map's check_vma runs
 each primitive's `vma` rule (collectives, control flow) over the body; call-like primitives
-are looked through; every other primitive varies where one of its operands does."""
+are looked through; every other primitive varies where one of its operands does. Inside a
+check_vma body the same rules type each staged equation's outputs (`typed_outputs`), and an
+operation mixing operands of different vma gets `pvary`s first (`match_operands`), as JAX's."""
 from .config import config
-from .jaxpr import Literal
+from .jaxpr import JaxprEqn, Literal, Var
+from .primitives.axis_env import binding_order, vma_checked
 
 
 def jaxpr_vma(jaxpr, in_vmas, strict=False):
@@ -48,3 +51,36 @@ def _check_match(prim, in_vmas):
             f"{list(in_vmas)}. Please open an issue at https://github.com/jax-ml/jax/issues "
             "and as a temporary workaround pass the check_vma=False argument to "
             "`jax.shard_map`")
+
+
+def typed_outputs(prim, invars, out_avals, params):
+    """The outputs' avals with their vma (inside a check_vma shard_map body; unchanged
+    elsewhere): the primitive's rule applied to its operands' types."""
+    if not vma_checked():
+        return out_avals
+    eqn = JaxprEqn(prim, invars, [Var(a) for a in out_avals], params)
+    vmas = eqn_vma(eqn, [_vma_of(v) for v in invars], True)
+    return [a if a.vma == m else a.update(vma=frozenset(m)) for a, m in zip(out_avals, vmas)]
+
+
+def _vma_of(atom):
+    return getattr(atom.aval, "vma", frozenset())
+
+
+def match_operands(prim, args, avals, params):
+    """JAX's implicit pvary (jax_auto_pcast, on by default): inside a check_vma body, operands
+    of an operation with the default (union) rule that vary over fewer axes than the others are
+    made varying over the rest by a staged `pvary` (literals included)."""
+    if (len(args) < 2 or prim.vma is not None or not vma_checked()
+            or prim.call_jaxpr(params) is not None or not config.read("jax_auto_pcast")):
+        return args
+    vmas = [getattr(a, "vma", frozenset()) for a in avals]
+    union = frozenset().union(*vmas)
+    if all(v == union for v in vmas):
+        return args
+    return [_pvary(x, union - v) if union - v else x for x, v in zip(args, vmas)]
+
+
+def _pvary(x, axes):
+    from .primitives.parallel import pvary_p  # the collectives build on staging, which uses this
+    return pvary_p.bind(x, axes=binding_order(axes))

@@ -11,7 +11,7 @@ from .programs import program_fn, program_reference, programs, smooth_elements
 _SIZES = st.sampled_from((1, 2, 4))
 
 
-def _sharded(body, n):
+def _sharded(body, n, check_vma=True):
     """body applied per device to the blocks of each (n, *block) operand, results stacked."""
     import refjax
     from refjax.sharding import PartitionSpec as P
@@ -21,7 +21,8 @@ def _sharded(body, n):
     def per_device(*blocks):
         outs = body(*[lax.squeeze(b, (0,)) for b in blocks])
         return [lax.expand_dims(o, (0,)) for o in outs]
-    return refjax.shard_map(per_device, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    return refjax.shard_map(per_device, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
+                            check_vma=check_vma)
 
 
 def _vmapped(jax, body):
@@ -36,9 +37,10 @@ def _operand(draw, dtype, shape, diff, unique):
 
 
 def collective(name, dtypes, block_params, refjax_fn, jax_fn, *, linear=True, nondiff=None,
-               exact=False, unique=False, notes=""):
+               exact=False, unique=False, notes="", check_vma=True):
     """The entry of a collective: `block_params(n)` draws (block shape, params);
-    refjax_fn / jax_fn(lax, v, n, **params) apply it to one device's block."""
+    refjax_fn / jax_fn(lax, v, n, **params) apply it to one device's block (in a shard_map
+    body with `check_vma`)."""
     def signature(dtype, diff):
         @st.composite
         def sig(draw):
@@ -50,7 +52,7 @@ def collective(name, dtypes, block_params, refjax_fn, jax_fn, *, linear=True, no
 
     def apply(x, *, n, **params):
         import refjax
-        return _sharded(lambda v: [refjax_fn(refjax.lax, v, n, **params)], n)(x)[0]
+        return _sharded(lambda v: [refjax_fn(refjax.lax, v, n, **params)], n, check_vma)(x)[0]
 
     def reference(jax, x, *, n, **params):
         return _vmapped(jax, lambda v: jax_fn(jax.lax, v, n, **params))(x)
@@ -108,7 +110,13 @@ def _source_params(draw, n):
 _GRID = st.integers(-300, 300).map(lambda k: k / 100)
 SPECS = [
     collective("psum", ALL + COMPLEX, _plain, lambda lax, v, n: lax.psum(v, "x"),
-               lambda lax, v, n: lax.psum(v, "x")),
+               lambda lax, v, n: lax.psum(v, "x"), check_vma=False,
+               notes="lax.psum in a shard_map body with check_vma=False (with check_vma it "
+                     "binds psum_invariant); reference: jax.vmap(axis_name='x')"),
+    collective("psum_invariant", ALL + COMPLEX, _plain, lambda lax, v, n: lax.psum(v, "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.psum in a check_vma shard_map body; reference: "
+                     "jax.vmap(axis_name='x')"),
     collective("pmax", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pmax(v, "x"),
                lambda lax, v, n: lax.pmax(v, "x"), linear=False, exact=True, unique=True),
     collective("pmin", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pmin(v, "x"),
@@ -117,9 +125,11 @@ SPECS = [
                lambda lax, v, n: lax.axis_index("x"), lambda lax, v, n: lax.axis_index("x"),
                linear=False, nondiff="zero", exact=True,
                notes="the operand only shapes the blocks; the result is the device's index"),
-    collective("pvary", ALL + COMPLEX, _plain, lambda lax, v, n: lax.pvary(v, "x"),
-               lambda lax, v, n: v, exact=True,
-               notes="marks a value as varying over 'x'; the identity on values"),
+    collective("pvary", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.pvary(lax.psum(v, "x"), "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="marks a value as varying over 'x' (the identity on values), here the "
+                     "invariant psum of the blocks; transposed to psum_invariant"),
     collective("all_gather", ALL + COMPLEX, _gather_params,
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),

@@ -8,7 +8,6 @@ import jax as real_jax
 import numpy as np
 import pytest
 from jax._src import core as jax_core
-from jax._src.lax import parallel as jax_parallel
 
 import refjax as jax
 import refjax.numpy as jnp
@@ -28,8 +27,6 @@ pytestmark = pytest.mark.backends("numpy_ref", "xla")
 #     refjax's scatter primitives are one per combiner and have no such params.
 #   sharding_constraint: context_mesh, layout and unconstrained_dims are JAX's lowering and
 #     explicit-sharding details; refjax's constraint carries the sharding alone.
-#   psum_invariant: JAX 0.10 binds it for psum under shard_map's check_vma (its output type
-#     drops the summed axes); refjax has one psum, whose vma rule does the same.
 #   NumPy integers in params (`np.int64(1)`): JAX's batching and pad rules leave them in
 #     params; refjax's params are Python ints.
 _HIDDEN = {"scatter": ("update_consts", "update_jaxpr"),
@@ -38,7 +35,6 @@ _HIDDEN = {"scatter": ("update_consts", "update_jaxpr"),
            "scatter-min": ("update_consts", "update_jaxpr"),
            "scatter-max": ("update_consts", "update_jaxpr"),
            "sharding_constraint": ("context_mesh", "layout", "unconstrained_dims")}
-_RENAMED = {"psum_invariant": jax_parallel.psum_p}
 
 
 def _python_ints(value):
@@ -63,7 +59,7 @@ def normalized(jaxpr, memo=None):
 def _normalized_eqn(eqn, memo):
     hidden = _HIDDEN.get(eqn.primitive.name, ())
     params = {k: _param(v, memo) for k, v in eqn.params.items() if k not in hidden}
-    return eqn.replace(params=params, primitive=_RENAMED.get(eqn.primitive.name, eqn.primitive))
+    return eqn.replace(params=params)
 
 
 def _param(value, memo):

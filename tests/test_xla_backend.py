@@ -477,8 +477,8 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
              "all_to_all", "pvary",
              # compared across backends by test_differential.py and, with JAX's documented
-             # meaning, by test_shard_more.py
-             "pbroadcast",
+             # meaning, by test_shard_more.py (psum_invariant: by test_shard_map.py)
+             "pbroadcast", "psum_invariant",
              # compared with JAX on both backends by test_debugging.py and test_checkpoint.py
              "debug_print", "debug_callback", "remat2", "name",
              # compared across backends by test_differential.py and test_gather.py

@@ -17,12 +17,14 @@ AXIS_ENV = _axis_env  # `.frames` is empty when no axis name is bound (read by j
 
 
 @contextmanager
-def extend_axis_env(sizes):
+def extend_axis_env(sizes, check_vma=None):
     """Bind axis names (a {name: size} dict) while a body is traced (shard_map, pmap), so that
     collectives staged inside know the axes' sizes. The frame also remembers the scope outside
-    it at the time, which lets an unbound name be reported when it is certainly unbound."""
+    it at the time, which lets an unbound name be reported when it is certainly unbound, and
+    whether values are typed with their varying manual axes (a check_vma shard_map body;
+    None: as the enclosing frame)."""
     outer, complete = axis_scope()
-    frame = (dict(sizes), outer, complete)
+    frame = (dict(sizes), outer, complete, vma_checked() if check_vma is None else check_vma)
     prev, _axis_env.frames = _axis_env.frames, _axis_env.frames + (frame,)
     try:
         yield
@@ -61,17 +63,25 @@ def _outermost_first(framed, traced):
 def _with_env_frames(sizes):
     if not _axis_env.frames:
         return sizes, False
-    frame_sizes, outer, complete = _axis_env.frames[-1]
+    frame_sizes, outer, complete, _ = _axis_env.frames[-1]
     for name, size in {**outer, **frame_sizes}.items():
         sizes.setdefault(name, size)
     return sizes, complete
 
 
+def vma_checked():
+    """Whether values staged now are typed with the manual axes they vary over (JAX's
+    `_check_vma`): True inside a staged shard_map body with check_vma=True, False inside one
+    with check_vma=False, None elsewhere."""
+    return _axis_env.frames[-1][3] if _axis_env.frames else None
+
+
 def axis_env_key():
-    """What a body staged now sees of the axis env (names, sizes, whether complete), hashable:
-    part of jit's cache key, since collectives bake the axis sizes into the staged jaxpr."""
+    """What a body staged now sees of the axis env (names, sizes, whether complete, vma
+    typing), hashable: part of jit's cache key, since collectives bake the axis sizes into the
+    staged jaxpr."""
     sizes, complete = _with_env_frames({})
-    return frozenset(sizes.items()), complete
+    return frozenset(sizes.items()), complete, vma_checked()
 
 
 def _unbound_error(api, name, sizes):

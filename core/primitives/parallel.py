@@ -1,8 +1,10 @@
 """Collectives (psum, all_gather, ppermute, ...): each is defined by its batching rule."""
+import math
+
 from .. import dtypes, pytree
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..trace import as_value, get_aval
+from ..trace import Tracer, as_value, get_aval
 from ..transforms.ad import Zero, deflinear, instantiate, is_undefined_primal
 from ..transforms.batching import bdim_at_front, moveaxis
 from . import elementwise as ew
@@ -12,7 +14,7 @@ from . import structural as st
 from .axis_env import (  # noqa: F401  (re-exported: the axis env's users import it here)
     AXIS_ENV, _axis_names, _no_groups, _single_name, axis_env_key, axis_scope, axis_size,
     binding_order,
-    check_axis_names, extend_axis_env, lax_axis_size)
+    check_axis_names, extend_axis_env, lax_axis_size, vma_checked)
 
 
 def _as_array(x):
@@ -44,8 +46,13 @@ def _same_aval(x, **_):
 psum_p = _collective("psum")
 pmax_p = _collective("pmax")
 pmin_p = _collective("pmin")
-for _p in (psum_p, pmax_p, pmin_p):
+# psum as JAX stages it in a check_vma shard_map body: its operand varies over every summed
+# axis (lax.psum inserts the pvary), its result over none of them; transposed to pvary.
+psum_invariant_p = _collective("psum_invariant")
+for _p in (psum_p, pmax_p, pmin_p, psum_invariant_p):
     _p.def_abstract_eval(_same_aval)
+for _p in (psum_p, pmax_p, pmin_p):  # JAX prints the groups these take (refjax: always None)
+    _p.def_pp(lambda eqn, context: [("axes", eqn.params["axes"]), ("axis_index_groups", None)])
 
 
 def _reduced_vma(eqn, ins, strict):
@@ -62,22 +69,28 @@ def _psum_vma(eqn, ins, strict):
 def _check_psum_axes(eqn, ins):
     """JAX's rule: a psum (or pmean) reduces over axes its operand varies over, or over axes
     it is invariant over (each lane then counts once per device), never over a mix."""
-    axes = eqn.params["axes"]
     for vma, v in zip(ins, eqn.invars):
-        varying = tuple(a for a in axes if a in vma)
-        if varying and len(varying) < len(axes):
-            invariant = tuple(a for a in axes if a not in vma)
-            raise ValueError(
-                f"psum/pmean over mesh axes {tuple(axes)} of a {v.aval.str_short()} value that "
-                f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
-                f"mix. Reduce over {varying} only, make the value vary over all of them first "
-                f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
-                "shard_map.")
+        _check_psum_mix(eqn.params["axes"], v.aval.update(vma=vma))
+
+
+def _check_psum_mix(axes, aval):
+    """JAX's ValueError for a psum over a mix, naming (better than JAX's, which lists the
+    states {'varying', 'invarying'}) the axes the value varies and does not vary over."""
+    varying = tuple(a for a in axes if a in aval.vma)
+    if varying and len(varying) < len(axes):
+        invariant = tuple(a for a in axes if a not in aval.vma)
+        raise ValueError(
+            f"psum/pmean over mesh axes {tuple(axes)} of a {aval.str_short()} value that "
+            f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
+            f"mix. Reduce over {varying} only, make the value vary over all of them first "
+            f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
+            "shard_map.")
 
 
 psum_p.def_vma(_psum_vma)
 pmax_p.def_vma(_reduced_vma)
 pmin_p.def_vma(_reduced_vma)
+psum_invariant_p.def_vma(_reduced_vma)
 
 
 def _varying_over_axis_name(eqn, ins, strict):
@@ -104,6 +117,8 @@ def _allreduce_batcher(prim, reduce_mapped, reduce_unmapped):
 
 
 _allreduce_batcher(psum_p, lambda x, a: reductions.reduce_sum(x, a), _times_axis_size)
+_allreduce_batcher(psum_invariant_p, lambda x, a: reductions.reduce_sum(x, a),
+                   _times_axis_size)
 _allreduce_batcher(pmax_p, lambda x, a: reductions.reduce_max(x, a), lambda x, n: x)
 _allreduce_batcher(pmin_p, lambda x, a: reductions.reduce_min(x, a), lambda x, n: x)
 
@@ -121,8 +136,8 @@ def _pminmax_jvp(prim):
         if type(t) is Zero:
             return out, Zero(get_aval(out).to_tangent_aval())
         hit = ew.convert_element_type(ew.eq(x, out), get_aval(t).dtype)
-        num = psum_p.bind(ew.mul(instantiate(t), hit), axes=axes)
-        return out, ew.div(num, psum_p.bind(hit, axes=axes))
+        num = _bind_allreduce(psum_p, ew.mul(instantiate(t), hit), axes)
+        return out, ew.div(num, _bind_allreduce(psum_p, hit, axes))
     prim.def_jvp(jvp)
 
 
@@ -139,14 +154,53 @@ def _reducer_api(prim, api, doc, prepare=lambda x: x):
             per_group = lanes.reduce_in_groups(lanes.REDUCERS[api])
             return pytree.tree_map(lambda leaf: lanes.lanewise(
                 prepare(_as_array(leaf)), axes, groups, per_group), x)
-        return pytree.tree_map(lambda leaf: prim.bind(prepare(_as_array(leaf)), axes=axes), x)
+        return pytree.tree_map(lambda leaf: _bind_allreduce(prim, prepare(_as_array(leaf)),
+                                                            axes), x)
     fn.__name__, fn.__doc__ = api, doc
     return fn
 
 
-psum = _reducer_api(psum_p, "psum", "All-reduce sum of x (a pytree) over the named axis or "
-                    "axes: every lane receives the sum over the lanes (bools are counted, as "
-                    "int32).", _bool_as_int)
+def _varying(x, axes):
+    """In a check_vma body, as JAX 0.10: a collective's operand is first made varying over the
+    axes it acts on (pvary over those it is invariant over)."""
+    missing = tuple(a for a in axes if a not in get_aval(x).vma) if vma_checked() else ()
+    return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
+
+
+def _bind_allreduce(prim, x, axes):
+    """An all-reduce as JAX 0.10 binds it: in a check_vma body, of an operand varying over
+    its axes, and psum as psum_invariant."""
+    if not vma_checked():
+        return prim.bind(x, axes=axes)
+    if prim is psum_p:
+        _check_psum_mix(axes, get_aval(x))
+    return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
+
+
+_psum = _reducer_api(psum_p, "psum", "", _bool_as_int)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """All-reduce sum of x (a pytree) over the named axis or axes: every lane receives the sum
+    over the lanes (bools are counted, as int32). A pytree of constants (no traced value) is
+    the same on every lane: as JAX's, its sum is computed at once, size times each (a Python
+    scalar stays one: `psum(1, 'i')` is the axis size)."""
+    leaves = pytree.tree_leaves(x)
+    if axis_index_groups is not None or not leaves or any(isinstance(v, Tracer) for v in leaves):
+        return _psum(x, axis_name, axis_index_groups=axis_index_groups)
+    names = _axis_names(axis_name)
+    check_axis_names(names, "psum")
+    sizes = axis_scope()[0]
+    if not all(a in sizes for a in names):  # sizes known later: psum them then
+        return _psum(x, axis_name)
+    n = math.prod(sizes[a] for a in names)
+    return pytree.tree_map(lambda v: _constant_times(v, n), x)
+
+
+def _constant_times(x, n):
+    if type(x) in (int, float, complex):
+        return type(x)(n) * x
+    return _times_axis_size(_bool_as_int(_as_array(x)), n)
 pmax = _reducer_api(pmax_p, "pmax", "All-reduce maximum of x (a pytree) over the named axes.")
 pmin = _reducer_api(pmin_p, "pmin", "All-reduce minimum of x (a pytree) over the named axes.")
 
@@ -218,30 +272,9 @@ def _pvary_batch(axis_data, vals, dims, *, axes):
 
 pvary_p.def_batch(_pvary_batch)
 pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
-deflinear(pvary_p, lambda ct, x, *, axes: [ct])
-
-
-def pvary(x, axis_name):
-    """x marked as varying over the named axes (the values are unchanged): shard_map's
-    replication check then treats it as device-varying."""
-    axes = _axis_names(axis_name)
-    check_axis_names(axes, "pvary")
-    return pytree.tree_map(lambda leaf: pvary_p.bind(_as_array(leaf), axes=axes), x)
-
-
-_PCAST_TARGETS = ("varying", "reduced", "unreduced")
-
-
-def pcast(x, axis_name, *, to):
-    """JAX 0.10's spelling of pvary: pcast(x, axes, to="varying"). The reduced and unreduced
-    types belong to Explicit mesh axes, which refjax does not model."""
-    if to not in _PCAST_TARGETS:
-        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
-                         f"{set(_PCAST_TARGETS)}")
-    if to != "varying":
-        raise ValueError(f"pcast(..., to={to!r}): refjax models device-varying values only; "
-                         "reduced and unreduced types (Explicit mesh axes) are not supported")
-    return pvary(x, axis_name)
+# Each lane's copy of an invariant value gets its own cotangent: they are summed (JAX's).
+deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
 
 
 # ---------------------------------------------------------------- all_gather
@@ -281,6 +314,10 @@ def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, axis_siz
 
 all_gather_p.def_batch(_all_gather_batch)
 all_gather_p.def_vma(_varying_over_axis_name)
+all_gather_p.def_pp(lambda eqn, context: [
+    ("all_gather_dimension", eqn.params["axis"]), ("axis_index_groups", None),
+    ("axis_name", (eqn.params["axis_name"],)), ("axis_size", eqn.params["axis_size"]),
+    ("tiled", eqn.params["tiled"])])
 deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
     psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis, tiled=tiled,
                         axis_size=axis_size)])
@@ -301,7 +338,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
             n = len(groups[0])
             return lanes.lanewise(leaf, names, groups, lambda members: _every_lane_gets(
                 _gather_lanes(members, ax, tiled, n), n))
-        return all_gather_p.bind(leaf, axis_name=names[0], axis=ax, tiled=bool(tiled),
+        return all_gather_p.bind(_varying(leaf, names), axis_name=names[0], axis=ax, tiled=bool(tiled),
                                  axis_size=axis_size(names[0], "all_gather"))
     return pytree.tree_map(one, x)
 
@@ -382,6 +419,8 @@ def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, 
 
 psum_scatter_p.def_batch(_psum_scatter_batch)
 psum_scatter_p.def_vma(_varying_over_axis_name)
+psum_scatter_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
+    dict(eqn.params, axis_name=(eqn.params["axis_name"],)).items()))
 deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, axis_size: [
     all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                       axis_size=axis_size)])
@@ -401,7 +440,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         params = dict(axis_name=names if groups else names[0], scatter_dimension=dim,
                       tiled=bool(tiled), axis_size=size)
         if groups is None:
-            return psum_scatter_p.bind(leaf, **params)
+            return psum_scatter_p.bind(_varying(leaf, names), **params)
         _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors
         return lanes.lanewise(leaf, names, groups, lambda members: _split_to_lanes(
             reductions.reduce_sum(members, (0,)), dim, tiled, size))
@@ -438,6 +477,8 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
 
 ppermute_p.def_batch(_ppermute_batch)
 ppermute_p.def_vma(_varying_over_axis_name)
+ppermute_p.def_pp(lambda eqn, context: [("axis_name", (eqn.params["axis_name"],)),
+                                        ("perm", eqn.params["perm"])])
 deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
     ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
 
@@ -468,7 +509,8 @@ def ppermute(x, axis_name, perm):
             _as_array(leaf), names, (tuple(range(size)),),
             lambda members: _permute_lanes(members, perm, size)), x)
     return pytree.tree_map(
-        lambda leaf: ppermute_p.bind(_as_array(leaf), axis_name=names[0], perm=perm), x)
+        lambda leaf: ppermute_p.bind(_varying(_as_array(leaf), names), axis_name=names[0],
+                                     perm=perm), x)
 
 
 # ---------------------------------------------------------------- all_to_all
@@ -533,6 +575,8 @@ def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_ax
 
 all_to_all_p.def_batch(_all_to_all_batch)
 all_to_all_p.def_vma(_varying_over_axis_name)
+all_to_all_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
+    (k, v) for k, v in eqn.params.items() if k != "axis_size"))
 deflinear(all_to_all_p, lambda ct, x, *, split_axis, concat_axis, **params: [
     all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)])
 
@@ -554,7 +598,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         if groups is not None:
             return lanes.lanewise(leaf, names, groups, lambda members: _all_to_all_lanes(
                 members, sa, ca, tiled, size))
-        return all_to_all_p.bind(leaf, axis_name=names[0], split_axis=sa, concat_axis=ca,
+        return all_to_all_p.bind(_varying(leaf, names), axis_name=names[0], split_axis=sa, concat_axis=ca,
                                  tiled=bool(tiled), axis_size=size)
     return pytree.tree_map(one, x)
 
@@ -570,7 +614,7 @@ def _check_split(shape, split_axis, size, tiled, name):
 
 
 COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p,
-               axis_index_p, pvary_p)
+               axis_index_p, pvary_p, psum_invariant_p)
 
 
 # ---------------------------------------------------------------- ragged_all_to_all

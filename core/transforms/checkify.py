@@ -175,7 +175,7 @@ def _shard_map_rule(error, enabled, *ins, jaxpr, in_specs, out_specs, **params):
         err_leaves, err_tree = pytree.tree_flatten(err)
         stacked = [st.expand_dims(x, (0,)) for x in err_leaves]
         return pytree.tree_unflatten(err_tree, stacked), outs
-    with extend_axis_env(_axis_sizes(params["mesh"], order)):
+    with extend_axis_env(_axis_sizes(params["mesh"], order), params["check_vma"]):
         body, out_tree = stage_checked(run, tree, _avals(leaves) + list(jaxpr.in_avals))
     outs = shard_map_p.bind(*leaves, *ins, jaxpr=body, in_specs=(P(),) * len(leaves) + in_specs,
                             out_specs=(P(order),) * out_tree.num_leaves + out_specs, **params)

@@ -13,7 +13,7 @@ from ..primitives import structural as st
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
-from ..vma import jaxpr_vma, var_vmas
+from ..vma import jaxpr_vma
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
@@ -126,9 +126,17 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _check_vma(f, mesh, closed, in_specs, out_specs, manual, out_paths):
-    vmas = jaxpr_vma(closed.jaxpr, [_spec_vma(s, manual) for s in in_specs], strict=True)
-    check_out_vmas(f, mesh, manual, list(zip(out_paths, out_specs, vmas)))
+def _body_avals(avals, specs, manual, check_vma):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over."""
+    if not check_vma:
+        return list(avals)
+    return [a.update(vma=_spec_vma(s, manual)) for a, s in zip(avals, specs)]
+
+
+def _check_vma(f, mesh, closed, out_specs, manual, out_paths):
+    """Each output's type (its vma) against its out spec."""
+    check_out_vmas(f, mesh, manual, [(path, spec, aval.vma) for aval, spec, path
+                                     in zip(closed.out_avals, out_specs, out_paths)])
 
 
 def check_out_vmas(f, mesh, manual, outs):
@@ -317,7 +325,7 @@ def staged_lanes(params):
 def _stage_local(fun, local_avals, params):
     """Stage a per-shard function (with the mesh axes bound); returns (closed, consts)."""
     order = _manual_order(params["mesh"], params["axis_names"])
-    with par.extend_axis_env(_axis_sizes(params["mesh"], order)):
+    with par.extend_axis_env(_axis_sizes(params["mesh"], order), params["check_vma"]):
         return stage(fun, list(local_avals))
 
 
@@ -402,7 +410,7 @@ def _wrap_known(known, n_out, params):
 def _wrap_unknown(unknown, res_avals, params):
     """Unknown body taking residuals with a leading dim of size 1."""
     n = len(res_avals)
-    avals = [a.update(shape=(1,) + a.shape, vma=frozenset(), sharding=None) for a in res_avals]
+    avals = [a.update(shape=(1,) + a.shape, sharding=None) for a in res_avals]
     avals += list(unknown.in_avals[n:])
 
     def fun(*args):
@@ -474,15 +482,23 @@ def _shard_map_partial_eval(eqn, unknowns_in):
 
 def _scale_replicated_ct(ct, spec, params):
     """An output replicated over axes is one value seen as a copy per lane: each copy gets an
-    equal share of its cotangent (psum's transpose sums the copies back)."""
+    equal share of its cotangent (psum's transpose sums the copies back). With check_vma the
+    types say where copies were made (pvary, whose transpose sums), so nothing is scaled."""
+    if params["check_vma"]:
+        return ct
     n = _blocks(_omitted(spec, _manual_order(params["mesh"], params["axis_names"])),
                 params["mesh"])
     return ct if n == 1 else ew.div(ct, ew.full((), n, get_aval(ct).dtype))
 
 
 def _sum_replicated_ct(ct, spec, params):
-    """An input replicated over axes was used by every lane: its cotangent is the lanes' sum."""
+    """An input replicated over axes was used by every lane: its cotangent is the lanes' sum.
+    With check_vma, pvary's transpose has summed it where the types made copies; what still
+    varies over an axis the input is replicated over is summed here."""
     axes = _omitted(spec, _manual_order(params["mesh"], params["axis_names"]))
+    if params["check_vma"]:
+        axes = tuple(a for a in axes if a in get_aval(ct).vma)
+        return par.psum_invariant_p.bind(ct, axes=axes) if axes else ct
     return par.psum_p.bind(ct, axes=axes) if axes else ct
 
 
@@ -559,13 +575,9 @@ shard_map_p.def_layout("mesh")
 
 @shard_map_p.def_pp
 def _shard_map_pp(eqn, context):
-    """As JAX prints it: the manual axes as `newly_manual_axes`, and with check_vma the
-    body's values typed with the mesh axes they vary over (`f32[2]{V:x}`)."""
+    """As JAX prints it: the manual axes as `newly_manual_axes` (with check_vma, the body's
+    types carry the mesh axes its values vary over: `f32[2]{V:x}`)."""
     p = eqn.params
-    if p["check_vma"]:
-        manual = _manual_order(p["mesh"], p["axis_names"])
-        body = p["jaxpr"].jaxpr
-        context.var_vmas.update(var_vmas(body, [_spec_vma(s, manual) for s in p["in_specs"]]))
     params = {k: v for k, v in p.items() if k not in ("axis_names", "context_mesh")}
     params["newly_manual_axes"] = frozenset(p["axis_names"])
     if p.get("context_mesh"):  # JAX's shard_map without mesh= holds the abstract mesh
@@ -583,7 +595,7 @@ def _paths(prefix, tree):
     return [f"{prefix}{pytree.keystr(p)}" for p, _ in pytree.tree_flatten_with_path(tree)[0]]
 
 
-def _trace_body(f, in_tree, local_avals, mesh, order):
+def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
     """Stage f on per-shard avals; returns (closed body, captured tracers, outputs box)."""
     box = {}
 
@@ -591,12 +603,24 @@ def _trace_body(f, in_tree, local_avals, mesh, order):
         out = f(*pytree.tree_unflatten(in_tree, xs))
         leaves, box["tree"] = pytree.tree_flatten(out)
         box["out"] = out
-        return [_check_output(x) for x in leaves]
+        leaves = [_check_output(x) for x in leaves]
+        if not check_vma:
+            return leaves
+        specs = _flatten_specs("shard_map out_specs", out, out_specs)
+        return [_vary_as_spec(x, s, order) for x, s in zip(leaves, specs)]
 
-    with par.extend_axis_env(_axis_sizes(mesh, order)):
+    with par.extend_axis_env(_axis_sizes(mesh, order), bool(check_vma)):
         jaxpr, consts = trace_to_jaxpr(flat, local_avals)
     closed, tracer_consts = closure_convert(jaxpr, consts)
     return closed, tracer_consts, box
+
+
+def _vary_as_spec(x, spec, order):
+    """An output split over axes it does not vary over is made varying over them (pvary), as
+    JAX's: each device's block is its own value, whose cotangent comes back per device."""
+    axes = _spec_axes(spec) if isinstance(spec, P) else set()
+    missing = tuple(a for a in order if a in axes and a not in get_aval(x).vma)
+    return par.pvary_p.bind(as_value(x), axes=missing) if missing else x
 
 
 def _check_output(x):
@@ -652,14 +676,16 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
-    closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order)
+    local = _body_avals(local, specs, order, check_vma)
+    closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order, check_vma,
+                                             out_specs)
     out_paths = _paths("out", box["out"])
     outs_specs = _flatten_specs("shard_map out_specs", box["out"], out_specs)
     outs_specs = [_check_spec(s, a, mesh, order, f"out_specs for {p}")
                   for s, a, p in zip(outs_specs, closed.out_avals, out_paths)]
     in_all = (P(),) * len(tracer_consts) + tuple(specs)
     if check_vma:
-        _check_vma(f, mesh, closed, in_all, outs_specs, order, out_paths)
+        _check_vma(f, mesh, closed, outs_specs, order, out_paths)
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
                             out_specs=tuple(outs_specs), **context)

@@ -29,9 +29,11 @@ class ShardMapTracer(Tracer):
 
     @property
     def aval(self):
+        """The block's type: its vma shown with check_vma only, as JAX's (without, the vma is
+        still tracked, to check an output claimed replicated on the data)."""
         aval = get_aval(self.val)
         return ShapedArray(aval.shape[len(self._trace.order):], aval.dtype, aval.weak_type,
-                           vma=self.vma)
+                           vma=self.vma if self._trace.check_vma else frozenset())
 
     def __repr__(self):
         """Each device's block, as JAX prints a value inside an eager shard_map."""
@@ -70,7 +72,7 @@ class ShardMapTrace(Trace):
         vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
         local = [get_aval(v).update(shape=get_aval(v).shape[len(self.order):], vma=m)
                  for v, m in zip(vals, vmas)]
-        with par.extend_axis_env(self.bound_axes):
+        with par.extend_axis_env(self.bound_axes, self.check_vma):
             out_avals = prim.abstract_eval(*local, **params)
         out_avals = out_avals if prim.multiple_results else [out_avals]
         eqn = JaxprEqn(prim, [Var(a) for a in local], [Var(a) for a in out_avals], params)
@@ -126,7 +128,7 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
     tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order))
                for (x, ls), s in zip(split, specs)]
     # the axis env frame: what jit and other staging traces in the body see of the mesh axes
-    with set_current_trace(trace), par.extend_axis_env(trace.bound_axes):
+    with set_current_trace(trace), par.extend_axis_env(trace.bound_axes, trace.check_vma):
         out = f(*pytree.tree_unflatten(in_tree, tracers))
     out_leaves, out_tree = pytree.tree_flatten(out)
     paths = sm._paths("out", out)

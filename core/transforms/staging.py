@@ -9,6 +9,7 @@ from ..avals import ShapedArray
 from ..state import Ref, check_no_refs
 from ..sharding_types import type_outputs, typed_aval
 from ..trace import Trace, Tracer, get_aval, set_current_trace
+from ..vma import match_operands, typed_outputs
 
 
 class StagingTracer(Tracer):
@@ -69,11 +70,15 @@ class StagingTrace(Trace):
     def process_primitive(self, prim, args, params):
         invars = [self.to_atom(x) for x in args]
         in_avals = [v.aval for v in invars]
+        matched = match_operands(prim, args, in_avals, params)
+        if matched is not args:
+            return self.process_primitive(prim, matched, params)
         if prim.abstract_eval is None:  # only primitives defined outside refjax lack one
             raise NotImplementedError(f"Abstract evaluation for '{prim.name}' not implemented")
         check_no_refs(prim, in_avals, params)
         out = prim.abstract_eval(*in_avals, **params)
         out_avals = type_outputs(prim, in_avals, out if prim.multiple_results else [out], params)
+        out_avals = typed_outputs(prim, invars, out_avals, params)
         outvars = [jx.Var(a) for a in out_avals]
         self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params, self.current_source()))
         tracers = [StagingTracer(self, v) for v in outvars]

@@ -8,7 +8,7 @@ from ....core.primitives.parallel_more import pbroadcast_p
 from ._common import rule
 
 
-@rule(par.psum_p)
+@rule(par.psum_p, par.psum_invariant_p)
 def _psum(x, *, axes):
     return lax.psum(x, axes)
 

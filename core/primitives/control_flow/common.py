@@ -5,7 +5,7 @@ import inspect
 from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
-from ...avals import ShapedArray, _axes_str, same_type
+from ...avals import ShapedArray, _axes_str, _vma_str, same_type
 from ...sharding_types import UnknownSharding, drop_dim, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
@@ -143,7 +143,7 @@ def type_str(aval):
     """`float32[8@X,4]`: a type as JAX's branch and carry errors print it (with its sharding
     type on Explicit mesh axes)."""
     dims = (f"{d}{_axes_str(e)}" for d, e in zip(aval.shape, spec_of(aval)))
-    return f"{aval.dtype.name}[{','.join(dims)}]"
+    return f"{aval.dtype.name}[{','.join(dims)}]{_vma_str(aval.vma)}"
 
 
 def same_typed(a, b):
@@ -151,7 +151,7 @@ def same_typed(a, b):
     cond's branches and of loop carries; an unknown type, made by a primitive without a
     sharding rule, is not held against the program)."""
     unknown = any(isinstance(x.sharding, UnknownSharding) for x in (a, b))
-    return same_type(a, b) and (unknown or spec_of(a) == spec_of(b))
+    return same_type(a, b) and a.vma == b.vma and (unknown or spec_of(a) == spec_of(b))
 
 
 def typed_as(out_avals_of):
@@ -173,10 +173,27 @@ def scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
 
 def why(a, b):
     """What JAX adds after two differing types ("", when only their shardings differ)."""
-    if same_type(a, b):
+    what = [f"the {w} do not match" for w, differ in (
+        ("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape),
+        ("manual axis types", a.vma != b.vma)) if differ]
+    if len(what) < 2:
+        return "".join(f", so {w}" for w in what)
+    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
+
+
+def pcast_hint(applications, loop):
+    """JAX's hint after a vma mismatch in a cond's branches or a loop's carry: the pcasts
+    that might fix it (bulleted as each of JAX's two messages does)."""
+    if not applications:
         return ""
-    what = "shapes" if a.shape != b.shape else "dtypes"
-    return f", so the {what} do not match"
+    if len(applications) == 1:
+        hint = f"This might be fixed by {applications[0]}.\n"
+    else:
+        bullets = "\n".join(f"  * {d};" + "\n" * loop for d in applications[:-1])
+        hint = (f"This might be fixed by:\n{bullets}" + "\n" * (not loop)
+                + f"  * {applications[-1]}.\n")
+    return hint + ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma "
+                   "for more information.\n\n")
 
 
 def leaf_path(tree, i):

@@ -28,7 +28,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
-                     same_typed, type_str, typed_as, why)
+                     pcast_hint, same_typed, type_str, typed_as, why)
 
 cond_p = make_primitive("cond", multiple_results=True)
 
@@ -327,5 +327,11 @@ def _check_branch_outputs(api_name, name0, traced0, name, traced):
              f"corresponding output of {name} has type {type_str(b)}{why(a, b)}"
              for i, (a, b) in enumerate(zip(outs0, outs)) if not same_typed(a, b)]
     if diffs:
+        hint = pcast_hint([  # JAX's hint, whose tuple is the other branch's extra axes
+            f"applying `jax.lax.pcast(..., {tuple(a1.vma - a2.vma)}, to='varying')` to the "
+            f"output of {n}{path_str(tree0, i)}"
+            for i, (a, b) in enumerate(zip(outs0, outs)) if not same_typed(a, b)
+            for n, a1, a2 in ((name0, b, a), (name, a, b)) if a2.vma - a1.vma], loop=False)
         raise TypeError(f"{api_name} branches must have equal output types but they differ.\n\n"
-                        + listed(diffs) + f"\nRevise {name0} and/or {name} so that all output types match.")
+                        + listed(diffs) + f"\n{hint}Revise {name0} and/or {name} so that all "
+                        "output types match.")

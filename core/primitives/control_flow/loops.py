@@ -46,7 +46,7 @@ from .. import structural as st
 from ..reductions import reduce_or
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
-                     same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
+                     pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
 
 while_p = make_primitive("while", multiple_results=True)
 scan_p = make_primitive("scan", multiple_results=True)
@@ -274,9 +274,14 @@ def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
              f"corresponding output carry component has type {type_str(b)}{why(a, b)}"
              for i, (a, b) in enumerate(zip(in_avals, out_avals)) if not same_typed(a, b)]
     if diffs:
+        hint = pcast_hint([
+            f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the "
+            f"initial carry value corresponding to {_carry_component(fun, in_tree, i)}"
+            for i, (a, b) in enumerate(zip(in_avals, out_avals))
+            if not same_typed(a, b) and b.vma - a.vma], loop=True)
         raise TypeError(f"{name} function carry input and carry output must have equal types, "
-                        "but they differ:\n\n" + listed(diffs) + "\nRevise the function so "
-                        "that all output types match the corresponding input types.")
+                        "but they differ:\n\n" + listed(diffs) + f"\n{hint}Revise the function "
+                        "so that all output types match the corresponding input types.")
 
 
 def _trace_carried(trace, init, name, in_tree, fun):
