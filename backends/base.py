@@ -9,6 +9,7 @@ from multipledispatch import Dispatcher
 
 from ..core import runtime
 from ..core import sharding as sh
+from ..core.sharding import device_sets
 from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.state import Ref, check_no_refs, is_ref_type
@@ -17,6 +18,7 @@ from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
+from ..core.transforms import jit_devices
 from ..core.transforms.jit import jit_p
 from ..core import dtypes
 
@@ -291,9 +293,8 @@ def eval_primitive(prim, args, params):
     avals = [trace_mod.get_aval(x) for x in args]
     check_no_refs(prim, avals, params)
     out = prim.abstract_eval(*avals, **params)
+    _check_devices(prim, args, params)
     mesh = sh.get_current_mesh()
-    if mesh is not None:
-        _check_on_mesh(prim, args, avals, mesh)
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]
     typed_outs = _eager_types(prim, args, avals, outs, params)
@@ -315,15 +316,18 @@ def _eager_types(prim, args, avals, outs, params):
     return check_reduced_values(prim, type_outputs(prim, typed, outs, params))
 
 
-def _check_on_mesh(prim, args, avals, mesh):
-    devices = mesh._flat_devices_set
-    for x, aval in zip(args, avals):
-        if type(x) is Array and x.committed and x.sharding.device_set != devices:
-            raise ValueError(
-                "Received incompatible devices for jitted computation. Got argument of "
-                f"{prim.name} with shape {aval.str_short(short_dtypes=False)} and with device "
-                f"ids {sorted(d.id for d in x.sharding.device_set)} on platform CPU and jit's "
-                f"context mesh with device ids {sorted(d.id for d in devices)} on platform CPU")
+def _check_devices(prim, args, params):
+    """JAX's refusal of committed arguments on different device assignments (or off the
+    context mesh's): nothing moves them, so the computation would have no devices to run on.
+    Arguments are named as JAX's dispatch of a primitive names them (`args[0]`)."""
+    committed = [i for i, x in enumerate(args) if type(x) is Array and x.committed]
+    inner = jit_devices.inner_places(params["jaxpr"]) if prim is jit_p else ()
+    if not committed and not inner:
+        return
+    places = [device_sets.Place(args[i].sharding._device_assignment, f"args[{i}]",
+                                args[i].aval) for i in committed]
+    device_sets.check(params["name"] if prim is jit_p else prim.name,
+                      [*device_sets.context_places(), *places, *inner], named=False)
 
 
 def _on_mesh(x, mesh, typed):
