@@ -16,6 +16,7 @@ from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
+from ..core.sharding_propagation import constraint_sharding
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
 from ..core.transforms import jit_devices
@@ -321,13 +322,29 @@ def _check_devices(prim, args, params):
     context mesh's): nothing moves them, so the computation would have no devices to run on.
     Arguments are named as JAX's dispatch of a primitive names them (`args[0]`)."""
     committed = [i for i, x in enumerate(args) if type(x) is Array and x.committed]
-    inner = jit_devices.inner_places(params["jaxpr"]) if prim is jit_p else ()
-    if not committed and not inner:
+    if prim is jit_p:
+        used = jit_devices.used_inputs(params["jaxpr"])
+        committed = [i for i in committed if used[i]]
+    elif not committed:
         return
-    places = [device_sets.Place(args[i].sharding._device_assignment, f"args[{i}]",
+    name, arg_names, inner = _dispatch_names(prim, params, len(args))
+    places = [device_sets.Place(args[i].sharding._device_assignment, arg_names[i],
                                 args[i].aval) for i in committed]
-    device_sets.check(params["name"] if prim is jit_p else prim.name,
-                      [*device_sets.context_places(), *places, *inner], named=False)
+    device_sets.check(name, [*device_sets.context_places(), *places, *inner], named=False)
+
+
+def _dispatch_names(prim, params, n):
+    """How JAX's eager dispatch names a primitive, its arguments and the shardings it asks
+    for: a jit by its function; a sharding constraint (the eager with_sharding_constraint)
+    as a jit of `_identity_fn(x)` with an explicit output sharding."""
+    if prim is jit_p:
+        return params["name"], [f"args[{i}]" for i in range(n)], \
+            jit_devices.inner_places(params["jaxpr"])
+    target = constraint_sharding(prim, params)
+    if target is not None:
+        return "_identity_fn", ["x"], [device_sets.sharding_place(
+            target, "explicit output sharding")]
+    return prim.name, [f"args[{i}]" for i in range(n)], ()
 
 
 def _on_mesh(x, mesh, typed):

@@ -147,6 +147,8 @@ def naming_errors(fn, op):
                 # this function's arguments, as JAX's jitted jnp functions name them
                 from .sharding.device_sets import renamed
                 raise renamed(e, short, _named_leaves(fn, args, kwargs)) from None
+            if hasattr(e, "incompatible_devices"):
+                raise
             # KeyReuseError names the operation consuming the key, in JAX's words.
             if e.args and isinstance(e.args[0], str) and short not in e.args[0] and \
                     not isinstance(e, KeyReuseError):

@@ -46,10 +46,13 @@ def check(fun_name, places, named=True):
     places' names are the user's (else a jnp function around them may rename them)."""
     first = None
     for place in places:
+        if place is None:  # asks for no devices of its own
+            continue
         if first is None:
             first = place
         elif place.assignment != first.assignment:
             err = ValueError(_message(fun_name, first, place))  # JAX's class, no subclass
+            err.incompatible_devices = True  # its message names its operation already
             if not named:
                 err.unnamed_fails = (first, place)
             raise err

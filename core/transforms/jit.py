@@ -352,8 +352,8 @@ class JitWrapped:
         static = {*self._static_argnums, *self._static_argnames}
         jit_devices.check_call(self._fun, staged, leaves, lambda: jit_devices.arg_names(
             self._signature, args, kwargs, static), ins, outs)
-        return [x if s is None or not isinstance(x, Array) or x.sharding == s
-                else sharding_constraint_p.bind(x, sharding=s)
+        return [x if s is None or not isinstance(x, Array) or x.sharding == s else
+                runtime.make_array(x._value(), x.aval, sharding=s, transfer="device_to_device")
                 for x, s in zip(leaves, ins + [None] * (len(leaves) - len(ins)))]
 
     def trace(self, *args, **kwargs):

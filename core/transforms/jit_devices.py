@@ -4,12 +4,14 @@ import inspect
 import weakref
 
 from .. import pytree
+from ..array import Array
 from ..jaxpr import subjaxprs
 from ..sharding import NamedSharding, P
 from ..sharding import device_sets as ds
 from ..sharding_propagation import constraint_sharding
 
 _INNER = weakref.WeakKeyDictionary()  # ClosedJaxpr -> the places named inside it
+_USED = weakref.WeakKeyDictionary()  # ClosedJaxpr -> whether each input is used
 
 
 def check_call(fun, staged, leaves, names, in_targets, out_targets):
@@ -17,10 +19,11 @@ def check_call(fun, staged, leaves, names, in_targets, out_targets):
     their explicit in_shardings), its explicit out_shardings and the shardings named inside
     the jaxpr are on different device assignments. Nothing runs before it, nothing is
     cached by it."""
-    places = ds.context_places() + _argument_places(leaves, names, in_targets)
+    used = used_inputs(staged.closed)[len(staged.tracer_consts):]
+    places = ds.context_places() + _argument_places(leaves, names, in_targets, used)
     places += [ds.sharding_place(s, "explicit output sharding") for s in out_targets]
     places += inner_places(staged.closed, in_targets, out_targets)
-    ds.check(_fun_name(fun), [p for p in places if p is not None])
+    ds.check(_fun_name(fun), places)
 
 
 def inner_places(closed, in_targets=(), out_targets=()):
@@ -28,21 +31,43 @@ def inner_places(closed, in_targets=(), out_targets=()):
     for every call of a trace: its targets are its jit's options)."""
     inner = _INNER.get(closed)
     if inner is None:
-        inner = _INNER[closed] = [p for p in _inner_places(closed.jaxpr, in_targets, out_targets)
-                                  if p is not None]
+        inner = _INNER[closed] = _inner_places(closed.jaxpr, in_targets, out_targets)
     return inner
 
 
-def _argument_places(leaves, names, in_targets):
+def used_inputs(closed):
+    """Whether each input of a ClosedJaxpr is used: JAX prunes the unused ones (keep_unused
+    defaults to False) before it compares devices."""
+    used = _USED.get(closed)
+    if used is None:
+        seen = {id(v) for eqn in closed.jaxpr.eqns for v in eqn.invars}
+        seen |= {id(v) for v in closed.jaxpr.outvars}
+        used = _USED[closed] = [id(v) in seen for v in closed.jaxpr.invars]
+    return used
+
+
+def _argument_places(leaves, names, in_targets, used):
     """`names`: a function returning the leaves' names, called only when needed."""
     targets = list(in_targets) + [None] * (len(leaves) - len(in_targets))
-    committed = ds.committed_places(zip(range(len(leaves)), leaves))
+    committed = ds.committed_places((i, x) for i, x in enumerate(leaves) if used[i])
     if not any(targets) and not committed:
         return []
     names, by_leaf = names(), {p.name: p for p in committed}
-    return [ds.sharding_place(s, "explicit input sharding") if s is not None else
+    return [_in_sharding_place(s, leaves, names) if s is not None else
             by_leaf.get(i) and ds.Place(by_leaf[i].assignment, names[i], by_leaf[i].aval)
             for i, s in enumerate(targets)]
+
+
+def _in_sharding_place(sharding, leaves, names):
+    """An explicit in_sharding's Place, named (as JAX names it) after the first argument
+    already on its devices, committed or not; else "explicit input sharding" (JAX prints
+    its internal "ARG_SHARDING")."""
+    place = ds.sharding_place(sharding, "explicit input sharding")
+    for name, x in zip(names, leaves):
+        if place is not None and type(x) is Array and \
+                x.sharding._device_assignment == place.assignment:
+            return ds.Place(place.assignment, name, x.aval)
+    return place
 
 
 def arg_names(signature, args, kwargs, static=()):
