@@ -16,7 +16,7 @@ from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
-from ..core.sharding_propagation import constraint_sharding
+from ..core.primitives.sharding_ops import sharding_constraint_p
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
 from ..core.transforms import jit_devices
@@ -321,16 +321,22 @@ def _check_devices(prim, args, params):
     """JAX's refusal of committed arguments on different device assignments (or off the
     context mesh's): nothing moves them, so the computation would have no devices to run on.
     Arguments are named as JAX's dispatch of a primitive names them (`args[0]`)."""
-    committed = [i for i, x in enumerate(args) if type(x) is Array and x.committed]
+    # references are committed where they are, as JAX's
+    committed = [i for i, x in enumerate(args) if type(x) is Ref or type(x) is Array
+                 and x.committed]
     if prim is jit_p:
         used = jit_devices.used_inputs(params["jaxpr"])
         committed = [i for i in committed if used[i]]
     elif not committed:
         return
     name, arg_names, inner = _dispatch_names(prim, params, len(args))
-    places = [device_sets.Place(args[i].sharding._device_assignment, arg_names[i],
-                                args[i].aval) for i in committed]
+    places = [device_sets.Place(_assignment(args[i]), arg_names[i], args[i].aval)
+              for i in committed]
     device_sets.check(name, [*device_sets.context_places(), *places, *inner], named=False)
+
+
+def _assignment(x):
+    return x._backend.sharding_of(x._buf, x.aval)._device_assignment
 
 
 def _dispatch_names(prim, params, n):
@@ -340,10 +346,9 @@ def _dispatch_names(prim, params, n):
     if prim is jit_p:
         return params["name"], [f"args[{i}]" for i in range(n)], \
             jit_devices.inner_places(params["jaxpr"])
-    target = constraint_sharding(prim, params)
-    if target is not None:
+    if prim is sharding_constraint_p:
         return "_identity_fn", ["x"], [device_sets.sharding_place(
-            target, "explicit output sharding")]
+            params["sharding"], "explicit output sharding")]
     return prim.name, [f"args[{i}]" for i in range(n)], ()
 
 

@@ -285,6 +285,7 @@ def propagate_jaxpr(closed, in_shardings):
     sharded value reaches are replicated; without a mesh, the single device its inputs
     and single-device constraints pick."""
     jaxpr = closed.jaxpr
+    in_shardings = _used_only(jaxpr, in_shardings)
     mesh = _mesh_of(in_shardings) or _first_param_mesh(jaxpr)
     if mesh is None:
         device = single_device(list(in_shardings) + list(_constraints(jaxpr)))
@@ -306,6 +307,18 @@ def propagate_jaxpr(closed, in_shardings):
     kind = _memory_kind(in_shardings)
     return [_single_device_constraint_of(jaxpr, v) or read(v)
             or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars]
+
+
+def _used_only(jaxpr, in_shardings):
+    """The inputs' shardings, None for inputs the jaxpr does not use: JAX prunes them, so
+    they decide nothing (nor are they checked against the others' devices)."""
+    return [s if used else None for used, s in zip(used_inputs(jaxpr), in_shardings)]
+
+
+def used_inputs(jaxpr):
+    """Whether each input of a jaxpr is used (by an equation, or as an output)."""
+    used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
+    return [id(v) in used for v in jaxpr.invars]
 
 
 def _single_device_constraint_of(jaxpr, var):

@@ -37,7 +37,8 @@ def _h(x, *rest, **kw):
 def refused_scenario(jax, jnp):
     """Programs JAX refuses: eager ops, jitted functions named by their argument paths,
     meshes on other devices, a single device in or out of a mesh, the same devices in
-    another order, shardings inside jit or given as out_shardings, a context mesh."""
+    another order, shardings inside jit (constraints, device_put) or given as out_shardings,
+    a context mesh, an eager with_sharding_constraint to other devices."""
     d, P, NS = jax.devices(), jax.P, jax.NamedSharding
     a, b = (jax.device_put(jnp.full(3, float(i)), d[i]) for i in (5, 6))
     m1, m2 = (jax.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
@@ -55,6 +56,10 @@ def refused_scenario(jax, jnp):
             lambda: jit(lambda x: jax.lax.with_sharding_constraint(x, NS(m2, P("x"))))(s1),
             lambda: jit(_f, out_shardings=NS(m2, P("x")))(s1, s1),
             lambda: _under(jax, m2, lambda: jnp.sin(s1)),
+            lambda: jit(lambda x: jax.device_put(x, NS(m2, P("x"))))(s1),
+            lambda: jit(lambda x: jax.device_put(x, jax.sharding.SingleDeviceSharding(d[6])))(a),
+            lambda: jax.lax.with_sharding_constraint(s1, NS(m2, P("x"))),
+            lambda: jit(lambda x, y: (x * 2, y))(a, b),
             lambda: jit(jax.shard_map(lambda x: x * 2, mesh=m2, in_specs=P("x"),
                                       out_specs=P("x")))(s1)]
 
@@ -67,7 +72,8 @@ def _under(jax, mesh, fn):
 def accepted_scenario(jax, jnp):
     """What JAX accepts: uncommitted values follow the committed ones (on a device or a
     mesh), jit's in_shardings move committed arguments, closed-over constants move, a
-    device_put moves, an array on one device of a mesh is used alone."""
+    device_put moves (inside jit: to a Sharding; a bare Device leaves the value where it is),
+    an array on one device of a mesh is used alone, unused arguments are ignored."""
     d, P, NS = jax.devices(), jax.P, jax.NamedSharding
     a = jax.device_put(jnp.full(3, 5.0), d[5])
     m1, m2 = (jax.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
@@ -79,7 +85,22 @@ def accepted_scenario(jax, jnp):
             lambda: jit(_f, in_shardings=NS(m1, P("x")))(s2, s2),
             lambda: jit(lambda x: x + s2)(s1), lambda: jit(lambda x: x + s2)(jnp.arange(4.0)),
             lambda: jax.device_put(a, d[6]) + jax.device_put(jnp.ones(3), d[6]),
-            lambda: on0 * 2, lambda: jit(lambda x: jax.device_put(x, d[5]) * 2)(a)]
+            lambda: on0 * 2, lambda: jit(lambda x: jax.device_put(x, d[5]) * 2)(a),
+            lambda: jit(lambda x: jax.device_put(x, d[6]) * 2)(a),
+            lambda: jit(lambda x: jax.device_put(x, NS(m2, P("x"))))(jnp.arange(4.0)),
+            lambda: jit(lambda x, y: x * 2)(a, jax.device_put(jnp.ones(3), d[6])),
+            lambda: jax.lax.with_sharding_constraint(jnp.arange(4.0), NS(m2, P("x")))]
+
+
+def test_device_put_inside_jit_is_staged_as_jax():
+    """A traced device_put is JAX's `device_put` equation (a Sharding or a Device target)."""
+    texts = []
+    for lib in (real_jax, refjax):
+        d, mesh = lib.devices(), lib.sharding.Mesh(np.array(lib.devices()[:4]), ("x",))
+        targets = (d[3], lib.NamedSharding(mesh, lib.P("x")))
+        texts.append([str(lib.make_jaxpr(lambda v, t=t: lib.device_put(v, t) * 2)(
+            lib.numpy.ones(4))) for t in targets])
+    assert texts[1] == texts[0]
 
 
 def test_committed_inputs_on_different_device_sets_are_refused_as_jax():

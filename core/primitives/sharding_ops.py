@@ -7,21 +7,46 @@ from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
 
-sharding_constraint_p = make_primitive("sharding_constraint")
-sharding_constraint_p.def_layout("sharding")
-sharding_constraint_p.def_key_reuse(key_reuse.forward_rule)
-sharding_constraint_p.def_abstract_eval(
-    lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
-deflinear(sharding_constraint_p,
-          lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+def _constraint(name):
+    """An identity primitive laying its operand out as its `sharding` param (None: where it
+    is), with the rules both constraints share."""
+    prim = make_primitive(name)
+    prim.def_layout("sharding")
+    prim.def_key_reuse(key_reuse.forward_rule)
+    prim.def_abstract_eval(lambda x, **_: ShapedArray(x.shape, x.dtype, x.weak_type))
+    deflinear(prim, lambda ct, x, **params: [prim.bind(ct, **params)])
+    prim.def_batch(_batch)
+    return prim
 
 
-def _batch(axis_data, vals, dims, *, sharding):
+def _batch(axis_data, vals, dims, **_):
     """Under vmap the constraint is dropped: the batched value has another rank."""
     return vals[0], dims[0]
 
 
-sharding_constraint_p.def_batch(_batch)
+sharding_constraint_p = _constraint("sharding_constraint")
+# jax.device_put of a traced value: a constraint to a Sharding (JAX compares its devices
+# with the computation's), nothing for a bare Device (JAX leaves the value where it is);
+# `devices` is the target as given, printed as JAX prints the equation
+device_put_p = _constraint("device_put")
+
+
+class _ReuseInput:
+    """JAX's copy semantics of a device_put inside jit, as its jaxprs print it."""
+
+    def __repr__(self):
+        return "ArrayCopySemantics.REUSE_INPUT"
+
+
+_REUSE_INPUT = (_ReuseInput(),)
+device_put_p.def_pp(lambda eqn, context: [
+    ("copy_semantics", _REUSE_INPUT), ("devices", eqn.params["devices"]), ("srcs", (None,))])
+
+
+def device_put_traced(x, target):
+    """device_put of a traced value to a Sharding or a Device, staged as JAX stages it."""
+    sharding = target if isinstance(target, Sharding) else None
+    return device_put_p.bind(x, sharding=sharding, devices=(target,))
 
 
 def with_sharding_constraint(x, shardings):

@@ -9,6 +9,7 @@ from ..jaxpr import subjaxprs
 from ..sharding import NamedSharding, P
 from ..sharding import device_sets as ds
 from ..sharding_propagation import constraint_sharding
+from ..sharding_propagation import used_inputs as used_inputs_of
 
 _INNER = weakref.WeakKeyDictionary()  # ClosedJaxpr -> the places named inside it
 _USED = weakref.WeakKeyDictionary()  # ClosedJaxpr -> whether each input is used
@@ -40,9 +41,7 @@ def used_inputs(closed):
     defaults to False) before it compares devices."""
     used = _USED.get(closed)
     if used is None:
-        seen = {id(v) for eqn in closed.jaxpr.eqns for v in eqn.invars}
-        seen |= {id(v) for v in closed.jaxpr.outvars}
-        used = _USED[closed] = [id(v) in seen for v in closed.jaxpr.invars]
+        used = _USED[closed] = used_inputs_of(closed.jaxpr)
     return used
 
 
