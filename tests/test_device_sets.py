@@ -5,11 +5,14 @@ committed ones, jit's in_shardings, closed-over constants) runs and is placed as
 it. Each scenario runs on real JAX and on refjax; outcomes (value, devices, committed, or the
 error class and message) are compared."""
 import functools
+import os
 import re
 
 import numpy as np
 import pytest
+from doc_cells import run_page
 from side_by_side import outcome
+from test_doc_examples import _same
 
 import jax as real_jax
 
@@ -185,3 +188,21 @@ def test_explicit_in_shardings_named_better_than_jax():
     assert msgs[1][1].endswith(
         "Got argument y of _f with shape float32[4] and with device ids [2, 3] on platform "
         "CPU and explicit input sharding with device ids [0, 1] on platform CPU")
+
+
+PLACEMENT = "/work/jaxsrc/docs/new_docs/201/placement.md"
+
+
+@pytest.mark.skipif(not os.path.exists(PLACEMENT), reason="JAX's docs are not checked out here")
+@pytest.mark.backends("numpy_ref")  # JAX's runs dominate: one backend
+def test_placement_page_with_jax_default_axis_types_shows_what_jax_shows():
+    """JAX's new docs page on placement ("can't move to a different mesh inside jit!"), cell
+    by cell, with make_mesh giving JAX 0.10's Explicit axes (with the seeds' Auto axes three
+    cells print the axis types otherwise: test_jax_doc_pages.py)."""
+    page = open(PLACEMENT).read()
+    with refjax.config.override(refjax_make_mesh_axis_types="explicit"), refjax.set_mesh(None):
+        ours = run_page(page, refjax=True)
+    with real_jax.set_mesh(None):
+        theirs = run_page(page, refjax=False)
+    assert [i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)] == []
+    assert "ValueError" in theirs[10][1]

@@ -26,6 +26,10 @@ _LOWERING = ("the lowering rule's printed context: JAX's LoweringRuleContext hol
              "rule again on the backend's (strong) types when it traces the lowering, and "
              "traces it once per primitive and types where JAX lowers once per jit")
 
+_AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explicit): the "
+         "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
+         "agrees with refjax_make_mesh_axis_types='explicit' (test_device_sets.py)")
+
 KNOWN = {
     "key-concepts": {},
     "automatic-differentiation": {9: _FD},
@@ -73,6 +77,7 @@ KNOWN = {
     "autodidax2_part1": {},
     "distributed_data_loading": {},
     "notebooks/Neural_Network_and_Data_Loading": {},
+    "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
 }
 
 
