@@ -173,6 +173,23 @@ def test_refused_under_transformations_named_better_than_jax():
         refjax.grad(lambda x, y: (x * y).sum())(a, b)
 
 
+def test_eager_shard_map_on_another_mesh_named_better_than_jax():
+    """shard_map outside jit on an argument committed to another mesh: refused as by JAX,
+    whose message names the function by an internal object's address and ends "at " with no
+    source; refjax's names shard_map."""
+    msgs = []
+    for lib in (real_jax, refjax):
+        d, P, NS = lib.devices(), lib.P, lib.NamedSharding
+        m1, m2 = (lib.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
+        s1 = lib.device_put(lib.numpy.arange(4.0), NS(m1, P("x")))
+        msgs.append(outcome(lambda: lib.shard_map(lambda x: x * 2, mesh=m2, in_specs=P("x"),
+                                                  out_specs=P("x"))(s1)))
+    (c1, theirs), (c2, ours) = msgs
+    assert c1 == c2 == "ValueError"
+    assert re.sub(r"<jax\._src\.util\.HashablePartial object at 0x[0-9a-f]+>", "shard_map",
+                  theirs) == ours + " at "
+
+
 def test_explicit_in_shardings_named_better_than_jax():
     """jit's in_shardings on one mesh for one argument, the other committed to another
     mesh: JAX names the resharded argument and "ARG_SHARDING"; refjax names the argument that
