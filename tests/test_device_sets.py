@@ -37,6 +37,10 @@ def _h(x, *rest, **kw):
     return x + rest[0] + kw["z"]
 
 
+def _k(x, n, *, y):
+    return x * n + y
+
+
 def refused_scenario(jax, jnp):
     """Programs JAX refuses: eager ops, jitted functions named by their argument paths,
     meshes on other devices, a single device in or out of a mesh, the same devices in
@@ -54,6 +58,8 @@ def refused_scenario(jax, jnp):
             lambda: jax.lax.add(a, b), lambda: jnp.concatenate([a, b]),
             lambda: jit(_f)(a, b), lambda: jit(_f)(a, y=b), lambda: jit(_f)(y=b, x=a),
             lambda: jit(_g)({"p": a, "q": [b]}), lambda: jit(_h)(a, jnp.ones(3), z=b),
+            lambda: jit(_k, static_argnums=1)(a, 2, y=b),
+            lambda: jit(_k, static_argnames="n")(a, n=2, y=b),
             lambda: s1 + s2, lambda: jit(_f)(s1, s2), lambda: s1 + on7, lambda: s1 + on0,
             lambda: s1 - swapped,
             lambda: jit(lambda x: jax.lax.with_sharding_constraint(x, NS(m2, P("x"))))(s1),

@@ -41,7 +41,7 @@ class Place:
 
 
 def check(fun_name, places, named=True):
-    """IncompatibleDevicesError, in JAX's words, at the first request whose device assignment
+    """JAX's ValueError, in its words, at the first request whose device assignment
     (the devices and their order) differs from the first one's; `named`: whether the
     places' names are the user's (else a jnp function around them may rename them)."""
     first = None

@@ -93,11 +93,13 @@ def _param_name(params, keyword, key):
     if _VAR_POSITIONAL in kinds and key >= kinds.index(_VAR_POSITIONAL):
         at = kinds.index(_VAR_POSITIONAL)
         return f"{params[at].name}[{key - at}]"
-    return params[key].name if key < len(params) and kinds[key] not in _VAR else f"args[{key}]"
+    return params[key].name if key < len(params) and kinds[key] in _POSITIONAL \
+        else f"args[{key}]"
 
 
 _VAR_POSITIONAL, _VAR_KEYWORD = inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD
-_VAR = (_VAR_POSITIONAL, _VAR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_VAR = (_VAR_POSITIONAL, _VAR_KEYWORD)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _inner_places(jaxpr, in_targets=(), out_targets=()):
