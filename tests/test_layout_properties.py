@@ -13,7 +13,8 @@ and against a truth that does not come from the code under test:
     backends, eager and jit, and to NumPy; layouts equal shard by shard between the backends
     (xla places outputs as core/sharding_propagation.py says) and between eager and jit;
     each eager op's layout as DESIGN.md's rules (restated here) give it; a pinned output
-    layout (out_shardings or a final constraint) equal to real JAX's. Single-device
+    layout (out_shardings or a final constraint) equal to real JAX's; a program over meshes
+    on different device sets is refused (or run) eagerly and under jit as JAX does. Single-device
     placement (device_put to a device, SingleDeviceSharding constraints and out_shardings)
     is compared with real JAX's eager and jit placement.
 (c) random shard_map bodies with collectives: values equal across backends, eager and jit,
