@@ -343,7 +343,8 @@ class JitWrapped:
 
     def _on_its_devices(self, staged, leaves, args, kwargs):
         """The arguments, checked (JAX's ValueError when the call would span several device
-        assignments) and moved to their explicit in_shardings (as JAX reshards them)."""
+        assignments), those committed to other devices than their explicit in_shardings
+        moved there (as JAX moves them; the staged constraints lay out the rest)."""
         in_tree = self._split(args, kwargs)[2] if self._in_shardings is not None else ()
         ins = _targets(in_tree, self._in_shardings, "in_shardings", self._who)
         outs = () if self._out_shardings is None else _targets(
@@ -352,7 +353,8 @@ class JitWrapped:
         static = {*self._static_argnums, *self._static_argnames}
         jit_devices.check_call(self._fun, staged, leaves, lambda: jit_devices.arg_names(
             self._signature, args, kwargs, static), ins, outs)
-        return [x if s is None or not isinstance(x, Array) or x.sharding == s else
+        return [x if s is None or not isinstance(x, Array) or not x.committed
+                or x.sharding._device_assignment == s._device_assignment else
                 runtime.make_array(x._value(), x.aval, sharding=s, transfer="device_to_device")
                 for x, s in zip(leaves, ins + [None] * (len(leaves) - len(ins)))]
 
