@@ -13,6 +13,7 @@ from ..core.sharding.shardings import UNREDUCED_INDICES
 from ..core import array as array_mod
 from ..core.array import Array
 from ..core.avals import ShapedArray
+from ..core.primitives.sharding_ops import device_put_traced
 from ..core.trace import Tracer
 
 __all__ = ["devices", "local_devices", "device_count", "local_device_count", "process_count",
@@ -107,15 +108,16 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
 
 def _put_leaf(x, target):
     backend = current_backend()
-    if isinstance(x, Tracer):
-        return x  # placement of traced values is decided by the compiled computation
-    if target is None and isinstance(x, Array) and x._backend is backend:
+    if target is None and (isinstance(x, Tracer) or isinstance(x, Array)
+                           and x._backend is backend):
         return x
     if not _is_target(target):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                          "`jax.Device` or a pytree of these values. Received invalid value: "
                          f"{target!r} of type {type(target).__name__}")
     target = sh.device_put_target(target)
+    if isinstance(x, Tracer):
+        return device_put_traced(x, target)  # staged, as JAX stages it
     value, aval = _value_and_aval(x)
     if target is None:
         return make_array(value, aval, backend)

@@ -9,14 +9,17 @@ from multipledispatch import Dispatcher
 
 from ..core import runtime
 from ..core import sharding as sh
+from ..core.sharding import device_sets
 from ..core import trace as trace_mod
 from ..core.array import Array
 from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
 from ..core.primitives.parallel import AXIS_ENV
+from ..core.primitives.sharding_ops import sharding_constraint_p
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
+from ..core.transforms import jit_devices
 from ..core.transforms.jit import jit_p
 from ..core import dtypes
 
@@ -293,9 +296,8 @@ def eval_primitive(prim, args, params):
     avals = [trace_mod.get_aval(x) for x in args]
     check_no_refs(prim, avals, params)
     out = prim.abstract_eval(*avals, **params)
+    _check_devices(prim, args, params)
     mesh = sh.get_current_mesh()
-    if mesh is not None:
-        _check_on_mesh(prim, args, avals, mesh)
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]
     typed_outs = _eager_types(prim, args, avals, outs, params)
@@ -318,15 +320,39 @@ def _eager_types(prim, args, avals, outs, params):
     return outs if current_backend().partial_values else check_reduced_values(prim, outs)
 
 
-def _check_on_mesh(prim, args, avals, mesh):
-    devices = mesh._flat_devices_set
-    for x, aval in zip(args, avals):
-        if type(x) is Array and x.committed and x.sharding.device_set != devices:
-            raise ValueError(
-                "Received incompatible devices for jitted computation. Got argument of "
-                f"{prim.name} with shape {aval.str_short(short_dtypes=False)} and with device "
-                f"ids {sorted(d.id for d in x.sharding.device_set)} on platform CPU and jit's "
-                f"context mesh with device ids {sorted(d.id for d in devices)} on platform CPU")
+def _check_devices(prim, args, params):
+    """JAX's refusal of committed arguments on different device assignments (or off the
+    context mesh's): nothing moves them, so the computation would have no devices to run on.
+    Arguments are named as JAX's dispatch of a primitive names them (`args[0]`)."""
+    # references are committed where they are, as JAX's
+    committed = [i for i, x in enumerate(args) if type(x) is Ref or type(x) is Array
+                 and x.committed]
+    if prim is jit_p:
+        used = jit_devices.used_inputs(params["jaxpr"])
+        committed = [i for i in committed if used[i]]
+    elif not committed:
+        return
+    name, arg_names, inner = _dispatch_names(prim, params, len(args))
+    places = [device_sets.Place(_assignment(args[i]), arg_names[i], args[i].aval)
+              for i in committed]
+    device_sets.check(name, [*device_sets.context_places(), *places, *inner], named=False)
+
+
+def _assignment(x):
+    return x._backend.sharding_of(x._buf, x.aval)._device_assignment
+
+
+def _dispatch_names(prim, params, n):
+    """How JAX's eager dispatch names a primitive, its arguments and the shardings it asks
+    for: a jit by its function; a sharding constraint (the eager with_sharding_constraint)
+    as a jit of `_identity_fn(x)` with an explicit output sharding."""
+    if prim is jit_p:
+        return params["name"], [f"args[{i}]" for i in range(n)], \
+            jit_devices.inner_places(params["jaxpr"])
+    if prim is sharding_constraint_p:
+        return "_identity_fn", ["x"], [device_sets.sharding_place(
+            params["sharding"], "explicit output sharding")]
+    return prim.name, [f"args[{i}]" for i in range(n)], ()
 
 
 def _on_mesh(x, mesh, typed):

@@ -142,12 +142,28 @@ def naming_errors(fn, op):
         try:
             return fn(*args, **kwargs)
         except _NAMED as e:
+            if hasattr(e, "unnamed_fails") and op.startswith("jnp."):
+                # committed arguments on several devices, refused by a primitive: named by
+                # this function's arguments, as JAX's jitted jnp functions name them
+                from .sharding.device_sets import renamed
+                raise renamed(e, short, _named_leaves(fn, args, kwargs)) from None
+            if hasattr(e, "incompatible_devices"):
+                raise
             # KeyReuseError names the operation consuming the key, in JAX's words.
             if e.args and isinstance(e.args[0], str) and short not in e.args[0] and \
                     not isinstance(e, KeyReuseError):
                 e.args = (f"{op}: {e.args[0]}",) + e.args[1:]
             raise
     return named
+
+
+def _named_leaves(fn, args, kwargs):
+    """(name, value) of fn's array arguments passed as themselves: JAX's jnp functions taking
+    sequences of arrays are no jits over them (their primitives name what they refuse)."""
+    from . import pytree
+    names = [n.removeprefix("argument ") for n in arg_names(fn, args, kwargs)]
+    leaves = pytree.tree_leaves(tuple(args)) + pytree.tree_leaves(kwargs)
+    return [(n, x) for n, x in zip(names, leaves) if "[" not in n]
 
 
 def name_errors_in(namespace, prefix):

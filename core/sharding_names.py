@@ -32,6 +32,17 @@ def named_as_jax(jaxpr, in_shardings, outs):
             for v, o in zip(jaxpr.outvars, outs)]
 
 
+def named_as_jax_eqn(in_shardings, in_avals, outs, out_avals):
+    """The output shardings of one primitive applied eagerly, named as JAX names them: JAX
+    runs the primitive as a jit of that one equation, which reads all its arguments."""
+    if not any(map(_renamed, outs)):
+        return outs
+    first = next(((s, a.ndim) for s, a in zip(in_shardings, in_avals) if s is not None), None)
+    if first is not None and not isinstance(first[0], NamedSharding):
+        first = None
+    return [_named(o, a.ndim, first) if _renamed(o) else o for o, a in zip(outs, out_avals)]
+
+
 def _renamed(out):
     """Whether JAX names this layout itself (on Explicit axes the type's spec is kept)."""
     return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit

@@ -7,7 +7,7 @@ from . import jaxpr as jx
 from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.mesh import Mesh, axes_of
-from .sharding_names import named_as_jax
+from .sharding_names import named_as_jax, named_as_jax_eqn
 from .sharding_types import is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
@@ -195,7 +195,9 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     out_specs = [with_type(s, a) for s, a in
                  zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
     kind = _memory_kind(in_shardings)
-    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
+    return named_as_jax_eqn(in_shardings, in_avals, [
+        to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)],
+        out_avals)
 
 
 def _layout(prim, params):
@@ -294,6 +296,7 @@ def propagate_jaxpr(closed, in_shardings):
     sharded value reaches are replicated; without a mesh, the single device its inputs
     and single-device constraints pick."""
     jaxpr = closed.jaxpr
+    in_shardings = _used_only(jaxpr, in_shardings)
     mesh = _mesh_of(in_shardings) or _first_param_mesh(jaxpr)
     if mesh is None:
         device = single_device(list(in_shardings) + list(_constraints(jaxpr)))
@@ -316,6 +319,18 @@ def propagate_jaxpr(closed, in_shardings):
     return named_as_jax(jaxpr, in_shardings, [
         _single_device_constraint_of(jaxpr, v) or read(v)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+def _used_only(jaxpr, in_shardings):
+    """The inputs' shardings, None for inputs the jaxpr does not use: JAX prunes them, so
+    they decide nothing (nor are they checked against the others' devices)."""
+    return [s if used else None for used, s in zip(used_inputs(jaxpr), in_shardings)]
+
+
+def used_inputs(jaxpr):
+    """Whether each input of a jaxpr is used (by an equation, or as an output)."""
+    used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars} | {id(v) for v in jaxpr.outvars}
+    return [id(v) in used for v in jaxpr.invars]
 
 
 def _single_device_constraint_of(jaxpr, var):

@@ -1,4 +1,5 @@
-"""Spec entry of sharding_constraint: the identity that lays its operand out as `sharding`."""
+"""Spec entries of sharding_constraint and device_put (a traced jax.device_put): the identity
+that lays its operand out as `sharding`."""
 import numpy as np
 from hypothesis import strategies as st
 
@@ -34,9 +35,29 @@ def _signature(dtype, diff):
     return sig()
 
 
+def _device_put_signature(dtype, diff):
+    """sharding_constraint's samples, the target also given as JAX prints it (`devices`);
+    some targets a bare Device (no layout: sharding=None)."""
+    @st.composite
+    def sig(draw):
+        base = draw(_signature(dtype, diff))
+        target = base.params["sharding"]
+        if draw(st.booleans()) and hasattr(target, "_device"):
+            target = target._device
+        sharding = None if target is not base.params["sharding"] else target
+        return Signature(base.args, {"sharding": sharding, "devices": (target,)})
+    return sig()
+
+
 SPECS = [PrimitiveSpec(
     name="sharding_constraint", dtypes=ALL + COMPLEX, family="sharding_ops",
     signature=_signature, reference=lambda jax, x, *, sharding: x, exact=True,
     diff_args=all_args, linear_args=all_args,
     notes="the values are unchanged (the reference is the identity); the layout is the "
-          "sharding's")]
+          "sharding's"),
+    PrimitiveSpec(
+        name="device_put", dtypes=ALL + COMPLEX, family="sharding_ops",
+        signature=_device_put_signature, reference=lambda jax, x, **_: x, exact=True,
+        diff_args=all_args, linear_args=all_args,
+        notes="jax.device_put of a traced value: the values are unchanged; the layout is the "
+              "sharding's (a bare Device's: the operand's)")]

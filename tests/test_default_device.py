@@ -170,23 +170,6 @@ def test_tpu_is_refused_like_gpu():
         real_jax.numpy.zeros(1)
 
 
-def test_committed_to_two_devices_is_refjax_extension():
-    """Committed arrays on two devices: JAX 0.10.2 refuses them ("Received incompatible
-    devices for jitted computation"); refjax keeps its documented extension (values on any
-    devices mix, see XlaBackend.relocate): the result is right and committed to the default
-    device. A known difference, kept here so that it stays visible."""
-    d, real_d = refjax.devices(), real_jax.devices()
-    ra, rb = (real_jax.device_put(np.ones(3, np.float32), real_d[i]) for i in (5, 6))
-    with pytest.raises(ValueError, match="Received incompatible devices for jitted"):
-        ra + rb
-    for name in ("numpy_ref", "xla"):
-        with refjax.backend(name), refjax.default_device(d[3]):
-            a, b = (refjax.device_put(np.full(3, i, np.float32), d[i]) for i in (5, 6))
-            for out in (a + b, refjax.jit(_affine)(a, b)):
-                assert (out.device, out.committed) == (d[3], True)
-            np.testing.assert_array_equal(out, np.full(3, 31.0))
-
-
 def test_default_device_a_backend_lacks():
     """A backend with fewer devices than the default device's id says so (refjax's own
     backends have jax_num_cpu_devices devices; this one has one)."""

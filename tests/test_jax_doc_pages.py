@@ -30,6 +30,10 @@ _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
 _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
              "strongly typed value is written; JAX's shows the written value's (here strong)")
 
+_AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explicit): the "
+         "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
+         "agrees with refjax_make_mesh_axis_types='explicit' (test_device_sets.py)")
+
 KNOWN = {
     "key-concepts": {},
     "automatic-differentiation": {9: _FD},
@@ -105,6 +109,7 @@ KNOWN = {
     "new_docs/301/hijax-types": {i: _HIJAX for i in (
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
+    "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
 }
 
 

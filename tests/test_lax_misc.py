@@ -227,7 +227,6 @@ MISSING = {
                    "runs effects in program order)",
     "create_token_p": "XLA tokens (see after_all_p)",
     "dce_sink_p": "JAX's marker keeping values alive through its dead-code elimination",
-    "device_put_p": "refjax's device_put moves buffers in its runtime; it is not staged",
     "eq_to_p": "shape polymorphism's symbolic-dimension comparisons; refjax has none",
     "le_to_p": "shape polymorphism (see eq_to_p)",
     "lt_to_p": "shape polymorphism (see eq_to_p)",

@@ -34,7 +34,7 @@ MISSING = {
         "Tolerance": HARDWARE, "scaled_dot": HARDWARE,
         "ConvGeneralDilatedDimensionNumbers": INTERNAL, "DotDimensionNumbers": INTERNAL,
         "PrecisionLike": INTERNAL, "dce_sink": INTERNAL, "dce_sink_p": INTERNAL,
-        "device_put_p": INTERNAL, "eq_to_p": INTERNAL, "le_to_p": INTERNAL, "lt_to_p": INTERNAL,
+        "eq_to_p": INTERNAL, "le_to_p": INTERNAL, "lt_to_p": INTERNAL,
         "stage": INTERNAL, "stage_p": INTERNAL, "shape_as_value": INTERNAL,
         "after_all": INTERNAL + " (tokens)", "after_all_p": INTERNAL + " (tokens)",
         "create_token": INTERNAL + " (tokens)", "create_token_p": INTERNAL + " (tokens)",

@@ -516,7 +516,10 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              # and by test_checkify.py (programs, against JAX, on both backends) and its spec
              "check",
              # and by test_refs.py (programs, against JAX on both backends) and test_differential.py
-             "new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref"}
+             "new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref",
+             # by test_device_sets.py (programs, against JAX on both backends) and
+             # test_differential.py (its spec samples)
+             "device_put"}
 
 
 def test_every_primitive_has_a_rule():

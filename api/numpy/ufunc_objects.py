@@ -3,6 +3,7 @@ with reduce, accumulate, at, outer and reduceat, and frompyfunc for user functio
 import numpy as np
 
 from ...core.errors import naming_errors
+from ...core.sharding.device_sets import renamed
 from ...core.transforms.vmap import vmap
 from .. import lax
 from .promotion import asarray, astype, broadcast_to, concrete_value, moveaxis, ravel, reshape, _arrays, _axis
@@ -17,6 +18,10 @@ from .index_tricks import vectorize
 _AT_INPLACE = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
                "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; "
                "e.g.\n>>> arr = jnp.add.at(arr, ind, val, inplace=False)\n")
+
+
+# the parameter names of JAX's jitted function behind a ufunc of n inputs
+_PARAMS = {1: ("x",), 2: ("x", "y")}
 
 
 class ufunc:
@@ -53,7 +58,12 @@ class ufunc:
             raise NotImplementedError(f"out argument of {self}")
         if where is not None:
             raise NotImplementedError(f"where argument of {self}")
-        return self._call(*args)
+        try:
+            return self._call(*args)
+        except ValueError as e:  # devices refused: named as JAX's jitted ufuncs name them
+            if not hasattr(e, "unnamed_fails"):
+                raise
+            raise renamed(e, self.__name__, zip(_PARAMS.get(len(args), ()), args)) from None
 
     def _binary(self, method):
         if self.nin != 2:

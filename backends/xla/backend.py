@@ -1,6 +1,5 @@
 """The xla Backend: jax.Arrays on JAX's CPU devices, a cached jax.jit per op and per jaxpr."""
 import contextlib
-import threading
 
 import jax
 import jax.sharding as jsh
@@ -175,7 +174,6 @@ class XlaBackend(Backend):
                                 self._devmap.to_jax_sharding(
                                     sh.SingleDeviceSharding(self._devices[0])))
         self._eager = LRU(_MAX_EAGER)
-        self._tracing = threading.local()  # per thread: whether constraints are stripped
         self._compiled = PerJaxpr()
         self._programs = Shared(_RECENT_PROGRAMS)
 
@@ -296,7 +294,6 @@ class XlaBackend(Backend):
         if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs) or any(map(is_typed, out_avals)):
             layout = self._eager_layout(prim, bufs, params, out_avals)
-            bufs = self.relocate(bufs, self.computation_target(layout)[0])
         in_dtypes = tuple([b.dtype for b in bufs])
         try:  # out dtypes follow from the primitive, its params and the input dtypes
             # the output count too: unstack's depends on the operand's shape
@@ -333,33 +330,21 @@ class XlaBackend(Backend):
 
     def computation_target(self, layout, shardings=()):
         """Where a computation laid out as `layout` (whose jaxpr also uses `shardings`) runs:
-        (a replicated sharding on its mesh, or its single device; whether its meshes have
-        several device assignments, which one jax.jit cannot run)."""
+        a replicated sharding on its mesh, or its single device (its committed inputs agree
+        with it: eval_primitive and jit refuse them otherwise, as JAX)."""
         named = [s for s in (*layout, *shardings) if isinstance(s, sh.NamedSharding)]
         if named:
-            assignments = {s._device_assignment for s in named}
-            return sh.NamedSharding(named[0].mesh, sh.P()), len(assignments) > 1
-        return single_device(layout) or self.default_sharding(), False
+            return sh.NamedSharding(named[0].mesh, sh.P())
+        return single_device(layout) or self.default_sharding()
 
-    def relocate(self, bufs, target):
-        """Inputs committed to other devices than the computation's (`target`), or to the
-        same ones in another order (which JAX rejects too), are moved there (refjax, unlike
-        JAX, lets values on any devices mix)."""
+    def constants_to(self, consts, target, committed):
+        """A jaxpr's closed-over constants where its computation runs (JAX moves them: they
+        decide nothing): to `target` when an input or the jaxpr commits the results, else,
+        uncommitted, to the default device."""
         jax_target = self.jax_sharding(target)
-        return [b if isinstance(b, np.ndarray) or not _committed(b) or
-                self.sharding_of(b)._device_assignment == target._device_assignment
-                else jax.device_put(b, jax_target) for b in bufs]
-
-    @contextlib.contextmanager
-    def constraints_stripped(self, strip):
-        """While tracing a computation spanning several device sets: constraints lower to
-        nothing (the outputs are placed afterwards)."""
-        saved = getattr(self._tracing, "strip", False)
-        self._tracing.strip = strip
-        try:
-            yield
-        finally:
-            self._tracing.strip = saved
+        return [c if isinstance(c, np.ndarray) or not _committed(c) or c.sharding == jax_target
+                else jax.device_put(c, jax_target) if committed else self._put_default(np.asarray(c))
+                for c in consts]
 
     def _eager_layout(self, prim, bufs, params, out_avals):
         """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
@@ -422,7 +407,7 @@ class XlaBackend(Backend):
         if program.constrained or len(program.live_in) < len(closed_jaxpr.in_avals) \
                 or not all(program.live_out):
             return None
-        jitted, consts = program.variant(None, False), entry.consts
+        jitted, consts = program.variant(None), entry.consts
         device = self._jax_default()
         if program.x64 or device is not None:
             plain, x64 = jitted, program.x64
@@ -471,7 +456,7 @@ class XlaBackend(Backend):
         args = [jax.ShapeDtypeStruct(closed_jaxpr.in_avals[i].shape,
                                      closed_jaxpr.in_avals[i].dtype) for i in program.live_in]
         with _x64(program.x64):
-            return program.variant(None, False).lower(entry.consts, *args)
+            return program.variant(None).lower(entry.consts, *args)
 
     def cost_analysis(self, closed_jaxpr):
         """XLA's cost estimate (flops, transcendentals, bytes accessed) of the program."""
@@ -508,9 +493,6 @@ class XlaBackend(Backend):
         weak or wider types). float0 values never reach a rule: they carry no data."""
         if out_avals and all(a.dtype == _FLOAT0 for a in out_avals):
             return [float0_zeros(a.shape) for a in out_avals]
-        if getattr(self._tracing, "strip", False) and \
-                constraint_sharding(prim, params) is not None:
-            return [vals[0]]
         vals = [np.zeros(v.shape, np.bool_) if _is_float0(v) else v for v in vals]
         out = self.rule(prim)(*vals, **params)
         outs = out if prim.multiple_results else (out,)
@@ -544,24 +526,22 @@ class _Program:
         self._layouts, self._variants = {}, {}
 
     def __call__(self, consts, bufs, layout):
-        mixed = False
         if layout is not None:
-            target, mixed = self.backend.computation_target(layout, self.meshes)
-            target = self.backend.default_sharding() if mixed else target
-            bufs = self.backend.relocate(bufs, target)
-            consts = self.backend.relocate(consts, target)
-        jitted = self.variant(layout, mixed)
+            committed = self.constrained or self.typed or any([_committed(b) for b in bufs])
+            consts = self.backend.constants_to(
+                consts, self.backend.computation_target(layout, self.meshes), committed)
+        jitted = self.variant(layout)
         with self.backend.jax_default_device(), _x64(self.x64):
             outs = iter(jitted(consts, *[bufs[i] for i in self.live_in]))
         outs = [next(outs) if live else float0_zeros(a.shape)
                 for a, live in zip(self.closed.out_avals, self.live_out)]
         return outs if layout is None else self.backend.place(outs, layout)
 
-    def variant(self, layout, mixed):
+    def variant(self, layout):
         """The jax.jit for one output layout, made on first use."""
         jitted = self._variants.get(layout)
         if jitted is None:
-            jitted = self._variants[layout] = self._jit(layout, mixed)
+            jitted = self._variants[layout] = self._jit(layout)
         return jitted
 
     def layout(self, bufs, consts=()):
@@ -581,9 +561,8 @@ class _Program:
                 _by_type(s, a) or default for s, a in zip(out, self.closed.out_avals))
         return layout
 
-    def _jit(self, layout, mixed):
-        """The jax.jit for one output layout; `mixed` (meshes over several device sets): run
-        unannotated on the default device, the outputs placed afterwards."""
+    def _jit(self, layout):
+        """The jax.jit for one output layout."""
         closed, live_in, live_out = self.closed, self.live_in, self.live_out
         backend = self.backend
 
@@ -591,14 +570,13 @@ class _Program:
             args = [float0_zeros(a.shape) for a in closed.in_avals]
             for i, x in zip(live_in, live_args):
                 args[i] = x
-            with backend.constraints_stripped(mixed):
-                outs = backend.interpret(closed, args, consts)
+            outs = backend.interpret(closed, args, consts)
             return [o for o, live in zip(outs, live_out) if live]
 
         kwargs = {}
         if self.in_shardings is not None:
             kwargs["in_shardings"] = ((None,) * len(closed.jaxpr.constvars), *self.in_shardings)
-        if layout is not None and not mixed:
+        if layout is not None:
             kwargs.update(backend.out_shardings_kwargs(
                 [s for s, live in zip(layout, live_out) if live]))
         return jax.jit(traced, **kwargs)

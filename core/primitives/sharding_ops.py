@@ -1,4 +1,4 @@
-"""sharding_constraint: the identity that fixes a value's layout (lax.with_sharding_constraint)."""
+"""sharding_constraint and device_put: identities fixing a value's layout."""
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
@@ -8,13 +8,19 @@ from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
 
-sharding_constraint_p = make_primitive("sharding_constraint")
-sharding_constraint_p.def_layout("sharding")
-sharding_constraint_p.def_key_reuse(key_reuse.forward_rule)
-sharding_constraint_p.def_abstract_eval(
-    lambda x, *, sharding: ShapedArray(x.shape, x.dtype, x.weak_type))
-deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
-    sharding_constraint_p.bind(ct, sharding=_cotangent_sharding(x, sharding))])
+
+def _constraint(name, cotangent_sharding=lambda x, sharding: sharding):
+    """An identity primitive laying its operand out as its `sharding` param (None: where it
+    is), with the rules both constraints share; a cotangent is laid out as
+    `cotangent_sharding(primal, sharding)` gives."""
+    prim = make_primitive(name)
+    prim.def_layout("sharding")
+    prim.def_key_reuse(key_reuse.forward_rule)
+    prim.def_abstract_eval(lambda x, **_: ShapedArray(x.shape, x.dtype, x.weak_type))
+    deflinear(prim, lambda ct, x, *, sharding, **params: [
+        prim.bind(ct, sharding=cotangent_sharding(x, sharding), **params)])
+    prim.def_batch(_batch)
+    return prim
 
 
 def _cotangent_sharding(x, sharding):
@@ -37,17 +43,37 @@ def _is_reshard(eqn):
     return mesh is not None and all(t == AxisType.Explicit for t in mesh.axis_types)
 
 
-sharding_constraint_p.def_pp(
-    lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
-pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
-
-
-def _batch(axis_data, vals, dims, *, sharding):
+def _batch(axis_data, vals, dims, **_):
     """Under vmap the constraint is dropped: the batched value has another rank."""
     return vals[0], dims[0]
 
 
-sharding_constraint_p.def_batch(_batch)
+sharding_constraint_p = _constraint("sharding_constraint", _cotangent_sharding)
+sharding_constraint_p.def_pp(
+    lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
+pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
+# jax.device_put of a traced value: a constraint to a Sharding (JAX compares its devices
+# with the computation's), nothing for a bare Device (JAX leaves the value where it is);
+# `devices` is the target as given, printed as JAX prints the equation
+device_put_p = _constraint("device_put")
+
+
+class _ReuseInput:
+    """JAX's copy semantics of a device_put inside jit, as its jaxprs print it."""
+
+    def __repr__(self):
+        return "ArrayCopySemantics.REUSE_INPUT"
+
+
+_REUSE_INPUT = (_ReuseInput(),)
+device_put_p.def_pp(lambda eqn, context: [
+    ("copy_semantics", _REUSE_INPUT), ("devices", eqn.params["devices"]), ("srcs", (None,))])
+
+
+def device_put_traced(x, target):
+    """device_put of a traced value to a Sharding or a Device, staged as JAX stages it."""
+    sharding = target if isinstance(target, Sharding) else None
+    return device_put_p.bind(x, sharding=sharding, devices=(target,))
 
 
 def with_sharding_constraint(x, shardings):

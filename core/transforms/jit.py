@@ -19,7 +19,7 @@ from ..sharding_names import fix_outputs
 from ..sharding_types import type_constraint, typed_aval
 from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
-from . import fast_path, staging
+from . import fast_path, jit_devices, staging
 from . import jit_diagnostics as diagnostics
 from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -335,6 +335,7 @@ class JitWrapped:
         staged, leaves = self._stage(args, kwargs)
         if current_trace() is EVAL_TRACE:
             check_execution_allowed(self._name)
+            leaves = self._on_its_devices(staged, leaves, args, kwargs)
         ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
@@ -342,6 +343,23 @@ class JitWrapped:
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
+
+    def _on_its_devices(self, staged, leaves, args, kwargs):
+        """The arguments, checked (JAX's ValueError when the call would span several device
+        assignments), those committed to other devices than their explicit in_shardings
+        moved there (as JAX moves them; the staged constraints lay out the rest)."""
+        in_tree = self._split(args, kwargs)[2] if self._in_shardings is not None else ()
+        ins = _targets(in_tree, self._in_shardings, "in_shardings", self._who)
+        outs = () if self._out_shardings is None else _targets(
+            pytree.tree_unflatten(staged.out_tree, [0] * staged.out_tree.num_leaves),
+            self._out_shardings, "out_shardings", self._who)
+        static = {*self._static_argnums, *self._static_argnames}
+        jit_devices.check_call(self._fun, staged, leaves, lambda: jit_devices.arg_names(
+            self._signature, args, kwargs, static), ins, outs)
+        return [x if s is None or not isinstance(x, Array) or not x.committed
+                or x.sharding._device_assignment == s._device_assignment else
+                runtime.make_array(x._value(), x.aval, sharding=s, transfer="device_to_device")
+                for x, s in zip(leaves, ins + [None] * (len(leaves) - len(ins)))]
 
     def trace(self, *args, **kwargs):
         """Stage without running: returns an object with .jaxpr and .lower()."""
@@ -369,22 +387,31 @@ class JitWrapped:
 
 def _constrain(tree, shardings, what, who, fixed=None):
     """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
-    propagation rules (and both backends) place values exactly there. PartitionSpecs resolve
-    against the context mesh (`who`'s: see sharding/context.py). `fixed`, a list, gets
+    propagation rules (and both backends) place values exactly there. `fixed`, a list, gets
     whether each leaf is constrained."""
     leaves, treedef = pytree.tree_flatten(tree)
+    targets = _targets(tree, shardings, what, who)
+    if fixed is not None:
+        fixed.extend(s is not None for s in targets)
+    return pytree.tree_unflatten(treedef, [
+        x if s is None else sharding_constraint_p.bind(x, sharding=s)
+        for x, s in zip(leaves, targets)])
+
+
+def _targets(tree, shardings, what, who):
+    """The sharding in/out_shardings give each leaf of tree (None: none). PartitionSpecs
+    resolve against the context mesh (`who`'s: see sharding/context.py)."""
+    n = len(pytree.tree_leaves(tree))
+    if shardings is None:
+        return [None] * n
     is_target = lambda s: s is None or isinstance(s, (Sharding, P))  # noqa: E731
     if isinstance(shardings, (Sharding, P)):
-        targets = [shardings] * len(leaves)
+        targets = [shardings] * n
     else:
         if isinstance(shardings, list):
             shardings = tuple(shardings)
         targets = pytree.broadcast_prefix(f"{who} {what}", tree, shardings, is_target)
-    if fixed is not None:
-        fixed.extend(s is not None for s in targets)
-    return pytree.tree_unflatten(treedef, [
-        x if s is None else sharding_constraint_p.bind(x, sharding=resolve_spec(s, who, what))
-        for x, s in zip(leaves, targets)])
+    return [None if s is None else resolve_spec(s, who, what) for s in targets]
 
 
 def _signature(fun):

@@ -11,6 +11,7 @@ from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import NamedSharding, P
+from ..sharding import device_sets
 from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from ..vma import eqn_vma
@@ -123,6 +124,10 @@ def eager_shard_map(*args):
 def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma):
     """Run f on every device's block of `leaves` (split as `specs` say) and assemble the
     outputs as `out_specs` say, laid out on the mesh."""
+    # committed arguments elsewhere than the mesh's devices are refused, as JAX refuses them
+    device_sets.check("shard_map", [
+        device_sets.Place(mesh._flat_devices_tuple, kind="shard_map inside jit"),
+        *device_sets.committed_places((f"args[{i}]", x) for i, x in enumerate(leaves))])
     trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))
     split = [sm._split_input(x, s, mesh, order) for x, s in zip(leaves, specs)]
     tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order))

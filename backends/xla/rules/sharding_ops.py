@@ -1,4 +1,5 @@
-"""jax.lax lowering of sharding_constraint: with_sharding_constraint for a mesh layout."""
+"""jax.lax lowerings of sharding_constraint and device_put: with_sharding_constraint for a
+mesh layout."""
 import jax
 from jax import lax
 
@@ -25,6 +26,11 @@ def _sharding_constraint(x, *, sharding):
                 return jax.sharding.reshard(x, typed)
         return lax.with_sharding_constraint(x, get_backend("xla").jax_sharding(_auto(sharding)))
     return x
+
+
+@rule(sharding_ops.device_put_p)
+def _device_put(x, *, sharding, devices):
+    return _sharding_constraint(x, sharding=sharding)
 
 
 def _explicitly_typed(x):

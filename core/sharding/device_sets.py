@@ -1,0 +1,87 @@
+"""JAX's refusal of a computation whose committed inputs (or shardings named inside it) live on
+different device sets: "Received incompatible devices for jitted computation"."""
+from .abstract_mesh import AbstractMesh
+from .mesh import get_current_mesh
+from .shardings import NamedSharding, Sharding
+
+
+def renamed(err, fun_name, named_values):
+    """`err`, refused by a primitive inside the jnp function `fun_name`, reworded with the
+    function's own arguments holding its clashing device assignments, as JAX names them (its
+    jnp functions are jitted: their arguments are what it compares); `err` itself when it is
+    named already or the function's (top-level) arguments do not hold them."""
+    fails = getattr(err, "unnamed_fails", None)
+    if fails is None:
+        return err
+    places = committed_places(named_values)
+    found = [p if p.name is None else
+             next((q for q in places if q.assignment == p.assignment), None) for p in fails]
+    return err if None in found else ValueError(_message(fun_name, *found))
+
+
+class Place:
+    """One device assignment a computation is asked to run on: a committed argument's
+    (`name`, `aval`), or another `kind` of request ("explicit output sharding",
+    "sharding_constraint inside jit", ...) made `where` (" at file:line:col (fn)")."""
+
+    __slots__ = ("assignment", "name", "aval", "kind", "where")
+
+    def __init__(self, assignment, name=None, aval=None, kind=None, where=""):
+        self.assignment, self.name, self.aval = assignment, name, aval
+        self.kind, self.where = kind, where
+
+    def describe(self, fun_name):
+        """This request as JAX's message words it."""
+        ids = [d.id for d in self.assignment]
+        devices = f"with device ids {ids} on platform {self.assignment[0].platform.upper()}"
+        if self.name is None:
+            return f"{self.kind} {devices}{self.where}"
+        return (f"argument {self.name} of {fun_name} with shape "
+                f"{self.aval.str_short(short_dtypes=False)} and {devices}")
+
+
+def check(fun_name, places, named=True):
+    """JAX's ValueError, in its words, at the first request whose device assignment
+    (the devices and their order) differs from the first one's; `named`: whether the
+    places' names are the user's (else a jnp function around them may rename them)."""
+    first = None
+    for place in places:
+        if place is None:  # asks for no devices of its own
+            continue
+        if first is None:
+            first = place
+        elif place.assignment != first.assignment:
+            err = ValueError(_message(fun_name, first, place))  # JAX's class, no subclass
+            err.incompatible_devices = True  # its message names its operation already
+            if not named:
+                err.unnamed_fails = (first, place)
+            raise err
+
+
+def _message(fun_name, *pair):
+    first, second = sorted(pair, key=lambda p: p.name is None)  # arguments first, as JAX
+    return ("Received incompatible devices for jitted computation. "
+            f"Got {first.describe(fun_name)} and {second.describe(fun_name)}")
+
+
+def committed_places(named_values):
+    """The Places of the committed Arrays among (name, value) pairs (uncommitted values
+    follow the committed ones, as in JAX)."""
+    from ..array import Array  # core.array imports this package
+    return [Place(x.sharding._device_assignment, name, x.aval)
+            for name, x in named_values if type(x) is Array and x.committed]
+
+
+def context_places():
+    """The context mesh's (set_mesh) Place, first, as JAX compares every other one with it."""
+    mesh = get_current_mesh()
+    return [] if mesh is None else [Place(mesh._flat_devices_tuple, kind="jit's context mesh")]
+
+
+def sharding_place(sharding, kind, where=""):
+    """The Place a sharding named inside a computation (or as its output) asks for; None for
+    what asks for no devices of its own."""
+    if not isinstance(sharding, Sharding) or isinstance(sharding, NamedSharding) \
+            and isinstance(sharding.mesh, AbstractMesh):
+        return None
+    return Place(sharding._device_assignment, kind=kind, where=where)

@@ -1,0 +1,236 @@
+"""Committed inputs on different device sets are refused, as JAX 0.10.2 refuses them
+("Received incompatible devices for jitted computation", naming the operation or jitted
+function and its arguments), on both backends; what JAX accepts (uncommitted values following
+committed ones, jit's in_shardings, closed-over constants) runs and is placed as JAX places
+it. Each scenario runs on real JAX and on refjax; outcomes (value, devices, committed, or the
+error class and message) are compared."""
+import functools
+import os
+import re
+
+import numpy as np
+import pytest
+from doc_cells import run_page
+from side_by_side import outcome
+from test_doc_examples import _same
+
+import jax as real_jax
+
+import refjax
+
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+
+
+def _placed(r):
+    return np.asarray(r).tolist(), [d.id for d in r.sharding._device_assignment], r.committed
+
+
+def _f(x, y):
+    return x + y
+
+
+def _g(t):
+    return t["p"] * t["q"][0]
+
+
+def _h(x, *rest, **kw):
+    return x + rest[0] + kw["z"]
+
+
+def _k(x, n, *, y):
+    return x * n + y
+
+
+def refused_scenario(jax, jnp):
+    """Programs JAX refuses: eager ops, jitted functions named by their argument paths,
+    meshes on other devices, a single device in or out of a mesh, the same devices in
+    another order, shardings inside jit (constraints, device_put) or given as out_shardings,
+    a context mesh, an eager with_sharding_constraint to other devices."""
+    d, P, NS = jax.devices(), jax.P, jax.NamedSharding
+    a, b = (jax.device_put(jnp.full(3, float(i)), d[i]) for i in (5, 6))
+    m1, m2 = (jax.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
+    s1, s2 = (jax.device_put(jnp.arange(4.0), NS(m, P("x"))) for m in (m1, m2))
+    swapped = jax.device_put(jnp.arange(4.0), NS(jax.sharding.Mesh(np.array([d[1], d[0]]),
+                                                                   ("x",)), P("x")))
+    on0, on7 = (jax.device_put(jnp.arange(4.0), d[i]) for i in (0, 7))
+    jit = jax.jit
+    return [lambda: a + b, lambda: a * b, lambda: jnp.where(a > 0, a, b), lambda: jnp.dot(a, b),
+            lambda: jax.lax.add(a, b), lambda: jnp.concatenate([a, b]),
+            lambda: jit(_f)(a, b), lambda: jit(_f)(a, y=b), lambda: jit(_f)(y=b, x=a),
+            lambda: jit(_g)({"p": a, "q": [b]}), lambda: jit(_h)(a, jnp.ones(3), z=b),
+            lambda: jit(_k, static_argnums=1)(a, 2, y=b),
+            lambda: jit(_k, static_argnames="n")(a, n=2, y=b),
+            lambda: s1 + s2, lambda: jit(_f)(s1, s2), lambda: s1 + on7, lambda: s1 + on0,
+            lambda: s1 - swapped,
+            lambda: jit(lambda x: jax.lax.with_sharding_constraint(x, NS(m2, P("x"))))(s1),
+            lambda: jit(_f, out_shardings=NS(m2, P("x")))(s1, s1),
+            lambda: _under(jax, m2, lambda: jnp.sin(s1)),
+            lambda: jit(lambda x: jax.device_put(x, NS(m2, P("x"))))(s1),
+            lambda: jit(lambda x: jax.device_put(x, jax.sharding.SingleDeviceSharding(d[6])))(a),
+            lambda: jax.lax.with_sharding_constraint(s1, NS(m2, P("x"))),
+            lambda: jit(lambda x, y: (x * 2, y))(a, b),
+            lambda: jit(jax.shard_map(lambda x: x * 2, mesh=m2, in_specs=P("x"),
+                                      out_specs=P("x")))(s1)]
+
+
+def _under(jax, mesh, fn):
+    with jax.set_mesh(mesh):
+        return fn()
+
+
+def accepted_scenario(jax, jnp):
+    """What JAX accepts: uncommitted values follow the committed ones (on a device or a
+    mesh), jit's in_shardings move committed arguments, closed-over constants move, a
+    device_put moves (inside jit: to a Sharding; a bare Device leaves the value where it is),
+    an array on one device of a mesh is used alone, unused arguments are ignored."""
+    d, P, NS = jax.devices(), jax.P, jax.NamedSharding
+    a = jax.device_put(jnp.full(3, 5.0), d[5])
+    m1, m2 = (jax.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
+    s1, s2 = (jax.device_put(jnp.arange(4.0), NS(m, P("x"))) for m in (m1, m2))
+    on0 = jax.device_put(jnp.arange(4.0), d[0])
+    jit = jax.jit
+    return [lambda: a + jnp.ones(3), lambda: jnp.sin(a), lambda: jit(_f)(a, jnp.ones(3)),
+            lambda: s1 + jnp.arange(4.0), lambda: jit(_f)(jnp.arange(4.0), s1),
+            lambda: jit(_f, in_shardings=NS(m1, P("x")))(s2, s2),
+            lambda: jit(lambda x: x + s2)(s1), lambda: jit(lambda x: x + s2)(jnp.arange(4.0)),
+            lambda: jax.device_put(a, d[6]) + jax.device_put(jnp.ones(3), d[6]),
+            lambda: on0 * 2, lambda: jit(lambda x: jax.device_put(x, d[5]) * 2)(a),
+            lambda: jit(lambda x: jax.device_put(x, d[6]) * 2)(a),
+            lambda: jit(lambda x: jax.device_put(x, NS(m2, P("x"))))(jnp.arange(4.0)),
+            lambda: jit(lambda x, y: x * 2)(a, jax.device_put(jnp.ones(3), d[6])),
+            lambda: jax.lax.with_sharding_constraint(jnp.arange(4.0), NS(m2, P("x")))]
+
+
+@pytest.mark.backends()  # staging only
+def test_device_put_inside_jit_is_staged_as_jax():
+    """A traced device_put is JAX's `device_put` equation (a Sharding or a Device target)."""
+    texts = []
+    for lib in (real_jax, refjax):
+        d, mesh = lib.devices(), lib.sharding.Mesh(np.array(lib.devices()[:4]), ("x",))
+        targets = (d[3], lib.NamedSharding(mesh, lib.P("x")))
+        texts.append([str(lib.make_jaxpr(lambda v, t=t: lib.device_put(v, t) * 2)(
+            lib.numpy.ones(4))) for t in targets])
+    assert texts[1] == texts[0]
+
+
+def test_committed_inputs_on_different_device_sets_are_refused_as_jax():
+    theirs = [outcome(f) for f in refused_scenario(real_jax, real_jax.numpy)]
+    ours = [outcome(f) for f in refused_scenario(refjax, refjax.numpy)]
+    assert all(c == "ValueError" for c, _ in theirs)
+    assert ours[:-1] == theirs[:-1]
+    # a shard_map inside jit: JAX's message ends "at " (no source line); refjax's names the
+    # user's line, as JAX does for the other shardings inside jit
+    (_, mine), (_, jaxs) = ours[-1], theirs[-1]
+    assert jaxs.endswith("on platform CPU at ") and mine.startswith(jaxs)
+    assert re.search(rf"{re.escape(__file__)}:\d+:20 \(refused_scenario.<locals>.<lambda>\)$",
+                     mine)
+
+
+@functools.cache
+def _jax_accepts():
+    """JAX's outcomes, once: JAX 0.10.2 crashes (a segmentation fault, after "Buffer passed
+    to Execute() as argument 0 to replica 0 is on device cpu:2, but replica is assigned to
+    device cpu:0") when a jit with in_shardings is called a second time with arguments
+    committed elsewhere; refjax moves them on every call (tested below)."""
+    return [outcome(lambda f=f: _placed(f())) for f in accepted_scenario(real_jax, real_jax.numpy)]
+
+
+def test_what_jax_accepts_runs_and_is_placed_as_jax():
+    ours = [outcome(lambda f=f: _placed(f())) for f in accepted_scenario(refjax, refjax.numpy)]
+    assert ours == _jax_accepts()
+    again = refjax.jit(_f, in_shardings=refjax.NamedSharding(refjax.sharding.Mesh(
+        np.array(refjax.devices()[:2]), ("x",)), refjax.P("x")))
+    s2 = refjax.device_put(refjax.numpy.arange(4.0), refjax.NamedSharding(
+        refjax.sharding.Mesh(np.array(refjax.devices()[2:4]), ("x",)), refjax.P("x")))
+    assert [_placed(again(s2, s2)) for _ in range(2)] == [([0.0, 2.0, 4.0, 6.0], [0, 1], True)] * 2
+
+
+def test_a_refusal_leaves_nothing_behind():
+    """After the error, the same function (and the same operation) runs on valid arguments,
+    and the refused call compiled nothing."""
+    jnp, d = refjax.numpy, refjax.devices()
+    a, b = (refjax.device_put(jnp.full(3, float(i)), d[i]) for i in (5, 6))
+    f = refjax.jit(_f)
+    backend = refjax.backends.get_backend()
+    caches = ("_eager", "_compiled", "_programs")  # the xla backend's (numpy_ref has none)
+
+    def sizes():
+        return [len(getattr(backend, c, ())) for c in caches]
+    before = sizes()
+    for call in (lambda: f(a, b), lambda: a + b):
+        with pytest.raises(ValueError, match="Received incompatible devices"):
+            call()
+    assert sizes() == before
+    for out in (f(a, jnp.ones(3)), a + jnp.ones(3), f(b, b)):
+        assert out.committed and len(out.devices()) == 1
+    assert _placed(f(a, jnp.ones(3))) == ([6.0] * 3, [5], True)
+    assert _placed(f(b, b)) == ([12.0] * 3, [6], True)
+
+
+def test_refused_under_transformations_named_better_than_jax():
+    """Under grad and vmap JAX names one argument and then "ARG_SHARDING" (its internal
+    enum) for the other; refjax names both operands of the primitive that refused them."""
+    for lib in (real_jax, refjax):
+        d = lib.devices()
+        a, b = (lib.device_put(lib.numpy.ones(3), d[i]) for i in (5, 6))
+        for fn in (lambda: lib.grad(lambda x, y: (x * y).sum())(a, b),
+                   lambda: lib.vmap(lambda x, y: x * y)(a, b)):
+            with pytest.raises(ValueError, match="Received incompatible devices") as info:
+                fn()
+            assert ("ARG_SHARDING" in str(info.value)) == (lib is real_jax)
+    with pytest.raises(ValueError, match=r"Got argument args\[0\] of mul with shape "
+                       r"float32\[3\] and with device ids \[5\] on platform CPU and argument "
+                       r"args\[1\] of mul with shape float32\[3\] and with device ids \[6\]"):
+        refjax.grad(lambda x, y: (x * y).sum())(a, b)
+
+
+def test_eager_shard_map_on_another_mesh_named_better_than_jax():
+    """shard_map outside jit on an argument committed to another mesh: refused as by JAX,
+    whose message names the function by an internal object's address and ends "at " with no
+    source; refjax's names shard_map."""
+    msgs = []
+    for lib in (real_jax, refjax):
+        d, P, NS = lib.devices(), lib.P, lib.NamedSharding
+        m1, m2 = (lib.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
+        s1 = lib.device_put(lib.numpy.arange(4.0), NS(m1, P("x")))
+        msgs.append(outcome(lambda: lib.shard_map(lambda x: x * 2, mesh=m2, in_specs=P("x"),
+                                                  out_specs=P("x"))(s1)))
+    (c1, theirs), (c2, ours) = msgs
+    assert c1 == c2 == "ValueError"
+    assert re.sub(r"<jax\._src\.util\.HashablePartial object at 0x[0-9a-f]+>", "shard_map",
+                  theirs) == ours + " at "
+
+
+def test_explicit_in_shardings_named_better_than_jax():
+    """jit's in_shardings on one mesh for one argument, the other committed to another
+    mesh: JAX names the resharded argument and "ARG_SHARDING"; refjax names the argument that
+    stays and the explicit input sharding."""
+    msgs = []
+    for lib in (real_jax, refjax):
+        d, P, NS = lib.devices(), lib.P, lib.NamedSharding
+        m1, m2 = (lib.sharding.Mesh(np.array(ds), ("x",)) for ds in (d[:2], d[2:4]))
+        s2 = lib.device_put(lib.numpy.arange(4.0), NS(m2, P("x")))
+        msgs.append(outcome(lambda: lib.jit(_f, in_shardings=(NS(m1, P("x")), None))(s2, s2)))
+    assert msgs[0][0] == msgs[1][0] == "ValueError"
+    assert "ARG_SHARDING" in msgs[0][1]
+    assert msgs[1][1].endswith(
+        "Got argument y of _f with shape float32[4] and with device ids [2, 3] on platform "
+        "CPU and explicit input sharding with device ids [0, 1] on platform CPU")
+
+
+PLACEMENT = "/work/jaxsrc/docs/new_docs/201/placement.md"
+
+
+@pytest.mark.skipif(not os.path.exists(PLACEMENT), reason="JAX's docs are not checked out here")
+@pytest.mark.backends("numpy_ref")  # JAX's runs dominate: one backend
+def test_placement_page_with_jax_default_axis_types_shows_what_jax_shows():
+    """JAX's new docs page on placement ("can't move to a different mesh inside jit!"), cell
+    by cell, with make_mesh giving JAX 0.10's Explicit axes (with the seeds' Auto axes three
+    cells print the axis types otherwise: test_jax_doc_pages.py)."""
+    page = open(PLACEMENT).read()
+    with refjax.config.override(refjax_make_mesh_axis_types="explicit"), refjax.set_mesh(None):
+        ours = run_page(page, refjax=True)
+    with real_jax.set_mesh(None):
+        theirs = run_page(page, refjax=False)
+    assert [i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)] == []
+    assert "ValueError" in theirs[10][1]
