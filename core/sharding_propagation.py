@@ -19,15 +19,37 @@ def replicated(aval):
 
 
 def elementwise(in_specs, in_avals, out_avals, **_):
-    """Consensus of the sharded operands (replicated ones fit any layout); operands that
-    disagree give a replicated result (typing Explicit axes: dimension by dimension, and
-    a ShardingTypeError where they disagree, as JAX's broadcasting rule)."""
+    """The operands' layouts merged dimension by dimension, as JAX's partitioner merges them:
+    a dimension takes the entry its sharded operands agree on (replicated where they
+    disagree), and a mesh axis shards one dimension only, the one the earliest operand gives
+    it (typing Explicit axes: a ShardingTypeError where they disagree, as JAX's broadcasting
+    rule)."""
     if strict():
         return [_broadcast_types(in_specs, in_avals)] * len(out_avals)
-    specs = {s for s, a in zip(in_specs, in_avals) if a.shape and any(e is not None for e in s)}
-    if len(specs) == 1:
-        return [specs.pop()] * len(out_avals)
-    return [replicated(a) for a in out_avals]
+    ranked = [s for s, a in zip(in_specs, in_avals) if a.shape]
+    return [_merge(ranked) if ranked else ()] * len(out_avals)
+
+
+def _merge(specs):
+    """Specs of equal rank merged as `elementwise` says: first each dimension's agreed entry,
+    then each mesh axis kept in the dimension whose entry the earliest operand gives."""
+    picked = []
+    for i in range(len(specs[0])):
+        entries = {sp[i] for sp in specs} - {None}
+        picked.append(entries.pop() if len(entries) == 1 else None)
+    origin = [min((k for k, sp in enumerate(specs) if sp[i] == e), default=0)
+              for i, e in enumerate(picked)]
+    out, used = [None] * len(picked), set()
+    for i in sorted(range(len(picked)), key=lambda i: (origin[i], i)):
+        if picked[i] is not None and not used & _names(picked[i]):
+            out[i] = picked[i]
+            used.update(_names(picked[i]))
+    return tuple(out)
+
+
+def _names(entry):
+    """The mesh axes of one spec entry."""
+    return set(entry) if isinstance(entry, tuple) else {entry}
 
 
 def typed_only(rule):

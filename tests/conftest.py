@@ -49,7 +49,8 @@ def pytest_addoption(parser):
 # takes a fixed share of each parametrized test's cases: its first case, then those whose id
 # hashes into the share (crc32: the same cases on every run and machine). The `thorough`
 # profile (`--hypothesis-profile=thorough`, or HYPOTHESIS_PROFILE=thorough) runs every case.
-# The generic property suite (every primitive, every check) always runs whole.
+# The generic property suite (every primitive, every check) always runs whole; tests marked
+# `thorough` (a whole JAX documentation page compiling many programs in JAX) run only there.
 _SHARE = 20
 _WHOLE = {"test_primitive_properties.py", "test_differential.py", "test_architecture.py",
           "test_namespace_numpy.py", "test_namespace_scipy.py", "test_namespace_linalg.py",
@@ -67,7 +68,9 @@ def pytest_collection_modifyitems(config, items):
     firsts, keep, drop = set(), [], []
     for item in items:
         function = item.nodeid.split("[", 1)[0]
-        if item.path.name in _WHOLE or "[" not in item.nodeid or function not in firsts:
+        if item.get_closest_marker("thorough"):
+            drop.append(item)
+        elif item.path.name in _WHOLE or "[" not in item.nodeid or function not in firsts:
             firsts.add(function)
             keep.append(item)
         elif zlib.crc32(item.nodeid.encode()) % _SHARE == 0:

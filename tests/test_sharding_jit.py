@@ -141,7 +141,8 @@ def test_gradients_come_back_where_the_inputs_live(mesh):
 def _output_names(jax, jnp):
     """The specs jit results report on a mesh of Auto axes, in the cases that decide JAX's
     naming: the first argument read (its sharding when the layout is its; unread ones skipped),
-    else the canonical spec; jit's own out_shardings kept (an inner jit's not)."""
+    else the canonical spec; jit's own out_shardings kept (an inner jit's not); eager
+    operations named as jits."""
     P, wsc = jax.P, jax.lax.with_sharding_constraint
     mesh = jax.make_mesh((4, 2), ("X", "Y"), (jax.sharding.AxisType.Auto,) * 2)
     with jax.set_mesh(mesh):
@@ -155,6 +156,18 @@ def _output_names(jax, jnp):
                 jax.jit(lambda x: jax.jit(lambda w: w * 2, out_shardings=P("X", None))(x))(x),
                 jax.jit(lambda: wsc(jnp.ones((8, 4)), P("X", None)))(),
                 jax.lax.with_sharding_constraint(x * 2, P("X", None))]
+        # eager operations are jits of one equation: named by the same rule
+        z = jax.device_put(jnp.ones((8, 4)), P(("X",), None))
+        runs += [y * 2, jnp.sin(y), z + 1]
+        # operands laid out differently: merged dimension by dimension, the first one's axes
+        # first, replicated where they clash
+        for a, b in [(P("X", None), P(None, "Y")), (P(None, "Y"), P("X", None)),
+                     (P("X", None), P("Y", None)), (P("X", None), P(None, "X")),
+                     (P(None, "X"), P("X", None)), (P("X", "Y"), P("Y", "X")),
+                     (P("X", None), P("Y", "X")), (P(None, "X"), P("X", "Y")),
+                     (P(None, "Y"), P("Y", "X"))]:
+            u, v = (jax.device_put(jnp.ones((8, 8)), s) for s in (a, b))
+            runs += [u + v, jax.jit(lambda u, v: u * v + 1)(u, v)]
         return [str(r.sharding.spec) for r in runs]
 
 
