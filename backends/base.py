@@ -330,8 +330,9 @@ def _check_devices(prim, args, params):
     if prim is jit_p:
         used = jit_devices.used_inputs(params["jaxpr"])
         committed = [i for i in committed if used[i]]
-    elif not committed:
-        return
+    elif len(committed) < 2 and prim is not sharding_constraint_p \
+            and sh.get_current_mesh() is None:
+        return  # (the common eager op: nothing to compare its one assignment with)
     name, arg_names, inner = _dispatch_names(prim, params, len(args))
     places = [device_sets.Place(_assignment(args[i]), arg_names[i], args[i].aval)
               for i in committed]
