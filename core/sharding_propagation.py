@@ -217,9 +217,17 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
     out_specs = [with_type(s, a) for s, a in
                  zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
     kind = _memory_kind(in_shardings)
-    return named_as_jax_eqn(in_shardings, in_avals, [
-        to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)],
-        out_avals)
+    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
+
+
+def propagate_eager(prim, in_shardings, in_avals, out_avals, params):
+    """`propagate_eqn` for a primitive applied eagerly, its results named as JAX names them
+    (a jaxpr's equations need no names: only its outputs are named, by `propagate_jaxpr`,
+    which also names a call primitive's; a constraint keeps its own, as JAX's)."""
+    outs = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
+    if constraint_sharding(prim, params) is not None or prim.call_jaxpr(params) is not None:
+        return outs
+    return named_as_jax_eqn(in_shardings, in_avals, outs, out_avals)
 
 
 def _layout(prim, params):
@@ -424,7 +432,8 @@ def _constraints(jaxpr):
             yield from _constraints(inner)
 
 
-__all__ = ["propagate_eqn", "propagate_jaxpr", "single_device", "param_meshes",
+__all__ = ["propagate_eqn", "propagate_eager", "propagate_jaxpr", "single_device",
+           "param_meshes",
            "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
            "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",
            "like_update", "unsharded_dim",

@@ -11,7 +11,7 @@ from ...core.config import config
 from ...core.avals import ShapedArray
 from ...core.jaxpr import ClosedJaxpr, Literal, eval_jaxpr, last_uses
 from ...core.primitives.callbacks import pure_callback_p
-from ...core.sharding_propagation import (may_change_layout, propagate_eqn, propagate_jaxpr,
+from ...core.sharding_propagation import (may_change_layout, propagate_eager, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
 from . import unreduced
@@ -188,7 +188,7 @@ class NumpyRefBackend(Backend):
             return [None] * len(out_avals)
         in_avals = [ShapedArray(b.read().shape, b.read().dtype) if type(b) is RefBox else
                     ShapedArray(b.value.shape, b.value.dtype) for b in bufs]
-        return propagate_eqn(prim, list(map(placement, bufs)), in_avals, out_avals, params)
+        return propagate_eager(prim, list(map(placement, bufs)), in_avals, out_avals, params)
 
     def compile(self, closed_jaxpr, in_shardings=None, out_shardings=None):
         closed_jaxpr = without_unused_pure_callbacks(closed_jaxpr)

@@ -13,7 +13,7 @@ from ...core.state import REF_PRIMITIVES, Ref
 from ...core.avals import ShapedArray
 from ...core.config import config, default_device_id
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
-from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eqn,
+from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
 from ...core.sharding_types import is_typed, spec_of
 from ..base import Backend
@@ -350,7 +350,7 @@ class XlaBackend(Backend):
         """Output shardings by refjax's propagation rules (numpy_ref's eager layouts)."""
         in_shardings = list(map(self.placement, bufs))
         in_avals = [ShapedArray(b.shape, b.dtype) for b in bufs]
-        out = propagate_eqn(prim, in_shardings, in_avals, out_avals, params)
+        out = propagate_eager(prim, in_shardings, in_avals, out_avals, params)
         default = self.default_sharding()
         return tuple(_by_type(s, a) or default for s, a in zip(out, out_avals))
 

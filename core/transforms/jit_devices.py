@@ -109,8 +109,9 @@ def _inner_places(jaxpr, in_targets=(), out_targets=()):
     own = _own_constraints(jaxpr, in_targets, out_targets)
     places = []
     for eqn in jaxpr.eqns:
-        if id(eqn) not in own:
-            places.append(_eqn_place(eqn))
+        place = None if id(eqn) in own else _eqn_place(eqn)
+        if place is not None:  # (most equations name no devices: the cache keeps only those)
+            places.append(place)
         for inner in subjaxprs(eqn.params.values()):
             places += _inner_places(inner)
     return places
