@@ -1,14 +1,19 @@
 """Run the code cells of JAX documentation pages (MyST markdown notebooks) as a notebook
 would, with `jax` being real JAX or refjax, and record what each cell shows: its stdout,
 the repr of its last expression, or its exception class. Used by tests/test_doc_examples.py
-to compare refjax with JAX cell by cell."""
+to compare refjax with JAX cell by cell. Pages written as doctests (```python blocks of `>>>`
+examples, such as aot.md) run example by example, after a first cell importing what JAX's
+doctest namespace holds (jax, lax, jnp, np)."""
 import ast
 import contextlib
+import doctest
 import io
 import re
 import sys
 
 _CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+_DOCTEST = re.compile(r"```python\n(.*?)```", re.S)
+_DOCTEST_NAMESPACE = "import jax\nfrom jax import lax\nimport jax.numpy as jnp\nimport numpy as np"
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 
 
@@ -18,7 +23,16 @@ def cells(markdown):
     for body in _CELL.findall(markdown):
         lines = [line for line in body.splitlines() if not line.startswith(":")]
         out.append("\n".join(lines).strip("\n"))
-    return out
+    return out or doctest_cells(markdown)
+
+
+def doctest_cells(markdown):
+    """A doctest page's examples, one cell each, after the imports of JAX's doctest namespace
+    (none: the page has no doctests)."""
+    parser = doctest.DocTestParser()
+    examples = [ex.source.strip("\n") for block in _DOCTEST.findall(markdown)
+                for ex in parser.get_examples(block)]
+    return [_DOCTEST_NAMESPACE, *examples] if examples else []
 
 
 def as_refjax(source):

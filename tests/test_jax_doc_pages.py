@@ -34,6 +34,11 @@ _AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explici
          "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
          "agrees with refjax_make_mesh_axis_types='explicit' (test_device_sets.py)")
 
+_NO_HLO = ("numpy_ref compiles to no StableHLO: Lowered.as_text() is the jaxpr it runs (on the "
+           "xla backend every cell agrees: test_stages.py)")
+_NO_COST = "numpy_ref has no cost model: cost_analysis() is None (TypeError subscripting it)"
+_NO_MEMORY = "numpy_ref has no memory analysis: memory_analysis() is None (AttributeError)"
+
 KNOWN = {
     "key-concepts": {},
     "automatic-differentiation": {9: _FD},
@@ -110,6 +115,8 @@ KNOWN = {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
+    "aot": {7: _NO_HLO, 9: _NO_COST, 18: _NO_HLO},
+    "new_docs/201/aot": {7: _NO_HLO, 9: _NO_COST, 12: _NO_MEMORY, 21: _NO_HLO},
 }
 
 

@@ -1,12 +1,15 @@
 """jax.stages against real JAX 0.10.2: jit(f).trace / .lower / .compile, their trees, argument
 and output info, the compiled program's argument checks (JAX's TypeErrors), and the xla
 backend's cost analysis and StableHLO text (numpy_ref has no cost model: None)."""
+import re
+
 import jax as real_jax
 import numpy as np
 import pytest
 
 import refjax
 from jax_compare import assert_same_error
+from test_jax_doc_pages import DOCS, differing_cells
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
 
@@ -92,17 +95,97 @@ def test_lower_from_shape_dtype_structs():
     np.testing.assert_array_equal(compiled(refjax.numpy.zeros(2)), [1.0, 1.0])
 
 
-def test_cost_analysis_and_text():
-    """xla: XLA's cost estimate of the same program (the flop and transcendental counts JAX
-    gives) and JAX's StableHLO; numpy_ref: no estimate, and a ValueError for StableHLO."""
-    lowered, theirs = _stages(refjax)[1], _stages(real_jax)[1]
-    assert "sin" in lowered.as_text() and lowered.as_text() == str(_stages(refjax)[0].jaxpr)
-    if refjax.current_backend_name() == "numpy_ref":
-        assert lowered.cost_analysis() is None and lowered.compile().cost_analysis() is None
-        with pytest.raises(ValueError, match="numpy_ref backend has no 'stablehlo' text"):
-            lowered.as_text("stablehlo")
+def _programs(jax):
+    """Lowered stages of programs whose texts JAX names: a dict of results, a static argument,
+    a closed-over constant, named scopes and a nested jit."""
+    jnp = jax.numpy
+
+    @jax.jit
+    def inner(x):
+        with jax.named_scope("in"):
+            return jnp.cos(x)
+
+    def scoped(x):
+        with jax.named_scope("layer1"):
+            y = inner(jnp.sin(x * 2))
+        return y + jnp.arange(3.0)
+
+    return [jax.jit(_f(jax)).lower(jnp.ones((2, 3)), jnp.ones((3,))),
+            jax.jit(lambda x, y: 2 * x + y, static_argnums=0).lower(7, 8),
+            jax.jit(scoped).lower(jnp.ones(3))]
+
+
+def _without_locations(hlo):
+    """An HLO module's text without its source locations (JAX's name the user's lines,
+    refjax's its own frames, which trace the program JAX compiles)."""
+    if "\nFileNames\n" in hlo:
+        head, rest = hlo.split("\nFileNames\n", 1)
+        hlo = head + rest.split("\n\n\n", 1)[1]
+    return re.sub(r" stack_frame_id=\d+", "", hlo)
+
+
+def _shown(lowered, renumbered=False):
+    compiled = lowered.compile()
+    hlo = _without_locations(compiled.as_text())
+    if renumbered:
+        hlo = re.sub(r"(%\w+)\.\d+", r"\1", hlo)
+    memory = compiled.memory_analysis()
+    return [lowered.as_text(), lowered.as_text("hlo"), str(lowered.compiler_ir()),
+            lowered.compiler_ir("hlo").as_hlo_text(), lowered.cost_analysis(),
+            hlo, compiled.cost_analysis(),
+            [getattr(memory, k) for k in ("argument_size_in_bytes", "output_size_in_bytes",
+                                          "alias_size_in_bytes", "temp_size_in_bytes")]]
+
+
+def test_texts_and_analyses():
+    """xla: JAX's StableHLO and HLO texts and IR of the program that runs the jaxpr, named as
+    JAX names the user's function (module, arguments, results, ops with their named scopes
+    and nested jits), XLA's optimized HLO (but for source locations), cost and memory
+    analyses, all as JAX's. numpy_ref has no compiler IR: the jaxpr it runs, and no
+    analyses."""
+    ours = _programs(refjax)
+    if refjax.current_backend_name() == "xla":
+        for mine, theirs in zip(ours, _programs(real_jax)):
+            # a nested jit is inlined (JAX's StableHLO calls a function of its own, so its
+            # HLO numbers instructions after one more computation)
+            nested = "inner" in theirs.as_text()
+            assert _shown(mine, nested)[4 * nested:] == _shown(theirs, nested)[4 * nested:]
         return
-    for ours in (lowered.cost_analysis(), lowered.compile().cost_analysis()):
-        for key in ("flops", "transcendentals"):
-            assert ours[key] == theirs.cost_analysis()[key]
-    assert "stablehlo.sine" in lowered.as_text("stablehlo")
+    lowered = ours[0]
+    compiled, jaxpr = lowered.compile(), _stages(refjax)[0].jaxpr
+    assert lowered.as_text() == compiled.as_text() == str(jaxpr) == lowered.as_text("jaxpr")
+    assert lowered.compiler_ir() is lowered._staged.closed and lowered.compiler_ir("hlo") is None
+    assert [lowered.cost_analysis(), compiled.cost_analysis(), compiled.memory_analysis(),
+            compiled.runtime_executable()] == [None] * 4
+    with pytest.raises(ValueError, match="numpy_ref backend has no 'stablehlo' text"):
+        lowered.as_text("stablehlo")
+
+
+@pytest.mark.backends("xla")
+def test_compiled_collectives_named_as_jax():
+    """The pages' check of a sharded program's compiled text (parallel.md, 201/sharding.md:
+    an all-reduce for a sum over a sharded dimension; 301/sharding-ad.md: each all-reduce's
+    op_name, here through a scan's body as JAX's name stack has it)."""
+    def run(jax):
+        jnp, P = jax.numpy, jax.sharding.PartitionSpec
+        mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        x = jax.device_put(jnp.arange(32.0).reshape(8, 4), jax.NamedSharding(mesh, P("x", "y")))
+
+        def step(x):
+            return jax.lax.scan(lambda c, w: (c + (x * w).sum(), None), jnp.float32(0),
+                                jnp.arange(3.0))[0]
+        texts = [jax.jit(lambda x: x.sum(0)).lower(x).compile().as_text(),
+                 jax.jit(step).lower(x).compile().as_text()]
+        return ["all-reduce(" in texts[0]] + re.findall(
+            r'all-reduce(?:-start)?\(.*op_name="([^"]*)"', texts[1])
+    ours = run(refjax)
+    assert ours == run(real_jax) and ours[0] and len(ours) > 1
+
+
+@pytest.mark.backends("xla")
+@pytest.mark.parametrize("page", ["aot", "new_docs/201/aot"])
+def test_aot_pages_on_xla(page):
+    """JAX's ahead-of-time pages, example by example on the xla backend: every one shows what
+    JAX shows (texts, cost and memory analyses, errors); on numpy_ref, test_jax_doc_pages.py
+    lists the cells that need XLA."""
+    assert differing_cells(f"{DOCS}/{page}.md") == set()

@@ -1,5 +1,6 @@
 """The xla Backend: jax.Arrays on JAX's CPU devices, a cached jax.jit per op and per jaxpr."""
 import contextlib
+import threading
 
 import jax
 import jax.sharding as jsh
@@ -447,24 +448,30 @@ class XlaBackend(Backend):
             return [Array(a, o, self) for a, o in zip(out_avals, jitted(consts, *bufs))]
         return run
 
-    def jax_lowered(self, closed_jaxpr):
-        """JAX's Lowered of the program running this jaxpr (for jax.stages' text and cost)."""
-        if unreduced.in_program(closed_jaxpr.jaxpr):
+    def jax_lowered(self, closed_jaxpr, arg_shardings, as_user_function):
+        """JAX's Lowered of the program running this jaxpr, for jax.stages' texts and
+        analyses: a jax.jit of the function `as_user_function(flat, flat_args)` gives, with
+        the user's name and trees (so JAX names the module, arguments, results and ops as for
+        the user's function), constants embedded, lowered for arguments laid out by
+        `arg_shardings` (one per input; None: uncommitted). None for a program run op by op
+        or with float0 values (which JAX's programs do not carry)."""
+        program = self._program(closed_jaxpr, None)
+        if unreduced.in_program(closed_jaxpr.jaxpr) or \
+                len(program.live_in) < len(arg_shardings) or not all(program.live_out):
             return None
-        entry = self.compile(closed_jaxpr)
-        program = entry.program
-        args = [jax.ShapeDtypeStruct(closed_jaxpr.in_avals[i].shape,
-                                     closed_jaxpr.in_avals[i].dtype) for i in program.live_in]
-        with _x64(program.x64):
-            return program.variant(None).lower(entry.consts, *args)
+        layout = program.layout_of(tuple(arg_shardings)) if program.constrained or \
+            program.typed or any(s is not None for s in arg_shardings) else None
+        structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._stage_sharding(s))
+                   for a, s in zip(closed_jaxpr.in_avals, arg_shardings)]
+        fun, (args, kwargs), out_tree = as_user_function(
+            program.flat(self.compile(closed_jaxpr).consts), structs)
+        outs = program.out_kwargs(layout)
+        with self.jax_default_device(), _x64(program.x64):
+            return jax.jit(fun, **{k: out_tree(v) for k, v in outs.items()}).lower(
+                *args, **kwargs)
 
-    def cost_analysis(self, closed_jaxpr):
-        """XLA's cost estimate (flops, transcendentals, bytes accessed) of the program."""
-        return self.jax_lowered(closed_jaxpr).compile().cost_analysis()
-
-    def lowered_text(self, closed_jaxpr, dialect, debug_info):
-        """JAX's text of the program in `dialect` ('stablehlo', 'hlo')."""
-        return self.jax_lowered(closed_jaxpr).as_text(dialect, debug_info=debug_info)
+    def _stage_sharding(self, sharding):
+        return None if sharding is None else self.jax_sharding(sharding)
 
     def _program(self, closed, in_shardings):
         key = (jaxpr_key(closed.jaxpr), _hashable(in_shardings))
@@ -485,8 +492,11 @@ class XlaBackend(Backend):
             consts = [self.const_buffer(c, v.aval) for c, v in zip(closed.consts,
                                                                     jaxpr.constvars)]
         return eval_jaxpr(jaxpr, consts, *args, read_literal=_literal_array,
-                          apply=lambda eqn, ins: self.lower_eqn(eqn.primitive, ins, eqn.params,
-                                                                [v.aval for v in eqn.outvars]))
+                          apply=self._lower_scoped)
+
+    def _lower_scoped(self, eqn, ins):
+        with _named_scopes(eqn.source_info):
+            return self.lower_eqn(eqn.primitive, ins, eqn.params, [v.aval for v in eqn.outvars])
 
     def lower_eqn(self, prim, vals, params, out_avals):
         """One primitive on JAX values, its outputs cast to out_avals' dtypes (JAX may give
@@ -551,8 +561,12 @@ class _Program:
         if not (self.constrained or self.typed) and \
                 self.backend.on_default_device((*bufs, *consts)):
             return None
+        return self.layout_of(tuple(map(self.backend.placement, bufs)))
+
+    def layout_of(self, in_shardings):
+        """Output shardings by the propagation rules for inputs laid out so (None: the
+        default device)."""
         default = self.backend.default_sharding()
-        in_shardings = tuple(map(self.backend.placement, bufs))
         key = (default, in_shardings, sh.get_current_mesh() if self.typed else None)
         layout = self._layouts.get(key)
         if layout is None:
@@ -562,24 +576,37 @@ class _Program:
         return layout
 
     def _jit(self, layout):
-        """The jax.jit for one output layout."""
-        closed, live_in, live_out = self.closed, self.live_in, self.live_out
-        backend = self.backend
-
-        def traced(consts, *live_args):
-            args = [float0_zeros(a.shape) for a in closed.in_avals]
-            for i, x in zip(live_in, live_args):
-                args[i] = x
-            outs = backend.interpret(closed, args, consts)
-            return [o for o, live in zip(outs, live_out) if live]
-
-        kwargs = {}
+        """The jax.jit of `(consts, *live arguments)` for one output layout."""
+        kwargs = self.out_kwargs(layout)
         if self.in_shardings is not None:
-            kwargs["in_shardings"] = ((None,) * len(closed.jaxpr.constvars), *self.in_shardings)
-        if layout is not None:
-            kwargs.update(backend.out_shardings_kwargs(
-                [s for s, live in zip(layout, live_out) if live]))
-        return jax.jit(traced, **kwargs)
+            kwargs["in_shardings"] = ((None,) * len(self.closed.jaxpr.constvars),
+                                      *self.in_shardings)
+        return jax.jit(_body(self.backend, self.closed, self.live_in, self.live_out), **kwargs)
+
+    def flat(self, consts):
+        """The program as a function of all its inputs, `consts` closed over (JAX embeds
+        them in its program as it does a function's constants)."""
+        body = _body(self.backend, self.closed, self.live_in, self.live_out)
+        return lambda *args: body(consts, *[args[i] for i in self.live_in])
+
+    def out_kwargs(self, layout):
+        """jax.jit's out_shardings for an output layout of the live outputs."""
+        if layout is None:
+            return {}
+        return self.backend.out_shardings_kwargs(
+            [s for s, live in zip(layout, self.live_out) if live])
+
+
+def _body(backend, closed, live_in, live_out):
+    """The function a program's jax.jit traces: the jaxpr on `(consts, *live arguments)`,
+    float0 values made outside JAX."""
+    def traced(consts, *live_args):
+        args = [float0_zeros(a.shape) for a in closed.in_avals]
+        for i, x in zip(live_in, live_args):
+            args[i] = x
+        outs = backend.interpret(closed, args, consts)
+        return [o for o, live in zip(outs, live_out) if live]
+    return traced
 
 
 class _Compiled:
@@ -620,6 +647,38 @@ def _uses_x64(jaxpr):
         v for eqn in jaxpr.eqns for v in list(eqn.invars) + list(eqn.outvars)]
     return any(v.aval.dtype in _X64_DTYPES for v in binders) or any(
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
+
+
+class _OpenScopes(threading.local):
+    names = ()  # the user's named scopes open around the equation being lowered
+
+
+_OPEN_SCOPES = _OpenScopes()
+
+
+@contextlib.contextmanager
+def _entered(names, scopes):
+    previous, _OPEN_SCOPES.names = _OPEN_SCOPES.names, names
+    try:
+        with contextlib.ExitStack() as stack:
+            for name in scopes:
+                stack.enter_context(jax.named_scope(name))
+            yield
+    finally:
+        _OPEN_SCOPES.names = previous
+
+
+def _named_scopes(info):
+    """The user's jax.named_scope names open when an equation was staged, opened around its
+    lowering, so that JAX names its ops as it names the user's (`jit(f)/scope/op`). An
+    equation's names are those open when it was staged: inside a call staged in the same
+    scopes (an inner jit's equations), only the names beyond those already open are entered."""
+    names = () if info is None else info.name_stack
+    outer = _OPEN_SCOPES.names
+    if names == outer:
+        return _NO_SCOPE
+    scopes = names[len(outer):] if names[:len(outer)] == outer else names
+    return _entered(names, scopes)
 
 
 def _jax_default_device(device):

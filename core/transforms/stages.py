@@ -1,15 +1,21 @@
 """jax.stages: the ahead-of-time stages of a jitted function, `jit(f).trace(*args)` ->
-Traced -> `.lower()` -> Lowered -> `.compile()` -> Compiled. refjax's lowered text is its
-jaxpr (the xla backend also gives JAX's StableHLO with `as_text(dialect="stablehlo")`);
-Compiled checks its arguments' structure and types as JAX's does before running."""
+Traced -> `.lower()` -> Lowered -> `.compile()` -> Compiled. On the xla backend the texts and
+analyses are JAX's, of the program that runs the jaxpr; numpy_ref, which compiles to no
+compiler IR, shows the jaxpr and has no analyses. Compiled checks its arguments' structure and
+types as JAX's does and runs the staged program."""
+import functools
+
 from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding_propagation import propagate_jaxpr
-from ..trace import get_aval
+from ..config import check_execution_allowed
+from ..sharding import placement_mesh
+from ..trace import Tracer, get_aval
 
 CompilerOptions = dict[str, str | bool]
+_UNSET = object()
 
 
 class ArgInfo:
@@ -68,6 +74,7 @@ class _Stage:
         self.out_info = _out_info(staged)
         self.args_info = _args_info(staged, set(donated))
         self.donate_argnums = tuple(wrapped._donate_argnums)
+        self._backend, self._lowered = runtime.get_backend(), _UNSET
 
     @property
     def in_avals(self):
@@ -75,21 +82,59 @@ class _Stage:
         return pytree.tree_map(lambda info: info._aval, self.args_info)
 
     def cost_analysis(self):
-        """The backend's estimate of the program's cost (flops, bytes accessed, ...) as a
-        dict, or None where the backend cannot tell (numpy_ref)."""
-        estimate = getattr(runtime.get_backend(), "cost_analysis", None)
-        return None if estimate is None else estimate(self._staged.closed)
+        """XLA's estimate of the program's cost before optimization (flops, bytes accessed,
+        ...) on the xla backend, as JAX's; None where the backend has no cost model
+        (numpy_ref)."""
+        lowering = self._lowering()
+        return None if lowering is None else lowering.cost_analysis()
 
     def as_text(self, dialect=None, *, debug_info=False):
-        """The program as text: refjax's jaxpr; dialect='stablehlo' asks the backend (the
-        xla backend gives JAX's lowering)."""
-        if dialect is None or dialect == "jaxpr":
+        """The program as text. On the xla backend JAX's lowering of the program that runs it:
+        StableHLO by default, `dialect='hlo'` for HLO. numpy_ref has no compiler IR: its text
+        is refjax's jaxpr (and a ValueError for another dialect); `dialect='jaxpr'` gives the
+        jaxpr on any backend."""
+        lowering = self._lowering()
+        if dialect == "jaxpr" or lowering is None and dialect is None:
             return str(self._staged.closed)
-        lowered = getattr(runtime.get_backend(), "lowered_text", None)
-        if lowered is None:
-            raise ValueError(f"the {runtime.current_backend_name()} backend has no "
-                             f"{dialect!r} text; as_text() gives the jaxpr")
-        return lowered(self._staged.closed, dialect, debug_info)
+        if lowering is None:
+            raise ValueError(f"the {self._backend.name} backend has no {dialect!r} text; "
+                             "as_text() gives the jaxpr")
+        return lowering.as_text(dialect, debug_info=debug_info)
+
+    def _lowering(self):
+        """JAX's Lowered of the program on the xla backend (made once); None on a backend
+        that lowers to no compiler IR (numpy_ref) or for a program it runs op by op."""
+        if self._lowered is _UNSET:
+            lower = getattr(self._backend, "jax_lowered", None)
+            n = len(self._staged.tracer_consts)
+            shardings = [None] * n + list(self._arg_shardings or
+                                          [None] * (len(self._staged.closed.in_avals) - n))
+            self._lowered = None if lower is None else \
+                lower(self._staged.closed, shardings, self._as_user_function)
+        return self._lowered
+
+    def _as_user_function(self, flat_fun, flat_args):
+        """`flat_fun` (the jaxpr's inputs to its outputs) as a function of the user's
+        arguments, named as theirs, with their parameters, returning their output tree;
+        `flat_args` arranged as its (args, kwargs); and how to arrange flat values (such as
+        out_shardings) as its outputs: the program JAX lowers then carries JAX's names
+        (module `jit_f`, arguments, `result` paths). Flat where the trees hold other nodes
+        than Python's containers, or the jaxpr closes over tracers."""
+        staged = self._staged
+        user = not staged.tracer_consts and _builtin(staged.in_tree) and \
+            _builtin(staged.out_tree)
+
+        def fun(*args, **kwargs):
+            if not user:
+                return flat_fun(*args)
+            outs = flat_fun(*pytree.tree_leaves((args, kwargs)))
+            return pytree.tree_unflatten(staged.out_tree, outs)
+        fun.__name__ = fun.__qualname__ = self._wrapped._name
+        if user:
+            fun.__signature__ = _dynamic_signature(self._wrapped)
+            return fun, pytree.tree_unflatten(staged.in_tree, flat_args), \
+                functools.partial(pytree.tree_unflatten, staged.out_tree)
+        return fun, (tuple(flat_args), {}), list
 
 
 class Traced(_Stage):
@@ -115,17 +160,27 @@ class Lowered(_Stage):
 
     def compile(self, compiler_options=None):
         """The Compiled stage: callable on arguments of the lowered types."""
-        return Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
-                        default=self._default)
+        compiled = Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
+                            default=self._default)
+        compiled._backend, compiled._lowered = self._backend, self._lowered
+        return compiled
 
     def compiler_ir(self, dialect=None):
-        """The program in the backend's IR: the jaxpr (ClosedJaxpr) for refjax."""
-        return self._staged.closed
+        """The program in the backend's IR: on the xla backend JAX's (an MLIR module for
+        'stablehlo', the default; an XlaComputation for 'hlo'); on numpy_ref, which has no
+        compiler IR, the ClosedJaxpr for the default dialect and None (JAX's "unavailable")
+        for the others."""
+        lowering = self._lowering()
+        if lowering is None:
+            return self._staged.closed if dialect in (None, "jaxpr") else None
+        return lowering.compiler_ir(dialect)
 
 
 class Compiled(_Stage):
     """jit(f).lower(*args).compile(): runs the program on arguments of the types it was
     lowered for (TypeError, as JAX, for another structure or other types)."""
+
+    _compiled = None  # JAX's Compiled of the program on the xla backend, made on first use
 
     def __call__(self, *args, **kwargs):
         leaves, tree = pytree.tree_flatten((args, kwargs))
@@ -133,10 +188,40 @@ class Compiled(_Stage):
             raise TypeError("Function compiled with input pytree does not match the input "
                             "pytree it was called with. It was compiled for the arguments "
                             f"{self.in_tree} and called with {tree}.")
+        _check_untraced(leaves)
         self._check_types(leaves)
-        return self._wrapped(*args, **kwargs)
+        return pytree.tree_unflatten(self.out_tree, self._run(leaves))
 
     call = __call__
+
+    def as_text(self):
+        """The compiled program as text: XLA's optimized HLO module on the xla backend (as
+        JAX's); on numpy_ref, which compiles to no HLO, refjax's jaxpr, which it runs."""
+        executable = self._executable()
+        return str(self._staged.closed) if executable is None else executable.as_text()
+
+    def cost_analysis(self):
+        """XLA's cost estimate of the optimized program on the xla backend (as JAX's); None on
+        numpy_ref, which has no cost model."""
+        executable = self._executable()
+        return None if executable is None else executable.cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's memory statistics of the executable on the xla backend (argument, output and
+        temporary sizes in bytes, as JAX's); None on numpy_ref."""
+        executable = self._executable()
+        return None if executable is None else executable.memory_analysis()
+
+    def runtime_executable(self):
+        """The backend's executable (JAX's on the xla backend); None on numpy_ref."""
+        executable = self._executable()
+        return None if executable is None else executable.runtime_executable()
+
+    def _executable(self):
+        lowering = self._lowering()
+        if lowering is not None and self._compiled is None:
+            self._compiled = lowering.compile()
+        return self._compiled
 
     @property
     def input_shardings(self):
@@ -155,6 +240,15 @@ class Compiled(_Stage):
         outs = propagate_jaxpr(self._staged.closed, ins)
         return pytree.tree_unflatten(self.out_tree,
                                      [default if s is None else s for s in outs])
+
+    def _run(self, leaves):
+        """The staged program on the arguments (not a new trace of the function: its results
+        have the compiled types, as JAX's executable's)."""
+        from .jit import _ctx_mesh, jit_p  # jit imports this module
+        check_execution_allowed(self._wrapped._name)
+        with placement_mesh(self._wrapped._who):
+            return jit_p.bind(*self._staged.tracer_consts, *leaves, name=self._wrapped._name,
+                              jaxpr=self._staged.closed, **_ctx_mesh())
 
     def _in_shardings(self):
         jaxpr, n = self._staged.closed.jaxpr, len(self._staged.tracer_consts)
@@ -186,6 +280,34 @@ class Compiled(_Stage):
             return params[first.idx] + pytree.keystr(tuple(rest))
         return (str(first.key) if kind.idx == 1 else f"args[{first.idx}]") + \
             pytree.keystr(tuple(rest))
+
+
+_CONTAINERS = (tuple, list, dict, type(None))
+
+
+def _builtin(tree):
+    """Whether a tree's nodes are all Python containers (which JAX flattens alike)."""
+    return tree._handler is None or issubclass(tree._type, _CONTAINERS) and \
+        all(map(_builtin, tree._children))
+
+
+def _dynamic_signature(wrapped):
+    """The function's signature without its static parameters (None: it has none)."""
+    sig = wrapped._signature
+    if sig is None:
+        return None
+    static = {*wrapped._static_argnames, *[list(sig.parameters)[i] for i in
+                                           wrapped._static_argnums if i < len(sig.parameters)]}
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in static])
+
+
+def _check_untraced(leaves):
+    """JAX's refusal to transform a compiled call: its signature is fixed."""
+    tracer = next((x for x in leaves if isinstance(x, Tracer)), None)
+    if tracer is not None:
+        raise TypeError("Cannot apply JAX transformations to a function lowered and compiled "
+                        "for a particular signature. Detected argument of Tracer type "
+                        f"{type(tracer)}.")
 
 
 def _default_sharding():

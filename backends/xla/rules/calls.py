@@ -13,8 +13,15 @@ from ..backend import jax_spec
 from ._common import rule
 
 
-@rule(jit_mod.jit_p, checkpoint.remat_p)
-def _jit(*args, jaxpr, **_):
+@rule(jit_mod.jit_p)
+def _jit(*args, jaxpr, name, **_):
+    # inline, under JAX's name for a nested jit's ops (`jit(f)/jit(inner)/cos`)
+    with jax.named_scope(f"jit({name})"):
+        return get_backend("xla").interpret(jaxpr, args)
+
+
+@rule(checkpoint.remat_p)
+def _remat(*args, jaxpr, **_):
     return get_backend("xla").interpret(jaxpr, args)
 
 
