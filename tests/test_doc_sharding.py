@@ -22,6 +22,10 @@ _REM_SINGLETON = ("eager shard_map's vma error: JAX names its own internal funct
 KNOWN = {
     19: _REM_SINGLETON,
 }
+_NO_HLO = ("numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no "
+           "all-reduce); on the xla backend the cell agrees (test_sharding_pages_on_xla)")
+_NAME_STACK = ("the all-reduce's op_name: refjax's name stack has no transformations, so "
+               "JAX's `.../closed_call/transpose(jvp())/while/...` is `.../closed_call/while/...`")
 
 
 def _differing_cells(path, drop=()):
@@ -49,9 +53,7 @@ def test_shard_map_notebook_shows_what_jax_shows():
     assert _differing_cells(PAGE) == set(KNOWN)
 
 
-PARALLEL_KNOWN = {
-    25: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce)",
-}
+PARALLEL_KNOWN = {25: _NO_HLO}
 
 
 @pytest.mark.skipif(not os.path.exists(PARALLEL), reason="JAX's docs are not checked out here")
@@ -67,7 +69,8 @@ _UNRED = "(refjax's unreduced/reduced types do not reach here yet)"
 SHARDING_AD_KNOWN = {
     14: f"device_put to P(reduced={{'X'}}) then scan over it: NotImplementedError {_UNRED}",
     15: "step of cell 14 is undefined (NotImplementedError there)",
-    16: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce: prints nothing)",
+    16: "numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no all-reduce: "
+        "prints nothing); on the xla backend: " + _NAME_STACK,
     17: f"shard_map with out_specs unreduced and lax.pcast to='unreduced': ValueError {_UNRED}",
     18: "as cell 17",
     19: f"shard_map in_specs with reduced={{'X'}}: NotImplementedError {_UNRED}",
@@ -89,9 +92,7 @@ def test_sharding_ad_page_shows_what_jax_shows():
 
 # JAX's new docs: 201/sharding.md is parallel.md's successor, 201/shard-map.md the notebook's.
 NEW_DOCS_KNOWN = {
-    "sharding.md": {
-        25: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce)",
-    },
+    "sharding.md": {25: _NO_HLO},
     "shard-map.md": {
         19: _REM_SINGLETON,
         24: "einsum's out_sharding=P(unreduced={'i'}) and reshard to P(reduced={'i'}) outside "
@@ -108,3 +109,16 @@ NEW_DOCS_KNOWN = {
 def test_new_docs_page_shows_what_jax_shows(page):
     """35 of sharding.md's 36 cells agree, 68 of shard-map.md's 70."""
     assert _differing_cells(f"{NEW_DOCS}/{page}") == set(NEW_DOCS_KNOWN[page])
+
+
+# The pages' HLO cells agree on the xla backend (about 30 s, JAX compiling both sides).
+@pytest.mark.thorough
+@pytest.mark.skipif(not os.path.exists(SHARDING_AD), reason="JAX's docs are not checked out here")
+@pytest.mark.backends("xla")
+@pytest.mark.parametrize("page,known", [
+    (PARALLEL, PARALLEL_KNOWN), (f"{NEW_DOCS}/sharding.md", NEW_DOCS_KNOWN["sharding.md"]),
+    (SHARDING_AD, SHARDING_AD_KNOWN)])
+def test_sharding_pages_on_xla(page, known):
+    drop = ["jax.config.update('jax_num_cpu_devices', 2)"]
+    xla_known = {i for i, why in known.items() if why is not _NO_HLO}
+    assert _differing_cells(page, drop) == xla_known
