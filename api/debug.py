@@ -9,15 +9,14 @@ from .debugger import breakpoint  # noqa: F401 - jax.debug.breakpoint
 
 def visualize_array_sharding(array, **kwargs):
     """Print which device holds which block of a 1-d or 2-d array (a `rich` table, as JAX's;
-    the options are visualize_sharding's)."""
-    if isinstance(array, Tracer):
-        raise NotImplementedError(
-            "jax.debug.visualize_array_sharding: refjax draws the sharding of concrete arrays "
-            "only (call it outside jit, on the jitted function's result)")
-    if not isinstance(array, Array):  # JAX: AttributeError, no attribute 'sharding'
+    the options are visualize_sharding's): at once for an array, when the jitted program is
+    compiled for a traced value (inspect_array_sharding's callback)."""
+    if not isinstance(array, (Array, Tracer)):  # JAX: AttributeError, no attribute 'sharding'
         raise TypeError("jax.debug.visualize_array_sharding expects a jax.Array, got "
                         f"{type(array).__module__}.{type(array).__qualname__}")
-    visualize_sharding(array.shape, array.sharding, **kwargs)
+    shape = array.shape
+    inspect_array_sharding(array, callback=lambda sharding: visualize_sharding(
+        shape, sharding, **kwargs))
 
 
 def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9,
@@ -33,19 +32,7 @@ def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=
                    min_width=min_width, max_width=max_width, color_map=color_map)
 
 
-def inspect_array_sharding(value, *, callback):
-    """Call `callback(sharding)` with the sharding of each array in the pytree `value`.
-    refjax decides layouts of traced values after tracing, so it needs concrete arrays
-    (NotImplementedError naming the function otherwise; JAX calls back at compile time)."""
-    from ..core.pytree import tree_leaves
-    for leaf in tree_leaves(value):
-        if isinstance(leaf, Tracer):
-            raise NotImplementedError(
-                "jax.debug.inspect_array_sharding: refjax inspects the sharding of concrete "
-                "arrays only (call it outside jit, on the jitted function's result)")
-        callback(leaf.sharding)
-
-
+inspect_array_sharding = debugging.inspect_array_sharding
 print = debugging.debug_print  # noqa: A001 - mirrors jax.debug.print
 callback = debugging.debug_callback
 log = debugging.debug_log

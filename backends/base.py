@@ -15,12 +15,14 @@ from ..core.array import Array
 from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
+from ..core.primitives.debugging import inspect_compiled
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.primitives.sharding_ops import sharding_constraint_p
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
 from ..core.sharding_unreduced import check_reduced_values
 from ..core.transforms import jit_devices
 from ..core.transforms.jit import jit_p
+from ..core.transforms.stages import arg_sharding
 from ..core import dtypes
 
 # rule(backend, primitive) -> the function computing the primitive on that backend's values.
@@ -297,6 +299,8 @@ def eval_primitive(prim, args, params):
     check_no_refs(prim, avals, params)
     out = prim.abstract_eval(*avals, **params)
     _check_devices(prim, args, params)
+    if prim is jit_p:  # JAX calls back inspect_array_sharding's callbacks as it compiles
+        inspect_compiled(params["jaxpr"], list(map(arg_sharding, args)))
     mesh = sh.get_current_mesh()
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]

@@ -1,7 +1,7 @@
-"""Spec entries of debug_callback and debug_print: effects without outputs. The samples bind
-them on one operand and return the operand, so the generic suite runs them under jit, vmap,
-jvp, grad and on both backends; what they print is tested against JAX in
-tests/test_debugging.py."""
+"""Spec entries of debug_callback, debug_print and inspect_sharding: effects without outputs.
+The samples bind them on one operand and return the operand, so the generic suite runs them
+under jit, vmap, jvp, grad and on both backends; what they print is tested against JAX in
+tests/test_debugging.py and (the shardings inspected) tests/test_debug_and_devices.py."""
 from hypothesis import strategies as st
 
 from .base import (ALL, COMPLEX, Arg, PrimitiveSpec, Signature, all_args, floats, shapes,
@@ -28,6 +28,12 @@ def _print_then_identity(x):
     return x
 
 
+def _inspect_then_identity(x):
+    import refjax
+    refjax.debug.inspect_array_sharding(x, callback=lambda sharding: None)
+    return x
+
+
 def _jax_identity(jax, x):
     return x
 
@@ -41,4 +47,9 @@ SPECS = [
                   signature=_signature, reference=_jax_identity, apply=_print_then_identity,
                   exact=True, diff_args=all_args,
                   notes="no outputs: the samples return the operand after printing it"),
+    PrimitiveSpec(name="inspect_sharding", dtypes=ALL + COMPLEX, family="debugging",
+                  signature=_signature, reference=_jax_identity, apply=_inspect_then_identity,
+                  exact=True, diff_args=all_args,
+                  notes="no outputs: the samples return the operand after inspecting its "
+                        "sharding"),
 ]

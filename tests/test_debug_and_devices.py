@@ -48,11 +48,9 @@ def test_visualize_sharding_as_jax(capsys, monkeypatch):
     assert ";48;2;" in drawings[len(LAYOUTS) + painted] and "\x1b[" not in drawings[painted]
 
 
-def test_visualize_array_sharding_refusals():
-    """A traced value (JAX draws it at compile time; refjax decides layouts after tracing) and a
-    NumPy array (JAX: AttributeError, "'TypedNdArray' object has no attribute 'sharding'")."""
-    with pytest.raises(NotImplementedError, match="visualize_array_sharding"):
-        refjax.jit(refjax.debug.visualize_array_sharding)(refjax.numpy.ones(3))
+def test_visualize_array_sharding_refuses_numpy():
+    """JAX: AttributeError, "'TypedNdArray' object has no attribute 'sharding'"; refjax says
+    what it expects."""
     with pytest.raises(TypeError, match="visualize_array_sharding expects a jax.Array, got "
                                         "numpy.ndarray"):
         refjax.debug.visualize_array_sharding(np.ones(3))
@@ -68,8 +66,94 @@ def test_inspect_array_sharding():
     real_jax.debug.inspect_array_sharding(real_jax.numpy.ones(3), callback=jax_seen.append)
     refjax.debug.inspect_array_sharding(refjax.numpy.ones(3), callback=seen.append)
     assert type(seen[-1]).__name__ == type(jax_seen[0]).__name__ == "SingleDeviceSharding"
-    with pytest.raises(NotImplementedError, match="inspect_array_sharding"):
-        refjax.jit(lambda y: refjax.debug.inspect_array_sharding(y, callback=print))(x)
+
+
+def _inspections(jax, capsys):
+    """What inspect_array_sharding and visualize_array_sharding report inside jit, step by
+    step: when (calls, lower, compile; per input layout, not per call), and what (the
+    compiled value's sharding after sin, a sum, under vmap, grad, a context mesh, Explicit
+    axes; the drawing), as [(step, reports)]."""
+    jnp, sharding = jax.numpy, jax.sharding
+    out, steps = [], []
+
+    def report(tag):
+        return lambda s: out.append((tag, repr(s) if type(s).__name__ == "NamedSharding"
+                                     else ("one device", sorted(d.id for d in s.device_set))))
+
+    def f(x):
+        y = jnp.sin(x)
+        jax.debug.inspect_array_sharding(y, callback=report("y"))
+        return y * 2
+
+    def step(name, fn):
+        fn()
+        steps.append((name, list(out), capsys.readouterr().out))
+        out.clear()
+
+    jf, x = jax.jit(f), jnp.arange(8.0)
+    mesh = jax.make_mesh((4, 2), ("a", "b"), axis_types=(sharding.AxisType.Auto,) * 2)
+    xs = jax.device_put(jnp.arange(16.0).reshape(8, 2), sharding.NamedSharding(
+        mesh, sharding.PartitionSpec("a", "b")))
+    lowered = []
+    for name, fn in [
+            ("call", lambda: jf(x)), ("call again", lambda: jf(x)),
+            ("lower", lambda: lowered.append(jax.jit(f).lower(x))),
+            ("compile", lambda: lowered[0].compile()(x)),
+            ("sharded", lambda: jf(xs)), ("sharded again", lambda: jf(xs)),
+            ("lower sharded", lambda: lowered.append(jax.jit(f).lower(xs))),
+            ("compile sharded", lambda: lowered[1].compile()),
+            ("sum", lambda: jax.jit(lambda x: jax.debug.inspect_array_sharding(
+                x.sum(0), callback=report("sum")))(xs)),
+            ("vmap", lambda: jax.jit(jax.vmap(f))(xs)),
+            ("grad", lambda: jax.jit(jax.grad(lambda x: f(x).sum()))(xs)),
+            ("eager grad", lambda: jax.grad(lambda x: f(x).sum())(x)),
+            ("context mesh", lambda: _under(jax.set_mesh(mesh), lambda: jax.jit(f)(jnp.ones(4)))),
+            ("explicit", lambda: jax.jit(f)(jax.device_put(xs, sharding.NamedSharding(
+                jax.make_mesh((4, 2), ("a", "b"), axis_types=(sharding.AxisType.Explicit,) * 2),
+                sharding.PartitionSpec("a", "b"))))),
+            ("drawn", lambda: jax.jit(jax.debug.visualize_array_sharding)(xs))]:
+        step(name, fn)
+    return steps
+
+
+def _under(context, fn):
+    with context:
+        return fn()
+
+
+@pytest.fixture(scope="module")
+def jax_inspections():
+    return {}
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_inspected_inside_jit_when_compiled_as_jax(capsys, jax_inspections):
+    """JAX calls back when it compiles a program (once per program and input layouts; at
+    lowering for a program on one device), with the sharding its compiler gives the value;
+    refjax with the one its layout pass gives it, on both backends. A program on one device
+    reports JAX's internal GSPMDSharding({replicated}) (not in jax.sharding); refjax the
+    SingleDeviceSharding of its device: the same devices and indices, drawn alike."""
+    if not jax_inspections:
+        jax_inspections["steps"] = _inspections(real_jax, capsys)
+    ours = _inspections(refjax, capsys)
+    assert ours == jax_inspections["steps"]
+    assert [len(reports) for _, reports, _ in ours] == [1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1,
+                                                          1, 0]
+    assert "CPU 6" in ours[-1][2]
+
+
+def test_inspection_errors():
+    """Inside a loop body refjax's layout pass does not decide values' shardings: a
+    NotImplementedError when the program is compiled (JAX reports XLA's choice); a 3-d
+    array's drawing is JAX's ValueError, when the program is compiled."""
+    def body(c, row):
+        refjax.debug.inspect_array_sharding(row, callback=print)
+        return c, row
+    with pytest.raises(NotImplementedError, match="inspect_array_sharding inside scan"):
+        refjax.jit(lambda x: refjax.lax.scan(body, 0.0, x))(refjax.numpy.ones((2, 2)))
+    for jax in (refjax, real_jax):
+        with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+            jax.jit(jax.debug.visualize_array_sharding)(jax.numpy.ones((2, 2, 2)))
 
 
 def test_top_level_helpers_as_jax():

@@ -1,17 +1,21 @@
 """debug_callback and debug_print: effects that call Python with the runtime values of their
 operands (eagerly, when a jitted program runs, once per batch element under vmap, on primal
 values under differentiation, once per device in shard_map), and jax.debug's functions
-binding them."""
+binding them; inspect_sharding, which calls Python with its operand's sharding when the
+program is compiled (jax.debug.inspect_array_sharding)."""
 import copy
 import logging
 import string
 import sys
+import weakref
 
 import numpy as np
 
-from .. import pytree, source_info
+from .. import pytree, runtime, source_info
 from .. import sharding_propagation as sp
+from ..jaxpr import ClosedJaxpr, Jaxpr, Var, subjaxprs
 from ..primitive import make_primitive
+from ..sharding import Mesh, NamedSharding, P, SingleDeviceSharding, get_current_mesh
 from ..trace import get_aval
 from .structural import index_in_dim
 
@@ -46,6 +50,118 @@ for _prim in (debug_callback_p, debug_print_p):
     _prim.def_jvp(_debug_jvp(_prim))
     _prim.def_batch(_debug_batch(_prim))
     _prim.def_vma(lambda eqn, ins, strict: [])
+
+
+# ---------------------------------------------------------------- inspect_sharding
+
+inspect_sharding_p = make_primitive("inspect_sharding", multiple_results=True)
+inspect_sharding_p.def_abstract_eval(_no_outputs)
+inspect_sharding_p.def_sharding(sp.replicated_outputs)
+inspect_sharding_p.def_vma(lambda eqn, ins, strict: [])
+
+
+@inspect_sharding_p.def_impl
+def _inspect_now(value, *, callback):
+    """Outside transformations the array's sharding is known: called back at once (JAX's)."""
+    callback(value.sharding)
+    return []
+
+
+@inspect_sharding_p.def_jvp
+def _inspect_jvp(primals, tangents, **params):
+    return inspect_sharding_p.bind(*primals, **params), []
+
+
+@inspect_sharding_p.def_batch
+def _inspect_batch(axis_data, vals, dims, **params):
+    """JAX's: the batched value is inspected, once."""
+    inspect_sharding_p.bind(*vals, **params)
+    return [], []
+
+
+def inspect_array_sharding(value, *, callback):
+    """Call `callback(sharding)` for each array of the pytree `value`: at once for arrays;
+    for traced values when the jitted program is compiled (once per compilation: per
+    staged program and input shardings), with the sharding its layout gives the value."""
+    for leaf in pytree.tree_leaves(value):
+        inspect_sharding_p.bind(leaf, callback=callback)
+
+
+# jaxprs -> whether they inspect shardings; the input shardings each was compiled for
+_INSPECTS = weakref.WeakKeyDictionary()
+_COMPILED_FOR = weakref.WeakKeyDictionary()
+
+
+def inspect_compiled(closed, in_shardings, lowering=False):
+    """JAX's compile-time calls of inspect_sharding's callbacks, for a jitted program run or
+    compiled on inputs laid out by `in_shardings` (None: uncommitted), once per program and
+    input layouts. When `lowering`, only a program on one device calls back (JAX calls back
+    when lowering then, and when compiling otherwise)."""
+    if not _inspects(closed):
+        return
+    key = tuple(in_shardings)
+    done = _COMPILED_FOR.setdefault(closed, set())
+    if key in done:
+        return
+    found = _inspections(closed, list(in_shardings))
+    if lowering and any(len(s.device_set) > 1 for _, s in found):
+        return
+    done.add(key)
+    for callback, sharding in found:
+        callback(sharding)
+
+
+def _inspects(closed):
+    found = _INSPECTS.get(closed)
+    if found is None:
+        found = _INSPECTS[closed] = _has_inspection(closed.jaxpr)
+    return found
+
+
+def _has_inspection(jaxpr):
+    return any(e.primitive is inspect_sharding_p or any(map(_has_inspection, subjaxprs(
+        e.params.values()))) for e in jaxpr.eqns)
+
+
+def _inspections(closed, in_shardings):
+    """[(callback, sharding of its operand)] of the inspections in a program, in order: the
+    layout pass run to each inspected value (into called jaxprs)."""
+    jaxpr = closed.jaxpr
+    sites = [e for e in jaxpr.eqns if e.primitive is inspect_sharding_p or
+             any(map(_has_inspection, subjaxprs(e.params.values())))]
+    probe = Jaxpr(jaxpr.constvars, jaxpr.invars,
+                  [v for e in sites for v in e.invars if type(v) is Var], jaxpr.eqns)
+    laid_out = iter(sp.propagate_jaxpr(ClosedJaxpr(probe, closed.consts), in_shardings))
+    found = []
+    for eqn in sites:
+        ins = [next(laid_out) if type(v) is Var else None for v in eqn.invars]
+        if eqn.primitive is inspect_sharding_p:
+            found.append((eqn.params["callback"], _as_compiled(ins[0])))
+        elif eqn.primitive.call_jaxpr(eqn.params) is not None:
+            found += _inspections(eqn.primitive.call_jaxpr(eqn.params), ins)
+        else:
+            raise NotImplementedError(
+                f"jax.debug.inspect_array_sharding inside {eqn.primitive.name}: refjax's "
+                "layout pass decides the shardings of a program's values but not of those "
+                "inside loop, branch and shard_map bodies")
+    return found
+
+
+def _as_compiled(sharding):
+    """A value's sharding as JAX's compiler reports it: over the mesh's devices and names (its
+    axis types not kept), the spec without trailing Nones; on one device, the default's (or,
+    under a context mesh, which the computation runs on, replicated over it)."""
+    if isinstance(sharding, NamedSharding):
+        mesh, spec = sharding.mesh, tuple(sharding.spec)
+        while spec and spec[-1] is None:
+            spec = spec[:-1]
+        return NamedSharding(Mesh(mesh.devices, mesh.axis_names), P(*spec),
+                             memory_kind=sharding.memory_kind)
+    mesh = get_current_mesh()
+    if mesh is not None and not mesh.empty:
+        return NamedSharding(Mesh(mesh.devices, mesh.axis_names), P())
+    return sharding if isinstance(sharding, SingleDeviceSharding) else \
+        runtime.get_backend().default_sharding()
 
 
 # ---------------------------------------------------------------- running the callback

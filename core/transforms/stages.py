@@ -8,6 +8,7 @@ import functools
 from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
+from ..primitives.debugging import inspect_compiled
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding_propagation import propagate_jaxpr
 from ..config import check_execution_allowed
@@ -106,12 +107,19 @@ class _Stage:
         that lowers to no compiler IR (numpy_ref) or for a program it runs op by op."""
         if self._lowered is _UNSET:
             lower = getattr(self._backend, "jax_lowered", None)
-            n = len(self._staged.tracer_consts)
-            shardings = [None] * n + list(self._arg_shardings or
-                                          [None] * (len(self._staged.closed.in_avals) - n))
             self._lowered = None if lower is None else \
-                lower(self._staged.closed, shardings, self._as_user_function)
+                lower(self._staged.closed, self._input_shardings(), self._as_user_function)
         return self._lowered
+
+    def _input_shardings(self):
+        """The layouts of the jaxpr's inputs lowered for (None: uncommitted)."""
+        n = len(self._staged.tracer_consts)
+        return [None] * n + list(self._arg_shardings or
+                                 [None] * (len(self._staged.closed.in_avals) - n))
+
+    def _inspect(self, lowering):
+        """inspect_array_sharding's callbacks, when JAX calls them (see inspect_compiled)."""
+        inspect_compiled(self._staged.closed, self._input_shardings(), lowering)
 
     def _as_user_function(self, flat_fun, flat_args):
         """`flat_fun` (the jaxpr's inputs to its outputs) as a function of the user's
@@ -150,7 +158,9 @@ class Traced(_Stage):
         return pytree.tree_unflatten(self.out_tree, self._staged.closed.out_avals)
 
     def lower(self, *, lowering_platforms=None):
-        """The Lowered stage of this trace."""
+        """The Lowered stage of this trace (a program on one device calls back
+        inspect_array_sharding's callbacks now, as JAX's lowering)."""
+        self._inspect(lowering=True)
         return Lowered(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
                        default=self._default)
 
@@ -159,7 +169,10 @@ class Lowered(_Stage):
     """jit(f).lower(*args): `.as_text()` prints the program, `.compile()` gives Compiled."""
 
     def compile(self, compiler_options=None):
-        """The Compiled stage: callable on arguments of the lowered types."""
+        """The Compiled stage: callable on arguments of the lowered types (a program on
+        several devices calls back inspect_array_sharding's callbacks now, as JAX's
+        compiler)."""
+        self._inspect(lowering=False)
         compiled = Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
                             default=self._default)
         compiled._backend, compiled._lowered = self._backend, self._lowered
