@@ -13,6 +13,7 @@ from ...core.array import Array
 from ...core.state import REF_PRIMITIVES, Ref
 from ...core.avals import ShapedArray
 from ...core.config import config, default_device_id
+from ...core.errors import JaxRuntimeError
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
@@ -469,6 +470,14 @@ class XlaBackend(Backend):
         with self.jax_default_device(), _x64(program.x64):
             return jax.jit(fun, **{k: out_tree(v) for k, v in outs.items()}).lower(
                 *args, **kwargs)
+
+    def jax_compile(self, lowered, compiler_options):
+        """JAX's Compiled of a jax_lowered program, with XLA's `compiler_options`; XLA's
+        refusal of one as refjax's JaxRuntimeError (jax.errors'), with XLA's message."""
+        try:
+            return lowered.compile(compiler_options)
+        except jax.errors.JaxRuntimeError as e:
+            raise JaxRuntimeError(str(e)) from None
 
     def _stage_sharding(self, sharding):
         return None if sharding is None else self.jax_sharding(sharding)

@@ -9,6 +9,7 @@ from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.debugging import inspect_compiled
+from ..pytree_prefix import _child_key, _metadata
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding_propagation import propagate_jaxpr
 from ..config import check_execution_allowed
@@ -82,26 +83,6 @@ class _Stage:
         """The arguments' types, in the arguments' tree."""
         return pytree.tree_map(lambda info: info._aval, self.args_info)
 
-    def cost_analysis(self):
-        """XLA's estimate of the program's cost before optimization (flops, bytes accessed,
-        ...) on the xla backend, as JAX's; None where the backend has no cost model
-        (numpy_ref)."""
-        lowering = self._lowering()
-        return None if lowering is None else lowering.cost_analysis()
-
-    def as_text(self, dialect=None, *, debug_info=False):
-        """The program as text. On the xla backend JAX's lowering of the program that runs it:
-        StableHLO by default, `dialect='hlo'` for HLO. numpy_ref has no compiler IR: its text
-        is refjax's jaxpr (and a ValueError for another dialect); `dialect='jaxpr'` gives the
-        jaxpr on any backend."""
-        lowering = self._lowering()
-        if dialect == "jaxpr" or lowering is None and dialect is None:
-            return str(self._staged.closed)
-        if lowering is None:
-            raise ValueError(f"the {self._backend.name} backend has no {dialect!r} text; "
-                             "as_text() gives the jaxpr")
-        return lowering.as_text(dialect, debug_info=debug_info)
-
     def _lowering(self):
         """JAX's Lowered of the program on the xla backend (made once); None on a backend
         that lowers to no compiler IR (numpy_ref) or for a program it runs op by op."""
@@ -168,6 +149,26 @@ class Traced(_Stage):
 class Lowered(_Stage):
     """jit(f).lower(*args): `.as_text()` prints the program, `.compile()` gives Compiled."""
 
+    def cost_analysis(self):
+        """XLA's estimate of the program's cost before optimization (flops, bytes accessed,
+        ...) on the xla backend, as JAX's; None where the backend has no cost model
+        (numpy_ref)."""
+        lowering = self._lowering()
+        return None if lowering is None else lowering.cost_analysis()
+
+    def as_text(self, dialect=None, *, debug_info=False):
+        """The program as text. On the xla backend JAX's lowering of the program that runs it:
+        StableHLO by default, `dialect='hlo'` for HLO. numpy_ref has no compiler IR: its text
+        is refjax's jaxpr (and a ValueError for another dialect); `dialect='jaxpr'` gives the
+        jaxpr on any backend."""
+        lowering = self._lowering()
+        if dialect == "jaxpr" or lowering is None and dialect is None:
+            return str(self._staged.closed)
+        if lowering is None:
+            raise ValueError(f"the {self._backend.name} backend has no {dialect!r} text; "
+                             "as_text() gives the jaxpr")
+        return lowering.as_text(dialect, debug_info=debug_info)
+
     def compile(self, compiler_options=None):
         """The Compiled stage: callable on arguments of the lowered types (a program on
         several devices calls back inspect_array_sharding's callbacks now, as JAX's
@@ -176,6 +177,9 @@ class Lowered(_Stage):
         compiled = Compiled(self._wrapped, self._staged, arg_shardings=self._arg_shardings,
                             default=self._default)
         compiled._backend, compiled._lowered = self._backend, self._lowered
+        compiled._options = compiler_options  # XLA's, on the xla backend (numpy_ref has none)
+        if compiler_options:  # checked now, as JAX compiles now
+            compiled._executable()
         return compiled
 
     def compiler_ir(self, dialect=None):
@@ -194,13 +198,18 @@ class Compiled(_Stage):
     lowered for (TypeError, as JAX, for another structure or other types)."""
 
     _compiled = None  # JAX's Compiled of the program on the xla backend, made on first use
+    _options = None
 
     def __call__(self, *args, **kwargs):
         leaves, tree = pytree.tree_flatten((args, kwargs))
         if tree != self.in_tree:
+            errs = list(_mismatches(tree, self.in_tree))
             raise TypeError("Function compiled with input pytree does not match the input "
-                            "pytree it was called with. It was compiled for the arguments "
-                            f"{self.in_tree} and called with {tree}.")
+                            f"pytree it was called with. There are {len(errs)} mismatches, "
+                            "including:\n" + "\n".join(
+                                f"    * at {('args', 'kwargs')[first.idx]}"
+                                f"{pytree.keystr(tuple(rest))}, seen {seen} but now given "
+                                f"{given}, so {why}" for (first, *rest), given, seen, why in errs))
         _check_untraced(leaves)
         self._check_types(leaves)
         return pytree.tree_unflatten(self.out_tree, self._run(leaves))
@@ -233,7 +242,7 @@ class Compiled(_Stage):
     def _executable(self):
         lowering = self._lowering()
         if lowering is not None and self._compiled is None:
-            self._compiled = lowering.compile()
+            self._compiled = self._backend.jax_compile(lowering, self._options)
         return self._compiled
 
     @property
@@ -312,6 +321,43 @@ def _dynamic_signature(wrapped):
     static = {*wrapped._static_argnames, *[list(sig.parameters)[i] for i in
                                            wrapped._static_argnums if i < len(sig.parameters)]}
     return sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in static])
+
+
+def _mismatches(given, compiled, path=()):
+    """Where two trees' structures differ, as JAX's equality errors: (path, the given node,
+    the compiled one, why), the first difference on each path."""
+    if given._handler is None and compiled._handler is None:
+        return
+    if given._handler is None or compiled._handler is None or given._type is not compiled._type:
+        yield path, _node(given), _node(compiled), "their Python types differ"
+        return
+    n, m = len(given._children), len(compiled._children)
+    if given._type in (tuple, list) and n != m:
+        kind = given._type.__name__
+        yield path, f"{kind} of length {n}", f"{kind} of length {m}", "the lengths do not match"
+        return
+    if n != m:
+        keys = " ".join(map(repr, set(given._data or ()) ^ set(compiled._data or ()))) \
+            if given._type is dict else ""
+        yield (path, _children(given), _children(compiled), "the numbers of children do not "
+               "match" + (keys and f", with the symmetric difference of key sets: {{{keys}}}"))
+        return
+    if _metadata(given) != _metadata(compiled):
+        yield (path, f"{given._type} with pytree metadata {_metadata(given)}",
+               f"{compiled._type} with pytree metadata {_metadata(compiled)}",
+               "the pytree node metadata does not match")
+        return
+    for i, (a, b) in enumerate(zip(given._children, compiled._children)):
+        yield from _mismatches(a, b, (*path, _child_key(given, i)))
+
+
+def _node(tree):
+    return "pytree leaf" if tree._handler is None else str(tree._type)
+
+
+def _children(tree):
+    n = len(tree._children)
+    return f"{tree._type} with {n} child{'ren' if n > 1 else ''}"
 
 
 def _check_untraced(leaves):
