@@ -107,8 +107,8 @@ def test_lower_from_shape_dtype_structs():
 
 
 def _programs(jax):
-    """Lowered stages of programs whose texts JAX names: a dict of results, a static argument,
-    a closed-over constant, named scopes and a nested jit."""
+    """Lowered stages of programs whose texts JAX names: a dict of results, a static argument
+    before a donated one, a closed-over constant, named scopes and a nested jit."""
     jnp = jax.numpy
 
     @jax.jit
@@ -122,7 +122,8 @@ def _programs(jax):
         return y + jnp.arange(3.0)
 
     return [jax.jit(_f(jax)).lower(jnp.ones((2, 3)), jnp.ones((3,))),
-            jax.jit(lambda x, y: 2 * x + y, static_argnums=0).lower(7, 8),
+            jax.jit(lambda x, y, z: y * x + z, static_argnums=0, donate_argnums=2).lower(
+                2.0, jnp.ones(3), jnp.ones(3)),
             jax.jit(scoped).lower(jnp.ones(3))]
 
 

@@ -451,25 +451,26 @@ class XlaBackend(Backend):
 
     def jax_lowered(self, closed_jaxpr, arg_shardings, as_user_function):
         """JAX's Lowered of the program running this jaxpr, for jax.stages' texts and
-        analyses: a jax.jit of the function `as_user_function(flat, flat_args)` gives, with
-        the user's name and trees (so JAX names the module, arguments, results and ops as for
-        the user's function), constants embedded, lowered for arguments laid out by
+        analyses: a jax.jit (with the options it gives) of the function
+        `as_user_function(flat, flat_args)` gives, with the user's name and trees (so JAX
+        names the module, arguments, results and ops as for the user's function), its
+        constants embedded, lowered for arguments laid out by
         `arg_shardings` (one per input; None: uncommitted). None for a program run op by op
         or with float0 values (which JAX's programs do not carry)."""
         program = self._program(closed_jaxpr, None)
         if unreduced.in_program(closed_jaxpr.jaxpr) or \
                 len(program.live_in) < len(arg_shardings) or not all(program.live_out):
             return None
-        layout = program.layout_of(tuple(arg_shardings)) if program.constrained or \
-            program.typed or any(s is not None for s in arg_shardings) else None
+        # results typed on Explicit axes are laid out by their types, as JAX's; the others
+        # are left to XLA's partitioner, as JAX leaves them
+        layout = program.layout_of(tuple(arg_shardings)) if program.typed else None
         structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._stage_sharding(s))
                    for a, s in zip(closed_jaxpr.in_avals, arg_shardings)]
-        fun, (args, kwargs), out_tree = as_user_function(
+        fun, (args, kwargs), out_tree, options = as_user_function(
             program.flat(self.compile(closed_jaxpr).consts), structs)
-        outs = program.out_kwargs(layout)
+        options.update((k, out_tree(v)) for k, v in program.out_kwargs(layout).items())
         with self.jax_default_device(), _x64(program.x64):
-            return jax.jit(fun, **{k: out_tree(v) for k, v in outs.items()}).lower(
-                *args, **kwargs)
+            return jax.jit(fun, **options).lower(*args, **kwargs)
 
     def jax_compile(self, lowered, compiler_options):
         """JAX's Compiled of a jax_lowered program, with XLA's `compiler_options`; XLA's

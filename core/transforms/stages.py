@@ -105,10 +105,11 @@ class _Stage:
     def _as_user_function(self, flat_fun, flat_args):
         """`flat_fun` (the jaxpr's inputs to its outputs) as a function of the user's
         arguments, named as theirs, with their parameters, returning their output tree;
-        `flat_args` arranged as its (args, kwargs); and how to arrange flat values (such as
-        out_shardings) as its outputs: the program JAX lowers then carries JAX's names
-        (module `jit_f`, arguments, `result` paths). Flat where the trees hold other nodes
-        than Python's containers, or the jaxpr closes over tracers."""
+        `flat_args` arranged as its (args, kwargs); how to arrange flat values (such as
+        out_shardings) as its outputs; and jax.jit's options for it (the donated arguments):
+        the program JAX lowers then carries JAX's names (module `jit_f`, arguments, `result`
+        paths) and donations. Flat where the trees hold other nodes than Python's
+        containers, or the jaxpr closes over tracers."""
         staged = self._staged
         user = not staged.tracer_consts and _builtin(staged.in_tree) and \
             _builtin(staged.out_tree)
@@ -122,8 +123,9 @@ class _Stage:
         if user:
             fun.__signature__ = _dynamic_signature(self._wrapped)
             return fun, pytree.tree_unflatten(staged.in_tree, flat_args), \
-                functools.partial(pytree.tree_unflatten, staged.out_tree)
-        return fun, (tuple(flat_args), {}), list
+                functools.partial(pytree.tree_unflatten, staged.out_tree), \
+                {"donate_argnums": _dynamic_argnums(self._wrapped, self._wrapped._donate_argnums)}
+        return fun, (tuple(flat_args), {}), list, {}
 
 
 class Traced(_Stage):
@@ -358,6 +360,12 @@ def _node(tree):
 def _children(tree):
     n = len(tree._children)
     return f"{tree._type} with {n} child{'ren' if n > 1 else ''}"
+
+
+def _dynamic_argnums(wrapped, argnums):
+    """Positions of arguments among the dynamic ones (static arguments taken out)."""
+    static = wrapped._static_argnums
+    return tuple(i - sum(s < i for s in static) for i in argnums if i not in static)
 
 
 def _check_untraced(leaves):
