@@ -111,9 +111,28 @@ def _inspections(jax, capsys):
             ("explicit", lambda: jax.jit(f)(jax.device_put(xs, sharding.NamedSharding(
                 jax.make_mesh((4, 2), ("a", "b"), axis_types=(sharding.AxisType.Explicit,) * 2),
                 sharding.PartitionSpec("a", "b"))))),
-            ("drawn", lambda: jax.jit(jax.debug.visualize_array_sharding)(xs))]:
+            ("drawn", lambda: jax.jit(jax.debug.visualize_array_sharding)(xs))] + [
+            (name, lambda g=g: jax.jit(g)(xs)) for name, g in _inside(jax, mesh, report)]:
         step(name, fn)
     return steps
+
+
+def _inside(jax, mesh, report):
+    """Inspections inside a checkpoint, a nested jit, both branches of a cond, a shard_map
+    body (each device's block: P() over the mesh), after a transpose and a constraint."""
+    P = jax.sharding.PartitionSpec
+
+    def inspect(tag):
+        return lambda x: jax.debug.inspect_array_sharding(x, callback=report(tag)) or x
+    return [
+        ("checkpoint", jax.checkpoint(lambda x: inspect("remat")(x.sum(1)))),
+        ("nested jit", lambda x: jax.jit(inspect("inner"))(x + 1)),
+        ("cond", lambda x: jax.lax.cond(x.sum() > 0, inspect("true"), inspect("false"), x)),
+        ("shard_map", jax.shard_map(inspect("block"), mesh=mesh, in_specs=P("a", "b"),
+                                    out_specs=P("a", "b"))),
+        ("transposed", lambda x: inspect("T")(x.T)),
+        ("constrained", lambda x: inspect("c")(jax.lax.with_sharding_constraint(
+            x, jax.sharding.NamedSharding(mesh, P("a")))))]
 
 
 def _under(context, fn):
@@ -138,8 +157,8 @@ def test_inspected_inside_jit_when_compiled_as_jax(capsys, jax_inspections):
     ours = _inspections(refjax, capsys)
     assert ours == jax_inspections["steps"]
     assert [len(reports) for _, reports, _ in ours] == [1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1,
-                                                          1, 0]
-    assert "CPU 6" in ours[-1][2]
+                                                          1, 0, 1, 1, 2, 1, 1, 1]
+    assert "CPU 6" in ours[14][2]
 
 
 def test_inspection_errors():

@@ -481,6 +481,8 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "pbroadcast", "psum_invariant",
              # compared with JAX on both backends by test_debugging.py and test_checkpoint.py
              "debug_print", "debug_callback", "remat2", "name",
+             # by test_debug_and_devices.py (the shardings inspected, against JAX)
+             "inspect_sharding",
              # compared across backends by test_differential.py and test_gather.py
              "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter",
              # compared across backends by test_differential.py (their spec samples) and

@@ -137,14 +137,36 @@ def _inspections(closed, in_shardings):
         ins = [next(laid_out) if type(v) is Var else None for v in eqn.invars]
         if eqn.primitive is inspect_sharding_p:
             found.append((eqn.params["callback"], _as_compiled(ins[0])))
-        elif eqn.primitive.call_jaxpr(eqn.params) is not None:
-            found += _inspections(eqn.primitive.call_jaxpr(eqn.params), ins)
         else:
-            raise NotImplementedError(
-                f"jax.debug.inspect_array_sharding inside {eqn.primitive.name}: refjax's "
-                "layout pass decides the shardings of a program's values but not of those "
-                "inside loop, branch and shard_map bodies")
+            found += _nested_inspections(eqn, ins)
     return found
+
+
+def _nested_inspections(eqn, ins):
+    """The inspections in an equation's jaxprs: a call's and each branch of a cond's on the
+    operands' layouts; in a shard_map body manual over every mesh axis, each device's block
+    (JAX's P() over the mesh)."""
+    prim, params = eqn.primitive, eqn.params
+    if prim.call_jaxpr(params) is not None:
+        return _inspections(prim.call_jaxpr(params), ins)
+    if prim.name == "cond":
+        return [found for branch in params["branches"] for found in _inspections(branch, ins[1:])]
+    mesh = params.get("mesh") if prim.name == "shard_map" else None
+    if mesh is not None and set(params["axis_names"]) == set(mesh.axis_names):
+        mesh = get_current_mesh() if getattr(mesh, "devices", None) is None else mesh
+        manual = NamedSharding(Mesh(mesh.devices, mesh.axis_names), P())
+        return [(callback, manual) for callback in _callbacks(params["jaxpr"])]
+    raise NotImplementedError(
+        f"jax.debug.inspect_array_sharding inside {prim.name}: refjax's layout pass decides "
+        "the shardings of a program's values, but not of those inside loop bodies and "
+        "partially manual shard_map bodies")
+
+
+def _callbacks(jaxpr):
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    return [callback for e in jaxpr.eqns for callback in (
+        [e.params["callback"]] if e.primitive is inspect_sharding_p else
+        [c for inner in subjaxprs(e.params.values()) for c in _callbacks(inner)])]
 
 
 def _as_compiled(sharding):
