@@ -107,8 +107,9 @@ def test_lower_from_shape_dtype_structs():
 
 
 def _programs(jax):
-    """Lowered stages of programs whose texts JAX names: a dict of results, a static argument
-    before a donated one, a closed-over constant, named scopes and a nested jit."""
+    """Lowered stages of programs whose texts JAX names: a dict of results, jit's in and out
+    shardings, a static argument before a donated one, a closed-over constant, named scopes
+    and a nested jit."""
     jnp = jax.numpy
 
     @jax.jit
@@ -121,7 +122,11 @@ def _programs(jax):
             y = inner(jnp.sin(x * 2))
         return y + jnp.arange(3.0)
 
+    mesh = jax.make_mesh((8,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))
+    split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("a"))
     return [jax.jit(_f(jax)).lower(jnp.ones((2, 3)), jnp.ones((3,))),
+            jax.jit(lambda x, y: (x * 2, y + 1), in_shardings=(split, None),
+                    out_shardings=(split, None)).lower(jnp.ones(8), jnp.ones(8)),
             jax.jit(lambda x, y, z: y * x + z, static_argnums=0, donate_argnums=2).lower(
                 2.0, jnp.ones(3), jnp.ones(3)),
             jax.jit(scoped).lower(jnp.ones(3))]

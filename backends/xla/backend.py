@@ -449,26 +449,29 @@ class XlaBackend(Backend):
             return [Array(a, o, self) for a, o in zip(out_avals, jitted(consts, *bufs))]
         return run
 
-    def jax_lowered(self, closed_jaxpr, arg_shardings, as_user_function):
+    def jax_lowered(self, closed_jaxpr, arg_shardings, as_user_function, out_shardings):
         """JAX's Lowered of the program running this jaxpr, for jax.stages' texts and
         analyses: a jax.jit (with the options it gives) of the function
         `as_user_function(flat, flat_args)` gives, with the user's name and trees (so JAX
         names the module, arguments, results and ops as for the user's function), its
-        constants embedded, lowered for arguments laid out by
-        `arg_shardings` (one per input; None: uncommitted). None for a program run op by op
-        or with float0 values (which JAX's programs do not carry)."""
+        constants embedded, lowered for arguments laid out by `arg_shardings` (one per input;
+        None: uncommitted), its results by `out_shardings` (one per output; None: left to
+        XLA's partitioner, as JAX leaves them, or typed on Explicit axes). None for a program
+        run op by op or with float0 values (which JAX's programs do not carry)."""
         program = self._program(closed_jaxpr, None)
         if unreduced.in_program(closed_jaxpr.jaxpr) or \
                 len(program.live_in) < len(arg_shardings) or not all(program.live_out):
             return None
-        # results typed on Explicit axes are laid out by their types, as JAX's; the others
-        # are left to XLA's partitioner, as JAX leaves them
-        layout = program.layout_of(tuple(arg_shardings)) if program.typed else None
+        if program.typed:
+            out_shardings = [given or (typed if isinstance(typed, sh.NamedSharding) else None)
+                             for given, typed in zip(out_shardings, program.layout_of(
+                                 tuple(arg_shardings)))]
         structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._stage_sharding(s))
                    for a, s in zip(closed_jaxpr.in_avals, arg_shardings)]
         fun, (args, kwargs), out_tree, options = as_user_function(
             program.flat(self.compile(closed_jaxpr).consts), structs)
-        options.update((k, out_tree(v)) for k, v in program.out_kwargs(layout).items())
+        if any(s is not None for s in out_shardings):
+            options["out_shardings"] = out_tree(list(map(self._stage_sharding, out_shardings)))
         with self.jax_default_device(), _x64(program.x64):
             return jax.jit(fun, **options).lower(*args, **kwargs)
 
@@ -587,7 +590,7 @@ class _Program:
 
     def _jit(self, layout):
         """The jax.jit of `(consts, *live arguments)` for one output layout."""
-        kwargs = self.out_kwargs(layout)
+        kwargs = self._out_kwargs(layout)
         if self.in_shardings is not None:
             kwargs["in_shardings"] = ((None,) * len(self.closed.jaxpr.constvars),
                                       *self.in_shardings)
@@ -599,7 +602,7 @@ class _Program:
         body = _body(self.backend, self.closed, self.live_in, self.live_out)
         return lambda *args: body(consts, *[args[i] for i in self.live_in])
 
-    def out_kwargs(self, layout):
+    def _out_kwargs(self, layout):
         """jax.jit's out_shardings for an output layout of the live outputs."""
         if layout is None:
             return {}

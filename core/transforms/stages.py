@@ -10,7 +10,9 @@ from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.debugging import inspect_compiled
 from ..pytree_prefix import _child_key, _metadata
+from ..jaxpr import ClosedJaxpr, Jaxpr, Var
 from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding_names import is_fixed
 from ..sharding_propagation import propagate_jaxpr
 from ..config import check_execution_allowed
 from ..sharding import placement_mesh
@@ -88,9 +90,34 @@ class _Stage:
         that lowers to no compiler IR (numpy_ref) or for a program it runs op by op."""
         if self._lowered is _UNSET:
             lower = getattr(self._backend, "jax_lowered", None)
-            self._lowered = None if lower is None else \
-                lower(self._staged.closed, self._input_shardings(), self._as_user_function)
+            self._lowered = None if lower is None else lower(*self._jax_program())
         return self._lowered
+
+    def _jax_program(self):
+        """What the backend lowers: the staged jaxpr without jit's own in/out_shardings
+        (constraints on its inputs and outputs), which JAX's program carries as its
+        arguments' and results' shardings instead; the inputs' shardings (jit's, else the
+        arguments'); the function's form; the outputs' shardings (None: not given)."""
+        closed, given = self._staged.closed, self._input_shardings()
+        jaxpr = closed.jaxpr
+        ins = _leading_input_constraints(jaxpr) if self._wrapped._in_shardings else {}
+        outs = {e.outvars[0]: e for e in jaxpr.eqns if e.primitive is sharding_constraint_p
+                and is_fixed(e.outvars[0])}
+        if not ins and not outs:
+            return closed, given, self._as_user_function, [None] * len(jaxpr.outvars)
+        stripped = {id(e) for e in (*ins.values(), *outs.values())}
+        rename = {v: e.invars[0] for v, e in (*ins.items(), *outs.items())}
+
+        def renamed(v):
+            return rename.get(v, v) if type(v) is Var else v
+        eqns = [e._replace(invars=list(map(renamed, e.invars))) for e in jaxpr.eqns
+                if id(e) not in stripped]
+        program = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars,
+                                    list(map(renamed, jaxpr.outvars)), eqns), closed.consts)
+        by_input = {id(e.invars[0]): e.params["sharding"] for e in ins.values()}
+        return program, [by_input.get(id(v), s) for v, s in zip(jaxpr.invars, given)], \
+            self._as_user_function, [outs[v].params["sharding"] if type(v) is Var and v in outs
+                                     else None for v in jaxpr.outvars]
 
     def _input_shardings(self):
         """The layouts of the jaxpr's inputs lowered for (None: uncommitted)."""
@@ -323,6 +350,16 @@ def _dynamic_signature(wrapped):
     static = {*wrapped._static_argnames, *[list(sig.parameters)[i] for i in
                                            wrapped._static_argnums if i < len(sig.parameters)]}
     return sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in static])
+
+
+def _leading_input_constraints(jaxpr):
+    """{output: equation} of the constraints jit stages first on its inputs (in_shardings)."""
+    found = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is not sharding_constraint_p or eqn.invars[0] not in jaxpr.invars:
+            break
+        found[eqn.outvars[0]] = eqn
+    return found
 
 
 def _mismatches(given, compiled, path=()):
