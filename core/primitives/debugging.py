@@ -60,9 +60,11 @@ inspect_sharding_p.def_sharding(sp.replicated_outputs)
 inspect_sharding_p.def_vma(lambda eqn, ins, strict: [])
 
 
+# JAX's eager rule, as an impl: outside transformations the array's sharding is known and
+# nothing is computed, so no backend runs it (under jit, the backends' rules do nothing).
 @inspect_sharding_p.def_impl
 def _inspect_now(value, *, callback):
-    """Outside transformations the array's sharding is known: called back at once (JAX's)."""
+    """Outside transformations: called back at once with the array's sharding."""
     callback(value.sharding)
     return []
 
