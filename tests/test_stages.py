@@ -48,6 +48,22 @@ def _public(obj):
     return {name for name in dir(obj) if not name.startswith("_")}
 
 
+def test_out_info_as_jax():
+    """Each stage's out_info: weak types until lowered, jit's out_shardings, and the compiled
+    program's output shardings (JAX's Compiled also gives memory layouts, which refjax has
+    not)."""
+    def run(jax):
+        mesh = jax.make_mesh((8,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))
+        split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("a"))
+        traced = jax.jit(lambda x: (x * 2, 1.0), out_shardings=(split, None)).trace(
+            jax.numpy.ones(8))
+        lowered = traced.lower()
+        return [repr(traced.out_info), repr(lowered.out_info),
+                re.sub(r", format=Layout\(major_to_minor=\([^)]*\), tiling=\([^)]*\), "
+                       r"sub_byte_element_size_in_bits=\d+\)", "", repr(lowered.compile().out_info))]
+    assert run(refjax) == run(real_jax)
+
+
 @pytest.mark.parametrize("args", [
     lambda jnp: (jnp.ones((2, 3)), jnp.ones((3,))),
     lambda jnp: (np.ones((2, 3)), np.ones(3)),  # float64 NumPy canonicalised, as JAX

@@ -54,10 +54,22 @@ class Wrapped:
         raise NotImplementedError
 
 
-def _out_info(staged):
+def _out_info(staged, weak, shardings=None):
+    """The outputs' types (weak types kept if `weak`) with their shardings: `shardings`, or
+    those jit's out_shardings give them (as JAX's)."""
+    outvars = staged.closed.jaxpr.outvars
+    if shardings is None:
+        fixed = _out_constraints(staged.closed.jaxpr)
+        shardings = [fixed[v].params["sharding"] if v in fixed else None for v in outvars]
     return pytree.tree_unflatten(staged.out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-        for a in staged.closed.out_avals])
+        ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=weak and v.aval.weak_type,
+                         sharding=s) for v, s in zip(outvars, shardings)])
+
+
+def _out_constraints(jaxpr):
+    """{output: equation} of the constraints jit stages last on its outputs (out_shardings)."""
+    return {e.outvars[0]: e for e in jaxpr.eqns
+            if e.primitive is sharding_constraint_p and is_fixed(e.outvars[0])}
 
 
 def _args_info(staged, donated):
@@ -75,10 +87,15 @@ class _Stage:
         # the default device when traced, where uncommitted arguments are laid out
         self._default = default or _default_sharding()
         self.in_tree, self.out_tree = staged.in_tree, staged.out_tree
-        self.out_info = _out_info(staged)
         self.args_info = _args_info(staged, set(donated))
         self.donate_argnums = tuple(wrapped._donate_argnums)
         self._backend, self._lowered = runtime.get_backend(), _UNSET
+
+    @property
+    def out_info(self):
+        """The outputs' types and the shardings jit's out_shardings give them; weak types
+        only before lowering, as JAX's."""
+        return _out_info(self._staged, weak=isinstance(self, Traced))
 
     @property
     def in_avals(self):
@@ -101,8 +118,7 @@ class _Stage:
         closed, given = self._staged.closed, self._input_shardings()
         jaxpr = closed.jaxpr
         ins = _leading_input_constraints(jaxpr) if self._wrapped._in_shardings else {}
-        outs = {e.outvars[0]: e for e in jaxpr.eqns if e.primitive is sharding_constraint_p
-                and is_fixed(e.outvars[0])}
+        outs = _out_constraints(jaxpr)
         if not ins and not outs:
             return closed, given, self._as_user_function, [None] * len(jaxpr.outvars)
         stripped = {id(e) for e in (*ins.values(), *outs.values())}
@@ -280,6 +296,13 @@ class Compiled(_Stage):
         given, else those of the arguments lowered for (the default device's for values
         without one)."""
         return pytree.tree_unflatten(self.in_tree, self._in_shardings())
+
+    @property
+    def out_info(self):
+        """The outputs' types with their shardings (JAX's also hold memory layouts, which
+        refjax has not)."""
+        return _out_info(self._staged, False,
+                         pytree.tree_leaves(self.output_shardings))
 
     @property
     def output_shardings(self):
