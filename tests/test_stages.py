@@ -148,6 +148,21 @@ def _programs(jax):
             jax.jit(scoped).lower(jnp.ones(3))]
 
 
+def _boxed(jax):
+    @jax.tree_util.register_pytree_node_class
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+        def tree_flatten(self):
+            return (self.v,), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+    return jax.jit(lambda b: {"y": b.v * 2}).lower(Box(jax.numpy.ones(3)))
+
+
 def _without_locations(hlo):
     """An HLO module's text without its source locations (JAX's name the user's lines,
     refjax's its own frames, which trace the program JAX compiles)."""
@@ -181,6 +196,8 @@ def test_texts_and_analyses_on_xla():
                        match="INVALID_ARGUMENT: No such compile option: 'no_such'"):
         ours[0].compile({"no_such": True})
     assert ours[0].compile({"xla_cpu_enable_fast_math": True})._options
+    # arguments of a user's pytree class: JAX's program takes them flat, and so does refjax's
+    assert _boxed(refjax).as_text() == _boxed(real_jax).as_text()
     for mine, theirs in zip(ours, _programs(real_jax)):
         # a nested jit is inlined (JAX's StableHLO calls a function of its own, so its HLO
         # numbers instructions after one more computation)

@@ -151,24 +151,21 @@ class _Stage:
         `flat_args` arranged as its (args, kwargs); how to arrange flat values (such as
         out_shardings) as its outputs; and jax.jit's options for it (the donated arguments):
         the program JAX lowers then carries JAX's names (module `jit_f`, arguments, `result`
-        paths) and donations. Flat where the trees hold other nodes than Python's
-        containers, or the jaxpr closes over tracers."""
+        paths) and donations. Inputs (outputs) are flat where their tree holds other nodes
+        than Python's containers, or the jaxpr closes over tracers."""
         staged = self._staged
-        user = not staged.tracer_consts and _builtin(staged.in_tree) and \
-            _builtin(staged.out_tree)
+        user_in = not staged.tracer_consts and _builtin(staged.in_tree)
+        outs = functools.partial(pytree.tree_unflatten, staged.out_tree) \
+            if _builtin(staged.out_tree) else list
 
         def fun(*args, **kwargs):
-            if not user:
-                return flat_fun(*args)
-            outs = flat_fun(*pytree.tree_leaves((args, kwargs)))
-            return pytree.tree_unflatten(staged.out_tree, outs)
+            return outs(flat_fun(*pytree.tree_leaves((args, kwargs)) if user_in else args))
         fun.__name__ = fun.__qualname__ = self._wrapped._name
-        if user:
-            fun.__signature__ = _dynamic_signature(self._wrapped)
-            return fun, pytree.tree_unflatten(staged.in_tree, flat_args), \
-                functools.partial(pytree.tree_unflatten, staged.out_tree), \
-                {"donate_argnums": _dynamic_argnums(self._wrapped, self._wrapped._donate_argnums)}
-        return fun, (tuple(flat_args), {}), list, {}
+        if not user_in:
+            return fun, (tuple(flat_args), {}), outs, {}
+        fun.__signature__ = _dynamic_signature(self._wrapped)
+        return fun, pytree.tree_unflatten(staged.in_tree, flat_args), outs, \
+            {"donate_argnums": _dynamic_argnums(self._wrapped, self._wrapped._donate_argnums)}
 
 
 class Traced(_Stage):
