@@ -1,6 +1,7 @@
-"""jax.debug.visualize_sharding / inspect_array_sharding and the device-level top-level helpers
-(typeof, float0, process_indices, copy_to_host_async, sharding.make_single_device_sharding)
-against real JAX 0.10.2 (both draw shardings with rich: the tables must be the same text)."""
+"""jax.debug.visualize_sharding / inspect_array_sharding (eagerly, and inside jit when the
+program is compiled) and the device-level top-level helpers (typeof, float0, process_indices,
+copy_to_host_async, sharding.make_single_device_sharding) against real JAX 0.10.2 (both draw
+shardings with rich: the tables must be the same text)."""
 import jax as real_jax
 import numpy as np
 import pytest

@@ -1,6 +1,8 @@
 """jax.stages against real JAX 0.10.2: jit(f).trace / .lower / .compile, their trees, argument
-and output info, the compiled program's argument checks (JAX's TypeErrors), and the xla
-backend's cost analysis and StableHLO text (numpy_ref has no cost model: None)."""
+and output info, the compiled program's argument checks (JAX's TypeErrors); on the xla
+backend the texts (StableHLO, HLO, XLA's optimized HLO), IR, cost and memory analyses of the
+program that runs the jaxpr, as JAX's, and JAX's AOT pages example by example; numpy_ref,
+without a compiler, shows the jaxpr and has no analyses."""
 import re
 
 import jax as real_jax
