@@ -69,11 +69,11 @@ def test_inspect_array_sharding():
     assert type(seen[-1]).__name__ == type(jax_seen[0]).__name__ == "SingleDeviceSharding"
 
 
-def _inspections(jax, capsys):
+def _inspections(jax, capsys, more):
     """What inspect_array_sharding and visualize_array_sharding report inside jit, step by
     step: when (calls, lower, compile; per input layout, not per call), and what (the
-    compiled value's sharding after sin, a sum, under vmap, grad, a context mesh, Explicit
-    axes; the drawing), as [(step, reports)]."""
+    compiled value's sharding after sin, a sum, the drawing; with `more`, under vmap, grad,
+    a context mesh, Explicit axes and inside other primitives), as [(step, reports)]."""
     jnp, sharding = jax.numpy, jax.sharding
     out, steps = [], []
 
@@ -105,14 +105,19 @@ def _inspections(jax, capsys):
             ("compile sharded", lambda: lowered[1].compile()),
             ("sum", lambda: jax.jit(lambda x: jax.debug.inspect_array_sharding(
                 x.sum(0), callback=report("sum")))(xs)),
+            # a new function: JAX would not compile (nor draw) a jit of the same one again
+            ("drawn", lambda: jax.jit(lambda x: jax.debug.visualize_array_sharding(x))(xs))]:
+        step(name, fn)
+    if not more:
+        return steps
+    for name, fn in [
             ("vmap", lambda: jax.jit(jax.vmap(f))(xs)),
             ("grad", lambda: jax.jit(jax.grad(lambda x: f(x).sum()))(xs)),
             ("eager grad", lambda: jax.grad(lambda x: f(x).sum())(x)),
             ("context mesh", lambda: _under(jax.set_mesh(mesh), lambda: jax.jit(f)(jnp.ones(4)))),
             ("explicit", lambda: jax.jit(f)(jax.device_put(xs, sharding.NamedSharding(
                 jax.make_mesh((4, 2), ("a", "b"), axis_types=(sharding.AxisType.Explicit,) * 2),
-                sharding.PartitionSpec("a", "b"))))),
-            ("drawn", lambda: jax.jit(jax.debug.visualize_array_sharding)(xs))] + [
+                sharding.PartitionSpec("a", "b")))))] + [
             (name, lambda g=g: jax.jit(g)(xs)) for name, g in _inside(jax, mesh, report)]:
         step(name, fn)
     return steps
@@ -141,25 +146,29 @@ def _under(context, fn):
         return fn()
 
 
-@pytest.fixture(scope="module")
-def jax_inspections():
-    return {}
-
-
 @pytest.mark.backends("numpy_ref", "xla")
-def test_inspected_inside_jit_when_compiled_as_jax(capsys, jax_inspections):
+def test_inspected_inside_jit_when_compiled_as_jax(capsys):
     """JAX calls back when it compiles a program (once per program and input layouts; at
     lowering for a program on one device), with the sharding its compiler gives the value;
     refjax with the one its layout pass gives it, on both backends. A program on one device
     reports JAX's internal GSPMDSharding({replicated}) (not in jax.sharding); refjax the
     SingleDeviceSharding of its device: the same devices and indices, drawn alike."""
-    if not jax_inspections:
-        jax_inspections["steps"] = _inspections(real_jax, capsys)
-    ours = _inspections(refjax, capsys)
-    assert ours == jax_inspections["steps"]
-    assert [len(reports) for _, reports, _ in ours] == [1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1,
-                                                          1, 0, 1, 1, 2, 1, 1, 1]
-    assert "CPU 6" in ours[14][2]
+    ours = _inspections(refjax, capsys, more=False)
+    assert ours == _inspections(real_jax, capsys, more=False)
+    assert [len(reports) for _, reports, _ in ours] == [1, 0, 0, 0, 1, 0, 0, 0, 1, 0]
+    assert "CPU 6" in ours[-1][2]
+
+
+# About 3 s (JAX compiling each program): the thorough profile's.
+@pytest.mark.thorough
+@pytest.mark.backends("numpy_ref", "xla")
+def test_inspected_under_transformations_and_inside_primitives_as_jax(capsys):
+    """As above under vmap, grad (jitted and eager), a context mesh, Explicit axes, and
+    inside a checkpoint, a nested jit, both branches of a cond, a shard_map body (each
+    device's block: P() over the mesh), after a transpose and a constraint."""
+    ours = _inspections(refjax, capsys, more=True)
+    assert ours == _inspections(real_jax, capsys, more=True)
+    assert [len(reports) for _, reports, _ in ours[10:]] == [1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1]
 
 
 def test_inspection_errors():

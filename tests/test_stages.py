@@ -242,6 +242,8 @@ def test_compiled_collectives_named_as_jax():
     assert ours == run(real_jax) and ours[0] and len(ours) > 1
 
 
+# About 3 s (JAX compiling each example): the default run has the texts' test above.
+@pytest.mark.thorough
 @pytest.mark.backends("xla")
 @pytest.mark.parametrize("page", ["new_docs/201/aot", "aot"])
 def test_aot_pages_on_xla(page):
