@@ -50,6 +50,23 @@ def _public(obj):
     return {name for name in dir(obj) if not name.startswith("_")}
 
 
+def test_donations_as_jax():
+    """Which argument leaves each stage says are donated (args_info, the flat donate_argnums):
+    by position among all parameters (static ones counted) or by name, passed either way."""
+    def run(jax):
+        ones = jax.numpy.ones(3)
+        calls = [
+            (jax.jit(lambda x, n, y: x * n + y, static_argnums=1, donate_argnums=2),
+             (ones, 2, ones), {}),
+            (jax.jit(lambda x, *, k: x * k, donate_argnames="k"), (ones,), {"k": ones}),
+            (jax.jit(lambda x, y: x * y, donate_argnums=1), (ones,), {"y": ones}),
+            (jax.jit(lambda x, y: x[0] * y, donate_argnames="x"), ((ones, ones),), {"y": ones})]
+        stages = [fun.trace(*args, **kwargs) for fun, args, kwargs in calls]
+        stages += [s.lower() for s in stages[:4]]
+        return [(repr(s.args_info), s.donate_argnums) for s in stages + [stages[-1].compile()]]
+    assert run(refjax) == run(real_jax)
+
+
 def test_out_info_as_jax():
     """Each stage's out_info: weak types until lowered, jit's out_shardings, and the compiled
     program's output shardings (JAX's Compiled also gives memory layouts, which refjax has

@@ -173,6 +173,8 @@ def _normalize_argnums(argnums, nargs_hint=None):
 class JitWrapped:
     """What jax.jit returns: callable, with .lower(), .trace(), .eval_shape(), .clear_cache()."""
 
+    _donate_argnames = ()
+
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
                  in_shardings, out_shardings, shared=True, who="jit"):
         functools.update_wrapper(self, fun)
@@ -471,8 +473,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     """Stage `fun` to a jaxpr once per argument signature and run it compiled by the backend."""
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums, in_shardings=in_shardings,
-                             out_shardings=out_shardings)
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                             in_shardings=in_shardings, out_shardings=out_shardings)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     if inspect.isgeneratorfunction(fun):
@@ -481,8 +483,10 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     if both:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
-    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
-                      in_shardings, out_shardings)
+    wrapped = JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
+                         in_shardings, out_shardings)
+    wrapped._donate_argnames = _names(donate_argnames)  # (jax.stages' args_info)
+    return wrapped
 
 
 def _names(argnames):

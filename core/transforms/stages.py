@@ -72,24 +72,44 @@ def _out_constraints(jaxpr):
             if e.primitive is sharding_constraint_p and is_fixed(e.outvars[0])}
 
 
-def _args_info(staged, donated):
+def _args_info(staged, wrapped):
     avals = staged.closed.in_avals[len(staged.tracer_consts):]
-    return pytree.tree_unflatten(staged.in_tree,
-                                 [ArgInfo(a, i in donated) for i, a in enumerate(avals)])
+    return pytree.tree_unflatten(staged.in_tree, [
+        ArgInfo(a, d) for a, d in zip(avals, _donated_leaves(staged.in_tree, wrapped))])
+
+
+def _donated_leaves(in_tree, wrapped):
+    """Whether each argument leaf is donated, as JAX's: an argument donated by position
+    (donate_argnums, among all parameters) or by name (donate_argnames), passed either way."""
+    params = [] if wrapped._signature is None else list(wrapped._signature.parameters)
+    nums, names = set(wrapped._donate_argnums), set(wrapped._donate_argnames)
+    names |= {params[i] for i in nums if i < len(params)}
+    nums |= {params.index(n) for n in names if n in params}
+    n_args = len(in_tree._children[0]._children)
+    static = set(wrapped._static_argnums)
+    positions = [i for i in range(n_args + len(static)) if i not in static]
+    paths = pytree.tree_leaves_with_path(pytree.tree_unflatten(in_tree, [0] * in_tree.num_leaves))
+    return [positions[top.idx] in nums if kind.idx == 0 else top.key in names
+            for (kind, top, *_), _ in paths]
 
 
 class _Stage:
     """What every stage knows: the staged jaxpr, its trees, argument and output types."""
 
-    def __init__(self, wrapped, staged, donated=(), arg_shardings=None, default=None):
+    def __init__(self, wrapped, staged, arg_shardings=None, default=None):
         self._wrapped, self._staged = wrapped, staged
         self._arg_shardings = arg_shardings  # of the arguments lowered for (None: unknown)
         # the default device when traced, where uncommitted arguments are laid out
         self._default = default or _default_sharding()
         self.in_tree, self.out_tree = staged.in_tree, staged.out_tree
-        self.args_info = _args_info(staged, set(donated))
-        self.donate_argnums = tuple(wrapped._donate_argnums)
+        self.args_info = _args_info(staged, wrapped)
         self._backend, self._lowered = runtime.get_backend(), _UNSET
+
+    @property
+    def donate_argnums(self):
+        """The positions of the donated argument leaves, flat (as JAX's)."""
+        return tuple(i for i, info in enumerate(pytree.tree_leaves(self.args_info))
+                     if info.donated)
 
     @property
     def out_info(self):
@@ -165,14 +185,14 @@ class _Stage:
             return fun, (tuple(flat_args), {}), outs, {}
         fun.__signature__ = _dynamic_signature(self._wrapped)
         return fun, pytree.tree_unflatten(staged.in_tree, flat_args), outs, \
-            {"donate_argnums": _dynamic_argnums(self._wrapped, self._wrapped._donate_argnums)}
+            _donations(self.args_info)
 
 
 class Traced(_Stage):
     """jit(f).trace(*args): the staged jaxpr (`.jaxpr`), its argument and output types."""
 
     def __init__(self, wrapped, staged, arg_shardings=None, default=None):
-        super().__init__(wrapped, staged, wrapped._donate_argnums, arg_shardings, default)
+        super().__init__(wrapped, staged, arg_shardings, default)
         self.jaxpr = staged.closed
         self.fun_name = wrapped._name
 
@@ -419,10 +439,13 @@ def _children(tree):
     return f"{tree._type} with {n} child{'ren' if n > 1 else ''}"
 
 
-def _dynamic_argnums(wrapped, argnums):
-    """Positions of arguments among the dynamic ones (static arguments taken out)."""
-    static = wrapped._static_argnums
-    return tuple(i - sum(s < i for s in static) for i in argnums if i not in static)
+def _donations(args_info):
+    """jax.jit's options donating the arguments donated here, for a function of the dynamic
+    arguments alone (static ones taken out)."""
+    args, kwargs = args_info
+    donated = lambda info: any(i.donated for i in pytree.tree_leaves(info))  # noqa: E731
+    return {"donate_argnums": tuple(i for i, a in enumerate(args) if donated(a)),
+            "donate_argnames": tuple(k for k, v in kwargs.items() if donated(v))}
 
 
 def _check_untraced(leaves):
