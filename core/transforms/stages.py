@@ -85,7 +85,7 @@ def _donated_leaves(in_tree, wrapped):
     nums, names = set(wrapped._donate_argnums), set(wrapped._donate_argnames)
     names |= {params[i] for i in nums if i < len(params)}
     nums |= {params.index(n) for n in names if n in params}
-    n_args = len(in_tree._children[0]._children)
+    n_args = len(in_tree.children()[0].children())
     static = set(wrapped._static_argnums)
     positions = [i for i in range(n_args + len(static)) if i not in static]
     paths = pytree.tree_leaves_with_path(pytree.tree_unflatten(in_tree, [0] * in_tree.num_leaves))
@@ -135,25 +135,14 @@ class _Stage:
         (constraints on its inputs and outputs), which JAX's program carries as its
         arguments' and results' shardings instead; the inputs' shardings (jit's, else the
         arguments'); the function's form; the outputs' shardings (None: not given)."""
-        closed, given = self._staged.closed, self._input_shardings()
-        jaxpr = closed.jaxpr
-        ins = _leading_input_constraints(jaxpr) if self._wrapped._in_shardings else {}
-        outs = _out_constraints(jaxpr)
-        if not ins and not outs:
-            return closed, given, self._as_user_function, [None] * len(jaxpr.outvars)
-        stripped = {id(e) for e in (*ins.values(), *outs.values())}
-        rename = {v: e.invars[0] for v, e in (*ins.items(), *outs.items())}
-
-        def renamed(v):
-            return rename.get(v, v) if type(v) is Var else v
-        eqns = [e._replace(invars=list(map(renamed, e.invars))) for e in jaxpr.eqns
-                if id(e) not in stripped]
-        program = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars,
-                                    list(map(renamed, jaxpr.outvars)), eqns), closed.consts)
+        closed = self._staged.closed
+        ins = _leading_input_constraints(closed.jaxpr) if self._wrapped._in_shardings else {}
+        outs = _out_constraints(closed.jaxpr)
         by_input = {id(e.invars[0]): e.params["sharding"] for e in ins.values()}
-        return program, [by_input.get(id(v), s) for v, s in zip(jaxpr.invars, given)], \
-            self._as_user_function, [outs[v].params["sharding"] if type(v) is Var and v in outs
-                                     else None for v in jaxpr.outvars]
+        return _without(closed, {**ins, **outs}), [
+            by_input.get(id(v), s) for v, s in zip(closed.jaxpr.invars, self._input_shardings())
+        ], self._as_user_function, [outs[v].params["sharding"] if type(v) is Var and v in outs
+                                    else None for v in closed.jaxpr.outvars]
 
     def _input_shardings(self):
         """The layouts of the jaxpr's inputs lowered for (None: uncommitted)."""
@@ -390,6 +379,22 @@ def _dynamic_signature(wrapped):
     static = {*wrapped._static_argnames, *[list(sig.parameters)[i] for i in
                                            wrapped._static_argnums if i < len(sig.parameters)]}
     return sig.replace(parameters=[p for p in sig.parameters.values() if p.name not in static])
+
+
+def _without(closed, constraints):
+    """The program without the constraint equations {output: equation}: their outputs are
+    their operands."""
+    if not constraints:
+        return closed
+    jaxpr, rename = closed.jaxpr, {v: e.invars[0] for v, e in constraints.items()}
+    stripped = {id(e) for e in constraints.values()}
+
+    def renamed(v):
+        return rename.get(v, v) if type(v) is Var else v
+    eqns = [e._replace(invars=list(map(renamed, e.invars))) for e in jaxpr.eqns
+            if id(e) not in stripped]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, list(map(renamed, jaxpr.outvars)),
+                             eqns), closed.consts)
 
 
 def _leading_input_constraints(jaxpr):
