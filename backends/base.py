@@ -15,7 +15,7 @@ from ..core.array import Array
 from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
-from ..core.primitives.debugging import inspect_compiled
+from ..core.primitives.debugging import inspect_compiled, inspects
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.primitives.sharding_ops import sharding_constraint_p
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
@@ -299,7 +299,7 @@ def eval_primitive(prim, args, params):
     check_no_refs(prim, avals, params)
     out = prim.abstract_eval(*avals, **params)
     _check_devices(prim, args, params)
-    if prim is jit_p:  # JAX calls back inspect_array_sharding's callbacks as it compiles
+    if prim is jit_p and inspects(params["jaxpr"]):  # JAX calls back as it compiles
         inspect_compiled(params["jaxpr"], list(map(arg_sharding, args)))
     mesh = sh.get_current_mesh()
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]

@@ -99,7 +99,7 @@ def inspect_compiled(closed, in_shardings, lowering=False):
     compiled on inputs laid out by `in_shardings` (None: uncommitted), once per program and
     input layouts. When `lowering`, only a program on one device calls back (JAX calls back
     when lowering then, and when compiling otherwise)."""
-    if not _inspects(closed):
+    if not inspects(closed):
         return
     key = tuple(in_shardings)
     done = _COMPILED_FOR.setdefault(closed, set())
@@ -113,7 +113,8 @@ def inspect_compiled(closed, in_shardings, lowering=False):
         callback(sharding)
 
 
-def _inspects(closed):
+def inspects(closed):
+    """Whether a program inspects shardings (jax.debug.inspect_array_sharding)."""
     found = _INSPECTS.get(closed)
     if found is None:
         found = _INSPECTS[closed] = _has_inspection(closed.jaxpr)
