@@ -111,7 +111,9 @@ def _global_shape(shards):
 
 
 class NumpyRefBackend(Backend):
-    """Evaluates every primitive with NumPy; `compile` returns a jaxpr interpreter."""
+    """Evaluates every primitive with NumPy; `compile` returns a jaxpr interpreter. It lowers
+    to no compiler IR (no `jax_lowered`): jax.stages' texts of its programs are the jaxprs
+    it interprets, and it has no cost or memory analyses (None)."""
 
     name = "numpy_ref"
     partial_values = True
