@@ -67,6 +67,27 @@ def test_donations_as_jax():
     assert run(refjax) == run(real_jax)
 
 
+def test_compiled_places_its_arguments_as_jax():
+    """A compiled program runs on the shardings it was compiled for: values placed by default
+    move there; committed arrays laid out otherwise are JAX's ValueError listing each."""
+    def run(jax):
+        jnp, sharding = jax.numpy, jax.sharding
+        mesh = jax.make_mesh((8,), ("a",), axis_types=(sharding.AxisType.Auto,))
+        split = sharding.NamedSharding(mesh, sharding.PartitionSpec("a"))
+        spec = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=split)
+        on_mesh = jax.jit(lambda x, y: x * 2 + y).lower(spec, spec).compile()
+        on_default = jax.jit(lambda x: x * 2).lower(jnp.ones(8)).compile()
+        elsewhere = [jax.device_put(jnp.ones(8), jax.devices()[1]),
+                     jax.device_put(jnp.ones(8), sharding.NamedSharding(mesh, sharding.PartitionSpec()))]
+        calls = [(on_mesh, (jnp.ones(8), np.ones(8, np.float32))),
+                 (on_mesh, (jax.device_put(jnp.ones(8), split), jnp.ones(8))),
+                 (on_mesh, elsewhere), (on_default, (jax.device_put(jnp.ones(8), split),)),
+                 (on_default, (jnp.ones(8),))]
+        return [outcome(lambda: compiled(*args), lambda r: (repr(r.sharding), r.tolist()))
+                for compiled, args in calls]
+    assert run(refjax) == run(real_jax)
+
+
 def test_out_info_as_jax():
     """Each stage's out_info: weak types until lowered, jit's out_shardings, and the compiled
     program's output shardings (JAX's Compiled also gives memory layouts, which refjax has

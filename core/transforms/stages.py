@@ -5,6 +5,8 @@ compiler IR, shows the jaxpr and has no analyses. Compiled checks its arguments'
 types as JAX's does and runs the staged program."""
 import functools
 
+import numpy as np
+
 from .. import dtypes, pytree, runtime
 from ..array import Array
 from ..avals import ShapeDtypeStruct
@@ -263,7 +265,7 @@ class Compiled(_Stage):
                                 f"{given}, so {why}" for (first, *rest), given, seen, why in errs))
         _check_untraced(leaves)
         self._check_types(leaves)
-        return pytree.tree_unflatten(self.out_tree, self._run(leaves))
+        return pytree.tree_unflatten(self.out_tree, self._run(self._placed(leaves)))
 
     call = __call__
 
@@ -338,6 +340,23 @@ class Compiled(_Stage):
         if self._wrapped._in_shardings is not None:  # JAX reports jit's, None where unset
             return [constrained.get(id(v)) for v in jaxpr.invars[n:]]
         return [self._default if s is None else s for s in given]
+
+    def _placed(self, leaves):
+        """The arguments on the shardings the program was compiled for, as JAX's: values
+        placed by default moved there; committed arrays elsewhere refused (ValueError)."""
+        required = self._in_shardings()
+        paths = [path for path, _ in pytree.tree_leaves_with_path(self.args_info)]
+        bad = [(path, x, s) for path, x, s in zip(paths, leaves, required)
+               if s is not None and _committed(x) and not x.sharding.is_equivalent_to(s, x.ndim)]
+        if bad:
+            raise ValueError(
+                "Computation was compiled for input shardings that disagree with the shardings "
+                f"of arguments passed to it. Here are the {len(bad)} mismatches:\n" + "\n".join(
+                    f"Argument {self._arg_name(path)} with shape {x.aval.str_short(False)}:\n"
+                    f"  Passed sharding: {x.sharding}\n  Required sharding: {s}"
+                    for path, x, s in bad))
+        return [x if s is None or s == self._default or _committed(x) else _put(x, s)
+                for x, s in zip(leaves, required)]
 
     def _check_types(self, leaves):
         bad = [(path, info, get_aval(x)) for (path, info), x in zip(
@@ -451,6 +470,19 @@ def _donations(args_info):
     donated = lambda info: any(i.donated for i in pytree.tree_leaves(info))  # noqa: E731
     return {"donate_argnums": tuple(i for i, a in enumerate(args) if donated(a)),
             "donate_argnames": tuple(k for k, v in kwargs.items() if donated(v))}
+
+
+def _committed(x):
+    return isinstance(x, Array) and x.committed
+
+
+def _put(x, sharding):
+    """A value placed by default, laid out by `sharding` (the transfer JAX makes)."""
+    if isinstance(x, Array):
+        return runtime.make_array(x._value(), x.aval, sharding=sharding,
+                                  transfer="device_to_device")
+    aval = get_aval(x)
+    return runtime.make_array(np.asarray(x, aval.dtype), aval, sharding=sharding)
 
 
 def _check_untraced(leaves):
