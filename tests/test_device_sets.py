@@ -101,6 +101,71 @@ def accepted_scenario(jax, jnp):
             lambda: jax.lax.with_sharding_constraint(jnp.arange(4.0), NS(m2, P("x")))]
 
 
+def _explicit_meshes(jax, *device_ranges, names=("x",)):
+    d, explicit = jax.devices(), jax.sharding.AxisType.Explicit
+    return [jax.sharding.Mesh(np.array(d[a:b]).reshape(shape), names[:len(shape)],
+                              axis_types=(explicit,) * len(shape))
+            for (a, b), shape in device_ranges]
+
+
+def reshard_scenario(jax, jnp):
+    """reshard names only its mesh's shape (JAX's abstract mesh): inside jit the result stays
+    on the computation's devices (its arguments', or the context mesh's), laid out as that
+    shape under the mesh's axis names, and out_shardings on those devices agree with it; a
+    mesh of another size, or a computation on the default device alone, is refused with
+    JAX's "Length of device assignment" error; eagerly a committed value is refused as JAX's
+    jitted `reshard` refuses it, an uncommitted one moves."""
+    P, NS, jit = jax.P, jax.NamedSharding, jax.jit
+    m1, m2, m3, m4, m22 = _explicit_meshes(
+        jax, ((0, 2), (2,)), ((2, 4), (2,)), ((4, 8), (4,)), ((0, 4), (4,)),
+        ((4, 8), (2, 2)), names=("x", "y"))
+    m2 = m2.update(axis_names=("y",))
+    x = jax.device_put(jnp.arange(8.0), NS(m1, P("x")))
+    x4 = jax.device_put(jnp.arange(8.0).reshape(4, 2), NS(m4, P("x")))
+    to2 = lambda v: jax.reshard(v, NS(m2, P("y")))  # noqa: E731
+    return [lambda: jit(to2)(x), lambda: jit(lambda v: to2(v * 2) + v)(x),
+            lambda: jit(lambda v: jax.reshard(v, NS(m2, P())))(x),
+            lambda: jit(lambda v: jax.reshard(v, NS(m22, P("x", "y"))))(x4),
+            lambda: jit(lambda v: (v + 1, jax.reshard(jnp.ones((4, 2)), NS(m22, P("x", "y")))))(x4),
+            lambda: jit(to2, out_shardings=NS(m1, P("x")))(x),
+            lambda: jit(to2, in_shardings=NS(m1, P("x")))(x),
+            lambda: jit(to2, out_shardings=NS(m2, P("y")))(x),
+            lambda: jit(lambda v: jax.reshard(v, NS(m3, P("x"))).sum())(x),
+            lambda: jit(to2)(jnp.arange(8.0)), lambda: _under(jax, m1, lambda: jit(to2)(
+                jnp.arange(8.0))),
+            lambda: _under(jax, m2, lambda: jit(lambda v: jax.sharding.reshard(v, P("y")))(x)),
+            lambda: to2(x), lambda: jax.reshard(x, NS(m3, P())), lambda: to2(jnp.arange(8.0)),
+            lambda: _under(jax, m2, lambda: jax.sharding.reshard(x, P("y")))]
+
+
+def _typed_placed(r):
+    """What a result shows of its placement: values, devices (in the mesh's shape), axis
+    names, commitment and type."""
+    if isinstance(r, tuple):
+        return [_typed_placed(v) for v in r]
+    mesh = r.sharding.mesh
+    return (np.asarray(r).tolist(), [[d.id for d in row] for row in
+                                     np.asarray(mesh.devices).reshape(-1, mesh.shape_tuple[-1][1])],
+            mesh.axis_names, str(r.sharding.spec), r.committed, str(jax_typeof(r)))
+
+
+def jax_typeof(r):
+    return (real_jax if isinstance(r, real_jax.Array) else refjax).typeof(r)
+
+
+@functools.cache
+def _jax_reshards():
+    return [outcome(lambda f=f: _typed_placed(f())) for f in
+            reshard_scenario(real_jax, real_jax.numpy)]
+
+
+def test_reshard_to_a_mesh_on_other_devices_as_jax():
+    ours = [outcome(lambda f=f: _typed_placed(f())) for f in
+            reshard_scenario(refjax, refjax.numpy)]
+    assert ours == _jax_reshards()
+    assert [c for c, _ in ours].count("ValueError") == 8
+
+
 @pytest.mark.backends()  # staging only
 def test_device_put_inside_jit_is_staged_as_jax():
     """A traced device_put is JAX's `device_put` equation (a Sharding or a Device target)."""

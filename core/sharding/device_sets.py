@@ -1,5 +1,7 @@
 """JAX's refusal of a computation whose committed inputs (or shardings named inside it) live on
 different device sets: "Received incompatible devices for jitted computation"."""
+import numpy as np
+
 from .abstract_mesh import AbstractMesh
 from .mesh import get_current_mesh
 from .shardings import NamedSharding, Sharding
@@ -43,7 +45,8 @@ class Place:
 def check(fun_name, places, named=True):
     """JAX's ValueError, in its words, at the first request whose device assignment
     (the devices and their order) differs from the first one's; `named`: whether the
-    places' names are the user's (else a jnp function around them may rename them)."""
+    places' names are the user's (else a jnp function around them may rename them).
+    Returns the first request (None when nothing asks for devices)."""
     first = None
     for place in places:
         if place is None:  # asks for no devices of its own
@@ -56,6 +59,49 @@ def check(fun_name, places, named=True):
             if not named:
                 err.unnamed_fails = (first, place)
             raise err
+    return first
+
+
+def check_mesh_sizes(first, out_avals):
+    """JAX's ValueError when a result is typed on a mesh of Explicit axes whose size is not
+    the number of devices the computation runs on (`first`'s, else the default device):
+    a reshard names only its mesh's shape (JAX's abstract mesh), its devices are the
+    computation's."""
+    count = 1 if first is None else len(first.assignment)
+    for aval in out_avals:
+        mesh = getattr(getattr(aval, "sharding", None), "mesh", None)
+        if mesh is not None and mesh.axis_names and mesh.are_all_axes_explicit \
+                and mesh.size != count:
+            types = {}
+            for name, kind in zip(mesh.axis_names, mesh.axis_types):
+                types.setdefault(kind, []).append(name)
+            raise ValueError(
+                f"Length of device assignment {count} is not equal to the size of the mesh "
+                f"{mesh.size} of aval {aval.str_short()}"
+                f"({ {k: tuple(v) for k, v in types.items()} }). Please enter your `jit` into "
+                "a mesh context via `jax.set_mesh`.")
+
+
+def is_reshard(sharding):
+    """Whether a constraint to `sharding` is a reshard (its mesh's axes all Explicit), which
+    JAX makes to its mesh's shape, not its devices: inside jit the value stays on the
+    computation's devices (laid out as the mesh's shape: `on_devices_of`)."""
+    mesh = getattr(sharding, "mesh", None)
+    return isinstance(sharding, NamedSharding) and bool(mesh.axis_names) \
+        and mesh.are_all_axes_explicit
+
+
+def on_devices_of(sharding, home):
+    """A reshard's `sharding` moved to the devices of the mesh `home` (the computation's),
+    in their order, shaped as its own mesh; `sharding` when it is no reshard, is there
+    already, or has another size (refused by `check_mesh_sizes`)."""
+    mesh = sharding.mesh if is_reshard(sharding) else None
+    if mesh is None or home is None or isinstance(mesh, AbstractMesh) \
+            or mesh._flat_devices_tuple == home._flat_devices_tuple \
+            or len(mesh._flat_devices_tuple) != len(home._flat_devices_tuple):
+        return sharding
+    devices = np.array(home._flat_devices_tuple, dtype=object).reshape(mesh.devices.shape)
+    return sharding.update(mesh=mesh.update(devices=devices))
 
 
 def _message(fun_name, *pair):
@@ -68,7 +114,8 @@ def committed_places(named_values):
     """The Places of the committed Arrays among (name, value) pairs (uncommitted values
     follow the committed ones, as in JAX)."""
     from ..array import Array  # core.array imports this package
-    return [Place(x.sharding._device_assignment, name, x.aval)
+    from ..sharding_types import typed_aval
+    return [Place(x.sharding._device_assignment, name, typed_aval(x))
             for name, x in named_values if type(x) is Array and x.committed]
 
 

@@ -24,7 +24,7 @@ def check_call(fun, staged, leaves, names, in_targets, out_targets):
     places = ds.context_places() + _argument_places(leaves, names, in_targets, used)
     places += [ds.sharding_place(s, "explicit output sharding") for s in out_targets]
     places += inner_places(staged.closed, in_targets, out_targets)
-    ds.check(_fun_name(fun), places)
+    ds.check_mesh_sizes(ds.check(_fun_name(fun), places), staged.closed.out_avals)
 
 
 def inner_places(closed, in_targets=(), out_targets=()):
@@ -118,11 +118,15 @@ def _inner_places(jaxpr, in_targets=(), out_targets=()):
 
 
 def _eqn_place(eqn):
+    """None for a reshard: JAX's names only its mesh's shape (`ds.is_reshard`)."""
     where = "" if eqn.source_info is None else f" at {eqn.source_info.summarize()}"
     kind = f"{eqn.primitive.name} inside jit"
     if eqn.primitive.name == "shard_map":
         return ds.sharding_place(NamedSharding(eqn.params["mesh"], P()), kind, where)
-    return ds.sharding_place(constraint_sharding(eqn.primitive, eqn.params), kind, where)
+    sharding = constraint_sharding(eqn.primitive, eqn.params)
+    if eqn.primitive.name == "sharding_constraint" and ds.is_reshard(sharding):
+        return None
+    return ds.sharding_place(sharding, kind, where)
 
 
 def _own_constraints(jaxpr, in_targets, out_targets):
