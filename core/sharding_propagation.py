@@ -351,10 +351,20 @@ def propagate_jaxpr(closed, in_shardings, home=None):
         # single-device values inside a computation on a mesh count as unsharded
         env.update((v, o if isinstance(o, NamedSharding) else None)
                    for v, o in zip(eqn.outvars, outs))
+        written = ref_writes.get(eqn.primitive)
+        if written is not None and written(eqn.invars[0].aval, eqn.params):
+            env[eqn.invars[0]] = read(eqn.invars[1])
     kind = _memory_kind(in_shardings)
     return named_as_jax(jaxpr, in_shardings, [
         _single_device_constraint_of(jaxpr, v) or read(v)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+# Primitives writing their first operand (a reference) with their second: prim ->
+# fn(ref_aval, params) saying whether the write replaces all of it, which then holds the
+# written value's layout (as in JAX, where the reference's state becomes that value).
+# core/primitives/state.py registers its rules.
+ref_writes = {}
 
 
 def _used_only(jaxpr, in_shardings):
@@ -438,7 +448,7 @@ def _constraints(jaxpr):
             yield from _constraints(inner)
 
 
-__all__ = ["propagate_eqn", "propagate_eager", "propagate_jaxpr", "single_device",
+__all__ = ["propagate_eqn", "ref_writes", "propagate_eager", "propagate_jaxpr", "single_device",
            "param_meshes",
            "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
            "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",

@@ -150,7 +150,7 @@ def _typed_placed(r):
 
 
 def jax_typeof(r):
-    return (real_jax if isinstance(r, real_jax.Array) else refjax).typeof(r)
+    return _lib(r).typeof(r)
 
 
 @functools.cache
@@ -164,6 +164,69 @@ def test_reshard_to_a_mesh_on_other_devices_as_jax():
             reshard_scenario(refjax, refjax.numpy)]
     assert ours == _jax_reshards()
     assert [c for c, _ in ours].count("ValueError") == 8
+
+
+def ref_scenario(jax, jnp):
+    """References under jit, as JAX lays them out: a reference written whole holds the
+    written value's layout (empty_ref, new_ref of zeros), one made from a sharded value or
+    passed in keeps its layout; a reference is committed where it is (JAX's `committed` is
+    True), so a jit mixing it with values on other devices is refused, naming it."""
+    P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
+    out = []
+    for kind in ("Auto", "Explicit"):
+        mesh = jax.sharding.Mesh(np.array(d[:2]), ("x",),
+                                 axis_types=(getattr(jax.sharding.AxisType, kind),))
+        x = jax.device_put(jnp.arange(4.0), NS(mesh, P("x")))
+        out += [lambda x=x: jit(_write_empty)(x), lambda x=x: jit(_write_zeros)(x),
+                lambda x=x: jit(lambda v: jax.new_ref(v)[...] * 2)(x),
+                lambda x=x: jit(lambda r: r[...] + 1)(jax.new_ref(x)),
+                lambda x=x: jit(_write_ref)(jax.new_ref(jnp.zeros(4)), x),
+                lambda x=x: [jax.new_ref(v).committed for v in (x, jnp.ones(2))]]
+    return out
+
+
+def _lib(x):
+    return real_jax if isinstance(x, real_jax.Array) else refjax
+
+
+def _write_empty(x):
+    ref = _lib(x).empty_ref(_lib(x).ShapeDtypeStruct(x.shape, x.dtype))
+    ref[...] = x
+    return ref[...]
+
+
+def _write_zeros(x):
+    ref = _lib(x).new_ref(_lib(x).numpy.zeros(4))
+    ref[...] = x
+    return ref[...]
+
+
+def _write_ref(r, x):
+    r[...] = x * 3
+    return r[...]
+
+
+@functools.cache
+def _jax_refs():
+    return [outcome(lambda f=f: _spec_placed(f())) for f in ref_scenario(real_jax,
+                                                                          real_jax.numpy)]
+
+
+def _spec_placed(r):
+    if isinstance(r, list):
+        return r
+    return np.asarray(r).tolist(), str(r.sharding.spec), str(jax_typeof(r))
+
+
+def test_references_under_jit_are_laid_out_and_committed_as_jax():
+    ours = [outcome(lambda f=f: _spec_placed(f())) for f in ref_scenario(refjax, refjax.numpy)]
+    assert ours == _jax_refs()
+    assert [c for c, _ in ours].count("ValueError") == 2
+    # JAX's Ref.at raises a NotImplementedError without a message; refjax's says what to do
+    for lib in (real_jax, refjax):
+        with pytest.raises(NotImplementedError, match="^$" if lib is real_jax else
+                           r"`Ref.at` is not implemented .* Ref\{float32\[3\]\}: read `ref\[idx\]`"):
+            lib.new_ref(lib.numpy.ones(3)).at
 
 
 @pytest.mark.backends()  # staging only

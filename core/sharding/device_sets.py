@@ -111,12 +111,13 @@ def _message(fun_name, *pair):
 
 
 def committed_places(named_values):
-    """The Places of the committed Arrays among (name, value) pairs (uncommitted values
-    follow the committed ones, as in JAX)."""
+    """The Places of the committed Arrays and references among (name, value) pairs
+    (uncommitted values follow the committed ones, as in JAX)."""
     from ..array import Array  # core.array imports this package
     from ..sharding_types import typed_aval
+    from ..state import Ref
     return [Place(x.sharding._device_assignment, name, typed_aval(x))
-            for name, x in named_values if type(x) is Array and x.committed]
+            for name, x in named_values if type(x) is Ref or type(x) is Array and x.committed]
 
 
 def context_places():
