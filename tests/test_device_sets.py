@@ -7,6 +7,7 @@ error class and message) are compared."""
 import functools
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from side_by_side import outcome
 from test_doc_examples import _same
 
 import jax as real_jax
+import jax.experimental.pjit  # noqa: F401 - the attribute below
 
 import refjax
 
@@ -227,6 +229,86 @@ def test_references_under_jit_are_laid_out_and_committed_as_jax():
         with pytest.raises(NotImplementedError, match="^$" if lib is real_jax else
                            r"`Ref.at` is not implemented .* Ref\{float32\[3\]\}: read `ref\[idx\]`"):
             lib.new_ref(lib.numpy.ones(3)).at
+
+
+def pjit_test_scenario(jax, jnp):
+    """JAX's own tests of device assignments (pjit_test.py: mismatches with the `with mesh:`
+    mesh, out_shardings, in_shardings, a nested pjit's shardings ("jit inside jit"), pytree
+    and variadic argument names, uncommitted values following committed ones, a reference
+    closed over on a mesh, deleted inputs)."""
+    P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
+    with warnings.catch_warnings():  # (JAX deprecates pjit)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = jax.experimental.pjit.pjit
+    m42, m22 = (jax.sharding.Mesh(np.array(d[:n]).reshape(n // 2, 2), ("x", "y")) for n in (8, 4))
+    s22 = NS(m22, P("x", "y"))
+    u = jnp.arange(16.0).reshape(8, 2)
+    c42, c22 = jax.device_put(u, NS(m42, P("x", "y"))), jax.device_put(u, s22)
+    a, b = (jax.device_put(np.array([1, 2, 3]), d[i]) for i in (0, 1))
+    on0 = jax.device_put(jnp.zeros((8, 2), jnp.bfloat16), d[0])
+
+    @pjit
+    def nested(x, y):
+        return pjit(lambda p, q: (p * 2, q), in_shardings=s22, out_shardings=s22)(x, y)
+
+    return [lambda: _with(m42, lambda: pjit(lambda x: x)(c22)),
+            lambda: _with(m42, lambda: pjit(_pair, out_shardings=(NS(m42, P("x")), s22))(u, u)),
+            lambda: _with(m42, lambda: pjit(_pair)(u, c42)),
+            lambda: _with(m42, lambda: pjit(lambda x, y: x @ y.T)(u, c42)),
+            lambda: _with(m22, lambda: pjit(_pair)(u, c42)),
+            lambda: _with(m42, lambda: pjit(lambda x: x, in_shardings=P("x", "y"))(u)),
+            lambda: pjit(lambda *x: x)(a, b), lambda: pjit(lambda tup: tup)((a, (c22, b))),
+            lambda: pjit(lambda dic: dic)({"d": a, "a": {"y": b, "b": {"g": c22, "c": a}}}),
+            lambda: jit(lambda inp: jax.lax.with_sharding_constraint(inp, s22))(on0),
+            lambda: nested(on0, on0), lambda: _closed_over_ref(jax, jnp, m22),
+            lambda: jit(lambda v: None)(c22), lambda: jit(lambda v: v + 1)(_deleted(jnp))]
+
+
+def _with(mesh, fn):
+    with mesh:
+        return fn()
+
+
+def _pair(x, y):
+    return x, y
+
+
+def _closed_over_ref(jax, jnp, mesh):
+    ref = jax.new_ref(jax.device_put(jnp.arange(8.0), jax.NamedSharding(mesh, jax.P("x"))))
+
+    @jax.jit
+    def add(v):
+        ref[...] += v
+    add(jax.device_put(jnp.ones(8), jax.NamedSharding(mesh, jax.P("x"))))
+    add(jnp.ones(8))
+    return ref[...]
+
+
+def _deleted(jnp):
+    x = jnp.ones(4)
+    x.delete()
+    return x
+
+
+@functools.cache
+def _jax_pjit_tests():
+    return [outcome(lambda f=f: _layouts(f())) for f in
+            pjit_test_scenario(real_jax, real_jax.numpy)]
+
+
+def _layouts(r):
+    """Values (their shapes when large), shardings' text, commitment and shard counts."""
+    if r is None or isinstance(r, (tuple, list)):
+        return r if r is None else [_layouts(v) for v in r]
+    return (np.asarray(r).tolist() if r.size < 10 else r.shape, str(r.sharding), r.committed,
+            len(r.addressable_shards))
+
+
+def test_jax_pjit_tests_of_device_assignments():
+    ours = [outcome(lambda f=f: _layouts(f())) for f in
+            pjit_test_scenario(refjax, refjax.numpy)]
+    assert ours == _jax_pjit_tests()
+    assert [c for c, _ in ours].count("ValueError") == 8
 
 
 @pytest.mark.backends()  # staging only
