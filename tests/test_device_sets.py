@@ -311,6 +311,38 @@ def test_jax_pjit_tests_of_device_assignments():
     assert [c for c, _ in ours].count("ValueError") == 8
 
 
+def array_test_scenario(jax, jnp):
+    """JAX's array_test.py on placement: shards' data is committed as its array is; rows of
+    an array split over devices are read back and put on the default device, uncommitted
+    (a replicated one's stay on its mesh, committed); `device`, `to_device`, copies and a
+    deleted array's error."""
+    P, NS, d = jax.P, jax.NamedSharding, jax.devices()
+    m42 = jax.sharding.Mesh(np.array(d).reshape(4, 2), ("x", "y"))
+    explicit = jax.sharding.Mesh(np.array(d[:2]), ("x",),
+                                 axis_types=(jax.sharding.AxisType.Explicit,))
+    x, on1 = jnp.array([1, 2, 3]), jax.device_put(jnp.array([1, 2, 3]), d[1])
+    split = jax.device_put(jnp.arange(16.0).reshape(8, 2), NS(m42, P("x", "y")))
+    typed = jax.device_put(jnp.ones((2, 2)), NS(explicit, P(None, "x")))
+    gone = jax.device_put(np.arange(16, dtype=np.int32), NS(m42, P("x")))
+    gone.delete()
+    return [lambda: [[s.data.committed, str(s.data.sharding)] for v in (x, on1, typed)
+                     for s in v.addressable_shards],
+            lambda: [[v.committed, str(v.sharding), str(jax.typeof(v))] for a in (
+                on1, split, typed, jax.device_put(jnp.ones((2, 2)), NS(m42, P()))) for v in a],
+            lambda: [x.device == list(x.devices())[0], str(split.device),
+                     str(x.to_device(d[-1]).device), x.to_device(d[-1]).committed],
+            lambda: [(c.committed, str(c.sharding)) for c in (
+                jnp.array(split, copy=True), jnp.asarray(split), jnp.copy(on1))],
+            lambda: gone + 1]
+
+
+def test_jax_array_tests_of_placement():
+    ours, theirs = (outcome(lambda: [outcome(f) for f in array_test_scenario(lib, lib.numpy)])
+                    for lib in (refjax, real_jax))
+    assert ours == theirs
+    assert ours[1][-1][0] == "RuntimeError"
+
+
 @pytest.mark.backends()  # staging only
 def test_device_put_inside_jit_is_staged_as_jax():
     """A traced device_put is JAX's `device_put` equation (a Sharding or a Device target)."""
