@@ -343,6 +343,27 @@ def test_jax_array_tests_of_placement():
     assert ours[1][-1][0] == "RuntimeError"
 
 
+@pytest.mark.backends()  # refused before anything runs
+def test_set_mesh_under_a_trace_is_refused_as_jax():
+    """jax.set_mesh inside jit (as a context manager or a setter) or under grad: JAX's
+    ValueError, and the context mesh is left as it was (refjax used to set it for good)."""
+    for lib in (real_jax, refjax):
+        mesh = lib.sharding.Mesh(np.array(lib.devices()[:2]), ("x",))
+        for fn in (lambda v: _under(lib, mesh, lambda: v * 2),
+                   lambda v: (lib.set_mesh(mesh), v)[1]):
+            for transform in (lib.jit, lib.grad):
+                with pytest.raises(ValueError) as info:
+                    transform(fn)(1.0)
+                assert str(info.value).split("\n")[0] == \
+                    "`set_mesh` can only be used outside of `jax.jit`."
+        assert lib.sharding.get_mesh().empty
+    with warnings.catch_warnings():  # (`with mesh:` and pjit are deprecated)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with refjax.sharding.Mesh(np.array(refjax.devices()[:2]), ("x",)):  # pjit's own mesh
+            pjit = refjax.experimental.pjit.pjit
+            assert float(refjax.jit(lambda v: pjit(lambda w: w * 2)(v))(1.0)) == 2.0
+
+
 @pytest.mark.backends()  # staging only
 def test_device_put_inside_jit_is_staged_as_jax():
     """A traced device_put is JAX's `device_put` equation (a Sharding or a Device target)."""
