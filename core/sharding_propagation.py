@@ -356,8 +356,17 @@ def propagate_jaxpr(closed, in_shardings, home=None):
             env[eqn.invars[0]] = read(eqn.invars[1])
     kind = _memory_kind(in_shardings)
     return named_as_jax(jaxpr, in_shardings, [
-        _single_device_constraint_of(jaxpr, v) or read(v)
+        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(read(v), v.aval.ndim)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+def _one_entry_per_dim(sharding, ndim):
+    """A result on a mesh of Explicit axes is laid out as its type, one spec entry per
+    dimension (as JAX's, an argument returned as it was too)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.are_all_axes_explicit \
+            or len(sharding.spec.partitions) >= ndim:
+        return sharding
+    return sharding.update(spec=sharding.spec._normalized_spec_for_aval(ndim))
 
 
 # Primitives writing their first operand (a reference) with their second: prim ->
