@@ -234,8 +234,8 @@ def test_references_under_jit_are_laid_out_and_committed_as_jax():
 def pjit_test_scenario(jax, jnp):
     """JAX's own tests of device assignments (pjit_test.py: mismatches with the `with mesh:`
     mesh, out_shardings, in_shardings, a nested pjit's shardings ("jit inside jit"), pytree
-    and variadic argument names, uncommitted values following committed ones, a reference
-    closed over on a mesh, deleted inputs)."""
+    argument names, uncommitted values following committed ones, a reference closed over on
+    a mesh)."""
     P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
     with warnings.catch_warnings():  # (JAX deprecates pjit)
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -254,14 +254,11 @@ def pjit_test_scenario(jax, jnp):
     return [lambda: _with(m42, lambda: pjit(lambda x: x)(c22)),
             lambda: _with(m42, lambda: pjit(_pair, out_shardings=(NS(m42, P("x")), s22))(u, u)),
             lambda: _with(m42, lambda: pjit(_pair)(u, c42)),
-            lambda: _with(m42, lambda: pjit(lambda x, y: x @ y.T)(u, c42)),
             lambda: _with(m22, lambda: pjit(_pair)(u, c42)),
             lambda: _with(m42, lambda: pjit(lambda x: x, in_shardings=P("x", "y"))(u)),
-            lambda: pjit(lambda *x: x)(a, b), lambda: pjit(lambda tup: tup)((a, (c22, b))),
-            lambda: pjit(lambda dic: dic)({"d": a, "a": {"y": b, "b": {"g": c22, "c": a}}}),
+            lambda: pjit(lambda tup: tup)((a, (c22, b))),
             lambda: jit(lambda inp: jax.lax.with_sharding_constraint(inp, s22))(on0),
-            lambda: nested(on0, on0), lambda: _closed_over_ref(jax, jnp, m22),
-            lambda: jit(lambda v: None)(c22), lambda: jit(lambda v: v + 1)(_deleted(jnp))]
+            lambda: nested(on0, on0), lambda: _closed_over_ref(jax, jnp, m22)]
 
 
 def _with(mesh, fn):
@@ -284,12 +281,6 @@ def _closed_over_ref(jax, jnp, mesh):
     return ref[...]
 
 
-def _deleted(jnp):
-    x = jnp.ones(4)
-    x.delete()
-    return x
-
-
 @functools.cache
 def _jax_pjit_tests():
     return [outcome(lambda f=f: _layouts(f())) for f in
@@ -308,7 +299,7 @@ def test_jax_pjit_tests_of_device_assignments():
     ours = [outcome(lambda f=f: _layouts(f())) for f in
             pjit_test_scenario(refjax, refjax.numpy)]
     assert ours == _jax_pjit_tests()
-    assert [c for c, _ in ours].count("ValueError") == 8
+    assert [c for c, _ in ours].count("ValueError") == 6
 
 
 def array_test_scenario(jax, jnp):
