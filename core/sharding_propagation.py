@@ -411,7 +411,7 @@ def _nested(eqn):
 def _first_param_mesh(jaxpr, reshards=True):
     for eqn in jaxpr.eqns:
         m = _param_mesh(eqn.primitive, eqn.params)
-        if m is not None and (reshards or not is_reshard(eqn.params.get("sharding"))):
+        if isinstance(m, Mesh) and (reshards or not is_reshard(eqn.params.get("sharding"))):
             return m
         for inner in _nested(eqn):
             m = _first_param_mesh(inner, reshards)
@@ -443,7 +443,7 @@ def param_meshes(jaxpr):
         found = [_param_mesh(eqn.primitive, eqn.params)]
         for inner in _nested(eqn):
             found += param_meshes(inner)
-        seen += [m for m in found if m is not None and m not in seen]
+        seen += [m for m in found if isinstance(m, Mesh) and m not in seen]
     return seen
 
 

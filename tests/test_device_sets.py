@@ -145,6 +145,8 @@ def _typed_placed(r):
     names, commitment and type."""
     if isinstance(r, tuple):
         return [_typed_placed(v) for v in r]
+    if not hasattr(r.sharding, "mesh"):  # on one device
+        return np.asarray(r).tolist(), str(r.sharding), r.committed, str(jax_typeof(r))
     mesh = r.sharding.mesh
     return (np.asarray(r).tolist(), [[d.id for d in row] for row in
                                      np.asarray(mesh.devices).reshape(-1, mesh.shape_tuple[-1][1])],
@@ -332,6 +334,57 @@ def test_jax_array_tests_of_placement():
                     for lib in (refjax, real_jax))
     assert ours == theirs
     assert ours[1][-1][0] == "RuntimeError"
+
+
+def abstract_mesh_scenario(jax, jnp):
+    """NamedShardings of an AbstractMesh name no devices: inside jit (out_shardings, a
+    constraint, a device_put) they lay values out on the computation's devices, or leave
+    them on its one device (out_shardings: JAX's ValueError asking for lowering platforms);
+    a mesh of another size is JAX's ValueError; eagerly, device_put refuses them."""
+    P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
+    auto, explicit = (jax.sharding.Mesh(np.array(d[2:4]), ("y",), axis_types=(t,)) for t in (
+        jax.sharding.AxisType.Auto, jax.sharding.AxisType.Explicit))
+    m1 = jax.sharding.Mesh(np.array(d[:2]), ("x",))
+    x, u = jax.device_put(jnp.arange(8.0), NS(m1, P("x"))), jnp.arange(8.0)
+    s2, s4 = NS(auto.abstract_mesh, P("y")), NS(jax.sharding.Mesh(
+        np.array(d[4:8]), ("y",)).abstract_mesh, P("y"))
+    typed = NS(explicit.abstract_mesh, P("y"))
+    wsc = jax.lax.with_sharding_constraint
+    return [lambda: jit(lambda v: v * 2, out_shardings=s2)(x),
+            lambda: jit(lambda v: wsc(v * 2, s2))(x), lambda: jit(lambda v: wsc(v * 2, s2))(u),
+            lambda: jit(lambda v: jax.device_put(v * 2, s2))(x),
+            lambda: jit(lambda v: jax.device_put(v * 2, s2))(u), lambda: jax.device_put(x, s2),
+            lambda: jit(lambda v: v * 2, out_shardings=s2)(u),
+            lambda: jit(lambda v: v * 2, out_shardings=s4)(x),
+            lambda: jit(lambda v: v * 2, out_shardings=typed)(x),
+            lambda: jit(lambda v: jax.device_put(v * 2, typed))(u)]
+
+
+@functools.cache
+def _jax_abstract():
+    return [outcome(lambda f=f: _typed_placed(f())) for f in
+            abstract_mesh_scenario(real_jax, real_jax.numpy)]
+
+
+def test_shardings_of_abstract_meshes_as_jax():
+    """As JAX, and better where JAX is poor: jit's in_shardings of an AbstractMesh (JAX's
+    ValueError speaks of memory kinds; refjax's says what is wrong) and a constraint on a mesh
+    of another size (JAX fails in XLA's verifier; refjax raises the ValueError JAX raises for
+    out_shardings)."""
+    ours = [outcome(lambda f=f: _typed_placed(f())) for f in
+            abstract_mesh_scenario(refjax, refjax.numpy)]
+    assert ours == _jax_abstract()
+    assert [c for c, _ in ours].count("ValueError") == 4
+    mesh = refjax.sharding.Mesh(np.array(refjax.devices()[:4]), ("y",)).abstract_mesh
+    x = refjax.device_put(refjax.numpy.arange(8.0), refjax.NamedSharding(
+        refjax.sharding.Mesh(np.array(refjax.devices()[:2]), ("x",)), refjax.P("x")))
+    s4 = refjax.NamedSharding(mesh, refjax.P("y"))
+    with pytest.raises(ValueError, match="in_shardings cannot be NamedShardings of an "
+                                         "AbstractMesh"):
+        refjax.jit(lambda v: v, in_shardings=s4)(x)
+    with pytest.raises(ValueError, match="^AbstractMesh size: 4 does not match the device "
+                                         "assignment size: 2$"):
+        refjax.jit(lambda v: refjax.lax.with_sharding_constraint(v, s4))(x)
 
 
 @pytest.mark.backends()  # refused before anything runs

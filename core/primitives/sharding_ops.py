@@ -3,7 +3,8 @@ from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
 from ..sharding.mesh import axes_of
-from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
+from ..sharding import (AbstractMesh, AxisType, NamedSharding, P, Sharding, get_current_mesh,
+                        resolve_spec)
 from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
@@ -93,7 +94,7 @@ def with_sharding_constraint(x, shardings):
     outs = []
     for leaf, s in zip(leaves, targets):
         s = resolve(s)
-        if isinstance(s, NamedSharding):
+        if isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh):
             s.devices_indices_map(get_aval(leaf).shape)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)

@@ -3,7 +3,7 @@ different device sets: "Received incompatible devices for jitted computation".""
 import numpy as np
 
 from .abstract_mesh import AbstractMesh
-from .mesh import get_current_mesh
+from .mesh import Mesh, get_current_mesh, get_mesh
 from .shardings import NamedSharding, Sharding
 
 
@@ -92,18 +92,43 @@ def is_reshard(sharding):
 
 
 def on_devices_of(sharding, home):
-    """A reshard's `sharding` moved to the devices of the mesh `home` (the computation's),
-    in their order, shaped as its own mesh; `sharding` when it is no reshard, is there
-    already, or has another size (refused by `check_mesh_sizes`)."""
-    mesh = sharding.mesh if is_reshard(sharding) else None
-    if mesh is None or home is None or isinstance(mesh, AbstractMesh) \
-            or mesh._flat_devices_tuple == home._flat_devices_tuple \
-            or len(mesh._flat_devices_tuple) != len(home._flat_devices_tuple):
+    """A constraint's `sharding` moved to the devices of the mesh `home` (the computation's),
+    in their order, shaped as its own mesh, when it names no devices of its own: a reshard's
+    (JAX's names an abstract mesh) or one of an AbstractMesh; `sharding` when it names
+    devices, is there already, or (a reshard) has another size (`check_mesh_sizes`). On no
+    mesh an AbstractMesh's is None (JAX leaves the value on its one device); of another size
+    than `home`'s, JAX's ValueError."""
+    mesh = getattr(sharding, "mesh", None)
+    abstract = isinstance(mesh, AbstractMesh)
+    if not (abstract or is_reshard(sharding)) or home is None:
+        return None if abstract else sharding
+    if abstract and mesh.size != home.size:
+        raise ValueError(f"AbstractMesh size: {mesh.size} does not match the device "
+                         f"assignment size: {home.size}")
+    if not abstract and (mesh._flat_devices_tuple == home._flat_devices_tuple
+                         or mesh.size != home.size):
         return sharding
-    devices = np.array(home._flat_devices_tuple, dtype=object).reshape(mesh.devices.shape)
-    return sharding.update(mesh=mesh.update(devices=devices))
+    devices = np.array(home._flat_devices_tuple, dtype=object).reshape(mesh.axis_sizes)
+    return sharding.update(mesh=Mesh(devices, mesh.axis_names, axis_types=mesh.axis_types))
 
 
+def check_abstract_targets(fun_name, first, in_targets, out_targets):
+    """JAX's ValueError for jit's in_shardings of an AbstractMesh (an argument needs devices:
+    JAX's own error speaks of memory kinds instead), and for out_shardings of one when nothing
+    else names the computation's devices."""
+    if any(isinstance(getattr(s, "mesh", None), AbstractMesh) for s in in_targets):
+        raise ValueError(f"jit of {fun_name}: in_shardings cannot be NamedShardings of an "
+                         "AbstractMesh (arguments are placed on devices): use a Mesh")
+    sizes = {s.mesh.size for s in out_targets if isinstance(getattr(s, "mesh", None),
+                                                            AbstractMesh)}
+    if first is not None and sizes - {len(first.assignment)}:
+        raise ValueError(f"AbstractMesh size: {max(sizes - {len(first.assignment)})} does not "
+                         f"match the device assignment size: {len(first.assignment)}")
+    if first is None and sizes:
+        raise ValueError(
+            "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower("
+            "lowering_platforms=...) is required when only AbstractMesh exists in a jitted "
+            f"computation. Got context mesh: {get_mesh()}")
 def _message(fun_name, *pair):
     first, second = sorted(pair, key=lambda p: p.name is None)  # arguments first, as JAX
     return ("Received incompatible devices for jitted computation. "

@@ -32,7 +32,9 @@ def check_call(fun, staged, leaves, names, in_targets, out_targets):
     places = ds.context_places() + _argument_places(leaves, names, in_targets, used)
     places += [ds.sharding_place(s, "explicit output sharding") for s in out_targets]
     places += inner_places(staged.closed, in_targets, out_targets)
-    ds.check_mesh_sizes(ds.check(_fun_name(fun), places), staged.closed.out_avals)
+    first = ds.check(_fun_name(fun), places)
+    ds.check_abstract_targets(_fun_name(fun), first, in_targets, out_targets)
+    ds.check_mesh_sizes(first, staged.closed.out_avals)
 
 
 def inner_places(closed, in_targets=(), out_targets=()):

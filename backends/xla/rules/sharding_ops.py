@@ -4,7 +4,7 @@ import jax
 from jax import lax
 
 from ....core.primitives import sharding_ops
-from ....core.sharding import AxisType, NamedSharding
+from ....core.sharding import AbstractMesh, AxisType, NamedSharding
 from ....core.sharding.device_sets import is_reshard
 from ...base import get_backend
 from ._common import out_sharding, rule
@@ -25,9 +25,9 @@ def _sharding_constraint(x, *, sharding):
             typed = out_sharding(sharding)
             with jax.sharding.use_abstract_mesh(typed.mesh):  # the context may be Auto
                 return jax.sharding.reshard(x, typed)
-        target = get_backend("xla").jax_sharding(_auto(sharding))
-        if is_reshard(sharding):  # on the computation's devices, whichever (as JAX's reshard)
-            target = target.update(mesh=target.mesh.abstract_mesh)
+        # a reshard's, an AbstractMesh's: on the computation's devices, whichever (as JAX's)
+        target = out_sharding(_auto(sharding)) if is_reshard(sharding) or isinstance(
+            sharding.mesh, AbstractMesh) else get_backend("xla").jax_sharding(_auto(sharding))
         return lax.with_sharding_constraint(x, target)
     return x
 
