@@ -6,7 +6,7 @@ import math
 
 from ..core import source_info
 from ..core.primitives import elementwise as ew
-from ..core.primitives.sharding_ops import reshard, with_sharding_constraint
+from ..core.primitives.sharding_ops import constrain, reshard
 from ..core.sharding import AxisType, Device, NamedSharding, P, Sharding, SingleDeviceSharding
 from ..core.sharding import get_abstract_mesh, get_mesh
 from ..core.sharding.mesh import axes_of
@@ -114,7 +114,7 @@ def on_device(x, device, under_jit=False):
     if not isinstance(device, Sharding):
         raise TypeError(f"device= expects a Device or a Sharding, got {device!r}")
     if not _eager(x):
-        return with_sharding_constraint(x, device) if under_jit else x
+        return constrain(x, device) if under_jit else x
     from .devices import device_put
     return device_put(x, device)
 

@@ -387,6 +387,32 @@ def test_shardings_of_abstract_meshes_as_jax():
         refjax.jit(lambda v: refjax.lax.with_sharding_constraint(v, s4))(x)
 
 
+def explicit_constraint_scenario(jax, jnp):
+    """with_sharding_constraint to a NamedSharding naming Explicit axes is refused (JAX's
+    ValueError pointing to reshard), eagerly and under jit, on another mesh's devices too;
+    Auto axes of a mixed mesh, a replicated spec, and a bare spec under set_mesh of an
+    Explicit mesh are accepted."""
+    P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
+    E, A = jax.sharding.AxisType.Explicit, jax.sharding.AxisType.Auto
+    m1, m2 = (jax.sharding.Mesh(np.array(ds), ("x",), axis_types=(E,)) for ds in (d[:2], d[2:4]))
+    mixed = jax.sharding.Mesh(np.array(d[:4]).reshape(2, 2), ("x", "y"), axis_types=(E, A))
+    x, u = jax.device_put(jnp.arange(8.0), NS(m1, P("x"))), jnp.arange(8.0)
+    wsc = jax.lax.with_sharding_constraint
+    return [lambda: jit(lambda v: wsc(v, NS(m1, P("x"))))(x), lambda: wsc(x, NS(m1, P("x"))),
+            lambda: jit(lambda v: wsc(v, NS(m2, P("x"))))(x),
+            lambda: jit(lambda v: wsc(v, NS(mixed, P("x"))))(u),
+            lambda: jit(lambda v: wsc(v, NS(mixed, P("y"))))(u), lambda: wsc(x, NS(m1, P())),
+            lambda: _under(jax, m1, lambda: jit(lambda v: wsc(v, P("x")))(x))]
+
+
+def test_constraints_on_explicit_axes_are_refused_as_jax():
+    ours, theirs = (outcome(lambda: [outcome(lambda f=f: _typed_placed(f())) for f in
+                                     explicit_constraint_scenario(lib, lib.numpy)])
+                    for lib in (refjax, real_jax))
+    assert ours == theirs
+    assert [c for c, _ in ours[1]].count("ValueError") == 4
+
+
 @pytest.mark.backends()  # refused before anything runs
 def test_set_mesh_under_a_trace_is_refused_as_jax():
     """jax.set_mesh inside jit (as a context manager or a setter) or under grad: JAX's
