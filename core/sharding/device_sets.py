@@ -129,6 +129,8 @@ def check_abstract_targets(fun_name, first, in_targets, out_targets):
             "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower("
             "lowering_platforms=...) is required when only AbstractMesh exists in a jitted "
             f"computation. Got context mesh: {get_mesh()}")
+
+
 def _message(fun_name, *pair):
     first, second = sorted(pair, key=lambda p: p.name is None)  # arguments first, as JAX
     return ("Received incompatible devices for jitted computation. "
