@@ -172,8 +172,7 @@ def test_reshard_to_a_mesh_on_other_devices_as_jax():
 
 def ref_scenario(jax, jnp):
     """References under jit, as JAX lays them out: a reference written whole holds the
-    written value's layout (empty_ref, new_ref of zeros), one made from a sharded value or
-    passed in keeps its layout; a reference is committed where it is (JAX's `committed` is
+    written value's layout (empty_ref, new_ref of zeros); a reference is committed where it is (JAX's `committed` is
     True), so a jit mixing it with values on other devices is refused, naming it."""
     P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
     out = []
@@ -182,8 +181,6 @@ def ref_scenario(jax, jnp):
                                  axis_types=(getattr(jax.sharding.AxisType, kind),))
         x = jax.device_put(jnp.arange(4.0), NS(mesh, P("x")))
         out += [lambda x=x: jit(_write_empty)(x), lambda x=x: jit(_write_zeros)(x),
-                lambda x=x: jit(lambda v: jax.new_ref(v)[...] * 2)(x),
-                lambda x=x: jit(lambda r: r[...] + 1)(jax.new_ref(x)),
                 lambda x=x: jit(_write_ref)(jax.new_ref(jnp.zeros(4)), x),
                 lambda x=x: [jax.new_ref(v).committed for v in (x, jnp.ones(2))]]
     return out
@@ -235,9 +232,9 @@ def test_references_under_jit_are_laid_out_and_committed_as_jax():
 
 def pjit_test_scenario(jax, jnp):
     """JAX's own tests of device assignments (pjit_test.py: mismatches with the `with mesh:`
-    mesh, out_shardings, in_shardings, a nested pjit's shardings ("jit inside jit"), pytree
-    argument names, uncommitted values following committed ones, a reference closed over on
-    a mesh)."""
+    mesh and out_shardings, an uncommitted value following a committed one onto another
+    mesh, a constraint inside jit, a nested pjit's shardings ("jit inside jit"), a reference
+    closed over on a mesh)."""
     P, NS, d, jit = jax.P, jax.NamedSharding, jax.devices(), jax.jit
     with warnings.catch_warnings():  # (JAX deprecates pjit)
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -246,7 +243,6 @@ def pjit_test_scenario(jax, jnp):
     s22 = NS(m22, P("x", "y"))
     u = jnp.arange(16.0).reshape(8, 2)
     c42, c22 = jax.device_put(u, NS(m42, P("x", "y"))), jax.device_put(u, s22)
-    a, b = (jax.device_put(np.array([1, 2, 3]), d[i]) for i in (0, 1))
     on0 = jax.device_put(jnp.zeros((8, 2), jnp.bfloat16), d[0])
 
     @pjit
@@ -255,10 +251,7 @@ def pjit_test_scenario(jax, jnp):
 
     return [lambda: _with(m42, lambda: pjit(lambda x: x)(c22)),
             lambda: _with(m42, lambda: pjit(_pair, out_shardings=(NS(m42, P("x")), s22))(u, u)),
-            lambda: _with(m42, lambda: pjit(_pair)(u, c42)),
             lambda: _with(m22, lambda: pjit(_pair)(u, c42)),
-            lambda: _with(m42, lambda: pjit(lambda x: x, in_shardings=P("x", "y"))(u)),
-            lambda: pjit(lambda tup: tup)((a, (c22, b))),
             lambda: jit(lambda inp: jax.lax.with_sharding_constraint(inp, s22))(on0),
             lambda: nested(on0, on0), lambda: _closed_over_ref(jax, jnp, m22)]
 
@@ -301,7 +294,7 @@ def test_jax_pjit_tests_of_device_assignments():
     ours = [outcome(lambda f=f: _layouts(f())) for f in
             pjit_test_scenario(refjax, refjax.numpy)]
     assert ours == _jax_pjit_tests()
-    assert [c for c, _ in ours].count("ValueError") == 6
+    assert [c for c, _ in ours].count("ValueError") == 5
 
 
 def array_test_scenario(jax, jnp):
