@@ -276,6 +276,16 @@ def _closed_over_ref(jax, jnp, mesh):
     return ref[...]
 
 
+@pytest.mark.backends("xla")
+def test_a_reference_closed_over_on_a_mesh_stays_there():
+    """The xla backend moved a jit's closed-over constants to where it runs, references too
+    (JAX's refs cannot be device_put: it failed, then read out of bounds); they stay."""
+    mesh = refjax.sharding.Mesh(np.array(refjax.devices()[2:4]), ("x",))
+    got = _closed_over_ref(refjax, refjax.numpy, mesh)
+    assert got.tolist() == [float(i) + 2 for i in range(8)]
+    assert [d.id for d in got.sharding._device_assignment] == [2, 3]
+
+
 @functools.cache
 def _jax_pjit_tests():
     return [outcome(lambda f=f: _layouts(f())) for f in
