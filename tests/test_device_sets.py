@@ -419,7 +419,8 @@ def test_constraints_on_explicit_axes_are_refused_as_jax():
 @pytest.mark.backends()  # refused before anything runs
 def test_set_mesh_under_a_trace_is_refused_as_jax():
     """jax.set_mesh inside jit (as a context manager or a setter) or under grad: JAX's
-    ValueError, and the context mesh is left as it was (refjax used to set it for good)."""
+    ValueError, and the context mesh is left as it was (refjax used to set it for good);
+    jax.sharding.get_mesh inside jit too."""
     for lib in (real_jax, refjax):
         mesh = lib.sharding.Mesh(np.array(lib.devices()[:2]), ("x",))
         for fn in (lambda v: _under(lib, mesh, lambda: v * 2),
@@ -430,6 +431,11 @@ def test_set_mesh_under_a_trace_is_refused_as_jax():
                 assert str(info.value).split("\n")[0] == \
                     "`set_mesh` can only be used outside of `jax.jit`."
         assert lib.sharding.get_mesh().empty
+        with pytest.raises(ValueError) as info:
+            _under(lib, mesh, lambda: lib.jit(lambda v: (lib.sharding.get_mesh(), v)[1])(1.0))
+        assert str(info.value).split("\n")[0] == (
+            "`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+            "`jax.sharding.get_abstract_mesh()`?")
     with warnings.catch_warnings():  # (`with mesh:` and pjit are deprecated)
         warnings.simplefilter("ignore", DeprecationWarning)
         with refjax.sharding.Mesh(np.array(refjax.devices()[:2]), ("x",)):  # pjit's own mesh

@@ -3,7 +3,7 @@ different device sets: "Received incompatible devices for jitted computation".""
 import numpy as np
 
 from .abstract_mesh import AbstractMesh
-from .mesh import Mesh, get_current_mesh, get_mesh
+from .mesh import Mesh, concrete_mesh, get_current_mesh
 from .shardings import NamedSharding, Sharding
 
 
@@ -128,7 +128,7 @@ def check_abstract_targets(fun_name, first, in_targets, out_targets):
         raise ValueError(
             "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower("
             "lowering_platforms=...) is required when only AbstractMesh exists in a jitted "
-            f"computation. Got context mesh: {get_mesh()}")
+            f"computation. Got context mesh: {concrete_mesh()}")
 
 
 def _message(fun_name, *pair):

@@ -557,7 +557,16 @@ def get_resource_mesh() -> Mesh | None:
 
 
 def get_mesh() -> Mesh:
-    """Like ``jax.sharding.get_mesh``: the current mesh, or an empty mesh."""
+    """Like ``jax.sharding.get_mesh``: the current mesh, or an empty mesh; JAX's ValueError
+    under a trace (jit, grad, vmap...)."""
+    if not _trace_state_clean():
+        raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+                         "`jax.sharding.get_abstract_mesh()`?")
+    return concrete_mesh()
+
+
+def concrete_mesh() -> Mesh:
+    """The current mesh (set_mesh's), or an empty mesh, under traces too (refjax's own use)."""
     mesh = _CURRENT_MESH.get()
     return EMPTY_MESH if mesh is None else mesh
 
