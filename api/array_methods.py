@@ -102,7 +102,7 @@ def _methods():
                  "trace", "diagonal", "ptp", "flatten"):
         m[name] = _method(name)
     m["flatten"] = lambda self, order="C": _np().ravel(self, order)
-    m["at"] = property(_IndexUpdateHelper, doc=_IndexUpdateHelper.__doc__)
+    m["at"] = property(_at, doc=_IndexUpdateHelper.__doc__)
     m.update(_array_api_methods())
     return m
 
@@ -110,6 +110,14 @@ def _methods():
 _IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead "
               "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
               "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _at(self):
+    """x.at; of a traced reference (jax.Ref inside jit), JAX's view of a part of it."""
+    if is_ref_type(self.aval):
+        from .ref_views import ref_at
+        return ref_at(self)
+    return _IndexUpdateHelper(self)
 
 
 def _getitem(self, idx):

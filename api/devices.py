@@ -125,6 +125,9 @@ def _put_leaf(x, target):
     if _unreduced(sharding) or _unreduced(getattr(x, "sharding", None)):
         return _put_unreduced(x, sharding)
     if isinstance(sharding, sh.NamedSharding):
+        if isinstance(sharding.mesh, sh.AbstractMesh):  # (JAX's words: no devices to put on)
+            raise ValueError("is_fully_addressable is not implemented for "
+                             "`jax.sharding.AbstractMesh`.")
         sharding.devices_indices_map(aval.shape)  # validates the spec against the shape
     return make_array(value, aval, backend, sharding, _transfer_kind(x, sharding))
 

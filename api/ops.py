@@ -49,8 +49,8 @@ def _segment(name, op, identity):
                               indices_are_sorted, unique_indices, mode)
         if out_sharding is None:
             return out
-        from . import lax
-        return lax.with_sharding_constraint(out, out_sharding)
+        from ..core.primitives.sharding_ops import constrain
+        return constrain(out, out_sharding)
     named(segment_reduction, name)
     segment_reduction.__doc__ = (
         f"jax.ops.{name}: the {op} over the rows of data sharing a segment id (rows with an id "

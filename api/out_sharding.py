@@ -6,9 +6,10 @@ import math
 
 from ..core import source_info
 from ..core.primitives import elementwise as ew
-from ..core.primitives.sharding_ops import reshard, with_sharding_constraint
+from ..core.primitives.sharding_ops import constrain, reshard
 from ..core.sharding import AxisType, Device, NamedSharding, P, Sharding, SingleDeviceSharding
-from ..core.sharding import get_abstract_mesh, get_mesh
+from ..core.sharding import get_abstract_mesh
+from ..core.sharding.mesh import concrete_mesh
 from ..core.sharding.mesh import axes_of
 from ..core.array import Array
 from ..core.trace import EvalTrace, Tracer, current_trace, get_aval
@@ -41,7 +42,7 @@ def _on_context_mesh(sharding, current, api_name):
             raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                              "allowed. Please pass a NamedSharding instance or enter into a mesh "
                              f"context via `jax.set_mesh`. Got {sharding}")
-        return NamedSharding(get_mesh(), sharding)
+        return NamedSharding(concrete_mesh(), sharding)
     mine = sharding.mesh.abstract_mesh
     both_auto = mine.are_all_axes_auto and current.are_all_axes_auto
     if not both_auto and not current.empty and mine != current:
@@ -114,7 +115,7 @@ def on_device(x, device, under_jit=False):
     if not isinstance(device, Sharding):
         raise TypeError(f"device= expects a Device or a Sharding, got {device!r}")
     if not _eager(x):
-        return with_sharding_constraint(x, device) if under_jit else x
+        return constrain(x, device) if under_jit else x
     from .devices import device_put
     return device_put(x, device)
 

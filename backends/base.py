@@ -338,7 +338,7 @@ def _check_devices(prim, args, params):
             and sh.get_current_mesh() is None:
         return  # (the common eager op: nothing to compare its one assignment with)
     name, arg_names, inner = _dispatch_names(prim, params, len(args))
-    places = [device_sets.Place(_assignment(args[i]), arg_names[i], args[i].aval)
+    places = [device_sets.Place(_assignment(args[i]), arg_names[i], typed_aval(args[i]))
               for i in committed]
     device_sets.check(name, [*device_sets.context_places(), *places, *inner], named=False)
 
@@ -354,6 +354,10 @@ def _dispatch_names(prim, params, n):
     if prim is jit_p:
         return params["name"], [f"args[{i}]" for i in range(n)], \
             jit_devices.inner_places(params["jaxpr"])
+    if prim is sharding_constraint_p and device_sets.is_reshard(params["sharding"]):
+        # JAX's eager reshard: a jit of `reshard` under its target's mesh as context mesh
+        return "reshard", ["args[0]"], [device_sets.sharding_place(
+            params["sharding"], "jit's context mesh")]
     if prim is sharding_constraint_p:
         return "_identity_fn", ["x"], [device_sets.sharding_place(
             params["sharding"], "explicit output sharding")]

@@ -148,6 +148,16 @@ class Array(LeadingAxis):
     def is_fully_replicated(self):
         return self.sharding.is_fully_replicated
 
+    def __iter__(self):
+        """Rows, as JAX's: of an array split over several devices, read to the host and put
+        each on the default device (uncommitted); otherwise sliced where the array is."""
+        sharding = self.sharding if self.shape else None
+        if sharding is None or len(sharding.device_set) == 1 or sharding.is_fully_replicated:
+            return super().__iter__()
+        value = self._value()
+        return (runtime.make_array(row, ShapedArray(row.shape, self.dtype), self._backend)
+                for row in value)
+
     @property
     def is_fully_addressable(self):
         return True
@@ -164,7 +174,9 @@ class Array(LeadingAxis):
     @property
     def addressable_shards(self):
         """[Shard] of this array, one per device holding a piece (refjax.Shard, as jax.Shard)."""
-        return [Shard.of(p, self.aval) for p in self._backend.shards(self._live_buf(), self.aval)]
+        committed = self.committed
+        return [Shard.of(p, self.aval, committed)
+                for p in self._backend.shards(self._live_buf(), self.aval)]
 
     global_shards = addressable_shards
 

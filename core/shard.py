@@ -3,6 +3,7 @@ import numpy as np
 
 from . import runtime
 from .avals import ShapedArray
+from .config import default_device_id
 from .sharding import SingleDeviceSharding
 from .sharding.shardings import UNREDUCED_INDICES
 
@@ -19,11 +20,12 @@ class Shard:
     Backends describe their buffers' pieces with `(device, index, data[, replica_id])`
     (NumPy data); `Array.addressable_shards` wraps them in Shards."""
 
-    __slots__ = ("device", "_index", "_replica_id", "_host", "_aval", "_data")
+    __slots__ = ("device", "_index", "_replica_id", "_host", "_aval", "_data", "_committed")
 
-    def __init__(self, device, index, host_data, aval, replica_id=0):
+    def __init__(self, device, index, host_data, aval, replica_id=0, committed=True):
         self.device, self._index, self._replica_id = device, index, replica_id
         self._host, self._aval, self._data = host_data, aval, None
+        self._committed = committed
 
     @property
     def index(self):
@@ -43,13 +45,14 @@ class Shard:
         return v
 
     @classmethod
-    def of(cls, piece, aval):
+    def of(cls, piece, aval, committed=True):
         """The Shard of a backend's piece (an object with device/index/data/replica_id, or a
-        `(device, index, data[, replica_id])` tuple) of an array of type `aval`."""
+        `(device, index, data[, replica_id])` tuple) of an array of type `aval`; its data is
+        committed as the array is (JAX's)."""
         if hasattr(piece, "device"):
             return cls(piece.device, piece.index, piece.data, aval,
-                       getattr(piece, "replica_id", 0))
-        return cls(*piece[:3], aval, *piece[3:4])
+                       getattr(piece, "replica_id", 0), committed)
+        return cls(*piece[:3], aval, *(piece[3:4] or (0,)), committed)
 
     @property
     def data(self):
@@ -57,8 +60,10 @@ class Shard:
         if self._data is None:
             host = np.asarray(self._host)
             aval = ShapedArray(host.shape, self._aval.dtype, self._aval.weak_type)
-            self._data = runtime.make_array(host, aval,
-                                            sharding=SingleDeviceSharding(self.device))
+            # (an uncommitted piece on the default device stays uncommitted there)
+            uncommitted = not self._committed and self.device.id == default_device_id()
+            self._data = runtime.make_array(
+                host, aval, sharding=None if uncommitted else SingleDeviceSharding(self.device))
         return self._data
 
     def __repr__(self):

@@ -6,7 +6,8 @@ import math
 from . import jaxpr as jx
 from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
-from .sharding.mesh import Mesh, axes_of
+from .sharding.device_sets import is_reshard, on_devices_of
+from .sharding.mesh import Mesh, axes_of, get_current_mesh
 from .sharding_names import named_as_jax, named_as_jax_eqn
 from .sharding_types import is_typed, reject, strict
 from .sharding_unreduced import sets_of
@@ -201,14 +202,15 @@ def _mesh_of(shardings):
     return None
 
 
-def propagate_eqn(prim, in_shardings, in_avals, out_avals, params):
-    """Output shardings of one primitive application (None: the default single device)."""
+def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
+    """Output shardings of one primitive application (None: the default single device);
+    `home`: the mesh whose devices the computation runs on, where reshards go."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None:
-        return [_typed_constraint(fixed, out_avals[0])]
+        return [_typed_constraint(on_devices_of(fixed, home), out_avals[0])]
     inner = prim.call_jaxpr(params)
     if inner is not None:
-        return propagate_jaxpr(inner, in_shardings)
+        return propagate_jaxpr(inner, in_shardings, home)
     mesh = _param_mesh(prim, params) or _mesh_of(in_shardings) or _result_type_mesh(params)
     if mesh is None:
         return [single_device(in_shardings)] * len(out_avals)
@@ -318,15 +320,19 @@ def _strip(spec, aval):
     return spec + (None,) * (len(aval.shape) - len(spec))
 
 
-def propagate_jaxpr(closed, in_shardings):
+def propagate_jaxpr(closed, in_shardings, home=None):
     """Output shardings of a closed jaxpr given its inputs' shardings: equation by equation,
     as eager execution would lay them out (values may move between meshes at constraints
     and shard_maps). The computation runs on one device assignment, as in JAX: the mesh of
     its inputs or of the first constraint (or shard_map) in it, where outputs that no
     sharded value reaches are replicated; without a mesh, the single device its inputs
-    and single-device constraints pick."""
+    and single-device constraints pick. Reshards go to the devices of `home` (an enclosing
+    computation's mesh), else of that mesh (the context mesh's when only reshards name one:
+    JAX refuses the computation otherwise)."""
     jaxpr = closed.jaxpr
     in_shardings = _used_only(jaxpr, in_shardings)
+    home = home or _mesh_of(in_shardings) or _first_param_mesh(jaxpr, reshards=False) \
+        or get_current_mesh()
     mesh = _mesh_of(in_shardings) or _first_param_mesh(jaxpr)
     if mesh is None:
         device = single_device(list(in_shardings) + list(_constraints(jaxpr)))
@@ -341,14 +347,33 @@ def propagate_jaxpr(closed, in_shardings):
     for eqn in jaxpr.eqns:
         outs = propagate_eqn(eqn.primitive, [read(v) for v in eqn.invars],
                              [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
-                             eqn.params)
+                             eqn.params, home)
         # single-device values inside a computation on a mesh count as unsharded
         env.update((v, o if isinstance(o, NamedSharding) else None)
                    for v, o in zip(eqn.outvars, outs))
+        written = ref_writes.get(eqn.primitive)
+        if written is not None and written(eqn.invars[0].aval, eqn.params):
+            env[eqn.invars[0]] = read(eqn.invars[1])
     kind = _memory_kind(in_shardings)
     return named_as_jax(jaxpr, in_shardings, [
-        _single_device_constraint_of(jaxpr, v) or read(v)
+        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(read(v), v.aval.ndim)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+def _one_entry_per_dim(sharding, ndim):
+    """A result on a mesh of Explicit axes is laid out as its type, one spec entry per
+    dimension (as JAX's, an argument returned as it was too)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.are_all_axes_explicit \
+            or len(sharding.spec.partitions) >= ndim:
+        return sharding
+    return sharding.update(spec=sharding.spec._normalized_spec_for_aval(ndim))
+
+
+# Primitives writing their first operand (a reference) with their second: prim ->
+# fn(ref_aval, params) saying whether the write replaces all of it, which then holds the
+# written value's layout (as in JAX, where the reference's state becomes that value).
+# core/primitives/state.py registers its rules.
+ref_writes = {}
 
 
 def _used_only(jaxpr, in_shardings):
@@ -383,13 +408,13 @@ def _nested(eqn):
     return () if inner is None else (inner.jaxpr,)
 
 
-def _first_param_mesh(jaxpr):
+def _first_param_mesh(jaxpr, reshards=True):
     for eqn in jaxpr.eqns:
         m = _param_mesh(eqn.primitive, eqn.params)
-        if m is not None:
+        if isinstance(m, Mesh) and (reshards or not is_reshard(eqn.params.get("sharding"))):
             return m
         for inner in _nested(eqn):
-            m = _first_param_mesh(inner)
+            m = _first_param_mesh(inner, reshards)
             if m is not None:
                 return m
     return None
@@ -418,7 +443,7 @@ def param_meshes(jaxpr):
         found = [_param_mesh(eqn.primitive, eqn.params)]
         for inner in _nested(eqn):
             found += param_meshes(inner)
-        seen += [m for m in found if m is not None and m not in seen]
+        seen += [m for m in found if isinstance(m, Mesh) and m not in seen]
     return seen
 
 
@@ -432,7 +457,7 @@ def _constraints(jaxpr):
             yield from _constraints(inner)
 
 
-__all__ = ["propagate_eqn", "propagate_eager", "propagate_jaxpr", "single_device",
+__all__ = ["propagate_eqn", "ref_writes", "propagate_eager", "propagate_jaxpr", "single_device",
            "param_meshes",
            "sets_layout", "constraint_sharding", "may_change_layout", "elementwise", "replicated",
            "dedupe", "strict", "reject", "typed_only", "like_operand", "varying_shape",

@@ -202,9 +202,11 @@ def _out_specs(prim, specs, in_avals, out_avals, params):
 
 
 def _check_one_mesh(prim, avals, mesh):
+    """JAX's ValueError (its abstract eval's, before any sharding rule) for operands typed on
+    different meshes."""
     for a in avals:
         if a.sharding.mesh != mesh:
-            raise ShardingTypeError(
+            raise ValueError(
                 f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another "
                 f"mesh: {a.sharding.mesh}")
 

@@ -69,6 +69,20 @@ class Ref:
 
     __hash__ = object.__hash__
 
+    @property
+    def committed(self):
+        """True: a reference stays where it was made, as JAX's (writes to it do not move it;
+        values on other devices are refused)."""
+        return True
+
+    @property
+    def at(self):
+        """Refused, as by JAX (whose bare NotImplementedError says nothing): index the
+        reference itself."""
+        raise NotImplementedError(
+            f"`Ref.at` is not implemented for a concrete reference of type {self.aval}: read "
+            "`ref[idx]` and write `ref[idx] = value` instead")
+
 
 def is_ref(x):
     """Whether x is a reference: a concrete Ref or a traced value of a Ref type."""

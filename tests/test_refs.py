@@ -176,6 +176,33 @@ def test_programs_match_jax(name):
     _assert_same(PROGRAMS[name](refjax), PROGRAMS[name](real_jax))
 
 
+def _views(jax):
+    """`ref.at[idx]` of a traced reference (JAX's TransformedRef): reads and writes of the
+    part it selects, views of views (strided, negative, traced and '...' indices), and what
+    the reference holds afterwards; shapes seen while tracing."""
+    jnp, shapes = jax.numpy, []
+    r, r2 = jax.new_ref(jnp.arange(6.0)), jax.new_ref(jnp.arange(12.0).reshape(3, 4))
+
+    def f(ref, ref2):
+        v, w, u = ref.at[1:5], ref.at[::2].at[1:], ref2.at[1:, ::2]
+        shapes.append((v.shape, w.shape, u.shape, v.ndim, v.dtype == ref.dtype))
+        out = [v.get(), v[1]]
+        v[0] = 10.0
+        out.append(v.at[1:].get())
+        v.at[1].set(20.0)
+        w[0] = -1.0
+        u.at[0].set(jnp.zeros(2))
+        return out + [w.get(), v.at[-1].get(), ref.at[jnp.int32(2)].get(), u[:, 1],
+                      ref2.at[1].at[2:].get(), ref2.at[..., 1].get()]
+    return jax.jit(f)(r, r2) + [r[...], r2[...]], shapes
+
+
+def test_views_of_traced_references_as_jax():
+    (ours, our_shapes), (theirs, their_shapes) = _views(refjax), _views(real_jax)
+    _assert_same(ours, theirs)
+    assert our_shapes == their_shapes == [((4,), (2,), (2, 2), 1, True)]
+
+
 def test_empty_ref_and_free_ref():
     """JAX evaluates empty_ref only under its jit; refjax everywhere, and under vmap too
     (JAX leaves it unbatched, so that the batched write fails)."""

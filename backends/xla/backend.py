@@ -344,7 +344,9 @@ class XlaBackend(Backend):
         decide nothing): to `target` when an input or the jaxpr commits the results, else,
         uncommitted, to the default device."""
         jax_target = self.jax_sharding(target)
-        return [c if isinstance(c, np.ndarray) or not _committed(c) or c.sharding == jax_target
+        # (a reference stays where it is, as JAX's: its writes must reach it there)
+        return [c if isinstance(c, (np.ndarray, jax.Ref)) or not _committed(c)
+                or c.sharding == jax_target
                 else jax.device_put(c, jax_target) if committed else self._put_default(np.asarray(c))
                 for c in consts]
 

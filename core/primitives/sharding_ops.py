@@ -3,7 +3,8 @@ from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
 from ..sharding.mesh import axes_of
-from ..sharding import AxisType, NamedSharding, P, Sharding, get_current_mesh, resolve_spec
+from ..sharding import (AbstractMesh, AxisType, NamedSharding, P, Sharding,
+                        get_abstract_mesh, get_current_mesh, resolve_spec)
 from ..trace import get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
@@ -78,12 +79,20 @@ def device_put_traced(x, target):
 
 def with_sharding_constraint(x, shardings):
     """x (a pytree) laid out as `shardings` (a Sharding, a PartitionSpec under a mesh
-    context, or a pytree prefix of them)."""
+    context, or a pytree prefix of them); a NamedSharding may name Auto axes only (JAX's
+    ValueError: Explicit ones are reshard's) unless the context mesh's axes are all
+    Explicit."""
+    return _constrained(x, shardings, not get_abstract_mesh().are_all_axes_explicit)
+
+
+def _constrained(x, shardings, auto_only):
 
     def resolve(s):
         s = resolve_spec(s, "with_sharding_constraint", "shardings")
         if not isinstance(s, Sharding):
             raise TypeError(f"with_sharding_constraint expects Shardings, got {s!r}")
+        if auto_only and isinstance(s, NamedSharding):
+            _check_auto(s)
         return s
 
     leaves, tree = pytree.tree_flatten(x)
@@ -93,17 +102,27 @@ def with_sharding_constraint(x, shardings):
     outs = []
     for leaf, s in zip(leaves, targets):
         s = resolve(s)
-        if isinstance(s, NamedSharding):
+        if isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh):
             s.devices_indices_map(get_aval(leaf).shape)
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)
 
 
+def _check_auto(s):
+    if any(s.mesh._name_to_type[axis] != AxisType.Auto
+           for entry in s.spec.partitions for axis in axes_of(entry)):
+        raise ValueError(
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
+            f"Auto axes of the mesh. Got spec={s.spec} and mesh={s.mesh.abstract_mesh}. You "
+            "probably meant to use `reshard` API?")
+
+
 def constrain(x, sharding):
-    """x laid out as `sharding` (a lax function's out_sharding argument), or x when None."""
+    """x laid out as `sharding` (a lax function's out_sharding argument: Explicit axes type
+    the result), or x when None."""
     if sharding is None:
         return x
-    return with_sharding_constraint(x, sharding)
+    return _constrained(x, sharding, False)
 
 
 def reshard(xs, out_shardings):

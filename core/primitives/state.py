@@ -3,6 +3,7 @@ with their rules, and the functions of jax.ref binding them (JAX's state primiti
 from ..avals import ShapedArray
 from ..jaxpr import DropVar, Literal, pp_literal, pp_eqn_rules
 from ..primitive import make_primitive
+from ..sharding_propagation import ref_writes
 from ..state import (REF_PRIMITIVES, AbstractRef, IntArray, Ref, indexed_shape, is_int_entry,
                      is_ref, make_indexer, pp_indexer)
 from ..trace import get_aval
@@ -452,3 +453,12 @@ def _like_the_reference(in_specs, in_avals, out_avals, **_):
 
 for _p in (new_ref_p, get_p, swap_p, freeze_p):
     _p.def_sharding(_like_the_reference)
+
+
+def _writes_all(ref_aval, params):
+    """Whether a swap replaces the whole reference (its layout becomes the value's)."""
+    indexer = params["indexer"]
+    return indexer is None or all(e == (0, d, 1) for e, d in zip(indexer, ref_aval.shape))
+
+
+ref_writes[swap_p] = _writes_all

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .mesh import (AxisTypesMixin, Immutable, Mesh, _normalize_axis_types, freeze,
-                   get_current_mesh, set_mesh)
+                   get_current_mesh, use_concrete_mesh)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,7 +142,7 @@ class use_abstract_mesh:
                 f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
                 f"size={prev.size}")
         self.prev = _ABSTRACT_MESH.set(self.mesh)
-        self.placed = set_mesh(_concrete(self.mesh))
+        self.placed = use_concrete_mesh(_concrete(self.mesh))
 
     def __exit__(self, *exc):
         self.placed.__exit__(*exc)

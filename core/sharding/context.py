@@ -5,7 +5,7 @@ import contextlib
 
 from ..config import config
 
-from .mesh import _RESOURCE_MESH, P, get_current_mesh, get_resource_mesh, set_mesh
+from .mesh import _RESOURCE_MESH, P, get_current_mesh, get_resource_mesh, use_concrete_mesh
 from .shardings import NamedSharding
 
 
@@ -65,7 +65,7 @@ def placement_mesh(who):
     `with mesh:` one alone (JAX 0.10's pjit ignores set_mesh's for placement)."""
     if who != "pjit":
         return contextlib.nullcontext()
-    return set_mesh(_RESOURCE_MESH.get())
+    return use_concrete_mesh(_RESOURCE_MESH.get())
 
 
 def type_spec(sharding, ndim):

@@ -557,7 +557,16 @@ def get_resource_mesh() -> Mesh | None:
 
 
 def get_mesh() -> Mesh:
-    """Like ``jax.sharding.get_mesh``: the current mesh, or an empty mesh."""
+    """Like ``jax.sharding.get_mesh``: the current mesh, or an empty mesh; JAX's ValueError
+    under a trace (jit, grad, vmap...)."""
+    if not _trace_state_clean():
+        raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+                         "`jax.sharding.get_abstract_mesh()`?")
+    return concrete_mesh()
+
+
+def concrete_mesh() -> Mesh:
+    """The current mesh (set_mesh's), or an empty mesh, under traces too (refjax's own use)."""
     mesh = _CURRENT_MESH.get()
     return EMPTY_MESH if mesh is None else mesh
 
@@ -571,10 +580,13 @@ class set_mesh:
     """
 
     __slots__ = ("prev_mesh",)
+    _inside_traces = False  # (JAX refuses set_mesh under a trace: jit, grad, vmap...)
 
     def __init__(self, mesh: Mesh | None):
         if mesh is not None and not isinstance(mesh, Mesh):
             raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+        if not self._inside_traces and not _trace_state_clean():
+            raise ValueError("`set_mesh` can only be used outside of `jax.jit`.")
         if mesh is not None and mesh.manual_axes:
             raise ValueError(
                 f"mesh {mesh} contains manual axes which is not allowed when using"
@@ -593,3 +605,16 @@ class set_mesh:
     def __repr__(self):
         # A notebook shows `jax.set_mesh(mesh)`'s value: JAX's default repr, naming its module.
         return f"<jax._src.sharding_impls.set_mesh object at {id(self):#x}>"
+
+
+class use_concrete_mesh(set_mesh):
+    """set_mesh for refjax's own use, under traces too (pjit's placement on its `with mesh:`
+    mesh, use_abstract_mesh's concrete mesh), as JAX's internal context of concrete meshes."""
+
+    __slots__ = ()
+    _inside_traces = True
+
+
+def _trace_state_clean():
+    from ..trace import EVAL_TRACE, current_trace  # core.trace imports this package
+    return current_trace() is EVAL_TRACE

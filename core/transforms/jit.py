@@ -308,21 +308,24 @@ class JitWrapped:
         return staged
 
     def _trace(self, static, static_kw, in_tree, avals):
-        out_tree_box, fixed = [], []
+        out_tree_box, fixed, own = [], [], ([], [])
 
         def flat_fun(*flat_args):
             dyn_args, dyn_kwargs = pytree.tree_unflatten(in_tree, flat_args)
             if self._in_shardings is not None:
-                dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings", self._who)
+                dyn_args = _constrain(dyn_args, self._in_shardings, "in_shardings", self._who,
+                                      targets=own[0])
             out = self._call_fun(static, static_kw, dyn_args, dyn_kwargs)
             if self._out_shardings is not None:
-                out = _constrain(out, self._out_shardings, "out_shardings", self._who, fixed)
+                out = _constrain(out, self._out_shardings, "out_shardings", self._who, fixed,
+                                 own[1])
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
             return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
+        jit_devices.remember_own(closed, [None] * len(tracer_consts) + own[0], own[1])
         # results laid out by out_shardings keep their spec (JAX renames the others)
         fix_outputs([v for v, f in zip(closed.jaxpr.outvars, fixed) if f])
         return Staged(closed, tracer_consts, out_tree_box[0], in_tree)
@@ -335,11 +338,11 @@ class JitWrapped:
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
-        if current_trace() is EVAL_TRACE:
-            check_execution_allowed(self._name)
-            leaves = self._on_its_devices(staged, leaves, args, kwargs)
         ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
-        with placement_mesh(self._who):
+        with placement_mesh(self._who):  # (pjit's `with mesh:` is its context mesh)
+            if current_trace() is EVAL_TRACE:
+                check_execution_allowed(self._name)
+                leaves = self._on_its_devices(staged, leaves, args, kwargs)
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed, **ctx)
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
@@ -387,17 +390,19 @@ class JitWrapped:
         return functools.partial(self, obj)
 
 
-def _constrain(tree, shardings, what, who, fixed=None):
+def _constrain(tree, shardings, what, who, fixed=None, targets=None):
     """in_shardings/out_shardings become sharding constraints in the staged jaxpr, so the
     propagation rules (and both backends) place values exactly there. `fixed`, a list, gets
-    whether each leaf is constrained."""
+    whether each leaf is constrained; `targets`, a list, gets each leaf's sharding."""
     leaves, treedef = pytree.tree_flatten(tree)
-    targets = _targets(tree, shardings, what, who)
+    shardings = _targets(tree, shardings, what, who)
     if fixed is not None:
-        fixed.extend(s is not None for s in targets)
+        fixed.extend(s is not None for s in shardings)
+    if targets is not None:
+        targets.extend(shardings)
     return pytree.tree_unflatten(treedef, [
         x if s is None else sharding_constraint_p.bind(x, sharding=s)
-        for x, s in zip(leaves, targets)])
+        for x, s in zip(leaves, shardings)])
 
 
 def _targets(tree, shardings, what, who):

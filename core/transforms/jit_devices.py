@@ -13,6 +13,14 @@ from ..sharding_propagation import used_inputs as used_inputs_of
 
 _INNER = weakref.WeakKeyDictionary()  # ClosedJaxpr -> the places named inside it
 _USED = weakref.WeakKeyDictionary()  # ClosedJaxpr -> whether each input is used
+_OWN = weakref.WeakKeyDictionary()  # a jit's ClosedJaxpr -> its in/out shardings, flat
+
+
+def remember_own(closed, in_targets, out_targets):
+    """Record the shardings a jit's in/out_shardings give its jaxpr's inputs and outputs: a
+    jit inside jit asks for their devices (JAX's "jit inside jit")."""
+    if any(s is not None for s in (*in_targets, *out_targets)):
+        _OWN[closed] = (tuple(in_targets), tuple(out_targets))
 
 
 def check_call(fun, staged, leaves, names, in_targets, out_targets):
@@ -24,7 +32,9 @@ def check_call(fun, staged, leaves, names, in_targets, out_targets):
     places = ds.context_places() + _argument_places(leaves, names, in_targets, used)
     places += [ds.sharding_place(s, "explicit output sharding") for s in out_targets]
     places += inner_places(staged.closed, in_targets, out_targets)
-    ds.check(_fun_name(fun), places)
+    first = ds.check(_fun_name(fun), places)
+    ds.check_abstract_targets(_fun_name(fun), first, in_targets, out_targets)
+    ds.check_mesh_sizes(first, staged.closed.out_avals)
 
 
 def inner_places(closed, in_targets=(), out_targets=()):
@@ -112,17 +122,29 @@ def _inner_places(jaxpr, in_targets=(), out_targets=()):
         place = None if id(eqn) in own else _eqn_place(eqn)
         if place is not None:  # (most equations name no devices: the cache keeps only those)
             places.append(place)
+        nested = _OWN.get(eqn.params.get("jaxpr")) if eqn.primitive.name == "jit" else None
+        if nested is not None:
+            places += [ds.sharding_place(s, "jit inside jit", _where(eqn))
+                       for s in (*nested[0], *nested[1]) if s is not None]
         for inner in subjaxprs(eqn.params.values()):
-            places += _inner_places(inner)
+            places += _inner_places(inner, *(nested or ()))
     return places
 
 
+def _where(eqn):
+    return "" if eqn.source_info is None else f" at {eqn.source_info.summarize()}"
+
+
 def _eqn_place(eqn):
-    where = "" if eqn.source_info is None else f" at {eqn.source_info.summarize()}"
+    """None for a reshard: JAX's names only its mesh's shape (`ds.is_reshard`)."""
+    where = _where(eqn)
     kind = f"{eqn.primitive.name} inside jit"
     if eqn.primitive.name == "shard_map":
         return ds.sharding_place(NamedSharding(eqn.params["mesh"], P()), kind, where)
-    return ds.sharding_place(constraint_sharding(eqn.primitive, eqn.params), kind, where)
+    sharding = constraint_sharding(eqn.primitive, eqn.params)
+    if eqn.primitive.name == "sharding_constraint" and ds.is_reshard(sharding):
+        return None
+    return ds.sharding_place(sharding, kind, where)
 
 
 def _own_constraints(jaxpr, in_targets, out_targets):

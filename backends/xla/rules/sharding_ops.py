@@ -4,7 +4,8 @@ import jax
 from jax import lax
 
 from ....core.primitives import sharding_ops
-from ....core.sharding import AxisType, NamedSharding
+from ....core.sharding import AbstractMesh, AxisType, NamedSharding
+from ....core.sharding.device_sets import is_reshard
 from ...base import get_backend
 from ._common import out_sharding, rule
 
@@ -24,7 +25,10 @@ def _sharding_constraint(x, *, sharding):
             typed = out_sharding(sharding)
             with jax.sharding.use_abstract_mesh(typed.mesh):  # the context may be Auto
                 return jax.sharding.reshard(x, typed)
-        return lax.with_sharding_constraint(x, get_backend("xla").jax_sharding(_auto(sharding)))
+        # a reshard's, an AbstractMesh's: on the computation's devices, whichever (as JAX's)
+        target = out_sharding(_auto(sharding)) if is_reshard(sharding) or isinstance(
+            sharding.mesh, AbstractMesh) else get_backend("xla").jax_sharding(_auto(sharding))
+        return lax.with_sharding_constraint(x, target)
     return x
 
 
