@@ -10,6 +10,7 @@ import sys
 
 _CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
+_PYTHON = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
 def cells(markdown):
@@ -19,6 +20,11 @@ def cells(markdown):
         lines = [line for line in body.splitlines() if not line.startswith(":")]
         out.append("\n".join(lines).strip("\n"))
     return out
+
+
+def python_blocks(markdown):
+    """The ```python blocks of a plain (not notebook) page: its snippets, in order."""
+    return [body.strip("\n") for body in _PYTHON.findall(markdown)]
 
 
 def as_refjax(source):
@@ -58,11 +64,13 @@ def _flush(namespace):
         barrier()
 
 
-def run_page(markdown, refjax):
-    """[(cell source, what it shows)] for every cell of a page, in one namespace."""
+def run_page(markdown, refjax, blocks=cells, preamble=""):
+    """[(cell source, what it shows)] for every cell of a page, in one namespace (`blocks`
+    picks the cells: `python_blocks` for a plain page; `preamble` runs first, unshown)."""
     namespace = {"__name__": "__main__"}
+    exec(as_refjax(preamble) if refjax else preamble, namespace)
     results = []
-    for source in cells(markdown):
+    for source in blocks(markdown):
         src = as_refjax(source) if refjax else source
         try:
             results.append((source, run_cell(src, namespace)))

@@ -2,12 +2,23 @@
 runnable notebooks) run cell by cell on refjax and on real JAX: every cell must show the same
 thing (printed text, the repr of its last expression, or the error class; numbers within
 float32 rounding), but for the cells listed with the reason they differ. A cell that starts
-to agree, or a new difference, fails the test. (The sharding pages: test_doc_sharding.py.)"""
+to agree, or a new difference, fails the test. (The sharding pages: test_doc_sharding.py.)
+
+Plain pages (```python snippets, not notebooks: PLAIN) run snippet by snippet after a preamble
+giving the names the snippets assume (`x`, `f`). Pages not run, and why:
+- new_docs/501/data-loading, docs/distributed_data_loading's plain twin: tf.data pipelines
+  over several processes (tensorflow is not installed: both raise ModuleNotFoundError);
+- new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 401/pallas,
+  401/ffi, 401/cute-dsl, notebooks/cute_dsl_jax, notebooks/host-offloading,
+  notebooks/colocated-python: GPU/TPU memory, the profiler, several processes, the
+  persistent compilation cache, kernels compiled for accelerators or C++ FFI targets.
+"""
+import contextlib
 import os
 
 import jax
 import pytest
-from doc_cells import run_page
+from doc_cells import cells, python_blocks, run_page
 from test_doc_examples import _same
 
 import refjax
@@ -29,6 +40,11 @@ _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
           "(ModuleNotFoundError), so the cell or the definitions it uses fail")
 _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
              "strongly typed value is written; JAX's shows the written value's (here strong)")
+
+_STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX stages a "
+           "broadcast_in_dim of each and a concatenate (same values)")
+_NO_XLA_METADATA = ("refjax has no jax.experimental.xla_metadata (ModuleNotFoundError); "
+                    "JAX 0.10.2 has the module without xla_metadata_call (ImportError)")
 
 _AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explicit): the "
          "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
@@ -110,20 +126,82 @@ KNOWN = {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
+    "new_docs/301/cookbook": {},
+}
+# 9-14 s each under load (JAX compiling the page's programs): the thorough profile's
+SLOW = {
+    "new_docs/101/pytrees": {9: _UNSEEDED},
+    "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
 }
 
+_JNP = "import jax\nimport jax.numpy as jnp\n"
+PLAIN = {
+    "new_docs/201/precision": (_JNP + "x = jnp.arange(9.0).reshape(3, 3) / 7\n"
+                                      "f = lambda x: jnp.dot(x, x)\n", {}),
+    "new_docs/201/controlling-xla": (_JNP, {
+        2: "jit's compiler_options: XLA refuses an unknown option when it compiles "
+           "(JaxRuntimeError); refjax compiles no XLA program and does not read them",
+        4: _NO_XLA_METADATA, 6: _NO_XLA_METADATA,
+        7: "refjax has no jax.experimental.xla_metadata.set_xla_metadata, and the numpy_ref "
+           "backend's compiled text is not XLA's HLO"}),
+    "new_docs/201/slow-compilation": (_JNP, {
+        0: "refjax has no jax_dump_ir_to / jax_dump_ir_modes options (it emits no XLA IR to "
+           "dump): AttributeError"}),
+}
+# the options the pages set process-wide, put back after each page
+_OPTIONS = ("jax_default_matmul_precision", "jax_log_compiles", "jax_explain_cache_misses",
+            "jax_dump_ir_to", "jax_dump_ir_modes")
 
-def differing_cells(path):
+
+def differing_cells(path, blocks=cells, preamble=""):
     """The indices of the cells of a page that show something else on refjax than on JAX."""
     page = open(path).read()
-    ours, theirs = run_page(page, refjax=True), run_page(page, refjax=False)
-    assert all(shown != "<syntax>" for _, shown in ours)
+    with _options_kept(refjax), _options_kept(jax):
+        ours = run_page(page, True, blocks, preamble)
+        theirs = run_page(page, False, blocks, preamble)
+    # a cell refjax's imports made unparsable; a plain page's `def f(...)` is neither's
+    assert all(a != "<syntax>" or b == a for (_, a), (_, b) in zip(ours, theirs))
     return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
 
 
-@pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are not checked out here")
+@contextlib.contextmanager
+def _options_kept(module):
+    names = [n for n in _OPTIONS if hasattr(module.config, n)]
+    kept = {n: getattr(module.config, n) for n in names}
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            module.config.update(name, value)
+
+
+def _shows_what_jax_shows(page, known, **kw):
+    with refjax.set_mesh(None), jax.set_mesh(None):
+        assert differing_cells(f"{DOCS}/{page}.md", **kw) == set(known)
+
+
+_DOCS_HERE = pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are not checked out")
+
+
+@_DOCS_HERE
 @pytest.mark.backends("numpy_ref")  # each page compiles many programs in JAX: one backend
 @pytest.mark.parametrize("page", sorted(KNOWN))
 def test_jax_doc_page_shows_what_jax_shows(page):
-    with refjax.set_mesh(None), jax.set_mesh(None):
-        assert differing_cells(f"{DOCS}/{page}.md") == set(KNOWN[page])
+    _shows_what_jax_shows(page, KNOWN[page])
+
+
+@pytest.mark.thorough
+@_DOCS_HERE
+@pytest.mark.backends("numpy_ref")
+@pytest.mark.parametrize("page", sorted(SLOW))
+def test_slow_jax_doc_page_shows_what_jax_shows(page):
+    _shows_what_jax_shows(page, SLOW[page])
+
+
+@_DOCS_HERE
+@pytest.mark.backends("numpy_ref")
+def test_plain_jax_doc_pages_show_what_jax_shows():
+    """The precision, controlling-xla and slow-compilation pages' snippets (a few seconds
+    together: one test)."""
+    for page, (preamble, known) in PLAIN.items():
+        _shows_what_jax_shows(page, known, blocks=python_blocks, preamble=preamble)
