@@ -109,3 +109,27 @@ def test_precision_errors_are_jaxs():
         jnp.dot(_X, _X, precision=("highest", "F32_F32_F32"))
     with pytest.raises(ValueError, match="not supported by dot_general on CPU"):
         refjax.jit(lambda x: jnp.dot(x, x, precision="TF32_TF32_F32"))(_X)
+
+
+def _ragged_and_conv(lax_module, jnp_module, precision):
+    try:
+        lhs, rhs = jnp_module.asarray(_X[:, :3]), jnp_module.asarray(_X[:2, :3, None] / 7)
+        out = lax_module.ragged_dot(lhs, jnp_module.tile(rhs, (1, 1, 2)),
+                                    jnp_module.array([1, 3]), precision=precision)
+    except ValueError as e:
+        return str(e)
+    # JAX's convolution takes any algorithm and computes as by default
+    conv = lax_module.conv_general_dilated(lhs[None, :1], rhs[:1].transpose(0, 2, 1), (1,),
+                                           "VALID", precision=precision)
+    return np.asarray(out).tolist(), np.asarray(conv).tolist()
+
+
+def test_ragged_dot_runs_the_algorithm_and_convolutions_take_one():
+    for precision in ("F16_F16_F16", "TF32_TF32_F32"):
+        ours, theirs = (_ragged_and_conv(refjax.lax, jnp, precision),
+                        _ragged_and_conv(jax.lax, real_jnp, precision))
+        if isinstance(theirs, str):
+            assert ours.endswith(theirs)
+        else:
+            np.testing.assert_allclose(ours[0], theirs[0], rtol=0)
+            np.testing.assert_allclose(ours[1], theirs[1], rtol=2e-7)

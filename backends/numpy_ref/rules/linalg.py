@@ -35,13 +35,18 @@ def _contract(operands, dimension_numbers, blas):
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding=None):
     out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return with_algorithm(precision, lhs, rhs, out_dtype,
+                          lambda lhs, rhs, dtype: _dot(lhs, rhs, dimension_numbers, dtype))
+
+
+def with_algorithm(precision, lhs, rhs, out_dtype, product):
+    """product(lhs, rhs, dtype) in `precision`'s algorithm: the operands rounded to its types,
+    accumulated in its own, as XLA's CPU backend runs the ones JAX lets it."""
     if not dot_algorithm.is_algorithm(precision):
-        return _dot(lhs, rhs, dimension_numbers, out_dtype)
-    # An algorithm rounds the operands to its types and accumulates in its own, as XLA's CPU
-    # backend runs the ones JAX lets it.
+        return product(lhs, rhs, out_dtype)
     dot_algorithm.check_on_cpu(precision)
     lt, rt, acc = dot_algorithm.compute_types(precision, lhs.dtype, rhs.dtype, out_dtype)
-    out = _dot(convert(lhs, lt), convert(rhs, rt), dimension_numbers, acc)
+    out = product(convert(lhs, lt), convert(rhs, rt), acc)
     return out if out.dtype == out_dtype else convert(out, out_dtype)
 
 
