@@ -14,7 +14,9 @@ giving the names the snippets assume (`x`, `f`). Pages not run, and why:
   persistent compilation cache, kernels compiled for accelerators or C++ FFI targets.
 """
 import contextlib
+import io
 import os
+import sys
 
 import jax
 import pytest
@@ -45,6 +47,13 @@ _STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX s
            "broadcast_in_dim of each and a concatenate (same values)")
 _NO_XLA_METADATA = ("refjax has no jax.experimental.xla_metadata (ModuleNotFoundError); "
                     "JAX 0.10.2 has the module without xla_metadata_call (ImportError)")
+
+_PULLBACK_INTO_REF = (
+    "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
+    "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
+    "cotangent and adds it to the reference after the call")
+_LAX_MAP_PRINTS = ("jax.debug.print's order within a lax.map body: JAX's compiled program runs "
+                   "the two unordered prints in the other order; refjax in program order")
 
 _AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explicit): the "
          "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
@@ -105,8 +114,7 @@ KNOWN = {
     "new_docs/201/callbacks": {},
     "new_docs/201/control-flow": {},
     "new_docs/201/debugging": {
-        3: "jax.debug.print's order within a lax.map body: JAX's compiled program runs the "
-           "two unordered prints in the other order; refjax in program order",
+        3: _LAX_MAP_PRINTS,
         11: "the traceback's last note: JAX's api_boundary adds 'For simplicity, JAX has "
             "removed its internal frames...'; refjax filters no frames"},
     "new_docs/201/jit": {},
@@ -118,20 +126,27 @@ KNOWN = {
     "new_docs/301/remat": {},
     "new_docs/301/refs": {
         4: _REF_WEAK,
-        12: "the jaxpr of a pullback accumulating into a reference: JAX passes the reference "
-            "into the transposed jit and adds the slice there (b[c:c+1] += j); refjax "
-            "transposes to the whole cotangent and adds it to the reference after the call",
+        12: _PULLBACK_INTO_REF,
         18: _REF_WEAK},
     "new_docs/301/hijax-types": {i: _HIJAX for i in (
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
     "new_docs/301/cookbook": {},
+    "debugging": {3: _LAX_MAP_PRINTS},
 }
+# what a page's jax.debug.breakpoint reads (each side its own copy): print a value, continue
+DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
 # 9-14 s each under load (JAX compiling the page's programs): the thorough profile's
 SLOW = {
     "new_docs/101/pytrees": {9: _UNSEEDED},
     "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
+    "array_refs": {
+        2: "jnp.sin of a reference inside jit: JAX's TypeError names its internal tracer class "
+           "(DynamicJaxprTracer at position 0); refjax's says `got Ref`",
+        15: _REF_WEAK, 30: _REF_WEAK, 23: _PULLBACK_INTO_REF,
+        28: "prints buffer addresses (Ref.unsafe_buffer_pointer, which refjax's Ref lacks: "
+            "AttributeError)"},
 }
 
 _JNP = "import jax\nimport jax.numpy as jnp\n"
@@ -153,15 +168,26 @@ _OPTIONS = ("jax_default_matmul_precision", "jax_log_compiles", "jax_explain_cac
             "jax_dump_ir_to", "jax_dump_ir_modes")
 
 
-def differing_cells(path, blocks=cells, preamble=""):
+def differing_cells(path, blocks=cells, preamble="", stdin=""):
     """The indices of the cells of a page that show something else on refjax than on JAX."""
     page = open(path).read()
     with _options_kept(refjax), _options_kept(jax):
-        ours = run_page(page, True, blocks, preamble)
-        theirs = run_page(page, False, blocks, preamble)
+        with _reading(stdin):
+            ours = run_page(page, True, blocks, preamble)
+        with _reading(stdin):
+            theirs = run_page(page, False, blocks, preamble)
     # a cell refjax's imports made unparsable; a plain page's `def f(...)` is neither's
     assert all(a != "<syntax>" or b == a for (_, a), (_, b) in zip(ours, theirs))
     return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+
+
+@contextlib.contextmanager
+def _reading(text):
+    stdin, sys.stdin = sys.stdin, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = stdin
 
 
 @contextlib.contextmanager
@@ -187,7 +213,7 @@ _DOCS_HERE = pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are 
 @pytest.mark.backends("numpy_ref")  # each page compiles many programs in JAX: one backend
 @pytest.mark.parametrize("page", sorted(KNOWN))
 def test_jax_doc_page_shows_what_jax_shows(page):
-    _shows_what_jax_shows(page, KNOWN[page])
+    _shows_what_jax_shows(page, KNOWN[page], stdin=DEBUGGER_INPUT.get(page, ""))
 
 
 @pytest.mark.thorough

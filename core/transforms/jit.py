@@ -267,6 +267,14 @@ class JitWrapped:
                     f"array reference of type {x.aval} appeared at both {seen[id(x)]} and {name}.")
             seen[id(x)] = name
 
+    def _ref_origin(self, flat_args, args, kwargs, ref):
+        """Where a returned reference came from, as JAX says it: the argument passing it."""
+        at = [i for i, a in enumerate(flat_args) if a is ref]
+        if not at:
+            return ""
+        name = diagnostics.flat_arg_names(self._signature, args, kwargs)[at[0]]
+        return f"\n\nThe returned mutable array was passed in as the argument {name}."
+
     def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
         """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
         that is no JAX value (its path by the function's parameter names)."""
@@ -317,7 +325,9 @@ class JitWrapped:
                 out = _constrain(out, self._out_shardings, "out_shardings", self._who, fixed)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
-            return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
+            origin = functools.partial(self._ref_origin, flat_args, dyn_args, dyn_kwargs)
+            return [_check_output(x, self._fun, out_tree, i, origin)
+                    for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
@@ -439,13 +449,14 @@ def _check_hashable(value, where):
     return value
 
 
-def _check_output(x, fun, tree, i):
+def _check_output(x, fun, tree, i, origin=lambda ref: ""):
     """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
-    defined and the leaf's key path) when it is no JAX value."""
+    defined and the leaf's key path) when it is no JAX value; ValueError for a reference
+    (`origin(x)`: the argument it came in as)."""
     if is_ref(x):
         raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
                          f"reference of type {get_aval(x)}, but mutable array references "
-                         "cannot be returned.")
+                         f"cannot be returned.{origin(x)}")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
