@@ -52,6 +52,8 @@ _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
     "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
     "cotangent and adds it to the reference after the call")
+_NO_DONATION = ("jit's donate_argnums: JAX's CPU runtime deletes a donated buffer it reuses "
+                "(so the page's reuse of `y` raises); refjax donates nothing and `y` stays usable")
 _LAX_MAP_PRINTS = ("jax.debug.print's order within a lax.map body: JAX's compiled program runs "
                    "the two unordered prints in the other order; refjax in program order")
 
@@ -147,6 +149,12 @@ SLOW = {
         15: _REF_WEAK, 30: _REF_WEAK, 23: _PULLBACK_INTO_REF,
         28: "prints buffer addresses (Ref.unsafe_buffer_pointer, which refjax's Ref lacks: "
             "AttributeError)"},
+    # the earlier versions of new_docs/301/hijax-types and custom-derivatives
+    "hijax_types": {i: _HIJAX for i in (
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
+    "hijax_custom_derivatives": {i: _HIJAX for i in (
+        0, 1, 6, 7, 9, 12, 13, 14, 17, 22, 24, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38)},
 }
 
 _JNP = "import jax\nimport jax.numpy as jnp\n"
@@ -159,6 +167,9 @@ PLAIN = {
         4: _NO_XLA_METADATA, 6: _NO_XLA_METADATA,
         7: "refjax has no jax.experimental.xla_metadata.set_xla_metadata, and the numpy_ref "
            "backend's compiled text is not XLA's HLO"}),
+    "buffer_donation": (_JNP + "import numpy as np\n", {
+        4: _NO_DONATION, 5: _NO_DONATION}),
+    "migrate_pmap": (_JNP, {}),
     "new_docs/201/slow-compilation": (_JNP, {
         0: "refjax has no jax_dump_ir_to / jax_dump_ir_modes options (it emits no XLA IR to "
            "dump): AttributeError"}),
@@ -226,8 +237,7 @@ def test_slow_jax_doc_page_shows_what_jax_shows(page):
 
 @_DOCS_HERE
 @pytest.mark.backends("numpy_ref")
-def test_plain_jax_doc_pages_show_what_jax_shows():
-    """The precision, controlling-xla and slow-compilation pages' snippets (a few seconds
-    together: one test)."""
-    for page, (preamble, known) in PLAIN.items():
-        _shows_what_jax_shows(page, known, blocks=python_blocks, preamble=preamble)
+@pytest.mark.parametrize("page", sorted(PLAIN))
+def test_plain_jax_doc_page_shows_what_jax_shows(page):
+    preamble, known = PLAIN[page]
+    _shows_what_jax_shows(page, known, blocks=python_blocks, preamble=preamble)
