@@ -13,10 +13,15 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _PYTHON = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
+_OPTIONS = re.compile(r"\A---\n.*?^---\n", re.S | re.M)
+
+
 def cells(markdown):
-    """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines or
+    `---`-fenced option block."""
     out = []
     for body in _CELL.findall(markdown):
+        body = _OPTIONS.sub("", body)
         lines = [line for line in body.splitlines() if not line.startswith(":")]
         out.append("\n".join(lines).strip("\n"))
     return out

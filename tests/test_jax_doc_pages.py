@@ -8,10 +8,16 @@ Plain pages (```python snippets, not notebooks: PLAIN) run snippet by snippet af
 giving the names the snippets assume (`x`, `f`). Pages not run, and why:
 - new_docs/501/data-loading, docs/distributed_data_loading's plain twin: tf.data pipelines
   over several processes (tensorflow is not installed: both raise ModuleNotFoundError);
-- new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 401/pallas,
-  401/ffi, 401/cute-dsl, notebooks/cute_dsl_jax, notebooks/host-offloading,
-  notebooks/colocated-python: GPU/TPU memory, the profiler, several processes, the
-  persistent compilation cache, kernels compiled for accelerators or C++ FFI targets.
+- notebooks/neural_network_with_tfds_data: tensorflow_datasets is not installed;
+- notebooks/layout: XLA's device-local memory layouts (jax.experimental.layout: refjax
+  compiles no XLA program; on JAX's CPU the page's own layout assertions fail);
+- notebooks/colocated-python: JAX's colocated Python runtime (its cells fail on JAX too);
+- new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 501/export,
+  501/shape-polymorphism, 401/pallas, 401/ffi, ffi, 401/cute-dsl, notebooks/cute_dsl_jax,
+  persistent_compilation_cache, multi_process, gpu_performance_tips, device_memory_profiling:
+  GPU/TPU memory, the profiler, several processes, the persistent compilation cache,
+  jax.export, kernels compiled for accelerators or C++ FFI targets;
+- new_docs/201/aot, aot: jit's stages (tests/test_stages.py).
 """
 import contextlib
 import io
@@ -54,6 +60,8 @@ _PULLBACK_INTO_REF = (
     "cotangent and adds it to the reference after the call")
 _NO_DONATION = ("jit's donate_argnums: JAX's CPU runtime deletes a donated buffer it reuses "
                 "(so the page's reuse of `y` raises); refjax donates nothing and `y` stays usable")
+_MEMORY = ("prints XLA's memory analysis of the compiled program (temp and argument bytes): "
+           "the numpy_ref backend's Compiled has no memory_analysis (AttributeError)")
 _LAX_MAP_PRINTS = ("jax.debug.print's order within a lax.map body: JAX's compiled program runs "
                    "the two unordered prints in the other order; refjax in program order")
 
@@ -136,6 +144,7 @@ KNOWN = {
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
     "new_docs/301/cookbook": {},
     "debugging": {3: _LAX_MAP_PRINTS},
+    "notebooks/host-offloading": {i: _MEMORY for i in (5, 8, 9)},
 }
 # what a page's jax.debug.breakpoint reads (each side its own copy): print a value, continue
 DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
@@ -188,7 +197,8 @@ def differing_cells(path, blocks=cells, preamble="", stdin=""):
         with _reading(stdin):
             theirs = run_page(page, False, blocks, preamble)
     # a cell refjax's imports made unparsable; a plain page's `def f(...)` is neither's
-    assert all(a != "<syntax>" or b == a for (_, a), (_, b) in zip(ours, theirs))
+    assert all(a != "<syntax>" or b == a and blocks is python_blocks
+               for (_, a), (_, b) in zip(ours, theirs))
     return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
 
 
