@@ -267,13 +267,22 @@ class JitWrapped:
                     f"array reference of type {x.aval} appeared at both {seen[id(x)]} and {name}.")
             seen[id(x)] = name
 
-    def _ref_origin(self, flat_args, args, kwargs, ref):
-        """Where a returned reference came from, as JAX says it: the argument passing it."""
+    def _ref_origin(self, flat_args, args, kwargs, out, ref):
+        """(where in the result, where from) of a returned reference, as JAX says them: its
+        output path, and the argument passing it or the line that made it."""
+        return _output_path(out, ref), self._ref_source(flat_args, args, kwargs, ref)
+
+    def _ref_source(self, flat_args, args, kwargs, ref):
         at = [i for i, a in enumerate(flat_args) if a is ref]
-        if not at:
+        if at:
+            name = diagnostics.flat_arg_names(self._signature, args, kwargs)[at[0]]
+            return f"\n\nThe returned mutable array was passed in as the argument {name}."
+        made = next((e for e in getattr(getattr(ref, "_trace", None), "eqns", ())
+                     if e.outvars and ref._var in e.outvars), None)
+        if made is None or made.source_info is None:
             return ""
-        name = diagnostics.flat_arg_names(self._signature, args, kwargs)[at[0]]
-        return f"\n\nThe returned mutable array was passed in as the argument {name}."
+        return ("\n\nThe returned mutable array was created on line "
+                f"{made.source_info.summarize()}.")
 
     def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
         """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
@@ -325,7 +334,7 @@ class JitWrapped:
                 out = _constrain(out, self._out_shardings, "out_shardings", self._who, fixed)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
-            origin = functools.partial(self._ref_origin, flat_args, dyn_args, dyn_kwargs)
+            origin = functools.partial(self._ref_origin, flat_args, dyn_args, dyn_kwargs, out)
             return [_check_output(x, self._fun, out_tree, i, origin)
                     for i, x in enumerate(out_leaves)]
 
@@ -449,14 +458,21 @@ def _check_hashable(value, where):
     return value
 
 
-def _check_output(x, fun, tree, i, origin=lambda ref: ""):
+def _output_path(out, leaf):
+    """' at output tree path result...' for a leaf below the top of the function's result."""
+    path = next(p for p, x in pytree.tree_flatten_with_path(out)[0] if x is leaf)
+    return f" at output tree path result{pytree.keystr(path)}" if path else ""
+
+
+def _check_output(x, fun, tree, i, origin=lambda ref: ("", "")):
     """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
     defined and the leaf's key path) when it is no JAX value; ValueError for a reference
-    (`origin(x)`: the argument it came in as)."""
+    (`origin(x)`: where in the result, and where it came from)."""
     if is_ref(x):
+        where, came = origin(x)
         raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
-                         f"reference of type {get_aval(x)}, but mutable array references "
-                         f"cannot be returned.{origin(x)}")
+                         f"reference of type {get_aval(x)}{where}, but mutable array references "
+                         f"cannot be returned.{came}")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
