@@ -58,8 +58,6 @@ _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
     "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
     "cotangent and adds it to the reference after the call")
-_NO_DONATION = ("jit's donate_argnums: JAX's CPU runtime deletes a donated buffer it reuses "
-                "(so the page's reuse of `y` raises); refjax donates nothing and `y` stays usable")
 _MEMORY = ("prints XLA's memory analysis of the compiled program (temp and argument bytes): "
            "the numpy_ref backend's Compiled has no memory_analysis (AttributeError)")
 _LAX_MAP_PRINTS = ("jax.debug.print's order within a lax.map body: JAX's compiled program runs "
@@ -177,7 +175,10 @@ PLAIN = {
         7: "refjax has no jax.experimental.xla_metadata.set_xla_metadata, and the numpy_ref "
            "backend's compiled text is not XLA's HLO"}),
     "buffer_donation": (_JNP + "import numpy as np\n", {
-        4: _NO_DONATION, 5: _NO_DONATION}),
+        4: "a donated (deleted) array passed again to the jitted function that took it: "
+           "JAX's C++ dispatch of a program it ran raises ValueError (INVALID_ARGUMENT: "
+           "Invalid buffer passed to Execute()), its Python dispatch RuntimeError (Array has "
+           "been deleted), which refjax raises on every call (tests/test_donation.py)"}),
     "migrate_pmap": (_JNP, {}),
     "new_docs/201/slow-compilation": (_JNP, {
         0: "refjax has no jax_dump_ir_to / jax_dump_ir_modes options (it emits no XLA IR to "

@@ -19,7 +19,7 @@ from ..sharding_names import fix_outputs
 from ..sharding_types import type_constraint, typed_aval
 from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
-from . import fast_path, jit_devices, staging
+from . import donation, fast_path, jit_devices, staging
 from . import jit_diagnostics as diagnostics
 from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -320,7 +320,18 @@ class JitWrapped:
                 key_reuse.is_key_array(x) for x in (*staged.tracer_consts, *leaves)])
         if current_trace() is EVAL_TRACE:
             diagnostics.log_compile(self._name, signature[3], self._in_shardings)
+            if self._donate_argnums:
+                donation.warn_unusable(signature[3], *self._donation(staged))
         return staged
+
+    def _donation(self, staged):
+        """(the donated flat arguments, those an output reuses) of a staged call."""
+        n = len(staged.tracer_consts)
+        kept = jit_devices.used_inputs(staged.closed)[n:]  # JAX prunes the unused ones
+        donated = [i for i in donation.donated_leaves(
+            self._donate_argnums, self._static_argnums, staged.in_tree) if kept[i]]
+        avals = staged.closed.in_avals[n:]
+        return donated, donation.reused(avals, donated, staged.closed.out_avals)
 
     def _trace(self, static, static_kw, in_tree, avals):
         out_tree_box, fixed = [], []
@@ -352,13 +363,17 @@ class JitWrapped:
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
-        if current_trace() is EVAL_TRACE:
+        top = current_trace() is EVAL_TRACE
+        if top:
             check_execution_allowed(self._name)
             leaves = self._on_its_devices(staged, leaves, args, kwargs)
         ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed, **ctx)
+        if top and self._donate_argnums:  # each donating call deletes: no fast path
+            donation.donate(leaves, self._donation(staged)[1], outs)
+            fast_key = None
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)

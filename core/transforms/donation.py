@@ -1,0 +1,62 @@
+"""jit's donate_argnums at the top level, as JAX's CPU runtime treats donated buffers: a
+donated array an output can reuse is deleted after the call; the others are kept, with JAX's
+warning when the function is compiled."""
+import collections
+import math
+import warnings
+
+from .. import pytree
+from ..array import Array
+
+
+def donated_leaves(donate_argnums, static_argnums, in_tree):
+    """Which flat arguments are donated: the leaves of the positional arguments named by
+    donate_argnums (numbered among all positional arguments, static ones included)."""
+    args, _ = pytree.tree_unflatten(in_tree, list(range(in_tree.num_leaves)))
+    static = set(static_argnums)
+    positions = [i for i in range(len(args) + len(static)) if i not in static]
+    donated = {positions.index(i) for i in donate_argnums if i in positions}
+    return [leaf for i, arg in enumerate(args) if i in donated
+            for leaf in pytree.tree_leaves(arg)]
+
+
+def reused(in_avals, donated, out_avals):
+    """The donated inputs an output reuses, as JAX pairs them: first an output of the same
+    shape and dtype, then one with as many elements."""
+    by_type = collections.defaultdict(collections.deque)
+    for i in donated:
+        by_type[_key(in_avals[i])].append(i)
+    used, unpaired = set(), collections.Counter()
+    for out in out_avals:
+        if by_type[_key(out)]:
+            used.add(by_type[_key(out)].popleft())
+        else:
+            unpaired[math.prod(out.shape)] += 1
+    for i in donated:
+        size = math.prod(in_avals[i].shape)
+        if i not in used and unpaired[size]:
+            unpaired[size] -= 1
+            used.add(i)
+    return used
+
+
+def _key(aval):
+    return aval.shape, aval.dtype
+
+
+def warn_unusable(in_avals, donated, used):
+    """JAX's warning (when it compiles) for donated inputs no output reuses."""
+    unusable = [str(in_avals[i]) for i in donated if i not in used]
+    if unusable:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\nSee an "
+                      "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                      stacklevel=4)
+
+
+def donate(leaves, used, outs):
+    """Delete the reused donated arrays (not one the call returns as it is)."""
+    returned = {id(x) for x in outs}
+    for i in used:
+        x = leaves[i]
+        if isinstance(x, Array) and id(x) not in returned and not x.is_deleted():
+            x.delete()
