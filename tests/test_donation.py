@@ -66,3 +66,24 @@ def test_a_donated_array_is_gone_and_a_chain_of_calls_runs():
     with refjax.disable_jit():
         f(y)
     assert not y.is_deleted()
+
+
+def _by_name(jax_module):
+    def f(x, y):
+        return x * y
+    calls = [({"donate_argnames": "y"}, lambda g, a, b: g(a, b)),
+             ({"donate_argnames": "y"}, lambda g, a, b: g(a, y=b)),
+             ({"donate_argnums": 1}, lambda g, a, b: g(a, y=b)),
+             ({"donate_argnames": ("x", "y")}, lambda g, a, b: g(x=a, y=b))]
+    seen = []
+    for options, call in calls:
+        a, b = jax_module.numpy.ones(3), jax_module.numpy.ones(3)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(jax_module.jit(f, **options), a, b)
+        seen.append((a.is_deleted(), b.is_deleted(), len(caught)))
+    return seen
+
+
+def test_donate_argnames_and_argnums_name_the_same_arguments():
+    assert _by_name(refjax) == _by_name(jax)

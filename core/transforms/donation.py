@@ -9,15 +9,18 @@ from .. import pytree
 from ..array import Array
 
 
-def donated_leaves(donate_argnums, static_argnums, in_tree):
+def donated_leaves(donate_argnums, donate_argnames, static_argnums, in_tree):
     """Which flat arguments are donated: the leaves of the positional arguments named by
-    donate_argnums (numbered among all positional arguments, static ones included)."""
-    args, _ = pytree.tree_unflatten(in_tree, list(range(in_tree.num_leaves)))
+    donate_argnums (numbered among all positional arguments, static ones included) and of
+    the keyword arguments named by donate_argnames."""
+    args, kwargs = pytree.tree_unflatten(in_tree, list(range(in_tree.num_leaves)))
     static = set(static_argnums)
     positions = [i for i in range(len(args) + len(static)) if i not in static]
     donated = {positions.index(i) for i in donate_argnums if i in positions}
     return [leaf for i, arg in enumerate(args) if i in donated
-            for leaf in pytree.tree_leaves(arg)]
+            for leaf in pytree.tree_leaves(arg)] + [
+        leaf for k, v in kwargs.items() if k in donate_argnames
+        for leaf in pytree.tree_leaves(v)]
 
 
 def reused(in_avals, donated, out_avals):

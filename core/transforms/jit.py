@@ -174,7 +174,7 @@ class JitWrapped:
     """What jax.jit returns: callable, with .lower(), .trace(), .eval_shape(), .clear_cache()."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 in_shardings, out_shardings, shared=True, who="jit"):
+                 in_shardings, out_shardings, shared=True, who="jit", donate_argnames=None):
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
@@ -185,6 +185,8 @@ class JitWrapped:
         self._who = who  # "pjit" resolves PartitionSpecs against `with mesh:` too
         self._signature = _signature(fun)
         self._resolve_static_names()
+        self._donate_argnums, self._donate_argnames = _by_number_and_name(
+            self._signature, self._donate_argnums, _names(donate_argnames))
         self._name = self.__name__ = _fun_name(fun)
         self._cache = trace_cache(fun, self._options() if shared else None)
         self._fast = self._cache.runners
@@ -192,7 +194,8 @@ class JitWrapped:
     def _options(self):
         """What, besides the function, decides its traces (the shared cache's key)."""
         return (type(self), self._name, self._static_argnums, self._static_argnames,
-                self._donate_argnums, self._in_shardings, self._out_shardings, self._who)
+                self._donate_argnums, self._donate_argnames, self._in_shardings,
+                self._out_shardings, self._who)
 
     def _resolve_static_names(self):
         sig = self._signature
@@ -320,7 +323,7 @@ class JitWrapped:
                 key_reuse.is_key_array(x) for x in (*staged.tracer_consts, *leaves)])
         if current_trace() is EVAL_TRACE:
             diagnostics.log_compile(self._name, signature[3], self._in_shardings)
-            if self._donate_argnums:
+            if self._donate_argnums or self._donate_argnames:
                 donation.warn_unusable(signature[3], *self._donation(staged))
         return staged
 
@@ -329,7 +332,8 @@ class JitWrapped:
         n = len(staged.tracer_consts)
         kept = jit_devices.used_inputs(staged.closed)[n:]  # JAX prunes the unused ones
         donated = [i for i in donation.donated_leaves(
-            self._donate_argnums, self._static_argnums, staged.in_tree) if kept[i]]
+            self._donate_argnums, self._donate_argnames, self._static_argnums, staged.in_tree)
+            if kept[i]]
         avals = staged.closed.in_avals[n:]
         return donated, donation.reused(avals, donated, staged.closed.out_avals)
 
@@ -371,7 +375,8 @@ class JitWrapped:
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed, **ctx)
-        if top and self._donate_argnums:  # each donating call deletes: no fast path
+        if top and (self._donate_argnums or self._donate_argnames):  # no fast path: each
+            # donating call deletes
             donation.donate(leaves, self._donation(staged)[1], outs)
             fast_key = None
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
@@ -513,8 +518,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     """Stage `fun` to a jaxpr once per argument signature and run it compiled by the backend."""
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums, in_shardings=in_shardings,
-                             out_shardings=out_shardings)
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                             in_shardings=in_shardings, out_shardings=out_shardings)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     if inspect.isgeneratorfunction(fun):
@@ -524,7 +529,17 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
-                      in_shardings, out_shardings)
+                      in_shardings, out_shardings, donate_argnames=donate_argnames)
+
+
+def _by_number_and_name(signature, nums, names):
+    """Argument numbers and names completed from each other through the signature, as JAX
+    completes donate_argnums and donate_argnames."""
+    params = [] if signature is None else [
+        n for n, p in signature.parameters.items() if p.kind.name == "POSITIONAL_OR_KEYWORD"]
+    nums = {*nums, *(params.index(n) for n in names if n in params)}
+    names = {*names, *(params[i] for i in nums if 0 <= i < len(params))}
+    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 def _names(argnames):
