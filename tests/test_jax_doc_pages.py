@@ -51,8 +51,6 @@ _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refja
 
 _STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX stages a "
            "broadcast_in_dim of each and a concatenate (same values)")
-_NO_XLA_METADATA = ("refjax has no jax.experimental.xla_metadata (ModuleNotFoundError); "
-                    "JAX 0.10.2 has the module without xla_metadata_call (ImportError)")
 
 _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
@@ -171,9 +169,8 @@ PLAIN = {
     "new_docs/201/controlling-xla": (_JNP, {
         2: "jit's compiler_options: XLA refuses an unknown option when it compiles "
            "(JaxRuntimeError); refjax compiles no XLA program and does not read them",
-        4: _NO_XLA_METADATA, 6: _NO_XLA_METADATA,
-        7: "refjax has no jax.experimental.xla_metadata.set_xla_metadata, and the numpy_ref "
-           "backend's compiled text is not XLA's HLO"}),
+        7: "lower(...).as_text('hlo'): the numpy_ref backend has no XLA HLO text (ValueError "
+           "naming the dialects it has)"}),
     "buffer_donation": (_JNP + "import numpy as np\n", {
         4: "a donated (deleted) array passed again to the jitted function that took it: "
            "JAX's C++ dispatch of a program it ran raises ValueError (INVALID_ARGUMENT: "
