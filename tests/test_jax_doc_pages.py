@@ -138,14 +138,14 @@ KNOWN = {
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
-    "new_docs/301/cookbook": {},
     "debugging": {3: _LAX_MAP_PRINTS},
     "notebooks/host-offloading": {i: _MEMORY for i in (5, 8, 9)},
 }
 # what a page's jax.debug.breakpoint reads (each side its own copy): print a value, continue
 DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
-# 9-14 s each under load (JAX compiling the page's programs): the thorough profile's
+# 9-35 s each under load (JAX compiling the page's programs): the thorough profile's
 SLOW = {
+    "new_docs/301/cookbook": {},
     "new_docs/101/pytrees": {9: _UNSEEDED},
     "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
     "array_refs": {
