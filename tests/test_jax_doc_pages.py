@@ -17,6 +17,7 @@ giving the names the snippets assume (`x`, `f`). Pages not run, and why:
   persistent_compilation_cache, multi_process, gpu_performance_tips, device_memory_profiling:
   GPU/TPU memory, the profiler, several processes, the persistent compilation cache,
   jax.export, kernels compiled for accelerators or C++ FFI targets;
+- xla_flags, benchmarking: XLA_FLAGS set in the environment, %timeit cells.
 - new_docs/201/aot, aot: jit's stages (tests/test_stages.py).
 """
 import contextlib
@@ -177,12 +178,13 @@ PLAIN = {
            "Invalid buffer passed to Execute()), its Python dispatch RuntimeError (Array has "
            "been deleted), which refjax raises on every call (tests/test_donation.py)"}),
     "migrate_pmap": (_JNP, {}),
+    "default_dtypes": (_JNP, {}),
     "new_docs/201/slow-compilation": (_JNP, {
         0: "refjax has no jax_dump_ir_to / jax_dump_ir_modes options (it emits no XLA IR to "
            "dump): AttributeError"}),
 }
 # the options the pages set process-wide, put back after each page
-_OPTIONS = ("jax_default_matmul_precision", "jax_log_compiles", "jax_explain_cache_misses",
+_OPTIONS = ("jax_enable_x64", "jax_default_matmul_precision", "jax_log_compiles", "jax_explain_cache_misses",
             "jax_dump_ir_to", "jax_dump_ir_modes")
 
 
