@@ -87,3 +87,20 @@ def _by_name(jax_module):
 
 def test_donate_argnames_and_argnums_name_the_same_arguments():
     assert _by_name(refjax) == _by_name(jax)
+
+
+def _reuse_errors(jax_module):
+    a = jax_module.numpy.ones(3)
+    add = lambda x, y: (x + y, x * y)  # noqa: E731
+    seen = []
+    for donate in ((0, 1), 0, 1):
+        try:
+            jax_module.jit(add, donate_argnums=donate)(a, a)
+        except Exception as e:  # noqa: BLE001 - the class and message are compared
+            seen.append((type(e).__name__, str(e), a.is_deleted()))
+    return seen
+
+
+def test_an_array_donated_and_passed_again_is_refused_before_the_call():
+    theirs = _reuse_errors(jax)
+    assert len(theirs) == 3 and _reuse_errors(refjax) == theirs

@@ -5,7 +5,7 @@ import collections
 import math
 import warnings
 
-from .. import pytree
+from .. import errors, pytree
 from ..array import Array
 
 
@@ -63,3 +63,27 @@ def donate(leaves, used, outs):
         x = leaves[i]
         if isinstance(x, Array) and id(x) not in returned and not x.is_deleted():
             x.delete()
+
+
+_REUSE = {  # (earlier donated, later donated): JAX's runtime's words
+    (True, True): ("donate the same buffer twice in Execute()", "f(donate(a), donate(a))"),
+    (True, False): ("use a buffer that was previously donated in the same call to Execute()",
+                    "f(donate(a), a)"),
+    (False, True): ("donate a buffer which is also used by the same call to Execute()",
+                    "f(a, donate(a))"),
+}
+
+
+def check_aliasing(leaves, used):
+    """JAX's JaxRuntimeError (before anything runs) for an array donated to the call and
+    passed to it again."""
+    first = {}
+    for j, x in enumerate(leaves):
+        if not isinstance(x, Array):
+            continue
+        i = first.setdefault(id(x), j)
+        if i != j and (i in used or j in used):
+            what, toy = _REUSE[i in used, j in used]
+            raise errors.JaxRuntimeError(
+                f"INVALID_ARGUMENT: Attempt to {what} (flattened argument {j}, replica 0, "
+                f"partition 0, first use: {i}). Toy example for this bug: `{toy}`.")

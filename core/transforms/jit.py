@@ -368,16 +368,19 @@ class JitWrapped:
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
         top = current_trace() is EVAL_TRACE
+        donating = top and (self._donate_argnums or self._donate_argnames)
         if top:
             check_execution_allowed(self._name)
             leaves = self._on_its_devices(staged, leaves, args, kwargs)
+        if donating:
+            reused = self._donation(staged)[1]
+            donation.check_aliasing(leaves, reused)
         ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed, **ctx)
-        if top and (self._donate_argnums or self._donate_argnames):  # no fast path: each
-            # donating call deletes
-            donation.donate(leaves, self._donation(staged)[1], outs)
+        if donating:  # each call deletes what it donates: no fast path
+            donation.donate(leaves, reused, outs)
             fast_key = None
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
