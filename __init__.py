@@ -108,6 +108,7 @@ _sys.modules[f"{__name__}.example_libraries"] = example_libraries
 _sys.modules[f"{__name__}.example_libraries.optimizers"] = example_libraries.optimizers
 _sys.modules[f"{__name__}.example_libraries.stax"] = example_libraries.stax
 _sys.modules[f"{__name__}.experimental.checkify"] = experimental.checkify
+_sys.modules[f"{__name__}.experimental.xla_metadata"] = experimental.xla_metadata
 
 from .api import extend  # noqa: E402
 

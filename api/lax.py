@@ -42,6 +42,7 @@ from ..core.primitives.reductions import (  # noqa: F401,E402
     reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin,
     cumsum, cumprod, cummax, cummin, associative_scan)
 from ..core.primitives.linalg import dot_general, dot, batch_matmul, Precision  # noqa: F401,E402
+from ..core.primitives.dot_algorithm import DotAlgorithm, DotAlgorithmPreset  # noqa: F401,E402
 from ..core.primitives.sorting import (  # noqa: F401,E402
     sort, sort_key_val, top_k, approx_max_k, approx_min_k)
 from ..core.primitives.parallel import (  # noqa: F401,E402

@@ -1,4 +1,5 @@
-"""Spec entries of split, tile, optimization_barrier and empty (core/primitives/arrays.py)."""
+"""Spec entries of split, tile, optimization_barrier, xla_metadata_value and empty
+(core/primitives/arrays.py)."""
 import numpy as np
 from hypothesis import strategies as st
 
@@ -61,6 +62,21 @@ def _barrier_signature(dtype, diff):
     return sig()
 
 
+def _metadata_signature(dtype, diff):
+    @st.composite
+    def sig(draw):
+        kvs = draw(st.sampled_from(((("tag", "a"),), (("breakpoint", True), ("tag", "b")))))
+        return Signature((Arg(draw(shapes()), dtype, draw(weak_flag(dtype)),
+                              _elements(dtype, diff)),), {"xla_metadata_kvs": kvs})
+    return sig()
+
+
+def _tagged(jax, x, *, xla_metadata_kvs):
+    import importlib
+    module = importlib.import_module(f"{jax.__name__}.experimental.xla_metadata")
+    return module.set_xla_metadata(x, **dict(xla_metadata_kvs))
+
+
 _F = np.ones((2, 3), np.float32)
 
 SPECS = [
@@ -97,6 +113,13 @@ SPECS = [
         diff_args=all_args, linear_args=all_args,
         notes="an identity on its operands (multiple results); XLA moves no operation across "
               "it; JVP and transpose put the tangents / cotangents through a barrier, as JAX"),
+    PrimitiveSpec(
+        name="xla_metadata_value", dtypes=ALL + COMPLEX, family="arrays",
+        signature=_metadata_signature, reference=_tagged, exact=True,
+        diff_args=all_args, linear_args=all_args,
+        notes="an identity tagging the op making its operand with XLA frontend attributes "
+              "(experimental.xla_metadata.set_xla_metadata); the tangent is tagged too, the "
+              "cotangent passes untagged, as JAX's"),
 ]
 
 

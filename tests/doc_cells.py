@@ -15,12 +15,18 @@ _CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 _DOCTEST = re.compile(r"```python\n(.*?)```", re.S)
 _DOCTEST_NAMESPACE = "import jax\nfrom jax import lax\nimport jax.numpy as jnp\nimport numpy as np"
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
+_PYTHON = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+_OPTIONS = re.compile(r"\A---\n.*?^---\n", re.S | re.M)
 
 
 def cells(markdown):
-    """The code cells of a MyST notebook, without their `:tags:`-style option lines."""
+    """The code cells of a MyST notebook, without their `:tags:`-style option lines or
+    `---`-fenced option block."""
     out = []
     for body in _CELL.findall(markdown):
+        body = _OPTIONS.sub("", body)
         lines = [line for line in body.splitlines() if not line.startswith(":")]
         out.append("\n".join(lines).strip("\n"))
     return out or doctest_cells(markdown)
@@ -33,6 +39,11 @@ def doctest_cells(markdown):
     examples = [ex.source.strip("\n") for block in _DOCTEST.findall(markdown)
                 for ex in parser.get_examples(block)]
     return [_DOCTEST_NAMESPACE, *examples] if examples else []
+
+
+def python_blocks(markdown):
+    """The ```python blocks of a plain (not notebook) page: its snippets, in order."""
+    return [body.strip("\n") for body in _PYTHON.findall(markdown)]
 
 
 def as_refjax(source):
@@ -72,11 +83,13 @@ def _flush(namespace):
         barrier()
 
 
-def run_page(markdown, refjax):
-    """[(cell source, what it shows)] for every cell of a page, in one namespace."""
+def run_page(markdown, refjax, blocks=cells, preamble=""):
+    """[(cell source, what it shows)] for every cell of a page, in one namespace (`blocks`
+    picks the cells: `python_blocks` for a plain page; `preamble` runs first, unshown)."""
     namespace = {"__name__": "__main__"}
+    exec(as_refjax(preamble) if refjax else preamble, namespace)
     results = []
-    for source in cells(markdown):
+    for source in blocks(markdown):
         src = as_refjax(source) if refjax else source
         try:
             results.append((source, run_cell(src, namespace)))

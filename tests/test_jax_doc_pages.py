@@ -2,12 +2,32 @@
 runnable notebooks) run cell by cell on refjax and on real JAX: every cell must show the same
 thing (printed text, the repr of its last expression, or the error class; numbers within
 float32 rounding), but for the cells listed with the reason they differ. A cell that starts
-to agree, or a new difference, fails the test. (The sharding pages: test_doc_sharding.py.)"""
+to agree, or a new difference, fails the test. (The sharding pages: test_doc_sharding.py.)
+
+Plain pages (```python snippets, not notebooks: PLAIN) run snippet by snippet after a preamble
+giving the names the snippets assume (`x`, `f`). Pages not run, and why:
+- new_docs/501/data-loading, docs/distributed_data_loading's plain twin: tf.data pipelines
+  over several processes (tensorflow is not installed: both raise ModuleNotFoundError);
+- notebooks/neural_network_with_tfds_data: tensorflow_datasets is not installed;
+- notebooks/layout: XLA's device-local memory layouts (jax.experimental.layout: refjax
+  compiles no XLA program; on JAX's CPU the page's own layout assertions fail);
+- notebooks/colocated-python: JAX's colocated Python runtime (its cells fail on JAX too);
+- new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 501/export,
+  501/shape-polymorphism, 401/pallas, 401/ffi, ffi, 401/cute-dsl, notebooks/cute_dsl_jax,
+  persistent_compilation_cache, multi_process, gpu_performance_tips, device_memory_profiling:
+  GPU/TPU memory, the profiler, several processes, the persistent compilation cache,
+  jax.export, kernels compiled for accelerators or C++ FFI targets;
+- xla_flags, benchmarking: XLA_FLAGS set in the environment, %timeit cells.
+- new_docs/201/aot, aot: jit's stages (tests/test_stages.py).
+"""
+import contextlib
+import io
 import os
+import sys
 
 import jax
 import pytest
-from doc_cells import run_page
+from doc_cells import cells, python_blocks, run_page
 from test_doc_examples import _same
 
 import refjax
@@ -29,6 +49,18 @@ _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
           "(ModuleNotFoundError), so the cell or the definitions it uses fail")
 _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
              "strongly typed value is written; JAX's shows the written value's (here strong)")
+
+_STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX stages a "
+           "broadcast_in_dim of each and a concatenate (same values)")
+
+_PULLBACK_INTO_REF = (
+    "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
+    "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
+    "cotangent and adds it to the reference after the call")
+_MEMORY = ("prints XLA's memory analysis of the compiled program (temp and argument bytes): "
+           "the numpy_ref backend's Compiled has no memory_analysis (AttributeError)")
+_LAX_MAP_PRINTS = ("jax.debug.print's order within a lax.map body: JAX's compiled program runs "
+                   "the two unordered prints in the other order; refjax in program order")
 
 _AUTO = ("make_mesh gives Auto axes (the seeds' default; JAX 0.10.2's is Explicit): the "
          "mesh's repr, jax.typeof's `float32[8@x]` and the sharding's axis_types; every cell "
@@ -94,8 +126,7 @@ KNOWN = {
     "new_docs/201/callbacks": {},
     "new_docs/201/control-flow": {},
     "new_docs/201/debugging": {
-        3: "jax.debug.print's order within a lax.map body: JAX's compiled program runs the "
-           "two unordered prints in the other order; refjax in program order",
+        3: _LAX_MAP_PRINTS,
         11: "the traceback's last note: JAX's api_boundary adds 'For simplicity, JAX has "
             "removed its internal frames...'; refjax filters no frames"},
     "new_docs/201/jit": {},
@@ -107,9 +138,7 @@ KNOWN = {
     "new_docs/301/remat": {},
     "new_docs/301/refs": {
         4: _REF_WEAK,
-        12: "the jaxpr of a pullback accumulating into a reference: JAX passes the reference "
-            "into the transposed jit and adds the slice there (b[c:c+1] += j); refjax "
-            "transposes to the whole cotangent and adds it to the reference after the call",
+        12: _PULLBACK_INTO_REF,
         18: _REF_WEAK},
     "new_docs/301/hijax-types": {i: _HIJAX for i in (
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -117,20 +146,115 @@ KNOWN = {
     "new_docs/201/placement": {2: _AUTO, 5: _AUTO, 7: _AUTO},
     "aot": {7: _NO_HLO, 9: _NO_COST, 18: _NO_HLO},
     "new_docs/201/aot": {7: _NO_HLO, 9: _NO_COST, 12: _NO_MEMORY, 21: _NO_HLO},
+    "debugging": {3: _LAX_MAP_PRINTS},
+    "notebooks/host-offloading": {i: _MEMORY for i in (5, 8, 9)},
+}
+# what a page's jax.debug.breakpoint reads (each side its own copy): print a value, continue
+DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
+# 9-35 s each under load (JAX compiling the page's programs): the thorough profile's
+SLOW = {
+    "new_docs/301/cookbook": {},
+    "new_docs/101/pytrees": {9: _UNSEEDED},
+    "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
+    "array_refs": {
+        2: "jnp.sin of a reference inside jit: JAX's TypeError names its internal tracer class "
+           "(DynamicJaxprTracer at position 0); refjax's says `got Ref`",
+        15: _REF_WEAK, 30: _REF_WEAK, 23: _PULLBACK_INTO_REF,
+        28: "prints buffer addresses (Ref.unsafe_buffer_pointer, which refjax's Ref lacks: "
+            "AttributeError)"},
+    # the earlier versions of new_docs/301/hijax-types and custom-derivatives
+    "hijax_types": {i: _HIJAX for i in (
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
+    "hijax_custom_derivatives": {i: _HIJAX for i in (
+        0, 1, 6, 7, 9, 12, 13, 14, 17, 22, 24, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38)},
 }
 
+_JNP = "import jax\nimport jax.numpy as jnp\n"
+PLAIN = {
+    "new_docs/201/precision": (_JNP + "x = jnp.arange(9.0).reshape(3, 3) / 7\n"
+                                      "f = lambda x: jnp.dot(x, x)\n", {}),
+    "new_docs/201/controlling-xla": (_JNP, {
+        2: "jit's compiler_options: XLA refuses an unknown option when it compiles "
+           "(JaxRuntimeError); refjax compiles no XLA program and does not read them",
+        7: "lower(...).as_text('hlo'): the numpy_ref backend has no XLA HLO text (ValueError "
+           "naming the dialects it has)"}),
+    "buffer_donation": (_JNP + "import numpy as np\n", {
+        4: "a donated (deleted) array passed again to the jitted function that took it: "
+           "JAX's C++ dispatch of a program it ran raises ValueError (INVALID_ARGUMENT: "
+           "Invalid buffer passed to Execute()), its Python dispatch RuntimeError (Array has "
+           "been deleted), which refjax raises on every call (tests/test_donation.py)"}),
+    "migrate_pmap": (_JNP, {}),
+    "default_dtypes": (_JNP, {}),
+    "new_docs/201/slow-compilation": (_JNP, {
+        0: "refjax has no jax_dump_ir_to / jax_dump_ir_modes options (it emits no XLA IR to "
+           "dump): AttributeError"}),
+}
+# the options the pages set process-wide, put back after each page
+_OPTIONS = ("jax_enable_x64", "jax_default_matmul_precision", "jax_log_compiles", "jax_explain_cache_misses",
+            "jax_dump_ir_to", "jax_dump_ir_modes")
 
-def differing_cells(path):
+
+def differing_cells(path, blocks=cells, preamble="", stdin=""):
     """The indices of the cells of a page that show something else on refjax than on JAX."""
     page = open(path).read()
-    ours, theirs = run_page(page, refjax=True), run_page(page, refjax=False)
-    assert all(shown != "<syntax>" for _, shown in ours)
+    with _options_kept(refjax), _options_kept(jax):
+        with _reading(stdin):
+            ours = run_page(page, True, blocks, preamble)
+        with _reading(stdin):
+            theirs = run_page(page, False, blocks, preamble)
+    # a cell refjax's imports made unparsable; a plain page's `def f(...)` is neither's
+    assert all(a != "<syntax>" or b == a and blocks is python_blocks
+               for (_, a), (_, b) in zip(ours, theirs))
     return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
 
 
-@pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are not checked out here")
+@contextlib.contextmanager
+def _reading(text):
+    stdin, sys.stdin = sys.stdin, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = stdin
+
+
+@contextlib.contextmanager
+def _options_kept(module):
+    names = [n for n in _OPTIONS if hasattr(module.config, n)]
+    kept = {n: getattr(module.config, n) for n in names}
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            module.config.update(name, value)
+
+
+def _shows_what_jax_shows(page, known, **kw):
+    with refjax.set_mesh(None), jax.set_mesh(None):
+        assert differing_cells(f"{DOCS}/{page}.md", **kw) == set(known)
+
+
+_DOCS_HERE = pytest.mark.skipif(not os.path.isdir(DOCS), reason="JAX's docs are not checked out")
+
+
+@_DOCS_HERE
 @pytest.mark.backends("numpy_ref")  # each page compiles many programs in JAX: one backend
 @pytest.mark.parametrize("page", sorted(KNOWN))
 def test_jax_doc_page_shows_what_jax_shows(page):
-    with refjax.set_mesh(None), jax.set_mesh(None):
-        assert differing_cells(f"{DOCS}/{page}.md") == set(KNOWN[page])
+    _shows_what_jax_shows(page, KNOWN[page], stdin=DEBUGGER_INPUT.get(page, ""))
+
+
+@pytest.mark.thorough
+@_DOCS_HERE
+@pytest.mark.backends("numpy_ref")
+@pytest.mark.parametrize("page", sorted(SLOW))
+def test_slow_jax_doc_page_shows_what_jax_shows(page):
+    _shows_what_jax_shows(page, SLOW[page])
+
+
+@_DOCS_HERE
+@pytest.mark.backends("numpy_ref")
+@pytest.mark.parametrize("page", sorted(PLAIN))
+def test_plain_jax_doc_page_shows_what_jax_shows(page):
+    preamble, known = PLAIN[page]
+    _shows_what_jax_shows(page, known, blocks=python_blocks, preamble=preamble)

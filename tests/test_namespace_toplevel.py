@@ -30,7 +30,7 @@ MISSING = {
         "DebugEffect": INTERNAL, "OrderedDebugEffect": INTERNAL,
     },
     "lax": {
-        "AccuracyMode": HARDWARE, "DotAlgorithm": HARDWARE, "DotAlgorithmPreset": HARDWARE,
+        "AccuracyMode": HARDWARE,
         "Tolerance": HARDWARE, "scaled_dot": HARDWARE,
         "ConvGeneralDilatedDimensionNumbers": INTERNAL, "DotDimensionNumbers": INTERNAL,
         "PrecisionLike": INTERNAL, "dce_sink": INTERNAL, "dce_sink_p": INTERNAL,

@@ -294,6 +294,9 @@ def _error_cases(jax):
         lambda: jax.new_ref([1.0]),
         lambda: jax.jit(lambda a, b: None)(r, r),
         lambda: jax.jit(lambda a: r[...])(r),
+        lambda: jax.jit(lambda a, d: d["r"])(1.0, {"r": r}),  # names the argument returned
+        lambda: jax.jit(lambda a: (a, {"k": jax.new_ref(a)}))(1.0),  # its path and line
+        lambda: jax.jit(lambda a: r)(1.0),  # closed over: no origin
         lambda: jax.lax.sin(r),
         lambda: r[jax.numpy.array([0.5])],
         lambda: jax.vmap(lambda x: r.__setitem__(..., x))(jax.numpy.ones((2, 3))),

@@ -15,7 +15,7 @@ def _pjit(fun, in_shardings=None, out_shardings=None, static_argnums=None, stati
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return _JitWrapped(fun, static_argnums, static_argnames, donate_argnums, in_shardings,
-                      out_shardings, who="pjit")
+                      out_shardings, who="pjit", donate_argnames=donate_argnames)
 
 
 _pjit.__name__ = _pjit.__qualname__ = "pjit"

@@ -1,5 +1,5 @@
-"""split, stack, unstack, tile, optimization_barrier and empty: array primitives beside
-structural.py, with all their rules and the lax functions binding them."""
+"""split, stack, unstack, tile, optimization_barrier, xla_metadata_value and empty: array
+primitives beside structural.py, with all their rules and the lax functions binding them."""
 import operator
 
 from .. import sharding_propagation as sp
@@ -9,7 +9,7 @@ from ..sharding_types import reject, strict
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero
-from ..transforms.batching import bdim_at_front
+from ..transforms.batching import bdim_at_front, defvectorized
 from . import structural as st
 
 # ---------------------------------------------------------------- split
@@ -254,6 +254,22 @@ optimization_barrier_p.def_batch(_barrier_batch)
 optimization_barrier_p.def_sharding(lambda in_specs, in_avals, out_avals: list(in_specs))
 split_p.def_sharding(lambda in_specs, in_avals, out_avals, *, sizes, axis: [
     sp.dedupe(s if i != axis else None for i, s in enumerate(in_specs[0]))] * len(sizes))
+
+
+# ---------------------------------------------------------------- xla_metadata_value
+
+xla_metadata_value_p = make_primitive("xla_metadata_value")
+xla_metadata_value_p.def_abstract_eval(lambda x, *, xla_metadata_kvs: x)
+# as JAX's: the tangent is tagged too, the cotangent passes untagged
+ad.deflinear(xla_metadata_value_p, lambda ct, x, **params: [ct])
+defvectorized(xla_metadata_value_p)
+xla_metadata_value_p.def_sharding(sp.elementwise)
+
+
+def xla_metadata_value(x, kvs):
+    """x, tagged with XLA frontend attributes (sorted (key, value) pairs) for the op making
+    it; an identity on numpy_ref."""
+    return xla_metadata_value_p.bind(x, xla_metadata_kvs=kvs)
 
 
 # ---------------------------------------------------------------- empty

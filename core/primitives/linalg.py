@@ -17,6 +17,7 @@ from ..transforms import ad
 from ..transforms.ad import Zero, defjvp
 from . import elementwise as ew
 from . import structural as st
+from .dot_algorithm import DotAlgorithmPreset, is_algorithm
 from .reductions import constrain
 
 
@@ -47,20 +48,36 @@ _PRECISION_STRINGS = {
 
 
 def canonicalize_precision(precision):
-    """None, a Precision/str, or a pair of them -> None or (Precision, Precision)."""
+    """None, a Precision/str, a pair of them, or a dot algorithm (or a preset's name) -> None,
+    (Precision, Precision) or the algorithm, as JAX's."""
     if precision is None:
         default = config.read("jax_default_matmul_precision")
-        return None if default is None else canonicalize_precision(default)
+        return None if default is None else _default_precision(default)
     if isinstance(precision, (str, Precision)) and _as_precision(precision) is not None:
         p = _as_precision(precision)
         return p, p
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
+    if is_algorithm(precision):
+        return precision
     if isinstance(precision, (tuple, list)) and len(precision) == 2:
         pair = tuple(_as_precision(p) for p in precision)
         if None not in pair:
             return pair
-    raise ValueError(f"Precision argument must be None, a string in "
-                     f"{sorted(_PRECISION_STRINGS)}, a lax.Precision value, or a pair of "
-                     f"these; got {precision!r}")
+    raise ValueError(f"Precision argument must be one of:\n- None,\n- a string in "
+                     f"{list(_PRECISION_STRINGS) + [None]},\n- a lax.Precision value,\n"
+                     f"- a tuple of two lax.Precision values or strings,\n- a "
+                     f"lax.DotAlgorithmPreset or the name of one of these presets, or\n- a "
+                     f"lax.DotAlgorithm value;\nbut got {precision}.")
+
+
+def _default_precision(default):
+    try:
+        return canonicalize_precision(default)
+    except ValueError:
+        raise ValueError(f"jax_default_matmul_precision flag must be set to None, a value in "
+                         f"{list(_PRECISION_STRINGS) + [None]}, or the name of a "
+                         f"lax.DotAlgorithmPreset, but got {default}") from None
 
 
 def _as_precision(p):

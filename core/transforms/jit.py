@@ -19,7 +19,7 @@ from ..sharding_names import fix_outputs
 from ..sharding_types import type_constraint, typed_aval
 from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
-from . import fast_path, jit_devices, staging
+from . import donation, fast_path, jit_devices, staging
 from . import jit_diagnostics as diagnostics
 from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -176,7 +176,7 @@ class JitWrapped:
     _donate_argnames = ()
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 in_shardings, out_shardings, shared=True, who="jit"):
+                 in_shardings, out_shardings, shared=True, who="jit", donate_argnames=None):
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums)
@@ -187,6 +187,8 @@ class JitWrapped:
         self._who = who  # "pjit" resolves PartitionSpecs against `with mesh:` too
         self._signature = _signature(fun)
         self._resolve_static_names()
+        self._donate_argnums, self._donate_argnames = _by_number_and_name(
+            self._signature, self._donate_argnums, _names(donate_argnames))
         self._name = self.__name__ = _fun_name(fun)
         self._cache = trace_cache(fun, self._options() if shared else None)
         self._fast = self._cache.runners
@@ -194,7 +196,8 @@ class JitWrapped:
     def _options(self):
         """What, besides the function, decides its traces (the shared cache's key)."""
         return (type(self), self._name, self._static_argnums, self._static_argnames,
-                self._donate_argnums, self._in_shardings, self._out_shardings, self._who)
+                self._donate_argnums, self._donate_argnames, self._in_shardings,
+                self._out_shardings, self._who)
 
     def _resolve_static_names(self):
         sig = self._signature
@@ -269,6 +272,23 @@ class JitWrapped:
                     f"array reference of type {x.aval} appeared at both {seen[id(x)]} and {name}.")
             seen[id(x)] = name
 
+    def _ref_origin(self, flat_args, args, kwargs, out, ref):
+        """(where in the result, where from) of a returned reference, as JAX says them: its
+        output path, and the argument passing it or the line that made it."""
+        return _output_path(out, ref), self._ref_source(flat_args, args, kwargs, ref)
+
+    def _ref_source(self, flat_args, args, kwargs, ref):
+        at = [i for i, a in enumerate(flat_args) if a is ref]
+        if at:
+            name = diagnostics.flat_arg_names(self._signature, args, kwargs)[at[0]]
+            return f"\n\nThe returned mutable array was passed in as the argument {name}."
+        made = next((e for e in getattr(getattr(ref, "_trace", None), "eqns", ())
+                     if e.outvars and ref._var in e.outvars), None)
+        if made is None or made.source_info is None:
+            return ""
+        return ("\n\nThe returned mutable array was created on line "
+                f"{made.source_info.summarize()}.")
+
     def _arg_avals(self, leaves, dyn_args, dyn_kwargs):
         """The avals of the dynamic arguments; TypeError in JAX's words naming the first one
         that is no JAX value (its path by the function's parameter names)."""
@@ -305,7 +325,19 @@ class JitWrapped:
                 key_reuse.is_key_array(x) for x in (*staged.tracer_consts, *leaves)])
         if current_trace() is EVAL_TRACE:
             diagnostics.log_compile(self._name, signature[3], self._in_shardings)
+            if self._donate_argnums or self._donate_argnames:
+                donation.warn_unusable(signature[3], *self._donation(staged))
         return staged
+
+    def _donation(self, staged):
+        """(the donated flat arguments, those an output reuses) of a staged call."""
+        n = len(staged.tracer_consts)
+        kept = jit_devices.used_inputs(staged.closed)[n:]  # JAX prunes the unused ones
+        donated = [i for i in donation.donated_leaves(
+            self._donate_argnums, self._donate_argnames, self._static_argnums, staged.in_tree)
+            if kept[i]]
+        avals = staged.closed.in_avals[n:]
+        return donated, donation.reused(avals, donated, staged.closed.out_avals)
 
     def _trace(self, static, static_kw, in_tree, avals):
         out_tree_box, fixed, own = [], [], ([], [])
@@ -321,7 +353,9 @@ class JitWrapped:
                                  own[1])
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
-            return [_check_output(x, self._fun, out_tree, i) for i, x in enumerate(out_leaves)]
+            origin = functools.partial(self._ref_origin, flat_args, dyn_args, dyn_kwargs, out)
+            return [_check_output(x, self._fun, out_tree, i, origin)
+                    for i, x in enumerate(out_leaves)]
 
         jaxpr, consts = staging.trace_to_jaxpr(flat_fun, avals)
         closed, tracer_consts = staging.closure_convert(jaxpr, consts)
@@ -338,13 +372,21 @@ class JitWrapped:
         """Stage (or reuse) the jaxpr for these arguments and bind the call primitive;
         with `fast_key` (this call's fast-path key), remember how to repeat it directly."""
         staged, leaves = self._stage(args, kwargs)
+        top = current_trace() is EVAL_TRACE
+        donating = top and (self._donate_argnums or self._donate_argnames)
         ctx = _ctx_mesh()  # set_mesh's, not pjit's resource mesh (JAX prints none for it)
         with placement_mesh(self._who):  # (pjit's `with mesh:` is its context mesh)
-            if current_trace() is EVAL_TRACE:
+            if top:
                 check_execution_allowed(self._name)
                 leaves = self._on_its_devices(staged, leaves, args, kwargs)
+            if donating:
+                reused = self._donation(staged)[1]
+                donation.check_aliasing(leaves, reused)
             outs = jit_p.bind(*staged.tracer_consts, *leaves, name=self._name,
                               jaxpr=staged.closed, **ctx)
+        if donating:  # each call deletes what it donates: no fast path
+            donation.donate(leaves, reused, outs)
+            fast_key = None
         if fast_key is not None and not staged.tracer_consts and not self._static_argnums:
             fast_path.remember(self._fast, fast_key, staged)
         return pytree.tree_unflatten(staged.out_tree, outs)
@@ -446,13 +488,21 @@ def _check_hashable(value, where):
     return value
 
 
-def _check_output(x, fun, tree, i):
+def _output_path(out, leaf):
+    """' at output tree path result...' for a leaf below the top of the function's result."""
+    path = next(p for p, x in pytree.tree_flatten_with_path(out)[0] if x is leaf)
+    return f" at output tree path result{pytree.keystr(path)}" if path else ""
+
+
+def _check_output(x, fun, tree, i, origin=lambda ref: ("", "")):
     """x, output leaf i of fun; TypeError in JAX's words (naming the function, where it is
-    defined and the leaf's key path) when it is no JAX value."""
+    defined and the leaf's key path) when it is no JAX value; ValueError for a reference
+    (`origin(x)`: where in the result, and where it came from)."""
     if is_ref(x):
+        where, came = origin(x)
         raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
-                         f"reference of type {get_aval(x)}, but mutable array references "
-                         "cannot be returned.")
+                         f"reference of type {get_aval(x)}{where}, but mutable array references "
+                         f"cannot be returned.{came}")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
@@ -488,10 +538,18 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     if both:
         raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
                          f"{both} appear in both static_argnames and donate_argnames")
-    wrapped = JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
-                         in_shardings, out_shardings)
-    wrapped._donate_argnames = _names(donate_argnames)  # (jax.stages' args_info)
-    return wrapped
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
+                      in_shardings, out_shardings, donate_argnames=donate_argnames)
+
+
+def _by_number_and_name(signature, nums, names):
+    """Argument numbers and names completed from each other through the signature, as JAX
+    completes donate_argnums and donate_argnames."""
+    params = [] if signature is None else [
+        n for n, p in signature.parameters.items() if p.kind.name == "POSITIONAL_OR_KEYWORD"]
+    nums = {*nums, *(params.index(n) for n in names if n in params)}
+    names = {*names, *(params[i] for i in nums if 0 <= i < len(params))}
+    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 def _names(argnames):

@@ -1,4 +1,5 @@
-"""NumPy rules of split, stack, unstack, tile, optimization_barrier and empty (exact)."""
+"""NumPy rules of split, stack, unstack, tile, optimization_barrier, xla_metadata_value and
+empty (exact)."""
 import numpy as np
 
 from ....core.primitives import arrays
@@ -33,3 +34,8 @@ def _optimization_barrier(*xs):
 @rule(arrays.empty_p)
 def _empty(*, shape, dtype, out_sharding):
     return np.zeros(shape, dtype)  # XLA's values on CPU
+
+
+@rule(arrays.xla_metadata_value_p)
+def _xla_metadata_value(x, *, xla_metadata_kvs):
+    return x  # XLA's frontend attributes: nothing to compute

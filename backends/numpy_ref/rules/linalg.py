@@ -1,7 +1,7 @@
 """NumPy rule of dot_general: einsum (BLAS where the dtypes allow) with XLA's accumulation."""
 import numpy as np
 
-from ....core.primitives import linalg
+from ....core.primitives import dot_algorithm, linalg
 from ._common import BLAS_TYPES, convert, rule, wide_dtype
 
 
@@ -35,6 +35,22 @@ def _contract(operands, dimension_numbers, blas):
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding=None):
     out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return with_algorithm(precision, lhs, rhs, out_dtype,
+                          lambda lhs, rhs, dtype: _dot(lhs, rhs, dimension_numbers, dtype))
+
+
+def with_algorithm(precision, lhs, rhs, out_dtype, product):
+    """product(lhs, rhs, dtype) in `precision`'s algorithm: the operands rounded to its types,
+    accumulated in its own, as XLA's CPU backend runs the ones JAX lets it."""
+    if not dot_algorithm.is_algorithm(precision):
+        return product(lhs, rhs, out_dtype)
+    dot_algorithm.check_on_cpu(precision)
+    lt, rt, acc = dot_algorithm.compute_types(precision, lhs.dtype, rhs.dtype, out_dtype)
+    out = product(convert(lhs, lt), convert(rhs, rt), acc)
+    return out if out.dtype == out_dtype else convert(out, out_dtype)
+
+
+def _dot(lhs, rhs, dimension_numbers, out_dtype):
     compute = linalg.dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     # float32/64 and complex accumulate in their own type, as XLA on CPU does, which lets
     # einsum hand the contraction to BLAS; narrower floats and integers accumulate widened.

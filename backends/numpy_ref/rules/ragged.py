@@ -6,11 +6,17 @@ import numpy as np
 
 from ....core.primitives import ragged
 from ._common import rule, wide_dtype
+from .linalg import with_algorithm
 
 
 @rule(ragged.ragged_dot_general_p)
-def _ragged_dot_general(lhs, rhs, group_sizes, *, preferred_element_type, **_):
+def _ragged_dot_general(lhs, rhs, group_sizes, *, precision, preferred_element_type, **_):
     dtype = ragged._out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return with_algorithm(precision, lhs, rhs, dtype,
+                          lambda lhs, rhs, dtype: _ragged_dot(lhs, rhs, group_sizes, dtype))
+
+
+def _ragged_dot(lhs, rhs, group_sizes, dtype):
     acc = wide_dtype(dtype)
     out = np.zeros((lhs.shape[0], rhs.shape[2]), acc)
     ends = np.cumsum(np.asarray(group_sizes, np.int64))

@@ -1,5 +1,7 @@
-"""jax.lax lowerings of split, stack, unstack, tile and optimization_barrier."""
+"""jax.lax lowerings of split, stack, unstack, tile, optimization_barrier and
+xla_metadata_value."""
 from jax import lax
+from jax.experimental.xla_metadata import set_xla_metadata
 
 from ....core.primitives import arrays
 from ._common import rule
@@ -33,3 +35,8 @@ def _optimization_barrier(*xs):
 @rule(arrays.empty_p)
 def _empty(*, shape, dtype, out_sharding):
     return lax.empty(shape, dtype)
+
+
+@rule(arrays.xla_metadata_value_p)
+def _xla_metadata_value(x, *, xla_metadata_kvs):
+    return set_xla_metadata(x, **dict(xla_metadata_kvs))

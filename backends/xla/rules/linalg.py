@@ -2,7 +2,7 @@
 import numpy as np
 from jax import lax
 
-from ....core.primitives import linalg
+from ....core.primitives import dot_algorithm, linalg
 from ._common import LOW_FLOATS, convert, rule
 from ._common import out_sharding as jax_out
 
@@ -13,6 +13,10 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     """Operands converted to the compute dtype, accumulated (see _dot_accumulation_dtype),
     converted to the output dtype."""
     out_dtype = linalg.dot_general_out_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    if dot_algorithm.is_algorithm(precision):  # JAX converts for the algorithm's types
+        return lax.dot_general(lhs, rhs, dimension_numbers, _jax_precision(precision),
+                               preferred_element_type=out_dtype,
+                               out_sharding=jax_out(out_sharding))
     compute = linalg.dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     acc = _dot_accumulation_dtype(compute)
     lhs, rhs = (convert(convert(x, compute), acc) for x in (lhs, rhs))
@@ -32,4 +36,8 @@ def _dot_accumulation_dtype(compute):
 def _jax_precision(precision):
     if precision is None:
         return None
+    if isinstance(precision, dot_algorithm.DotAlgorithm):
+        return lax.DotAlgorithm(*precision)
+    if isinstance(precision, dot_algorithm.DotAlgorithmPreset):
+        return lax.DotAlgorithmPreset[precision.name]
     return tuple(lax.Precision[p.name] for p in precision)

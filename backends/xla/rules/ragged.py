@@ -4,6 +4,7 @@ import jax
 from ....core.primitives import ragged
 from ._common import out_sharding as jax_out_sharding
 from ._common import rule
+from .linalg import _jax_precision
 
 
 @rule(ragged.ragged_dot_general_p)
@@ -15,7 +16,7 @@ def _ragged_dot_general(lhs, rhs, group_sizes, *, precision, preferred_element_t
         lhs, rhs, group_sizes = (jax.sharding.reshard(v, whole) for v in (lhs, rhs, group_sizes))
     out = jax.lax.ragged_dot(lhs.astype(dtype) if lhs.dtype != dtype else lhs,
                              rhs.astype(dtype) if rhs.dtype != dtype else rhs,
-                             group_sizes, precision=precision,
+                             group_sizes, precision=_jax_precision(precision),
                              preferred_element_type=preferred_element_type, out_sharding=whole)
     return out if whole is None else jax.sharding.reshard(out, jax_out_sharding(out_sharding))
 
