@@ -28,6 +28,9 @@ class ShapedArray:
         never unreduced or reduced along manual axes)."""
         return ManualAxisType(varying=self.vma)
 
+    mat = property(lambda self: self.manual_axis_type, doc="JAX's short name of "
+                   "manual_axis_type (`jax.typeof(x).mat.varying`).")
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -194,6 +197,15 @@ class ManualAxisType:
         fields = dict(varying=self.varying, unreduced=self.unreduced, reduced=self.reduced)
         fields.update(changes)
         return ManualAxisType(**fields)
+
+    def invarying(self, mesh):
+        """The manual axes of `mesh` this value is invariant over (neither varying, unreduced
+        nor reduced)."""
+        return frozenset(mesh.manual_axes) - self.vur
+
+    vur = property(lambda self: self.varying | self.unreduced | self.reduced,
+                   doc="The manual axes the value varies, is unreduced or reduced over.")
+    empty = property(lambda self: not self.vur, doc="Whether it names no axis at all.")
 
     def __repr__(self):
         return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "

@@ -84,3 +84,26 @@ def match_operands(prim, args, avals, params):
 def _pvary(x, axes):
     from .primitives.parallel import pvary_p  # the collectives build on staging, which uses this
     return pvary_p.bind(x, axes=binding_order(axes))
+
+
+def axis_state(aval, axes, api, hint=""):
+    """'varying' or 'invarying': what a value is over a collective's axes; JAX's ValueError
+    (its text, then refjax's `hint`) for a mix, which no one pvary or psum can take."""
+    states = {"varying" if a in aval.vma else "invarying" for a in axes}
+    if len(states) > 1:
+        raise ValueError(
+            f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
+            f"reduced or invarying state of the input. Got input type: "
+            f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
+            f"{{'invarying', 'varying'}}{hint}")
+    return states.pop()
+
+
+def mix_hint(axes, aval):
+    """What refjax adds to JAX's error for a reduction over a mix of varying and invariant
+    axes: which axes are which, and the ways out."""
+    varying = tuple(a for a in axes if a in aval.vma)
+    invariant = tuple(a for a in axes if a not in aval.vma)
+    return (f". The value varies over {varying} but not over {invariant}: reduce over "
+            f"{varying} only, make it vary over all of them first (jax.lax.pcast(x, "
+            f"{invariant}, to='varying')), or pass check_vma=False to shard_map.")

@@ -134,7 +134,7 @@ SPECS = [
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                exact=True),
-    collective("psum_scatter", NUM + COMPLEX, _scatter_params,
+    collective("reduce_scatter", NUM + COMPLEX, _scatter_params,
                lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
                    v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
                lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(

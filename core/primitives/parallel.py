@@ -2,6 +2,7 @@
 import math
 
 from .. import dtypes, pytree
+from ..vma import axis_state, mix_hint
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import Tracer, as_value, get_aval
@@ -73,18 +74,10 @@ def _check_psum_axes(eqn, ins):
         _check_psum_mix(eqn.params["axes"], v.aval.update(vma=vma))
 
 
-def _check_psum_mix(axes, aval):
-    """JAX's ValueError for a psum over a mix, naming (better than JAX's, which lists the
-    states {'varying', 'invarying'}) the axes the value varies and does not vary over."""
-    varying = tuple(a for a in axes if a in aval.vma)
-    if varying and len(varying) < len(axes):
-        invariant = tuple(a for a in axes if a not in aval.vma)
-        raise ValueError(
-            f"psum/pmean over mesh axes {tuple(axes)} of a {aval.str_short()} value that "
-            f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
-            f"mix. Reduce over {varying} only, make the value vary over all of them first "
-            f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
-            "shard_map.")
+def _check_psum_mix(axes, aval, api="jax.lax.psum"):
+    """JAX's ValueError for a psum (or psum_scatter) over a mix, followed by the axes the value
+    varies and does not vary over (JAX's lists only the states)."""
+    axis_state(aval, axes, api, mix_hint(axes, aval))
 
 
 psum_p.def_vma(_psum_vma)
@@ -248,10 +241,13 @@ def axis_index(axis_name):
     """This lane's index along the named axis (several names: the row-major linear index)."""
     names = _axis_names(axis_name)
     check_axis_names(names, "axis_index")
-    index = axis_index_p.bind(axis_name=names[0])
-    for name in names[1:]:
-        size = _size_of((name,), "axis_index")
-        index = ew.add(ew.mul(index, size), axis_index_p.bind(axis_name=name))
+    if not isinstance(axis_name, (tuple, list)):
+        return axis_index_p.bind(axis_name=names[0])
+    # JAX's sum, innermost axis first, staged as JAX stages it (from a concrete int32 zero)
+    index, inner = ew.full((), 0, dtypes.int32), 1
+    for name in reversed(names):
+        index = ew.add(index, ew.mul(axis_index_p.bind(axis_name=name), inner))
+        inner = inner * _size_of((name,), "axis_index")
     return index
 
 
@@ -366,7 +362,8 @@ def _check_axis(api, axis, bound):
 
 # ---------------------------------------------------------------- psum_scatter
 
-psum_scatter_p = _collective("psum_scatter")
+# JAX's name for what lax.psum_scatter binds (printed jaxprs show reduce_scatter)
+psum_scatter_p = _collective("reduce_scatter")
 
 
 @psum_scatter_p.def_abstract_eval
@@ -388,7 +385,7 @@ def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_
 def _check_scatter_dtype(dtype, axis_name):
     """JAX sums the lanes with `add`, which rejects bool (psum, unlike it, counts bools)."""
     if dtype == dtypes.bool_:
-        raise TypeError(f"psum_scatter over axis {axis_name!r} does not accept dtype bool. "
+        raise TypeError(f"reduce_scatter over axis {axis_name!r} does not accept dtype bool. "
                         "Accepted dtypes are subtypes of integer, floating, complexfloating.")
 
 
@@ -436,6 +433,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(leaf):
         leaf = _as_array(leaf)
+        if vma_checked():
+            _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
         dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
         params = dict(axis_name=names if groups else names[0], scatter_dimension=dim,
                       tiled=bool(tiled), axis_size=size)

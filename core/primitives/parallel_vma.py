@@ -2,6 +2,7 @@
 vma types), binding `pvary` (parallel.py)."""
 from .. import pytree
 from ..trace import as_value, get_aval
+from ..vma import axis_state
 from .axis_env import _axis_names, binding_order, check_axis_names, vma_checked
 from .parallel import pvary_p
 
@@ -47,16 +48,3 @@ def pcast(x, axis_name, *, to):
             raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
         return pvary(leaf, axes)
     return pytree.tree_map(one, x)
-
-
-def axis_state(aval, axes, api):
-    """'varying' or 'invarying': what a value is over the collective's axes (JAX's ValueError
-    for a mix, which no one pvary or psum can take)."""
-    states = {"varying" if a in aval.vma else "invarying" for a in axes}
-    if len(states) > 1:
-        raise ValueError(
-            f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
-            f"reduced or invarying state of the input. Got input type: "
-            f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
-            f"{states}")
-    return states.pop()

@@ -78,7 +78,8 @@ def stacked(aval, n):
 def unstacked(aval):
     """The type of one slice of a scanned value (its sharding type without the leading dim)."""
     return ShapedArray(tuple(aval.shape[1:]), aval.dtype, aval.weak_type,
-                       sharding=drop_dim(aval, 0) if aval.ndim else aval.sharding)
+                       sharding=drop_dim(aval, 0) if aval.ndim else aval.sharding,
+                       vma=aval.vma)
 
 
 def as_array(x):
@@ -210,8 +211,10 @@ def path_str(tree, i):
     return f" at path {path}" if path else ""
 
 
-def listed(diffs):
-    """The differences as JAX lists them: one as a sentence, several as bullets."""
+def listed(diffs, loop=False):
+    """The differences as JAX lists them: one as a sentence, several as bullets (a loop's
+    with JAX's blank line between the first bullets when there are three or more)."""
     if len(diffs) == 1:
         return f"{diffs[0][:1].upper()}{diffs[0][1:]}.\n"
-    return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+    sep = "\n" if loop else ""
+    return sep.join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
