@@ -1,0 +1,262 @@
+"""Collectives and vma (varying manual axes) in check_vma shard_map bodies as JAX 0.10.2 names
+and reports them, against real JAX: the printed names and params of every collective
+(`reduce_scatter` for lax.psum_scatter), the type errors of loop carries and cond branches
+whose vma differ, reductions over a mix of varying and invariant axes, linearize's tangent
+check, and the programs of JAX's shard_map_test.py about vma typing."""
+import functools
+
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax
+
+real_jax.config.update("jax_num_cpu_devices", 8)
+
+
+def _mesh(jax, shape=(4, 2), names=("i", "j")):
+    return jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * len(shape))
+
+
+def _smap(jax, f, in_specs, out_specs, check_vma=True, mesh=None):
+    return jax.shard_map(f, mesh=mesh or _mesh(jax), in_specs=in_specs, out_specs=out_specs,
+                         check_vma=check_vma)
+
+
+def _outcome(thunk):
+    """What thunk() gives: its value (as NumPy, nested), or (error class, message)."""
+    try:
+        return _as_numpy(thunk())
+    except Exception as e:  # noqa: BLE001  (class and text are compared with JAX's)
+        return type(e), str(e)
+
+
+def _as_numpy(v):
+    if isinstance(v, (list, tuple)):
+        return type(v)(_as_numpy(a) for a in v)
+    return (str(v.dtype), np.asarray(v).tolist()) if hasattr(v, "dtype") else v
+
+
+def _on_both(build):
+    return build(refjax), build(real_jax)
+
+
+# JAX prints the states of a mixed reduction as a set, whose order depends on the process's
+# string hashing; refjax prints them sorted.
+def _states_sorted(text):
+    return text.replace("{'varying', 'invarying'}", "{'invarying', 'varying'}")
+
+
+# ---------------------------------------------------------------- printed collectives
+
+def _collectives(jax):
+    """{name: thunk printing the jaxpr JAX stages}: every collective, tiled and not, of
+    varying and invariant operands, over one axis and two."""
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    x, x16 = jnp.arange(64.0).reshape(8, 8), jnp.arange(64.0).reshape(16, 4)
+    ints = (jnp.zeros(16, jnp.int32), jnp.ones(16, jnp.int32))
+    programs = {
+        "reduce_scatter": (lambda x: lax.psum_scatter(x, "i"), P("i"), P("i"), x16),
+        "reduce_scatter_tiled": (lambda x: lax.psum_scatter(x, "i", scatter_dimension=1,
+                                                            tiled=True), P("i"), P(None, "i"), x),
+        "reduce_scatter_of_invariant": (lambda x: lax.psum_scatter(x, "i", tiled=True), P(),
+                                        P("i"), x),
+        "axis_index_of_two_axes": (lambda x: x + lax.axis_index("i") + lax.axis_index(
+            ("i", "j")), P(("i", "j")), P(("i", "j")), x),
+        "all_to_all": (lambda x: lax.all_to_all(x, "i", 1, 0, tiled=True), P("i"), P("i"), x),
+        "all_to_all_of_invariant": (lambda x: lax.all_to_all(x, "i", 0, 0, tiled=True), P(),
+                                    P("i"), x),
+        "pbroadcast": (lambda x: lax.pbroadcast(x, "i", 1), P("i"), P("i"), x),
+        "ppermute_of_invariant": (lambda x: lax.ppermute(x, "i", [(0, 1), (1, 0)]), P(),
+                                  P("i"), x),
+        "pmax_pmin": (lambda x: (lax.pmax(x, "i"), lax.pmin(x, ("i", "j"))), P(("i", "j")),
+                      (P(), P()), x),
+        "pcast_psum_pmean": (lambda x: (lax.pcast(x, "j", to="varying"), lax.psum(x, "i"),
+                                        lax.pmean(x, "i")), P("i"), (P("i", "j"), P(), P()), x),
+        "ragged_all_to_all": (lambda x, o, io, ss, oo, rs: lax.ragged_all_to_all(
+            x, o, io, ss, oo, rs, axis_name="i"), (P("i"),) * 6, P("i"),
+            (x, jnp.zeros((8, 8)), *ints, *ints)),
+    }
+    out = {}
+    for name, (f, ins, outs, args) in programs.items():
+        args = args if isinstance(args, tuple) else (args,)
+        for check in (True, False):
+            g = _smap(jax, f, ins, outs, check)
+            out[name, check] = _outcome(lambda g=g, args=args: str(jax.make_jaxpr(g)(*args)))
+    return out
+
+
+def test_collectives_print_as_jax():
+    ours, theirs = _on_both(_collectives)
+    for key, text in theirs.items():
+        assert ours[key] == text, key
+    assert "= reduce_scatter[" in ours["reduce_scatter", True]
+    assert "psum_scatter" not in ours["reduce_scatter_tiled", False]
+
+
+# ---------------------------------------------------------------- loops and conds
+
+def _control_flow_errors(jax):
+    """{name: outcome} of loops whose carry changes vma and conds whose branches differ."""
+    lax, jnp, P = jax.lax, jax.numpy, jax.sharding.PartitionSpec
+    y3 = jnp.ones(3)
+
+    def swap3(carry, _):
+        return (carry[2], carry[0], carry[1]), ()
+    bodies = {
+        "fori": lambda x, y: lax.fori_loop(0, 3, lambda i, c: c * x, y),
+        "fori_dict": lambda x, y: lax.fori_loop(
+            0, 3, lambda i, c: {"a": c["a"] * x, "b": c["b"]}, {"a": y, "b": y})["a"],
+        "fori_traced_bounds": lambda x, y: lax.fori_loop(
+            0, y[0].astype(jnp.int32), lambda i, c: c * x, y),
+        "while": lambda x, y: lax.while_loop(lambda c: c[0] < 3,
+                                             lambda c: (c[0] + 1, c[1] * x), (0, y))[1],
+        "scan_over_varying_xs": lambda x, y: lax.scan(lambda c, a: (c * a, a), y, x)[0],
+        "scan_three_carries": lambda x, y: lax.scan(
+            swap3, (x, y, lax.pcast(x, "j", to="varying")), (), length=2)[0][0],
+        "cond": lambda x, y: lax.cond(y[0] > 0, lambda: x, lambda: y),
+        "cond_tuple": lambda x, y: lax.cond(y[0] > 0, lambda: (y, x), lambda: (y, y))[1],
+        "cond_structure": lambda x, y: lax.cond(y[0] > 0, lambda: (x, x), lambda: x),
+        "switch": lambda x, y: lax.switch(0, [lambda: x, lambda: y, lambda: y]),
+        "fixed_scan": lambda x, y: lax.scan(lambda c, a: (c * x, a),
+                                            lax.pcast(y, "i", to="varying"), y3)[0],
+    }
+    return {name: _outcome(lambda f=f: jax.make_jaxpr(_smap(jax, f, (P("i"), P()), P("i")))(
+        jnp.arange(8.0), jnp.ones(2)).eqns[0].primitive.name) for name, f in bodies.items()}
+
+
+def test_loop_and_cond_vma_errors_as_jax():
+    """JAX's TypeError and text for each, naming the carry (`loop_carry` for fori_loop) or
+    the branch functions. refjax's fori_loop errors start with `lax.fori_loop: ` (its errors
+    name the operation; JAX's name only the scan or while_loop it became)."""
+    ours, theirs = _on_both(_control_flow_errors)
+    assert ours["fixed_scan"] == theirs["fixed_scan"] == "shard_map"
+    for name, (cls, text) in ((n, o) for n, o in theirs.items() if n != "fixed_scan"):
+        want = f"lax.fori_loop: {text}" if name.startswith("fori") else text
+        assert ours[name] == (cls, want), name
+        assert cls is TypeError
+    assert "loop_carry[1]" in theirs["fori"][1] and "branch1" in theirs["switch"][1]
+
+
+# ---------------------------------------------------------------- reductions over a mix
+
+def _mixed_reductions(jax):
+    """Reductions over ('i', 'j') of a value varying over i only, staged and run (eagerly
+    and under jit)."""
+    lax, P = jax.lax, jax.sharding.PartitionSpec
+    x = jax.numpy.arange(32.0).reshape(8, 4)
+    bodies = {"psum": lambda v: lax.psum(v, ("i", "j")),
+              "pmean": lambda v: lax.pmean(v, ("i", "j")),
+              "psum_scatter": lambda v: lax.psum_scatter(v, ("i", "j"), tiled=True),
+              "pmax": lambda v: lax.pmax(v, ("i", "j")),
+              "pmin": lambda v: lax.pmin(v, ("j", "i")),
+              "all_gather": lambda v: lax.all_gather(v, ("i", "j"), tiled=True)}
+    out = {}
+    for name, body in bodies.items():  # all_gather's result varies over both axes
+        f = _smap(jax, body, P("i"), P(("i", "j")) if name == "all_gather" else P())
+        out[name] = [_outcome(lambda f=f: run(f)(x)) for run in (lambda f: f, jax.jit)]
+    return out
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_reductions_over_varying_and_invariant_axes_as_jax():
+    """psum, pmean and psum_scatter refuse the mix with JAX's ValueError and text (refjax
+    then says which axes the value varies over and how to fix it: JAX lists only the
+    states); pmax, pmin and all_gather accept it and compute JAX's values."""
+    ours, theirs = _on_both(_mixed_reductions)
+    for name in ("psum", "pmean", "psum_scatter"):
+        for (cls, text), (jcls, jtext) in zip(ours[name], theirs[name]):
+            assert cls is jcls is ValueError
+            head, tail = text.removeprefix("lax.pmean: ").split(". The value varies", 1)
+            assert head == _states_sorted(jtext)
+            assert tail.startswith(" over ('i',) but not over ('j',)")
+    for name in ("pmax", "pmin", "all_gather"):
+        assert ours[name] == theirs[name], name
+
+
+# ---------------------------------------------------------------- linearize
+
+def _linearize_in_body(jax, fix):
+    P = jax.sharding.PartitionSpec
+
+    def body(t):
+        p = jax.numpy.array([1.0])
+        p = jax.lax.pcast(p, "x", to="varying") if fix else p
+        _, f_jvp = jax.linearize(lambda v: v ** 2, p)
+        return f_jvp(t)
+    f = _smap(jax, body, P("x"), P("x"), mesh=_mesh(jax, (2,), ("x",)))
+    return [_outcome(lambda: run(f)(jax.numpy.ones(2))) for run in (lambda f: f, jax.jit)]
+
+
+def test_linearize_refuses_tangents_of_other_vma_as_jax():
+    for fix in (False, True):
+        ours, theirs = _on_both(lambda jax: _linearize_in_body(jax, fix))
+        assert ours == theirs
+    assert theirs[0] == ("float32", [2.0, 2.0])  # the fixed program's, eagerly
+    ours, theirs = _on_both(lambda jax: _linearize_in_body(jax, False))
+    assert ours[0][0] is ValueError and "to the primal value passed" in ours[0][1]
+
+
+# ---------------------------------------------------------------- shard_map_test.py's programs
+
+def _psum_types(jax):
+    """shard_map_test.py's test_get_check_rep: aval.mat.varying before and after psum."""
+    P, seen = jax.sharding.PartitionSpec, []
+    for run in (jax.jit, lambda f: f):
+        for axes in (("j",), ("i",), ("i", "j")):
+            def body(x, axes=axes):
+                out = jax.lax.psum(x, axes)
+                seen.append((sorted(x.aval.mat.varying), sorted(out.aval.mat.varying)))
+                return out
+            spec = P(*(a for a in ("i", "j") if a not in axes))
+            run(_smap(jax, body, P("i", "j"), spec))(np.zeros((8, 8), np.float32))
+    return seen
+
+
+def test_aval_mat_after_psum_as_jax():
+    ours, theirs = _on_both(_psum_types)
+    assert ours == theirs and theirs[2] == (["i", "j"], [])
+
+
+def _swapped_carries(jax, fix):
+    """shard_map_test.py's test_scan_pvary_errors2: three carries rotated by the body."""
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (1, 1), ("i", "j"))
+
+    def body(x, y, z):
+        if fix:
+            x, y = jax.lax.pcast(x, "j", to="varying"), jax.lax.pcast(y, ("i", "j"),
+                                                                       to="varying")
+        rotate = lambda c, _: ((c[2], c[0], c[1]), ())  # noqa: E731
+        return jax.lax.scan(rotate, (x, y, z), (), length=2)[0]
+    f = _smap(jax, body, (P("i"), P(), P(("i", "j"))), P(("i", "j")), mesh=mesh)
+    return _outcome(lambda: f(*[jax.numpy.arange(3.0)] * 3))
+
+
+@pytest.mark.parametrize("fix", [False, True])
+def test_rotated_scan_carries_as_jax(fix):
+    ours, theirs = _on_both(functools.partial(_swapped_carries, fix=fix))
+    assert ours == theirs
+
+
+def _pcast_misuse(jax):
+    """shard_map_test.py's test_pcast_axis_name_is_not_set and test_pvary_eager: a set of
+    axis names (no order) and pcast outside shard_map."""
+    P, seen = jax.sharding.PartitionSpec, []
+    mesh = _mesh(jax, (2,), ("x",))
+
+    def body(names_of, x):
+        seen.append(_outcome(lambda: jax.lax.pcast(x, names_of(x), to="varying")))
+    for names_of in (lambda x: {"x"}, lambda x: x.aval.mat.varying):
+        for run in (jax.jit, lambda f: f):
+            run(_smap(jax, functools.partial(body, names_of), P(), None, mesh=mesh))(
+                np.arange(8.0))
+    seen.append(_outcome(lambda: jax.lax.pcast(np.arange(8.0), "x", to="varying")))
+    return seen
+
+
+def test_pcast_misuse_as_jax():
+    """JAX's errors; refjax's name the lax function first."""
+    ours, theirs = _on_both(_pcast_misuse)
+    assert [(cls, "lax.pcast: " + text) for cls, text in theirs] == ours
+    assert [cls for cls, _ in ours] == [TypeError] * 4 + [ValueError]
