@@ -73,6 +73,15 @@ def _collectives(jax):
                       (P(), P()), x),
         "pcast_psum_pmean": (lambda x: (lax.pcast(x, "j", to="varying"), lax.psum(x, "i"),
                                         lax.pmean(x, "i")), P("i"), (P("i", "j"), P(), P()), x),
+        "all_gather_of_two_axes": (lambda x: lax.all_gather(x, ("j", "i"), axis=1),
+                                   P(("i", "j")), P(("i", "j")), x),
+        "reduce_scatter_of_two_axes": (lambda x: lax.psum_scatter(x, ("i", "j"), tiled=True),
+                                       P(("i", "j")), P(("i", "j")), jnp.arange(512.0).reshape(
+                                           64, 8)),
+        "ppermute_of_two_axes": (lambda x: lax.ppermute(x, ("j", "i"), [(0, 1), (1, 0)]),
+                                 P(("i", "j")), P(("i", "j")), x),
+        "all_to_all_of_two_axes": (lambda x: lax.all_to_all(x, ("i", "j"), 1, 1, tiled=True),
+                                   P(("i", "j")), P(("i", "j")), x),
         "ragged_all_to_all": (lambda x, o, io, ss, oo, rs: lax.ragged_all_to_all(
             x, o, io, ss, oo, rs, axis_name="i"), (P("i"),) * 6, P("i"),
             (x, jnp.zeros((8, 8)), *ints, *ints)),
@@ -92,6 +101,35 @@ def test_collectives_print_as_jax():
         assert ours[key] == text, key
     assert "= reduce_scatter[" in ours["reduce_scatter", True]
     assert "psum_scatter" not in ours["reduce_scatter_tiled", False]
+
+
+def _several_axes(jax, kind):
+    """A collective over two axes (named out of mesh order) under jit, and the gradient
+    through it: one equation, whose value is JAX's."""
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    both, x = P(("i", "j")), jnp.arange(64.0).reshape(8, 8)
+    body, spec, shape, *rest = {
+        "all_gather": (lambda v: lax.all_gather(v, ("j", "i"), axis=1, tiled=True),
+                       P("i", "j"), (8, 64)),
+        "reduce_scatter": (lambda v: lax.psum_scatter(v, ("j", "i"), scatter_dimension=1,
+                                                      tiled=True),
+                           P("i", "j"), (8, 1), P(None, ("j", "i")),
+                           jnp.arange(512.0).reshape(32, 16)),
+        "ppermute": (lambda v: lax.ppermute(v, ("j", "i"), [(0, 1), (1, 2), (2, 0), (5, 7)]),
+                     both, (8, 8)),
+        "all_to_all": (lambda v: lax.all_to_all(v, ("j", "i"), 1, 0, tiled=True), both,
+                       (64, 1))}[kind]
+    out_spec, arg = rest or (spec, x)
+    f = jax.jit(_smap(jax, body, spec, out_spec))
+    weights = jnp.arange(float(np.prod(shape))).reshape(shape)
+    return _outcome(lambda: (f(arg), jax.grad(lambda v: (f(v) * weights).sum())(arg)))
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+@pytest.mark.parametrize("kind", ["reduce_scatter", "all_gather", "ppermute", "all_to_all"])
+def test_collectives_over_several_axes_compute_as_jax(kind):
+    ours, theirs = _on_both(functools.partial(_several_axes, kind=kind))
+    assert ours == theirs and isinstance(ours, tuple) and len(ours) == 2
 
 
 # ---------------------------------------------------------------- loops and conds
@@ -154,15 +192,16 @@ def _mixed_reductions(jax):
     out = {}
     for name, body in bodies.items():  # all_gather's result varies over both axes
         f = _smap(jax, body, P("i"), P(("i", "j")) if name == "all_gather" else P())
-        out[name] = [_outcome(lambda f=f: run(f)(x)) for run in (lambda f: f, jax.jit)]
+        runs = (lambda f: f, jax.jit) if name.startswith("p") else (jax.jit,)
+        out[name] = [_outcome(lambda f=f: run(f)(x)) for run in runs]
     return out
 
 
 @pytest.mark.backends("numpy_ref", "xla")
 def test_reductions_over_varying_and_invariant_axes_as_jax():
-    """psum, pmean and psum_scatter refuse the mix with JAX's ValueError and text (refjax
-    then says which axes the value varies over and how to fix it: JAX lists only the
-    states); pmax, pmin and all_gather accept it and compute JAX's values."""
+    """psum, pmean and psum_scatter refuse the mix with JAX's ValueError and text, eagerly
+    and under jit (refjax then says which axes the value varies over and how to fix it: JAX
+    lists only the states); pmax, pmin and all_gather accept it and compute JAX's values."""
     ours, theirs = _on_both(_mixed_reductions)
     for name in ("psum", "pmean", "psum_scatter"):
         for (cls, text), (jcls, jtext) in zip(ours[name], theirs[name]):
@@ -185,15 +224,13 @@ def _linearize_in_body(jax, fix):
         _, f_jvp = jax.linearize(lambda v: v ** 2, p)
         return f_jvp(t)
     f = _smap(jax, body, P("x"), P("x"), mesh=_mesh(jax, (2,), ("x",)))
-    return [_outcome(lambda: run(f)(jax.numpy.ones(2))) for run in (lambda f: f, jax.jit)]
+    run = jax.jit(f) if fix else f  # refused eagerly, computed under jit
+    return _outcome(lambda: run(jax.numpy.ones(2)))
 
 
 def test_linearize_refuses_tangents_of_other_vma_as_jax():
-    for fix in (False, True):
-        ours, theirs = _on_both(lambda jax: _linearize_in_body(jax, fix))
-        assert ours == theirs
-    assert theirs[0] == ("float32", [2.0, 2.0])  # the fixed program's, eagerly
-    ours, theirs = _on_both(lambda jax: _linearize_in_body(jax, False))
+    ours, theirs = _on_both(lambda jax: [_linearize_in_body(jax, fix) for fix in (0, 1)])
+    assert ours == theirs and theirs[1] == ("float32", [2.0, 2.0])
     assert ours[0][0] is ValueError and "to the primal value passed" in ours[0][1]
 
 
