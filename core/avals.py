@@ -119,27 +119,47 @@ def same_type(a, b):
 class ShapeDtypeStruct:
     """A shape, a dtype and optionally a sharding: an argument to eval_shape or .lower()."""
 
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+    __slots__ = ("shape", "dtype", "sharding", "weak_type", "manual_axis_type")
 
-    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False, manual_axis_type=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        if manual_axis_type is not None and not isinstance(manual_axis_type, ManualAxisType):
+            raise TypeError("`manual_axis_type` argument passed to ShapeDtypeStruct should be "
+                            "of type `jax.sharding.ManualAxisType`. Got type "
+                            f"{type(manual_axis_type)}")
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtypes.canonicalize_dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
+        self.manual_axis_type = manual_axis_type
+
+    @classmethod
+    def from_aval(cls, aval, sharding=None):
+        """The struct of a type (its manual axis type kept when it varies, as JAX's)."""
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type,
+                   manual_axis_type=aval.manual_axis_type if aval.vma else None)
+
+    def to_aval(self):
+        """Its type (jax.typeof's), without a sharding."""
+        mat = self.manual_axis_type
+        return ShapedArray(self.shape, self.dtype, self.weak_type,
+                           vma=mat.varying if mat is not None else frozenset())
 
     @classmethod
     def like(cls, x):
         """The shape, dtype and weak type of x (an array, tracer, scalar or ShapeDtypeStruct),
         and its sharding when x is committed to one."""
         from .trace import Tracer, get_aval
-        aval = x if isinstance(x, ShapeDtypeStruct) else get_aval(x)
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type,
+                       manual_axis_type=x.manual_axis_type)
+        aval = get_aval(x)
         if isinstance(x, Tracer):  # its type's sharding (None off a mesh)
             sharding = aval.sharding
         else:
             sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
-        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+        return cls.from_aval(aval, sharding)
 
     ndim = property(lambda self: len(self.shape))
 
@@ -152,15 +172,18 @@ class ShapeDtypeStruct:
     def __repr__(self):
         sh = f", sharding={self.sharding}" if self.sharding is not None else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{weak})"
+        mat = self.manual_axis_type
+        mat = f", manual_axis_type={mat}" if mat is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{weak}{mat})"
+
+    def _key(self):
+        return (self.shape, self.dtype, self.sharding, self.weak_type, self.manual_axis_type)
 
     def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.sharding == other.sharding
-                and self.weak_type == other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+        return hash(self._key())
 
 
 _INTERN_LOCK = threading.Lock()

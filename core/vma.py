@@ -81,6 +81,16 @@ def match_operands(prim, args, avals, params):
     return [_pvary(x, union - v) if union - v else x for x, v in zip(args, vmas)]
 
 
+def vary_like(out, vma):
+    """JAX's full_like: inside a check_vma body (with jax_auto_pcast), the filled value is
+    made varying, by a staged `pvary`, over the axes `vma` (its model's)."""
+    if not vma_checked() or not config.read("jax_auto_pcast"):
+        return out
+    from .trace import get_aval  # trace imports the primitives, which import this module
+    missing = vma - get_aval(out).vma
+    return _pvary(out, missing) if missing else out
+
+
 def _pvary(x, axes):
     from .primitives.parallel import pvary_p  # the collectives build on staging, which uses this
     return pvary_p.bind(x, axes=binding_order(axes))

@@ -4,6 +4,7 @@ and reports them, against real JAX: the printed names and params of every collec
 whose vma differ, reductions over a mix of varying and invariant axes, linearize's tangent
 check, and the programs of JAX's shard_map_test.py about vma typing."""
 import functools
+import re
 
 import jax as real_jax
 import numpy as np
@@ -297,3 +298,39 @@ def test_pcast_misuse_as_jax():
     ours, theirs = _on_both(_pcast_misuse)
     assert [(cls, "lax.pcast: " + text) for cls, text in theirs] == ours
     assert [cls for cls, _ in ours] == [TypeError] * 4 + [ValueError]
+
+
+def _no_sharding(text):
+    """A struct's repr without JAX's sharding on the body's Manual mesh (refjax's abstract
+    mesh inside a shard_map body does not show its axes as Manual, so it names none)."""
+    return re.sub(r", sharding=NamedSharding\(mesh=AbstractMesh\(.*?\), spec=P\(.*?\)\)", "",
+                  text)
+
+
+def _filled_like(jax):
+    """Values filled like a varying one (lax.full_like, jnp's *_like, of a value or of
+    eval_shape's struct, also inside a vmap): the printed body and what typeof says."""
+    P, seen = jax.sharding.PartitionSpec, []
+    lax, jnp = jax.lax, jax.numpy
+
+    def body(x, p):
+        def per_row(v):
+            struct = jax.eval_shape(lambda a, b: (a * b).sum(), v, p)
+            seen.extend([_no_sharding(repr(struct)), str(jax.typeof(struct)),
+                         str(jax.typeof(lax.full_like(struct, 1)))])
+            return v
+        jax.vmap(per_row)(x)
+        return (lax.full_like(x, 1) * 2, jnp.zeros_like(x), jnp.full_like(x, 2.0),
+                lax.full_like(x, 3, shape=(3,)), jnp.zeros(3))
+    f = _smap(jax, body, (P("x"), P()), (P("x"),) * 4 + (P(),), mesh=_mesh(jax, (2,), ("x",)))
+    text = str(jax.make_jaxpr(f)(np.arange(8.0).reshape(4, 2), np.ones(2)))
+    return text, seen
+
+
+def test_values_filled_like_a_varying_one_vary_as_jax():
+    """JAX's full_like makes its fill vary where its model does (a pvary after the
+    broadcast); eval_shape's structs carry the manual axis type, which typeof reads."""
+    ours, theirs = _on_both(_filled_like)
+    assert ours == theirs
+    assert ours[0].count("pvary[axes=('x',)]") == 6
+    assert ours[1][1:] == ["float32[]{V:x}"] * 2

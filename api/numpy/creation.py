@@ -7,6 +7,7 @@ import numpy as np
 from ...core import dtypes as _dt
 from ...core.errors import ConcretizationTypeError
 from ...core.trace import get_aval
+from ...core.vma import vary_like
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concrete, concrete_value,
@@ -110,7 +111,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     fill = _check_args("full_like", fill_value)[0]
     fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
     out = broadcast_to(fill, out_shape)
-    return placed_like(out, a) if np.ndim(fill) == 0 else out  # as lax.full_like
+    if np.ndim(fill):
+        return out
+    return placed_like(vary_like(out, get_aval(a).vma), a)  # as lax.full_like
 
 
 @takes_placement("jnp.zeros_like", fills=True)
