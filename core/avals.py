@@ -105,10 +105,14 @@ def _axis_set_str(axes, mesh):
 
 
 def mismatch_extra(a, b):
-    """", so the dtypes do not match" and the like, as JAX's messages end."""
-    what = [w for w, differ in (("the dtypes do not match", a.dtype != b.dtype),
-                                ("the shapes do not match", a.shape != b.shape)) if differ]
-    return ", so " + ", and ".join(what) if what else ""
+    """", so the dtypes do not match" and the like, as JAX's messages end ("" when only
+    their shardings differ)."""
+    what = [f"the {w} do not match" for w, differ in (
+        ("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape),
+        ("manual axis types", a.vma != b.vma)) if differ]
+    if len(what) < 2:
+        return "".join(f", so {w}" for w in what)
+    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
 
 
 def same_type(a, b):

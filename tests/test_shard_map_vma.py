@@ -334,3 +334,33 @@ def test_values_filled_like_a_varying_one_vary_as_jax():
     assert ours == theirs
     assert ours[0].count("pvary[axes=('x',)]") == 6
     assert ours[1][1:] == ["float32[]{V:x}"] * 2
+
+
+def _replication_errors(jax):
+    """Outputs claimed replicated that vary, under one prefix spec: JAX names the spec's
+    place in out_specs for each (under jit) or the first (eagerly); and a custom_vjp whose
+    bwd rule returns an invariant cotangent for a varying input."""
+    P, jnp = jax.sharding.PartitionSpec, jax.numpy
+
+    def sums(x, y, z):
+        return [jnp.expand_dims(a.sum(), 0) for a in (x, y, z)]
+    f = _smap(jax, sums, (P(None), P("x"), P(("x", "y"))), P(None),
+              mesh=_mesh(jax, (2, 2), ("x", "y")))
+    out = [_outcome(lambda: run(f)(*[jnp.arange(4)] * 3)) for run in (jax.jit, lambda g: g)]
+
+    @jax.custom_vjp
+    def g(x):
+        return jax.lax.psum(x, "i")
+    g.defvjp(lambda x: (g(x), None), lambda _, ct: (jax.lax.psum(ct, "i"),))
+    h = _smap(jax, lambda x: g(g(x)), P("i"), P(), mesh=_mesh(jax, (4,), ("i",)))
+    return out + [_outcome(lambda: jax.grad(lambda x: h(x).sum())(jnp.ones(4)))]
+
+
+def test_replication_and_custom_vjp_vma_errors_as_jax():
+    ours, theirs = _on_both(_replication_errors)
+    (jit_cls, jit_text), (eager_cls, eager_text), vjp = ours
+    assert ours[0] == theirs[0] and jit_text.count("* out_specs is P(None,)") == 2
+    # JAX's eager shard_map names its own wrapper, not the function
+    assert (eager_cls, eager_text) == (theirs[1][0], theirs[1][1].replace("_rem_singleton",
+                                                                          "sums"))
+    assert vjp == theirs[2] and vjp[0] is ValueError and "manual axis types" in vjp[1]

@@ -133,19 +133,21 @@ def _body_avals(avals, specs, manual, check_vma):
     return [a.update(vma=_spec_vma(s, manual)) for a, s in zip(avals, specs)]
 
 
-def _check_vma(f, mesh, closed, out_specs, manual, out_paths):
+def _check_vma(f, mesh, closed, out_specs, manual, spec_keys):
     """Each output's type (its vma) against its out spec."""
-    check_out_vmas(f, mesh, manual, [(path, spec, aval.vma) for aval, spec, path
-                                     in zip(closed.out_avals, out_specs, out_paths)])
+    check_out_vmas(f, mesh, manual, [(key, spec, aval.vma) for aval, spec, key
+                                     in zip(closed.out_avals, out_specs, spec_keys)])
 
 
-def check_out_vmas(f, mesh, manual, outs):
-    """ValueError in JAX's words when outputs, given as (path, out spec, the axes their value
-    varies over), vary over mesh axes their out_specs say they are replicated over."""
-    fails = [(path, spec, vma) for path, spec, vma in outs
+def check_out_vmas(f, mesh, manual, outs, first_only=False):
+    """ValueError in JAX's words when outputs, given as (the path of their spec in out_specs,
+    out spec, the axes their value varies over), vary over mesh axes their out_specs say they
+    are replicated over; `first_only`: only the first such output (JAX's eager shard_map)."""
+    fails = [(key, spec, vma) for key, spec, vma in outs
              if any(a in vma for a in _omitted(spec, manual))]
     if fails:
-        lines = [_vma_line(path[len("out"):], spec, vma, manual) for path, spec, vma in fails]
+        lines = [_vma_line(key, spec, vma, manual) for key, spec, vma in fails]
+        lines = lines[:1] if first_only else lines
         if len(lines) == 1:
             lines = [lines[0][2:]]  # no bullet for a single output
         raise ValueError(
@@ -595,6 +597,24 @@ def _paths(prefix, tree):
     return [f"{prefix}{pytree.keystr(p)}" for p, _ in pytree.tree_flatten_with_path(tree)[0]]
 
 
+def spec_paths(tree, specs):
+    """For each leaf of `tree`, the path in out_specs of the spec standing for it (a prefix
+    spec stands for a whole subtree): how JAX's errors name an output's spec."""
+    is_spec = lambda x: x is None or isinstance(x, P)  # noqa: E731
+    keyed, spec_def = pytree.tree_flatten_with_path(specs, is_leaf=is_spec)
+    marks = pytree.tree_unflatten(spec_def, [_At(pytree.keystr(k)) for k, _ in keyed])
+    return [m.path for m in pytree.broadcast_prefix(
+        "shard_map out_specs", tree, marks, lambda x: x is None or isinstance(x, _At))]
+
+
+class _At:
+    """A spec's place in out_specs, broadcast as the spec is."""
+    __slots__ = ("path",)
+
+    def __init__(self, path):
+        self.path = path
+
+
 def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
     """Stage f on per-shard avals; returns (closed body, captured tracers, outputs box)."""
     box = {}
@@ -685,7 +705,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
                   for s, a, p in zip(outs_specs, closed.out_avals, out_paths)]
     in_all = (P(),) * len(tracer_consts) + tuple(specs)
     if check_vma:
-        _check_vma(f, mesh, closed, outs_specs, order, out_paths)
+        _check_vma(f, mesh, closed, outs_specs, order, spec_paths(box["out"], out_specs))
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
                             out_specs=tuple(outs_specs), **context)

@@ -6,6 +6,7 @@ from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
 from ...avals import ShapedArray, _axes_str, _vma_str, same_type
+from ...avals import mismatch_extra as why  # noqa: F401  (cond's and loops' name for it)
 from ...sharding_types import UnknownSharding, drop_dim, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
@@ -170,16 +171,6 @@ def scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
     a replicated leading dimension (JAX's)."""
     carry, ys = jaxpr.out_avals[:num_carry], jaxpr.out_avals[num_carry:]
     return [spec_of(a) for a in carry] + [(None,) + spec_of(y) for y in ys]
-
-
-def why(a, b):
-    """What JAX adds after two differing types ("", when only their shardings differ)."""
-    what = [f"the {w} do not match" for w, differ in (
-        ("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape),
-        ("manual axis types", a.vma != b.vma)) if differ]
-    if len(what) < 2:
-        return "".join(f", so {w}" for w in what)
-    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
 
 
 def pcast_hint(applications, loop):
