@@ -364,3 +364,33 @@ def test_replication_and_custom_vjp_vma_errors_as_jax():
     assert (eager_cls, eager_text) == (theirs[1][0], theirs[1][1].replace("_rem_singleton",
                                                                           "sums"))
     assert vjp == theirs[2] and vjp[0] is ValueError and "manual axis types" in vjp[1]
+
+
+def _nested_types(jax, dim1, dim2):
+    """shard_map_test.py's test_nested_partial_auto_1d: a shard_map over 'y' inside one over
+    'x' (Explicit mesh, jitted): the inner body's inputs vary over the outer's axes too."""
+    P, seen = jax.sharding.PartitionSpec, []
+    mesh = jax.make_mesh((2, 2, 2), ("x", "y", "z"),
+                         axis_types=(jax.sharding.AxisType.Explicit,) * 3)
+
+    def typed(name, x, out):
+        seen.append((name, sorted(x.aval.mat.varying), sorted(out.aval.mat.varying)))
+        return out
+
+    def inner(x):
+        return typed("inner", x, x * x)
+
+    def outer(x):
+        return typed("outer", x, jax.shard_map(inner, in_specs=P(None, dim2),
+                                               out_specs=P(None, dim2), axis_names={"y"})(x))
+    f = jax.jit(lambda x: jax.shard_map(outer, in_specs=P(dim1, None), out_specs=P(dim1, None),
+                                        axis_names={"x"})(x))
+    with jax.set_mesh(mesh):
+        value = f(jax.device_put(np.arange(32.0).reshape(4, 8), P(dim1, dim2)))
+    return _as_numpy(value), seen
+
+
+@pytest.mark.parametrize("dims", [("x", "y"), (None, "y"), ("x", None), (None, None)])
+def test_nested_shard_map_bodies_typed_as_jax(dims):
+    ours, theirs = _on_both(lambda jax: _nested_types(jax, *dims))
+    assert ours == theirs

@@ -126,11 +126,12 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _body_avals(avals, specs, manual, check_vma):
-    """A check_vma body's inputs are typed with the manual axes their specs split them over."""
+def _body_avals(avals, specs, manual, check_vma, outer):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over
+    and, in a shard_map nested in another's body, those the arguments vary over (`outer`)."""
     if not check_vma:
         return list(avals)
-    return [a.update(vma=_spec_vma(s, manual)) for a, s in zip(avals, specs)]
+    return [a.update(vma=v | _spec_vma(s, manual)) for a, s, v in zip(avals, specs, outer)]
 
 
 def _check_vma(f, mesh, closed, out_specs, manual, spec_keys):
@@ -696,7 +697,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
-    local = _body_avals(local, specs, order, check_vma)
+    local = _body_avals(local, specs, order, check_vma, [get_aval(x).vma for x in leaves])
     closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order, check_vma,
                                              out_specs)
     out_paths = _paths("out", box["out"])
