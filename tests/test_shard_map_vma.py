@@ -394,3 +394,20 @@ def _nested_types(jax, dim1, dim2):
 def test_nested_shard_map_bodies_typed_as_jax(dims):
     ours, theirs = _on_both(lambda jax: _nested_types(jax, *dims))
     assert ours == theirs
+
+
+def _structs(jax):
+    """A ShapeDtypeStruct as a model: its type, filled values like it, JAX's TypeError for a
+    manual_axis_type that is not one, and an array function refusing it."""
+    s = jax.ShapeDtypeStruct((2,), np.float32)
+    return [_outcome(f) for f in (
+        lambda: str(jax.typeof(s)), lambda: jax.lax.full_like(s, 1),
+        lambda: jax.numpy.zeros_like(s), lambda: jax.numpy.ones_like(s, dtype=np.int32),
+        lambda: jax.ShapeDtypeStruct((2,), np.float32, manual_axis_type=3),
+        lambda: jax.numpy.add(s, 1))]
+
+
+def test_shape_dtype_structs_as_models_as_jax():
+    ours, theirs = _on_both(_structs)
+    assert ours[:5] == theirs[:5] and ours[4][0] is TypeError
+    assert ours[5][0] is theirs[5][0] is TypeError  # JAX's text names its own class path
