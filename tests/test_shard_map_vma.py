@@ -411,3 +411,17 @@ def test_shape_dtype_structs_as_models_as_jax():
     ours, theirs = _on_both(_structs)
     assert ours[:5] == theirs[:5] and ours[4][0] is TypeError
     assert ours[5][0] is theirs[5][0] is TypeError  # JAX's text names its own class path
+
+
+def _unbound(jax):
+    """shard_map_test.py's test_psum_not_under_shmap_error, and pcast's counterpart: under
+    jit outside any shard_map."""
+    lax = jax.lax
+    return [_outcome(lambda f=f: jax.jit(f)(np.arange(4.0))) for f in (
+        lambda x: lax.psum(x, "x"), lambda x: lax.pcast(x, "x", to="varying"))]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_collectives_outside_shard_map_under_jit_as_jax():
+    ours, theirs = _on_both(_unbound)
+    assert ours == theirs and [cls for cls, _ in ours] == [NameError] * 2
