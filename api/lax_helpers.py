@@ -4,20 +4,23 @@ dynamic_update_index_in_dim, index_take, scatter_apply and lax.dtype."""
 import numpy as np
 
 from ..core import dtypes as _dtypes
+from ..core.avals import ShapeDtypeStruct
 from ..core.primitives import elementwise as ew
 from ..core.primitives import structural as st
 from ..core.trace import as_value, get_aval
+from ..core.vma import vary_like
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like x (its shape and dtype unless given) filled with fill_value, laid out as
     `sharding` says, else eagerly as x is (see api/out_sharding.placed_like), as JAX's."""
     from .out_sharding import on_device, placed_like
-    aval = get_aval(x)
+    aval = x.to_aval() if isinstance(x, ShapeDtypeStruct) else get_aval(x)
     shape = aval.shape if shape is None else tuple(shape)
     # as JAX's: a weakly typed x gives a weakly typed result unless a dtype is given
     out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype,
                   weak_type=dtype is None and aval.weak_type)
+    out = vary_like(out, aval.vma)
     return placed_like(out, x) if sharding is None else on_device(out, sharding)
 
 

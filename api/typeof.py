@@ -1,7 +1,7 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
 from ..core.sharding import NamedSharding, P, get_abstract_mesh
 from ..core.array import Array
-from ..core.avals import ShapedArray
+from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.state import is_ref_type
 from ..core.sharding_types import UnknownSharding, drop_dim, layout_type, typed_aval
 from .random.prng import PRNGKeyArray
@@ -13,7 +13,7 @@ def typeof(x):
     arrays and traced values alike."""
     if isinstance(x, PRNGKeyArray):
         return _key_type(x)
-    aval = typed_aval(x)
+    aval = x.to_aval() if isinstance(x, ShapeDtypeStruct) else typed_aval(x)
     if is_ref_type(aval):  # `Ref{float32[3]}`: references carry no sharding type
         return aval
     if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):

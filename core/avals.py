@@ -28,6 +28,9 @@ class ShapedArray:
         never unreduced or reduced along manual axes)."""
         return ManualAxisType(varying=self.vma)
 
+    mat = property(lambda self: self.manual_axis_type, doc="JAX's short name of "
+                   "manual_axis_type (`jax.typeof(x).mat.varying`).")
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -102,10 +105,14 @@ def _axis_set_str(axes, mesh):
 
 
 def mismatch_extra(a, b):
-    """", so the dtypes do not match" and the like, as JAX's messages end."""
-    what = [w for w, differ in (("the dtypes do not match", a.dtype != b.dtype),
-                                ("the shapes do not match", a.shape != b.shape)) if differ]
-    return ", so " + ", and ".join(what) if what else ""
+    """", so the dtypes do not match" and the like, as JAX's messages end ("" when only
+    their shardings differ)."""
+    what = [f"the {w} do not match" for w, differ in (
+        ("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape),
+        ("manual axis types", a.vma != b.vma)) if differ]
+    if len(what) < 2:
+        return "".join(f", so {w}" for w in what)
+    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
 
 
 def same_type(a, b):
@@ -116,27 +123,47 @@ def same_type(a, b):
 class ShapeDtypeStruct:
     """A shape, a dtype and optionally a sharding: an argument to eval_shape or .lower()."""
 
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+    __slots__ = ("shape", "dtype", "sharding", "weak_type", "manual_axis_type")
 
-    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False, manual_axis_type=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        if manual_axis_type is not None and not isinstance(manual_axis_type, ManualAxisType):
+            raise TypeError("`manual_axis_type` argument passed to ShapeDtypeStruct should be "
+                            "of type `jax.sharding.ManualAxisType`. Got type "
+                            f"{type(manual_axis_type)}")
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtypes.canonicalize_dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
+        self.manual_axis_type = manual_axis_type
+
+    @classmethod
+    def from_aval(cls, aval, sharding=None):
+        """The struct of a type (its manual axis type kept when it varies, as JAX's)."""
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type,
+                   manual_axis_type=aval.manual_axis_type if aval.vma else None)
+
+    def to_aval(self):
+        """Its type (jax.typeof's), without a sharding."""
+        mat = self.manual_axis_type
+        return ShapedArray(self.shape, self.dtype, self.weak_type,
+                           vma=mat.varying if mat is not None else frozenset())
 
     @classmethod
     def like(cls, x):
         """The shape, dtype and weak type of x (an array, tracer, scalar or ShapeDtypeStruct),
         and its sharding when x is committed to one."""
         from .trace import Tracer, get_aval
-        aval = x if isinstance(x, ShapeDtypeStruct) else get_aval(x)
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type,
+                       manual_axis_type=x.manual_axis_type)
+        aval = get_aval(x)
         if isinstance(x, Tracer):  # its type's sharding (None off a mesh)
             sharding = aval.sharding
         else:
             sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
-        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+        return cls.from_aval(aval, sharding)
 
     ndim = property(lambda self: len(self.shape))
 
@@ -149,15 +176,18 @@ class ShapeDtypeStruct:
     def __repr__(self):
         sh = f", sharding={self.sharding}" if self.sharding is not None else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{weak})"
+        mat = self.manual_axis_type
+        mat = f", manual_axis_type={mat}" if mat is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{weak}{mat})"
+
+    def _key(self):
+        return (self.shape, self.dtype, self.sharding, self.weak_type, self.manual_axis_type)
 
     def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.sharding == other.sharding
-                and self.weak_type == other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+        return hash(self._key())
 
 
 _INTERN_LOCK = threading.Lock()
@@ -194,6 +224,15 @@ class ManualAxisType:
         fields = dict(varying=self.varying, unreduced=self.unreduced, reduced=self.reduced)
         fields.update(changes)
         return ManualAxisType(**fields)
+
+    def invarying(self, mesh):
+        """The manual axes of `mesh` this value is invariant over (neither varying, unreduced
+        nor reduced)."""
+        return frozenset(mesh.manual_axes) - self.vur
+
+    vur = property(lambda self: self.varying | self.unreduced | self.reduced,
+                   doc="The manual axes the value varies, is unreduced or reduced over.")
+    empty = property(lambda self: not self.vur, doc="Whether it names no axis at all.")
 
     def __repr__(self):
         return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "

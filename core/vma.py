@@ -81,6 +81,39 @@ def match_operands(prim, args, avals, params):
     return [_pvary(x, union - v) if union - v else x for x, v in zip(args, vmas)]
 
 
+def vary_like(out, vma):
+    """JAX's full_like: inside a check_vma body (with jax_auto_pcast), the filled value is
+    made varying, by a staged `pvary`, over the axes `vma` (its model's)."""
+    if not vma_checked() or not config.read("jax_auto_pcast"):
+        return out
+    from .trace import get_aval  # trace imports the primitives, which import this module
+    missing = vma - get_aval(out).vma
+    return _pvary(out, missing) if missing else out
+
+
 def _pvary(x, axes):
     from .primitives.parallel import pvary_p  # the collectives build on staging, which uses this
     return pvary_p.bind(x, axes=binding_order(axes))
+
+
+def axis_state(aval, axes, api, hint=""):
+    """'varying' or 'invarying': what a value is over a collective's axes; JAX's ValueError
+    (its text, then refjax's `hint`) for a mix, which no one pvary or psum can take."""
+    states = {"varying" if a in aval.vma else "invarying" for a in axes}
+    if len(states) > 1:
+        raise ValueError(
+            f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
+            f"reduced or invarying state of the input. Got input type: "
+            f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
+            f"{{'invarying', 'varying'}}{hint}")
+    return states.pop()
+
+
+def mix_hint(axes, aval):
+    """What refjax adds to JAX's error for a reduction over a mix of varying and invariant
+    axes: which axes are which, and the ways out."""
+    varying = tuple(a for a in axes if a in aval.vma)
+    invariant = tuple(a for a in axes if a not in aval.vma)
+    return (f". The value varies over {varying} but not over {invariant}: reduce over "
+            f"{varying} only, make it vary over all of them first (jax.lax.pcast(x, "
+            f"{invariant}, to='varying')), or pass check_vma=False to shard_map.")

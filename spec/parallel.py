@@ -134,11 +134,13 @@ SPECS = [
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                exact=True),
-    collective("psum_scatter", NUM + COMPLEX, _scatter_params,
+    collective("reduce_scatter", NUM + COMPLEX, _scatter_params,
                lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
                    v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
                lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
-                   v, "x", scatter_dimension=scatter_dimension, tiled=tiled)),
+                   v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
+               notes="what lax.psum_scatter binds (JAX's name), run per device inside "
+                     "shard_map over mesh axis 'x'; reference: jax.vmap(axis_name='x')"),
     collective("ppermute", ALL + COMPLEX, _permute_params,
                lambda lax, v, n, perm: lax.ppermute(v, "x", perm),
                lambda lax, v, n, perm: lax.ppermute(v, "x", perm), exact=True),

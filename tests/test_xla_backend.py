@@ -474,7 +474,7 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "select_n", "clamp", "iota", "reduce_sum", "reduce_prod", "reduce_max",
              "reduce_min", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
              "cummax", "cummin", "dot_general", "sort", "cond", "while", "scan", "shard_map",
-             "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter",
+             "psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "reduce_scatter",
              "all_to_all", "pvary",
              # compared across backends by test_differential.py and, with JAX's documented
              # meaning, by test_shard_more.py (psum_invariant: by test_shard_map.py)

@@ -5,8 +5,10 @@ import operator
 import numpy as np
 
 from ...core import dtypes as _dt
+from ...core.avals import ShapeDtypeStruct
 from ...core.errors import ConcretizationTypeError
 from ...core.trace import get_aval
+from ...core.vma import vary_like
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concrete, concrete_value,
@@ -94,9 +96,16 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     return broadcast_to(asarray(*_check_args("full", fill_value)), shape)
 
 
-def _like_shape_dtype(a, dtype, shape, name):
-    aval = get_aval(a) if _is_array(a) or hasattr(a, "aval") else get_aval(asarray(
+def _model_aval(a, name):
+    """The type a *_like function copies: an array's, a ShapeDtypeStruct's (as JAX's)."""
+    if isinstance(a, ShapeDtypeStruct):
+        return a.to_aval()
+    return get_aval(a) if _is_array(a) or hasattr(a, "aval") else get_aval(asarray(
         _check_args(name, a)[0]))
+
+
+def _like_shape_dtype(a, dtype, shape, name):
+    aval = _model_aval(a, name)
     out_dtype = aval.dtype if dtype is None else _user_dtype(dtype, name)
     out_shape = aval.shape if shape is None else _shape_arg(shape, name)
     weak = dtype is None and aval.weak_type
@@ -110,7 +119,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     fill = _check_args("full_like", fill_value)[0]
     fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
     out = broadcast_to(fill, out_shape)
-    return placed_like(out, a) if np.ndim(fill) == 0 else out  # as lax.full_like
+    if np.ndim(fill):
+        return out
+    return placed_like(vary_like(out, _model_aval(a, "full_like").vma), a)  # as lax.full_like
 
 
 @takes_placement("jnp.zeros_like", fills=True)

@@ -2,6 +2,7 @@
 import math
 
 from .. import dtypes, pytree
+from ..vma import axis_state, mix_hint
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import Tracer, as_value, get_aval
@@ -73,18 +74,10 @@ def _check_psum_axes(eqn, ins):
         _check_psum_mix(eqn.params["axes"], v.aval.update(vma=vma))
 
 
-def _check_psum_mix(axes, aval):
-    """JAX's ValueError for a psum over a mix, naming (better than JAX's, which lists the
-    states {'varying', 'invarying'}) the axes the value varies and does not vary over."""
-    varying = tuple(a for a in axes if a in aval.vma)
-    if varying and len(varying) < len(axes):
-        invariant = tuple(a for a in axes if a not in aval.vma)
-        raise ValueError(
-            f"psum/pmean over mesh axes {tuple(axes)} of a {aval.str_short()} value that "
-            f"varies over {varying} but not over {invariant}: JAX's check_vma rejects the "
-            f"mix. Reduce over {varying} only, make the value vary over all of them first "
-            f"(jax.lax.pcast(x, {invariant}, to='varying')), or pass check_vma=False to "
-            "shard_map.")
+def _check_psum_mix(axes, aval, api="jax.lax.psum"):
+    """JAX's ValueError for a psum (or psum_scatter) over a mix, followed by the axes the value
+    varies and does not vary over (JAX's lists only the states)."""
+    axis_state(aval, axes, api, mix_hint(axes, aval))
 
 
 psum_p.def_vma(_psum_vma)
@@ -96,7 +89,7 @@ psum_invariant_p.def_vma(_reduced_vma)
 def _varying_over_axis_name(eqn, ins, strict):
     """The result varies over the collective's axis (all_gather's too: its value is equal on
     every lane, but JAX's type system counts it as varying; all_gather_invariant would not)."""
-    return [frozenset().union(*ins) | {eqn.params["axis_name"]}]
+    return [frozenset().union(*ins) | set(lanes.names_of(eqn.params["axis_name"]))]
 
 
 def _times_axis_size(x, size):
@@ -248,10 +241,13 @@ def axis_index(axis_name):
     """This lane's index along the named axis (several names: the row-major linear index)."""
     names = _axis_names(axis_name)
     check_axis_names(names, "axis_index")
-    index = axis_index_p.bind(axis_name=names[0])
-    for name in names[1:]:
-        size = _size_of((name,), "axis_index")
-        index = ew.add(ew.mul(index, size), axis_index_p.bind(axis_name=name))
+    if not isinstance(axis_name, (tuple, list)):
+        return axis_index_p.bind(axis_name=names[0])
+    # JAX's sum, innermost axis first, staged as JAX stages it (from a concrete int32 zero)
+    index, inner = ew.full((), 0, dtypes.int32), 1
+    for name in reversed(names):
+        index = ew.add(index, ew.mul(axis_index_p.bind(axis_name=name), inner))
+        inner = inner * _size_of((name,), "axis_index")
     return index
 
 
@@ -312,11 +308,19 @@ def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, axis_siz
     return _gather_lanes(bdim_at_front(x, d, axis_data.size), axis, tiled, axis_data.size), None
 
 
-all_gather_p.def_batch(_all_gather_batch)
+def _gather_lanewise(x, names, groups, axis, tiled, n):
+    """all_gather within groups of n lanes of the named axes, on the lanes made explicit."""
+    return lanes.lanewise(x, names, groups, lambda members: _every_lane_gets(
+        _gather_lanes(members, axis, tiled, n), n))
+
+
+all_gather_p.def_batch(lanes.several_axes(
+    _all_gather_batch, lambda x, names, axis, tiled, axis_size: _gather_lanewise(
+        x, names, lanes.all_lanes(names), axis, tiled, axis_size)))
 all_gather_p.def_vma(_varying_over_axis_name)
 all_gather_p.def_pp(lambda eqn, context: [
     ("all_gather_dimension", eqn.params["axis"]), ("axis_index_groups", None),
-    ("axis_name", (eqn.params["axis_name"],)), ("axis_size", eqn.params["axis_size"]),
+    ("axis_name", lanes.names_of(eqn.params["axis_name"])), ("axis_size", eqn.params["axis_size"]),
     ("tiled", eqn.params["tiled"])])
 deflinear(all_gather_p, lambda ct, x, *, axis_name, axis, tiled, axis_size: [
     psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis, tiled=tiled,
@@ -335,18 +339,16 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         ndim = len(get_aval(leaf).shape)
         ax = _check_axis("all_gather", axis, ndim if tiled else ndim + 1)
         if groups is not None:
-            n = len(groups[0])
-            return lanes.lanewise(leaf, names, groups, lambda members: _every_lane_gets(
-                _gather_lanes(members, ax, tiled, n), n))
-        return all_gather_p.bind(_varying(leaf, names), axis_name=names[0], axis=ax, tiled=bool(tiled),
-                                 axis_size=axis_size(names[0], "all_gather"))
+            return _gather_lanewise(leaf, names, groups, ax, tiled, len(groups[0]))
+        return all_gather_p.bind(_varying(leaf, names), axis_name=_param(names), axis=ax,
+                                 tiled=bool(tiled), axis_size=_total_size(names, "all_gather"))
     return pytree.tree_map(one, x)
 
 
 def _groups_or_none(axis_index_groups, names, api):
-    """None for one axis without groups (the collective's own primitive), else the groups
-    (all lanes of the axes as one group when none are given), of one size."""
-    if axis_index_groups is None and len(names) == 1:
+    """None without groups (the collective's own primitive, over one axis or several), else
+    the groups, of one size."""
+    if axis_index_groups is None:
         return None
     return lanes.check_groups(axis_index_groups, names, True, api)
 
@@ -355,6 +357,16 @@ def _every_lane_gets(value, n):
     """value (the same for each of the n members of a group) as their results, stacked."""
     shape = tuple(get_aval(value).shape)
     return st.broadcast_in_dim(value, (n,) + shape, tuple(range(1, len(shape) + 1)))
+
+
+def _param(names):
+    """The `axis_name` param of a collective over `names`: the name, or the tuple of several."""
+    return names if len(names) > 1 else names[0]
+
+
+def _total_size(names, api):
+    """The number of lanes of the named axes together."""
+    return math.prod(axis_size(n, api) for n in names)
 
 
 def _check_axis(api, axis, bound):
@@ -366,7 +378,8 @@ def _check_axis(api, axis, bound):
 
 # ---------------------------------------------------------------- psum_scatter
 
-psum_scatter_p = _collective("psum_scatter")
+# JAX's name for what lax.psum_scatter binds (printed jaxprs show reduce_scatter)
+psum_scatter_p = _collective("reduce_scatter")
 
 
 @psum_scatter_p.def_abstract_eval
@@ -388,7 +401,7 @@ def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_
 def _check_scatter_dtype(dtype, axis_name):
     """JAX sums the lanes with `add`, which rejects bool (psum, unlike it, counts bools)."""
     if dtype == dtypes.bool_:
-        raise TypeError(f"psum_scatter over axis {axis_name!r} does not accept dtype bool. "
+        raise TypeError(f"reduce_scatter over axis {axis_name!r} does not accept dtype bool. "
                         "Accepted dtypes are subtypes of integer, floating, complexfloating.")
 
 
@@ -417,10 +430,18 @@ def _psum_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension, 
     return _split_to_lanes(total, scatter_dimension, tiled, axis_data.size), 0
 
 
-psum_scatter_p.def_batch(_psum_scatter_batch)
+def _scatter_lanewise(x, names, groups, dim, tiled, n):
+    """psum_scatter within groups of n lanes of the named axes, on the lanes made explicit."""
+    return lanes.lanewise(x, names, groups, lambda members: _split_to_lanes(
+        reductions.reduce_sum(members, (0,)), dim, tiled, n))
+
+
+psum_scatter_p.def_batch(lanes.several_axes(
+    _psum_scatter_batch, lambda x, names, scatter_dimension, tiled, axis_size: _scatter_lanewise(
+        x, names, lanes.all_lanes(names), scatter_dimension, tiled, axis_size)))
 psum_scatter_p.def_vma(_varying_over_axis_name)
 psum_scatter_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
-    dict(eqn.params, axis_name=(eqn.params["axis_name"],)).items()))
+    dict(eqn.params, axis_name=lanes.names_of(eqn.params["axis_name"])).items()))
 deflinear(psum_scatter_p, lambda ct, x, *, axis_name, scatter_dimension, tiled, axis_size: [
     all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                       axis_size=axis_size)])
@@ -432,18 +453,19 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     names = _axis_names(axis_name)
     check_axis_names(names, "psum_scatter")
     groups = _groups_or_none(axis_index_groups, names, "psum_scatter")
-    size = len(groups[0]) if groups else axis_size(names[0], "psum_scatter")
+    size = len(groups[0]) if groups else _total_size(names, "psum_scatter")
 
     def one(leaf):
         leaf = _as_array(leaf)
+        if vma_checked():
+            _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
         dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
-        params = dict(axis_name=names if groups else names[0], scatter_dimension=dim,
-                      tiled=bool(tiled), axis_size=size)
+        params = dict(axis_name=_param(names), scatter_dimension=dim, tiled=bool(tiled),
+                      axis_size=size)
         if groups is None:
             return psum_scatter_p.bind(_varying(leaf, names), **params)
         _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors
-        return lanes.lanewise(leaf, names, groups, lambda members: _split_to_lanes(
-            reductions.reduce_sum(members, (0,)), dim, tiled, size))
+        return _scatter_lanewise(leaf, names, groups, dim, tiled, size)
     return pytree.tree_map(one, x)
 
 
@@ -475,9 +497,18 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
     return _permute_lanes(bdim_at_front(x, d, axis_data.size), perm, axis_data.size), 0
 
 
-ppermute_p.def_batch(_ppermute_batch)
+def _permute_lanewise(x, names, perm):
+    """ppermute over several axes, on the lanes made explicit: numbered row-major in the
+    order the axes are bound (the mesh's, for shard_map), as JAX numbers devices."""
+    names = binding_order(names)
+    n = lanes.lane_count(names)
+    return lanes.lanewise(x, names, lanes.all_lanes(names),
+                          lambda members: _permute_lanes(members, perm, n))
+
+
+ppermute_p.def_batch(lanes.several_axes(_ppermute_batch, _permute_lanewise))
 ppermute_p.def_vma(_varying_over_axis_name)
-ppermute_p.def_pp(lambda eqn, context: [("axis_name", (eqn.params["axis_name"],)),
+ppermute_p.def_pp(lambda eqn, context: [("axis_name", lanes.names_of(eqn.params["axis_name"])),
                                         ("perm", eqn.params["perm"])])
 deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
     ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
@@ -500,16 +531,11 @@ def ppermute(x, axis_name, perm):
     """Lane dst receives x from lane src for each (src, dst) pair of perm; lanes receiving
     nothing get zeros. Over several axes, lanes are numbered row-major over them in the
     order they are bound (the mesh's, for shard_map), as JAX numbers devices."""
-    names = binding_order(_axis_names(axis_name))
+    names = _axis_names(axis_name)
     check_axis_names(names, "ppermute")
-    size = lanes.lane_count(names)
-    perm = _check_perm(perm, size)
-    if len(names) > 1:
-        return pytree.tree_map(lambda leaf: lanes.lanewise(
-            _as_array(leaf), names, (tuple(range(size)),),
-            lambda members: _permute_lanes(members, perm, size)), x)
+    perm = _check_perm(perm, _total_size(names, "ppermute"))
     return pytree.tree_map(
-        lambda leaf: ppermute_p.bind(_varying(_as_array(leaf), names), axis_name=names[0],
+        lambda leaf: ppermute_p.bind(_varying(_as_array(leaf), names), axis_name=_param(names),
                                      perm=perm), x)
 
 
@@ -573,7 +599,16 @@ def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_ax
     return _all_to_all_lanes(x, split_axis, concat_axis, tiled, axis_data.size), 0
 
 
-all_to_all_p.def_batch(_all_to_all_batch)
+def _all_to_all_lanewise(x, names, groups, split_axis, concat_axis, tiled, n):
+    """all_to_all within groups of n lanes of the named axes, on the lanes made explicit."""
+    return lanes.lanewise(x, names, groups, lambda members: _all_to_all_lanes(
+        members, split_axis, concat_axis, tiled, n))
+
+
+all_to_all_p.def_batch(lanes.several_axes(
+    _all_to_all_batch, lambda x, names, split_axis, concat_axis, tiled, axis_size:
+    _all_to_all_lanewise(x, names, lanes.all_lanes(names), split_axis, concat_axis, tiled,
+                         axis_size)))
 all_to_all_p.def_vma(_varying_over_axis_name)
 all_to_all_p.def_pp(lambda eqn, context: [("axis_index_groups", None)] + sorted(
     (k, v) for k, v in eqn.params.items() if k != "axis_size"))
@@ -587,19 +622,18 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     names = _axis_names(axis_name)
     check_axis_names(names, "all_to_all")
     groups = _groups_or_none(axis_index_groups, names, "all_to_all")
-    size = len(groups[0]) if groups else axis_size(names[0], "all_to_all")
+    size = len(groups[0]) if groups else _total_size(names, "all_to_all")
 
     def one(leaf):
         leaf = _as_array(leaf)
         shape = get_aval(leaf).shape
         sa = _check_axis("all_to_all", split_axis, len(shape))
         ca = _check_axis("all_to_all", concat_axis, len(shape))
-        _check_split(shape, sa, size, tiled, names if groups else names[0])
+        _check_split(shape, sa, size, tiled, _param(names))
         if groups is not None:
-            return lanes.lanewise(leaf, names, groups, lambda members: _all_to_all_lanes(
-                members, sa, ca, tiled, size))
-        return all_to_all_p.bind(_varying(leaf, names), axis_name=names[0], split_axis=sa, concat_axis=ca,
-                                 tiled=bool(tiled), axis_size=size)
+            return _all_to_all_lanewise(leaf, names, groups, sa, ca, tiled, size)
+        return all_to_all_p.bind(_varying(leaf, names), axis_name=_param(names), split_axis=sa,
+                                 concat_axis=ca, tiled=bool(tiled), axis_size=size)
     return pytree.tree_map(one, x)
 
 

@@ -1,4 +1,6 @@
-"""Collectives over several axes or within axis_index_groups, on the lanes made explicit."""
+"""Collectives over several axes or within axis_index_groups, on the lanes made explicit; a
+collective over several axes is one equation (as JAX stages it) whose batching rule, on one of
+its axes, is that computation."""
 import math
 
 from .. import dtypes
@@ -90,3 +92,27 @@ def group_sizes(x, names, groups):
         return len(groups[0])
     one = ew.full(get_aval(x).shape, 1, dtypes.canonicalize_dtype(dtypes.int32))
     return lanewise(one, names, groups, reduce_in_groups(reductions.reduce_sum))
+
+
+def names_of(axis_name):
+    """The axis names of a collective's `axis_name` param: one name, or a tuple of several."""
+    return axis_name if isinstance(axis_name, tuple) else (axis_name,)
+
+
+def all_lanes(names):
+    """The one group of every lane of the named axes."""
+    return (tuple(range(lane_count(names))),)
+
+
+def several_axes(single_rule, lanewise_of):
+    """The batching rule of a collective whose `axis_name` may name several axes (a tuple):
+    an axis it does not name is the single-axis rule's (which binds it again, batched); on
+    one it names, it is `lanewise_of(x, names, **params)` (this module's lane-explicit
+    computation, which names each axis on its own) run under that axis' vmap."""
+    def rule(axis_data, vals, dims, *, axis_name, **params):
+        if not isinstance(axis_name, tuple) or axis_data.name not in axis_name:
+            return single_rule(axis_data, vals, dims, axis_name=axis_name, **params)
+        from ..transforms.vmap import vmap_flat  # vmap imports the collectives' module
+        out, = vmap_flat(lambda x: [lanewise_of(x, axis_name, **params)], vals, dims, axis_data)
+        return out, 0
+    return rule

@@ -1,8 +1,9 @@
 """pvary and pcast: the lax functions casting values to varying over manual mesh axes (JAX's
 vma types), binding `pvary` (parallel.py)."""
 from .. import pytree
-from ..trace import as_value, get_aval
-from .axis_env import _axis_names, binding_order, check_axis_names, vma_checked
+from ..trace import EvalTrace, as_value, current_trace, get_aval
+from ..vma import axis_state
+from .axis_env import _axis_names, axis_scope, binding_order, check_axis_names, vma_checked
 from .parallel import pvary_p
 
 
@@ -11,6 +12,8 @@ def pvary(x, axis_name):
     replication check then treats it as device-varying. A no-op in a shard_map body with
     check_vma=False, as JAX's; JAX's ValueError for a value already varying over them."""
     axes = _axis_names(axis_name)
+    if isinstance(current_trace(), EvalTrace) and not axis_scope()[0]:
+        raise ValueError("pvary should be called under jax.shard_map.")  # JAX's, eagerly
     check_axis_names(axes, "pvary")
     if vma_checked() is False:
         return x
@@ -34,6 +37,8 @@ _PCAST_TARGETS = ("varying", "reduced", "unreduced")
 def pcast(x, axis_name, *, to):
     """JAX 0.10's spelling of pvary: pcast(x, axes, to="varying"). The reduced and unreduced
     types belong to Explicit mesh axes, which refjax does not model."""
+    if isinstance(axis_name, (set, frozenset)):  # JAX's: an unordered set names no order
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
     if to not in _PCAST_TARGETS:
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
                          f"{set(_PCAST_TARGETS)}")
@@ -47,16 +52,3 @@ def pcast(x, axis_name, *, to):
             raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
         return pvary(leaf, axes)
     return pytree.tree_map(one, x)
-
-
-def axis_state(aval, axes, api):
-    """'varying' or 'invarying': what a value is over the collective's axes (JAX's ValueError
-    for a mix, which no one pvary or psum can take)."""
-    states = {"varying" if a in aval.vma else "invarying" for a in axes}
-    if len(states) > 1:
-        raise ValueError(
-            f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
-            f"reduced or invarying state of the input. Got input type: "
-            f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
-            f"{states}")
-    return states.pop()

@@ -62,6 +62,27 @@ def _check_linearized_tangent(p, t):
     except (TypeError, ValueError) as err:
         raise ValueError("linearized function called on tangent values inconsistent with the "
                          f"original primal values: {err}") from None
+    pa, ta = get_aval(p), get_aval(t)
+    if pa.vma != ta.vma:
+        raise _vma_mismatch(pa, ta)
+
+
+def _vma_mismatch(pa, ta):
+    """JAX's error for a tangent varying over other manual axes than its primal, with the
+    pcasts that would make them agree."""
+    fixes = [f"  * applying `jax.lax.pcast(..., {tuple(extra)}, to='varying')` to {what};"
+             for extra, what in ((ta.vma - pa.vma, "the primal value passed to "
+                                  "`jax.linearize`"), (pa.vma - ta.vma, "the tangent value "
+                                  "passed to the callable `f_jvp` returned by `jax.linearize`"))
+             if extra]
+    return ValueError(
+        "linearized function called on tangent values inconsistent with the original primal "
+        f"values:\nGot tangent aval {_long(ta)} for primal aval {_long(pa)} but expected "
+        f"{_long(pa.to_tangent_aval())}. \nThis might be fixed by:\n" + "\n".join(fixes))
+
+
+def _long(aval):
+    return aval.str_short(short_dtypes=False)
 
 
 def linearize(fun, *primals):

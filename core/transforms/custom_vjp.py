@@ -162,8 +162,8 @@ def _cotangent(g, aval, path, zero):
         return Zero(ct_aval)
     g = as_value(g)
     got = get_aval(g)
-    if got.shape != ct_aval.shape or (got.dtype != ct_aval.dtype
-                                      and not _inexact(ct_aval.dtype)):
+    if got.shape != ct_aval.shape or got.vma != ct_aval.vma or (
+            got.dtype != ct_aval.dtype and not _inexact(ct_aval.dtype)):
         raise ValueError("Custom VJP bwd rule must produce an output with the same type as the "
                          f"args tuple of the primal function, but at output{path} the bwd rule "
                          f"produced an output of type {got.str_short(False)} corresponding to "

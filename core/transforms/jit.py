@@ -568,7 +568,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
             closed = _recapture(closed, len(staged.tracer_consts))
         if return_shape:
             shapes = pytree.tree_unflatten(staged.out_tree, [
-                ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+                ShapeDtypeStruct.from_aval(a) for a in closed.out_avals])
             return closed, shapes
         return closed
 
@@ -586,7 +586,7 @@ def eval_shape(fun, *args, **kwargs):
     wrapped = JitWrapped(fun, None, None, None, None, None, shared=False)
     staged, _ = wrapped._stage(args, kwargs)
     return pytree.tree_unflatten(staged.out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+        ShapeDtypeStruct.from_aval(a)
         for a in staged.closed.out_avals])
 
 

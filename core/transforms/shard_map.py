@@ -21,6 +21,9 @@ from .jvp import jvp_flat
 from .partial_eval import partial_eval_jaxpr
 from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
                               result_type)
+from .shard_map_vma import check_out_vmas, spec_paths
+from .shard_map_vma import omitted as _omitted
+from .shard_map_vma import spec_axes as _spec_axes
 from .staging import closure_convert, stage, trace_to_jaxpr
 from .transpose import backward_pass
 from .vmap import _flatten_axes, vmap, vmap_flat, vmap_flat_dims
@@ -38,19 +41,8 @@ def _entries(spec, ndim):
     return tuple(() if p is None else p if isinstance(p, tuple) else (p,) for p in parts)
 
 
-def _spec_axes(spec):
-    return {a for p in spec.partitions if p is not None
-            for a in (p if isinstance(p, tuple) else (p,))}
-
-
 def _blocks(names, mesh):
     return math.prod(mesh.shape[a] for a in names)
-
-
-def _omitted(spec, manual):
-    """The manual axes a spec does not name, in mesh order: the value is replicated over them."""
-    used = _spec_axes(spec)
-    return tuple(a for a in manual if a not in used)
 
 
 def _check_spec(spec, aval, mesh, manual, what):
@@ -126,49 +118,18 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _body_avals(avals, specs, manual, check_vma):
-    """A check_vma body's inputs are typed with the manual axes their specs split them over."""
+def _body_avals(avals, specs, manual, check_vma, outer):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over
+    and, in a shard_map nested in another's body, those the arguments vary over (`outer`)."""
     if not check_vma:
         return list(avals)
-    return [a.update(vma=_spec_vma(s, manual)) for a, s in zip(avals, specs)]
+    return [a.update(vma=v | _spec_vma(s, manual)) for a, s, v in zip(avals, specs, outer)]
 
 
-def _check_vma(f, mesh, closed, out_specs, manual, out_paths):
+def _check_vma(f, mesh, closed, out_specs, manual, spec_keys):
     """Each output's type (its vma) against its out spec."""
-    check_out_vmas(f, mesh, manual, [(path, spec, aval.vma) for aval, spec, path
-                                     in zip(closed.out_avals, out_specs, out_paths)])
-
-
-def check_out_vmas(f, mesh, manual, outs):
-    """ValueError in JAX's words when outputs, given as (path, out spec, the axes their value
-    varies over), vary over mesh axes their out_specs say they are replicated over."""
-    fails = [(path, spec, vma) for path, spec, vma in outs
-             if any(a in vma for a in _omitted(spec, manual))]
-    if fails:
-        lines = [_vma_line(path[len("out"):], spec, vma, manual) for path, spec, vma in fails]
-        if len(lines) == 1:
-            lines = [lines[0][2:]]  # no bullet for a single output
-        raise ValueError(
-            f"shard_map applied to the function '{getattr(f, '__name__', str(f))}' was given "
-            "out_specs which require replication which can't be statically inferred given the "
-            f"mesh:\n\nThe mesh given has shape {tuple(mesh.shape.values())} with "
-            f"corresponding axis names {mesh.axis_names}.\n\n" + "\n\n".join(lines) +
-            "\n\nCheck if these output values are meant to be replicated over those mesh axes. "
-            "If not, consider revising the corresponding out_specs entries. If so, consider "
-            "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
-
-
-def _vma_line(key, spec, vma, manual):
-    """One failing output's line of the error (`key`: its path in out_specs)."""
-    unmentioned = _omitted(spec, manual)
-    head = f"* out_specs{key} is {spec} which implies that the corresponding output value is "
-    if len(unmentioned) == 1:
-        return head + (f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
-                       "replication over any axes")
-    need, got = (",".join(a for a in manual if a in axes) for axes in (_spec_axes(spec), vma))
-    diff = ",".join(a for a in unmentioned if a in vma)
-    return head + (f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
-                   f"inferred to be possibly varying over {{{got}}}")
+    check_out_vmas(f, mesh, manual, [(key, spec, aval.vma) for aval, spec, key
+                                     in zip(closed.out_avals, out_specs, spec_keys)])
 
 
 # ---------------------------------------------------------------- evaluation: nested vmap
@@ -676,7 +637,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
-    local = _body_avals(local, specs, order, check_vma)
+    local = _body_avals(local, specs, order, check_vma, [get_aval(x).vma for x in leaves])
     closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order, check_vma,
                                              out_specs)
     out_paths = _paths("out", box["out"])
@@ -685,7 +646,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
                   for s, a, p in zip(outs_specs, closed.out_avals, out_paths)]
     in_all = (P(),) * len(tracer_consts) + tuple(specs)
     if check_vma:
-        _check_vma(f, mesh, closed, outs_specs, order, out_paths)
+        _check_vma(f, mesh, closed, outs_specs, order, spec_paths(box["out"], out_specs))
     outs = shard_map_p.bind(*tracer_consts, *leaves, axis_names=order, check_vma=bool(check_vma),
                             in_specs=in_all, jaxpr=closed, mesh=mesh,
                             out_specs=tuple(outs_specs), **context)

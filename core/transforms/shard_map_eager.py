@@ -137,10 +137,12 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
         out = f(*pytree.tree_unflatten(in_tree, tracers))
     out_leaves, out_tree = pytree.tree_flatten(out)
     paths = sm._paths("out", out)
-    out_specs = sm._flatten_specs("shard_map out_specs", out, out_specs)
+    out_specs_tree, out_specs = out_specs, sm._flatten_specs("shard_map out_specs", out, out_specs)
     outs = [_checked(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
-    if trace.check_vma:
-        sm.check_out_vmas(f, mesh, order, [(p, s, vma) for p, (_, vma, s, _) in zip(paths, outs)])
+    if trace.check_vma:  # JAX's eager shard_map reports the first output failing
+        keys = sm.spec_paths(out, out_specs_tree)
+        sm.check_out_vmas(f, mesh, order, [(k, s, vma) for k, (_, vma, s, _) in zip(keys, outs)],
+                          first_only=True)
     return pytree.tree_unflatten(out_tree, [_output(trace, *o) for o in outs])
 
 

@@ -31,7 +31,8 @@ class BatchTracer(Tracer):
         if self.bdim is not_mapped:
             return aval
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-        out = ShapedArray(shape, aval.dtype, aval.weak_type, sharding=drop_dim(aval, self.bdim))
+        out = ShapedArray(shape, aval.dtype, aval.weak_type, sharding=drop_dim(aval, self.bdim),
+                          vma=aval.vma)  # in a check_vma body, its type's (JAX's)
         return AbstractRef.of(out) if is_ref_type(aval) else out
 
     def short_repr(self):

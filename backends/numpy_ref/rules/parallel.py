@@ -8,8 +8,9 @@ from ._common import rule
 def _unbound(prim):
     def raise_unbound(*args, **params):
         names = params.get("axes", params.get("axis_name"))
-        raise NameError(f"unbound axis name: {names!r}. {prim.name} ran outside of any vmap, "
-                        "pmap or shard_map binding that axis name.")
+        name = names[0] if isinstance(names, tuple) else names
+        raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
+                        f"{prim.name} under `jax.shard_map`.")  # JAX's words
     return raise_unbound
 
 

@@ -77,7 +77,15 @@ def _axis_index(*, axis_name):
 
 @rule(par.pvary_p)
 def _pvary(x, *, axes):
-    return x  # shard_map is lowered with check_vma=False: varying-ness needs no marking
+    """The identity (shard_map is lowered with check_vma=False: varying-ness needs no
+    marking), but JAX's NameError outside any shard_map binding its axes."""
+    for name in axes:
+        try:
+            lax.axis_size(name)
+        except NameError:
+            raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
+                            "pvary under `jax.shard_map`.") from None
+    return x
 
 
 @rule(par.ragged_all_to_all_p)

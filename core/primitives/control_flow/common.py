@@ -6,6 +6,7 @@ from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
 from ...avals import ShapedArray, _axes_str, _vma_str, same_type
+from ...avals import mismatch_extra as why  # noqa: F401  (cond's and loops' name for it)
 from ...sharding_types import UnknownSharding, drop_dim, spec_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
@@ -78,7 +79,8 @@ def stacked(aval, n):
 def unstacked(aval):
     """The type of one slice of a scanned value (its sharding type without the leading dim)."""
     return ShapedArray(tuple(aval.shape[1:]), aval.dtype, aval.weak_type,
-                       sharding=drop_dim(aval, 0) if aval.ndim else aval.sharding)
+                       sharding=drop_dim(aval, 0) if aval.ndim else aval.sharding,
+                       vma=aval.vma)
 
 
 def as_array(x):
@@ -171,16 +173,6 @@ def scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
     return [spec_of(a) for a in carry] + [(None,) + spec_of(y) for y in ys]
 
 
-def why(a, b):
-    """What JAX adds after two differing types ("", when only their shardings differ)."""
-    what = [f"the {w} do not match" for w, differ in (
-        ("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape),
-        ("manual axis types", a.vma != b.vma)) if differ]
-    if len(what) < 2:
-        return "".join(f", so {w}" for w in what)
-    return ", so " + ", ".join(what[:-1]) + ", and " + what[-1]
-
-
 def pcast_hint(applications, loop):
     """JAX's hint after a vma mismatch in a cond's branches or a loop's carry: the pcasts
     that might fix it (bulleted as each of JAX's two messages does)."""
@@ -210,8 +202,10 @@ def path_str(tree, i):
     return f" at path {path}" if path else ""
 
 
-def listed(diffs):
-    """The differences as JAX lists them: one as a sentence, several as bullets."""
+def listed(diffs, loop=False):
+    """The differences as JAX lists them: one as a sentence, several as bullets (a loop's
+    with JAX's blank line between the first bullets when there are three or more)."""
     if len(diffs) == 1:
         return f"{diffs[0][:1].upper()}{diffs[0][1:]}.\n"
-    return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+    sep = "\n" if loop else ""
+    return sep.join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"

@@ -19,6 +19,7 @@ from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
 from ...transforms.batching import bdim_at_front, moveaxis
+from ...transforms.jit_diagnostics import fun_sourceinfo
 from ...transforms.jvp import jvp_jaxpr, stop_gradient
 from ...transforms.linearize import linearize_by_partial_eval
 from ...transforms.staging import stage_closed
@@ -271,7 +272,8 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     index = ew.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     if config.read("jax_disable_jit") and is_concrete(index):
         return branches[int(index)](*operands)
-    names = tuple(f"branch {i}" for i in range(len(branches)))
+    # JAX's names of the branches in its output checks (the second and later without a space)
+    names = ("branch 0",) + tuple(f"branch{i}" for i in range(1, len(branches)))
     return _bind_cond(index, branches, operands, "switch", names, range(len(branches)))
 
 
@@ -283,7 +285,8 @@ def _bind_cond(index, funs, operands, api_name, names, compare):
     traced = [trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals) for f in funs]
     first, *rest = compare
     for i in rest:
-        _check_branch_outputs(api_name, names[first], traced[first], names[i], traced[i])
+        _check_branch_outputs(api_name, (names[first], funs[first]), traced[first],
+                              (names[i], funs[i]), traced[i])
     consts, const_avals, positions = _common_consts(traced)
     branches = tuple(_with_const_inputs(closed, pos, const_avals)
                      for (closed, _, _), pos in zip(traced, positions))
@@ -313,13 +316,16 @@ def _with_const_inputs(closed, positions, const_avals):
     return jx.with_binders(closed, invars=const_vars + list(invars[len(positions):]))
 
 
-def _check_branch_outputs(api_name, name0, traced0, name, traced):
+def _check_branch_outputs(api_name, named0, traced0, named, traced):
+    """JAX's TypeError for branches of other output structures or types; `named0`, `named`:
+    (name, function) of the two branches."""
     (closed0, _, tree0), (closed, _, tree) = traced0, traced
+    (name0, fun0), (name, fun) = named0, named
+    where = f"{name0} is {fun_sourceinfo(fun0)}\n{name} is {fun_sourceinfo(fun)}\n\n"
     if tree0 != tree:
         diffs = structure_differences(tree0, tree, name0, name)
         raise TypeError(f"{api_name} branch outputs must have the same pytree structure, but "
-                        f"they differ:\n\n{name0} output is {tree0}\n{name} output is {tree}\n\n"
-                        + "".join(d + "\n\n" for d in diffs) +
+                        "they differ:\n\n" + where + "".join(d + "\n\n" for d in diffs) +
                         f"Revise {name0} and/or {name} so that they have the same pytree "
                         "structure.")
     outs0, outs = closed0.out_avals, closed.out_avals
@@ -333,5 +339,5 @@ def _check_branch_outputs(api_name, name0, traced0, name, traced):
             for i, (a, b) in enumerate(zip(outs0, outs)) if not same_typed(a, b)
             for n, a1, a2 in ((name0, b, a), (name, a, b)) if a2.vma - a1.vma], loop=False)
         raise TypeError(f"{api_name} branches must have equal output types but they differ.\n\n"
-                        + listed(diffs) + f"\n{hint}Revise {name0} and/or {name} so that all "
+                        + where + listed(diffs) + f"\n{hint}Revise {name0} and/or {name} so that all "
                         "output types match.")

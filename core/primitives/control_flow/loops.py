@@ -280,7 +280,7 @@ def _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals):
             for i, (a, b) in enumerate(zip(in_avals, out_avals))
             if not same_typed(a, b) and b.vma - a.vma], loop=True)
         raise TypeError(f"{name} function carry input and carry output must have equal types, "
-                        "but they differ:\n\n" + listed(diffs) + f"\n{hint}Revise the function "
+                        "but they differ:\n\n" + listed(diffs, loop=True) + f"\n{hint}Revise the function "
                         "so that all output types match the corresponding input types.")
 
 
@@ -717,8 +717,8 @@ def _bounds_dtype(lower, upper):
 
 
 def _fori_scan_body(body_fun):
-    def scanned(carry, _):
-        i, x = carry
+    def scanned(loop_carry, _):  # JAX's errors name the carry by this parameter
+        i, x = loop_carry
         return (ew.add(i, 1), body_fun(i, x)), None
     return scanned
 
@@ -729,8 +729,8 @@ def _fori_cond(carry):
 
 
 def _fori_while_body(body_fun):
-    def body(carry):
-        i, upper, x = carry
+    def body(loop_carry):  # named as JAX's, whose errors name the carry by it
+        i, upper, x = loop_carry
         return ew.add(i, 1), upper, body_fun(i, x)
     return body
 
