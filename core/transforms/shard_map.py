@@ -627,7 +627,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     leaves, in_tree = pytree.tree_flatten(args)
     leaves = [as_value(x) for x in leaves]
     paths = _paths("args", args)
-    specs = infer_in_specs(mesh, order, leaves) if in_specs is None else \
+    specs = infer_in_specs(mesh, order, leaves, axis_names) if in_specs is None else \
         check_typed_specs(mesh, order, leaves, _flatten_specs("shard_map in_specs", args,
                                                               in_specs))
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")

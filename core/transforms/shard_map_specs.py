@@ -8,15 +8,16 @@ from ..sharding_types import is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
 
 
-def infer_in_specs(mesh, order, leaves):
+def infer_in_specs(mesh, order, leaves, axis_names=None):
     """in_specs omitted: each argument's spec in its type, as JAX infers them, which needs every
     manual axis Explicit (TypeError, as JAX's, otherwise)."""
-    types = [mesh._name_to_type[a] for a in order]
-    if any(t != AxisType.Explicit for t in types):
+    if any(mesh._name_to_type[a] != AxisType.Explicit for a in order):
+        # the set built as JAX builds it, so that it prints its names in JAX's order
+        shown = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names) - frozenset()
         raise TypeError(
             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-            f"instances, but it was `None` when axis_names={frozenset(order)} are of type "
-            f"{', '.join(map(str, types))}")
+            f"instances, but it was `None` when axis_names={shown} are of type "
+            f"{', '.join(str(mesh._name_to_type[a]) for a in shown)}")
     return [_manual_spec(order, _type_spec_of(x)) for x in leaves]
 
 
