@@ -32,6 +32,17 @@ def _plain(r):
     return str(r) if not isinstance(r, (bool, int, float, type(None))) else r
 
 
+def same(ours, theirs, ulps=4):
+    """Whether two outcomes agree: equal structure and text, floats within `ulps` float32 ulps
+    (XLA's transcendental functions differ from NumPy's in the last bits)."""
+    if isinstance(ours, float) and isinstance(theirs, float):
+        return abs(ours - theirs) <= ulps * np.spacing(np.float32(max(abs(ours), abs(theirs))))
+    if isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple)):
+        return type(ours) is type(theirs) and len(ours) == len(theirs) and all(
+            same(a, b, ulps) for a, b in zip(ours, theirs))
+    return ours == theirs
+
+
 def both(scenario):
     """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
     return [outcome(f) for f in scenario(real_jax, real_jnp)], \

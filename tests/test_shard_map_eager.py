@@ -9,7 +9,7 @@ import io
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
-from side_by_side import both, outcome
+from side_by_side import both, outcome, same
 
 import refjax
 
@@ -151,5 +151,5 @@ def program_scenario(shape, names, split, body):
 @given(programs())
 def test_random_eager_programs_as_jax(program):
     theirs, ours = both(program_scenario(*program))
-    assert ours[:2] == theirs[:2]
+    assert same(ours[:2], theirs[:2]), (ours[:2], theirs[:2])
     assert [ours[2][0], list(ours[2][1])] == ours[0][1][1]  # jit computes what eager does
