@@ -3,7 +3,9 @@ which operations involve them, and programs with them run equation by equation."
 import numpy as np
 
 from ..core.array import Array
+from ..core.trace import get_aval
 from ..core.jaxpr import eval_jaxpr
+from ..core.primitives.control_flow.iterations import ITERATIONS, operand_avals
 from ..core.sharding_unreduced import sets_of
 
 
@@ -35,6 +37,18 @@ def op_by_op(backend, closed_jaxpr):
         outs = eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
         return [_as_buffer(backend, o, a) for o, a in zip(outs, closed_jaxpr.out_avals)]
     return run
+
+
+def by_iterations(backend, prim, bufs, params):
+    """A loop or branch reading or making unreduced values (None: prim is neither), run
+    iteration by iteration, each equation an eager operation (device by device where the
+    values are partial)."""
+    if prim not in ITERATIONS:
+        return None
+    args = [Array(a.update(sharding=None), b, backend)
+            for a, b in zip(operand_avals(prim, params), bufs)]
+    outs = ITERATIONS[prim](args, **params)
+    return [_as_buffer(backend, o, get_aval(o)) for o in outs]
 
 
 def _as_buffer(backend, x, aval):

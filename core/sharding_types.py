@@ -13,7 +13,7 @@ from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH, AbstractMesh
 from .sharding.mesh import get_current_mesh
 from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
-from .sharding_unreduced import out_sets
+from .sharding_unreduced import out_sets_each
 from .trace import get_aval
 
 
@@ -155,13 +155,13 @@ def type_outputs(prim, in_avals, out_avals, params):
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
-    unreduced, reduced = out_sets(prim, in_avals, params, given)  # JAX checks these first
+    sets = out_sets_each(prim, in_avals, out_avals, params, given)  # JAX checks these first
     specs = _out_specs(prim, [spec_of(a) for a in in_avals], in_avals, out_avals, params)
     if specs is None:
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
     for a, s in zip(out_avals, specs):
         _check_legal(prim, in_avals, a, s)
-    return [_with_sets(typed(a, mesh, s), unreduced, reduced) for a, s in zip(out_avals, specs)]
+    return [_with_sets(typed(a, mesh, s), *ur) for a, s, ur in zip(out_avals, specs, sets)]
 
 
 def _with_sets(aval, unreduced, reduced):
@@ -222,7 +222,7 @@ def drop_dim(aval, dim):
         return aval.sharding
     entries = list(spec_of(aval))
     del entries[dim]
-    return NamedSharding(aval.sharding.mesh, P(*entries))
+    return NamedSharding(aval.sharding.mesh, aval.sharding.spec.update(partitions=entries))
 
 
 def vmapped_mesh_axes(values, dims, spmd_axis_name=None):

@@ -103,6 +103,11 @@ def _convert(x, *, given):
             g.reduced if g is not None and g.reduced else r)
 
 
+def _broadcast(x, given):
+    """A broadcast's result has its sharding= type, sets included, or its operand's sets."""
+    return (given.spec.unreduced, given.spec.reduced) if given is not None else sets_of(x)
+
+
 def _one_set(avals, which, kind):
     """The one unreduced (which=0) or reduced (1) set of the operands that have one."""
     found = {x for a in avals if (x := sets_of(a)[which])}
@@ -135,13 +140,27 @@ _RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
                                                                          given=given),
                 "convert_element_type": lambda x, *, given, **_: _convert(x, given=given),
-                "broadcast_in_dim": lambda x, *, given, **_: _convert(x, given=given),
+                "broadcast_in_dim": lambda x, *, given, **_: _broadcast(x, given),
                 "dot_general": lambda x, y, *, given, **_: _dot_general(x, y, given)}
 
 
 def _is_elementwise(prim):
     from . import sharding_propagation  # it builds on the sharding types
     return prim.sharding is sharding_propagation.elementwise
+
+
+# the avals control-flow primitives' jaxprs give their results (typed when they were traced)
+_BODY_OUTS = {"cond": lambda p: p["branches"][0].out_avals,
+              "while": lambda p: p["body_jaxpr"].out_avals,
+              "scan": lambda p: p["jaxpr"].out_avals}
+
+
+def out_sets_each(prim, in_avals, out_avals, params, given):
+    """(unreduced, reduced) of each of prim's results: cond's, while's and scan's as their
+    jaxpr's results (typed when it was traced), others' all alike (`out_sets`)."""
+    if prim.name in _BODY_OUTS:
+        return [sets_of(a) for a in _BODY_OUTS[prim.name](params)]
+    return [out_sets(prim, in_avals, params, given)] * len(out_avals)
 
 
 def out_sets(prim, in_avals, params, given):

@@ -65,8 +65,7 @@ def test_parallel_page_shows_what_jax_shows():
 SHARDING_AD = "/work/jaxsrc/docs/new_docs/301/sharding-ad.md"
 _UNRED = "(refjax's unreduced/reduced types do not reach here yet)"
 SHARDING_AD_KNOWN = {
-    14: f"device_put to P(reduced={{'X'}}) then scan over it: NotImplementedError {_UNRED}",
-    15: "step of cell 14 is undefined (NotImplementedError there)",
+    15: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce: prints nothing)",
     16: "the numpy_ref backend's compiled text is not XLA's HLO (no all-reduce: prints nothing)",
     17: f"shard_map with out_specs unreduced and lax.pcast to='unreduced': ValueError {_UNRED}",
     18: "as cell 17",
@@ -77,9 +76,9 @@ SHARDING_AD_KNOWN = {
 @pytest.mark.skipif(not os.path.exists(SHARDING_AD), reason="JAX's docs are not checked out here")
 @pytest.mark.backends("numpy_ref")  # as above: one backend
 def test_sharding_ad_page_shows_what_jax_shows():
-    """JAX's "Autodiff and sharding" page: 14 of its 20 cells agree (5 before cotangents were
+    """JAX's "Autodiff and sharding" page: 15 of its 20 cells agree (5 before cotangents were
     typed as their primals and unreduced values ran outside jit); the others need reduced
-    values through scan, unreduced shard_map specs or XLA's HLO."""
+    shard_map specs or XLA's HLO."""
     # The page asks for 2 CPU devices; the tests run with 8 (conftest), which JAX keeps
     # silently and refjax refuses to change once arrays exist (RuntimeError): its mesh of 2
     # devices is made either way.

@@ -9,7 +9,7 @@ import jax.sharding as jsh
 
 from ...core import sharding as sh
 from ...core.primitives.sharding_ops import sharding_constraint_p
-from ..partial_values import in_program, involved, op_by_op, unreduced_axes
+from ..partial_values import by_iterations, in_program, involved, op_by_op, unreduced_axes
 
 __all__ = ["execute", "in_program", "involved", "keeps_sets", "op_by_op", "unreduced_axes"]
 
@@ -37,6 +37,9 @@ def execute(backend, prim, bufs, params, out_avals):
     sums them in reshard and places values on devices as it does)."""
     if prim.call_param is not None:  # a call: its equations, each as above
         return op_by_op(backend, params[prim.call_param])(bufs)
+    looped = by_iterations(backend, prim, bufs, params)
+    if looped is not None:
+        return looped
     mesh = _mesh(backend, bufs)
     with _keeping(mesh):
         if prim is sharding_constraint_p:

@@ -1,0 +1,87 @@
+"""Reduced and unreduced values through scan, while and cond (JAX's docs/new_docs/301/
+sharding-ad.md capstone: reduced weights scanned over layers inside a microbatch scan
+accumulating unreduced gradients), each program run on real JAX 0.10.2 and on refjax and
+compared (typeof text, every device's data, error class and the differing types)."""
+import numpy as np
+import pytest
+
+from test_unreduced import _same_as_jax
+
+pytestmark = pytest.mark.backends("numpy_ref", "xla")  # xla: JAX holds the partial values
+
+
+def _first_and_types(show, f):
+    """An error as its class, first line and the line naming the differing types (JAX's
+    cond message also names the branch functions' source lines, which refjax omits)."""
+    def shown():
+        try:
+            return f()
+        except TypeError as e:
+            lines = str(e).splitlines()
+            return f"TypeError: {lines[0]} | {[x for x in lines if 'has type' in x]}"
+    show(shown)
+
+
+def test_the_pages_capstone_reduced_weights_through_two_scans():
+    """Cell 14: grads of reduced weights used by a layer scan are unreduced (checked with
+    typeof inside the jitted microbatch scan), the carry accumulates them unreduced, one
+    reshard sums them; the jaxpr of the inner grad types the transposed scan's stacked
+    cotangent {U:X}."""
+    def program(lib, show):
+        jnp, P = lib.numpy, lib.P
+        seen = []
+
+        def loss3(ws, batch):
+            def apply_layer(xs, w):
+                return jnp.tanh(xs @ w), None
+            return jnp.sum(lib.lax.scan(apply_layer, batch, ws)[0] ** 2)
+
+        @lib.jit
+        def step(ws, xs):
+            def microbatch_step(acc, xs_mb):
+                grads = lib.grad(loss3)(ws, xs_mb)
+                seen.append(str(lib.typeof(grads)))
+                return acc + grads, None
+            acc = lib.reshard(jnp.zeros_like(ws), P(unreduced={"X"}))
+            acc, _ = lib.lax.scan(microbatch_step, acc, xs)
+            return lib.reshard(ws, P()) - 0.01 * lib.reshard(acc, P())
+
+        ws = lib.device_put(jnp.stack([jnp.eye(4) / 2] * 3), P(reduced={"X"}))
+        xs = lib.device_put(jnp.ones((5, 2, 4)), P(None, "X", None))
+        out = step(ws, xs)
+        show(lambda: seen)
+        show(lambda: lib.typeof(out))
+        show(lambda: np.round(np.asarray(out), 5).tolist())
+        g = lib.jit(lib.grad(loss3))(ws, xs[0])
+        show(lambda: lib.typeof(g))
+        show(lambda: np.round(np.asarray(lib.reshard(g, P())), 5).tolist())
+    shown = _same_as_jax(program)
+    assert shown[:2] == ["['float32[3,4,4]{U:X}']", "float32[3,4,4]"]
+
+
+def test_unreduced_carries_branches_and_their_type_errors():
+    """Eager and jitted scan, while, fori_loop and cond over unreduced values keep each
+    device's partial value (a reshard sums them as JAX's); a carry or a branch whose type
+    loses the unreduced axes is JAX's TypeError naming both types."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        u = lib.reshard(jnp.arange(4.0), P(unreduced={"X"}))
+        r = lib.reshard(jnp.ones((4,)), P(reduced={"X"}))
+        total = lambda x: lib.reshard(x, P())  # noqa: E731
+        double = lambda c, x: (c + c, c)  # noqa: E731
+        show(lambda: lax.scan(double, u, jnp.ones(3))[1])
+        show(lambda: total(lax.scan(double, u, jnp.ones(3))[1]))
+        show(lambda: lib.jit(lambda c: lax.scan(double, c, None, length=3)[0])(u))
+        show(lambda: total(lax.cond(False, lambda c: c + c, lambda c: c, u)))
+        show(lambda: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + c[1]),
+                                    (0, u))[1])
+        show(lambda: lib.typeof(lib.jit(lambda c: lax.fori_loop(0, 3, lambda i, c: c + c,
+                                                                c))(u)))
+        show(lambda: lib.typeof(lax.while_loop(lambda c: c[0] < 3,
+                                               lambda c: (c[0] + 1, c[1] * 2.0), (0, r))[1]))
+        _first_and_types(show, lambda: lax.scan(lambda c, x: (lib.reshard(c, P()), None),
+                                                u, jnp.ones(3)))
+        _first_and_types(show, lambda: lax.cond(True, lambda c: c,
+                                                lambda c: lib.reshard(c, P()), u))
+    shown = _same_as_jax(program)
+    assert "{U:X}" in shown[-1] and shown[-1].startswith("TypeError")
