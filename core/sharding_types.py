@@ -13,7 +13,7 @@ from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH, AbstractMesh
 from .sharding.mesh import get_current_mesh
 from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
-from .sharding_unreduced import out_sets_each
+from .sharding_unreduced import out_sets_each, swapped_sets
 from .trace import get_aval
 
 
@@ -277,9 +277,7 @@ def cotangent_sharding(aval):
     s = aval.sharding
     if not is_typed(aval) or not isinstance(s, NamedSharding):
         return None
-    if s.spec.unreduced or s.spec.reduced:
-        return s.update(spec=s.spec.update(unreduced=s.spec.reduced, reduced=s.spec.unreduced))
-    return s
+    return swapped_sets(s)
 
 
 def concrete_sharding(s):

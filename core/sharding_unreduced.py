@@ -2,7 +2,7 @@
 axes): a result's sets by JAX's rules where refjax has them (add, mul, dot_general's
 out_sharding, reshard), refused elsewhere rather than typed wrongly."""
 from .errors import ShardingTypeError
-from .sharding.mesh import axes_of
+from .sharding.mesh import axes_of, plain_spec_error
 
 _NONE = frozenset()
 
@@ -133,8 +133,17 @@ def _operands_sets(x, *_):
     return sets_of(x)
 
 
+def _read_as_tuple(what, instead):
+    """JAX refuses these by reading the operand's spec as a plain tuple (its ValueError)."""
+    def rule(*_, **__):
+        raise ValueError(plain_spec_error(what, instead))
+    return rule
+
+
 _RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate,
           "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
+          "stack": _concatenate, "reshape": _read_as_tuple("pspec[...]", "spec.partitions[...]"),
+          "tile": _read_as_tuple("*pspec", "*spec.partitions"),
           **dict.fromkeys(("transpose", "slice", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
@@ -173,14 +182,24 @@ def out_sets(prim, in_avals, params, given):
         rule = _RULES.get(prim.name)
         if rule is not None:
             return rule(*in_avals)
-        if any(u for u, _ in sets):
-            raise NotImplementedError(f"unreduced rule for {prim.name} is not implemented. "
-                                      "Please file an issue at https://github.com/jax-ml/jax/issues")
         if _is_elementwise(prim):
+            if any(u for u, _ in sets):
+                raise NotImplementedError(f"unreduced rule for {prim.name} is not implemented. "
+                                          "Please file an issue at "
+                                          "https://github.com/jax-ml/jax/issues")
             return _NONE, _nary_reduced(*in_avals)
         raise NotImplementedError(f"unreduced/reduced rule for {prim.name} is not implemented. "
                                   "Please file an issue at https://github.com/jax-ml/jax/issues")
     return (given.spec.unreduced if given is not None else _NONE), _NONE
+
+
+def swapped_sets(sharding):
+    """A NamedSharding with its unreduced and reduced axes swapped (a cotangent's layout, as
+    JAX's: the cotangent of an unreduced value is reduced and vice versa)."""
+    spec = sharding.spec
+    if not (spec.unreduced or spec.reduced):
+        return sharding
+    return sharding.update(spec=spec.update(unreduced=spec.reduced, reduced=spec.unreduced))
 
 
 def check_reduced_values(prim, out_avals):

@@ -85,3 +85,42 @@ def test_unreduced_carries_branches_and_their_type_errors():
                                                 lambda c: lib.reshard(c, P()), u))
     shown = _same_as_jax(program)
     assert "{U:X}" in shown[-1] and shown[-1].startswith("TypeError")
+
+
+def _unprefixed(show, f):
+    """f's result, or its error with refjax's "jnp.reshape: " naming prefix dropped (refjax's
+    errors name the public function they come from; JAX's message follows it unchanged)."""
+    def shown():
+        try:
+            return f()
+        except (ValueError, NotImplementedError) as e:
+            return f"{type(e).__name__}: {str(e).split(': ', 1)[-1]}"
+    show(shown)
+
+
+def test_shape_operations_and_gradients_of_unreduced_values():
+    """reshape (lax, jnp, ravel) and tile of an unreduced or reduced value raise JAX's
+    ValueError (JAX reads the spec as a plain tuple), rev its NotImplementedError; stack,
+    concatenate, expand_dims, squeeze, broadcast, pad, transpose, split and sums keep the
+    unreduced axes; eager and jitted grad of a function returning an unreduced scalar seed
+    a reduced cotangent and give JAX's gradients."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a = lib.device_put(jnp.arange(4.0).reshape(2, 2), P(None, "X"))
+        b = lib.device_put(jnp.arange(4.0, 8.0).reshape(2, 2), P("X", None))
+        U = P(None, None, unreduced={"X"})
+        c = jnp.einsum("ij,jk->ik", a, b, out_sharding=U)
+        r = lib.reshard(jnp.ones((2, 2)), P(None, None, reduced={"X"}))
+        for f in (lambda: c.reshape(4), lambda: lax.reshape(c, (4,)), lambda: r.reshape(4),
+                  lambda: c.ravel(), lambda: jnp.tile(c, 2), lambda: jnp.flip(c, 0)):
+            _unprefixed(show, f)
+        for f in (lambda: jnp.stack([c, c]), lambda: jnp.concatenate([c, c]),
+                  lambda: jnp.expand_dims(c, 0), lambda: jnp.broadcast_to(c, (3, 2, 2)),
+                  lambda: lax.pad(c, 0.0, ((1, 0, 0), (0, 0, 0))), lambda: c.T,
+                  lambda: jnp.split(c, 2)[0], lambda: c.sum(0), lambda: jnp.stack([r, r])):
+            show(lambda: lib.typeof(f()))
+        loss = lambda a, b: jnp.einsum("ij,jk->ik", a, b, out_sharding=U).sum()  # noqa: E731
+        show(lambda: lib.grad(loss, argnums=(0, 1))(a, b))
+        show(lambda: lib.jit(lib.grad(loss))(a, b))
+    shown = _same_as_jax(program)
+    assert shown[0].startswith("ValueError: Using pspec[...] is dangerous")

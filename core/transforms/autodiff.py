@@ -13,6 +13,7 @@ from ..jaxpr import Literal, eval_jaxpr
 from ..primitives import elementwise as ew
 from ..primitives import structural as st
 from ..sharding_types import typed_aval
+from ..sharding_unreduced import swapped_sets
 from ..trace import as_value, get_aval
 from .ad import Zero, full_like_aval, zeros_like_aval
 from .jvp import check_tangent, jvp, split_aux
@@ -215,9 +216,16 @@ def _ones_like(x):
     aval = get_aval(x)
     if isinstance(x, Array):
         return runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
-                                  sharding=x.sharding if x.committed else None)
+                                  sharding=_seed_layout(x) if x.committed else None)
     one = full_like_aval(aval.update(weak_type=False), 1)
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
+
+
+def _seed_layout(x):
+    """The seed's layout: the output's, or, for an unreduced output, reduced (its
+    cotangent's type)."""
+    s = x.sharding
+    return swapped_sets(s) if hasattr(s, "spec") else s
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
