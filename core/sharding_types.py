@@ -58,10 +58,11 @@ def typing(prim):
 
 
 @contextlib.contextmanager
-def untyped():
+def untyped(off=True):
     """Values made in the block get no sharding types: shard_map's own splitting and
-    assembling of global values, whose mesh axes are Manual inside it."""
-    prev, _MODE.off = _MODE.off, True
+    assembling of global values, whose mesh axes are Manual inside it (off=False: typed
+    again, for the unreduced results assembled there)."""
+    prev, _MODE.off = _MODE.off, off
     try:
         yield
     finally:

@@ -2,7 +2,7 @@
 axes): a result's sets by JAX's rules where refjax has them (add, mul, dot_general's
 out_sharding, reshard), refused elsewhere rather than typed wrongly."""
 from .errors import ShardingTypeError
-from .sharding.mesh import axes_of, plain_spec_error
+from .sharding.mesh import P, axes_of, plain_spec_error
 
 _NONE = frozenset()
 
@@ -56,7 +56,7 @@ def _nary_reduced(*avals):
     reduced = next(iter(found), _NONE)
     for a in [a for a in avals if is_typed_aval(a)] if reduced else ():
         spec = a.sharding.spec
-        used = {x for e in spec.partitions for x in axes_of(e)}
+        used = {x for e in spec.partitions for x in axes_of(e)} | a.vma  # varying: manual
         if (frozenset(a.sharding.mesh.axis_names) - used - spec.unreduced - spec.reduced) \
                 & reduced:
             raise ShardingTypeError("Inputs cannot be replicated on the same axes that another "
@@ -158,17 +158,19 @@ def _is_elementwise(prim):
     return prim.sharding is sharding_propagation.elementwise
 
 
-# the avals control-flow primitives' jaxprs give their results (typed when they were traced)
-_BODY_OUTS = {"cond": lambda p: p["branches"][0].out_avals,
-              "while": lambda p: p["body_jaxpr"].out_avals,
-              "scan": lambda p: p["jaxpr"].out_avals}
+# the sets of control-flow primitives' results, their jaxprs' results' (typed when traced),
+# and of shard_map's, its out_specs'
+_OUT_SETS = {"cond": lambda p: map(sets_of, p["branches"][0].out_avals),
+             "while": lambda p: map(sets_of, p["body_jaxpr"].out_avals),
+             "scan": lambda p: map(sets_of, p["jaxpr"].out_avals),
+             "shard_map": lambda p: [(s.unreduced, s.reduced) for s in p["out_specs"]]}
 
 
 def out_sets_each(prim, in_avals, out_avals, params, given):
-    """(unreduced, reduced) of each of prim's results: cond's, while's and scan's as their
-    jaxpr's results (typed when it was traced), others' all alike (`out_sets`)."""
-    if prim.name in _BODY_OUTS:
-        return [sets_of(a) for a in _BODY_OUTS[prim.name](params)]
+    """(unreduced, reduced) of each of prim's results: control flow's and shard_map's by
+    `_OUT_SETS`, others' all alike (`out_sets`)."""
+    if prim.name in _OUT_SETS:
+        return list(_OUT_SETS[prim.name](params))
     return [out_sets(prim, in_avals, params, given)] * len(out_avals)
 
 
@@ -193,13 +195,72 @@ def out_sets(prim, in_avals, params, given):
     return (given.spec.unreduced if given is not None else _NONE), _NONE
 
 
-def swapped_sets(sharding):
-    """A NamedSharding with its unreduced and reduced axes swapped (a cotangent's layout, as
-    JAX's: the cotangent of an unreduced value is reduced and vice versa)."""
-    spec = sharding.spec
+def swapped_spec(spec):
+    """A spec with its unreduced and reduced axes swapped (a cotangent's, as JAX's: the
+    cotangent of an unreduced value is reduced and vice versa)."""
     if not (spec.unreduced or spec.reduced):
+        return spec
+    return spec.update(unreduced=spec.reduced, reduced=spec.unreduced)
+
+
+def swapped_sets(sharding):
+    """A NamedSharding (or a body's ManualSets) with its unreduced and reduced axes swapped."""
+    spec = swapped_spec(sharding.spec)
+    if spec is sharding.spec:
         return sharding
-    return sharding.update(spec=spec.update(unreduced=spec.reduced, reduced=spec.unreduced))
+    if type(sharding) is ManualSets:
+        return ManualSets(sharding.mesh, spec)
+    return sharding.update(spec=spec)
+
+
+def cotangent_aval(aval):
+    """The aval of a cotangent of a value of type `aval` inside a shard_map body."""
+    t = aval.to_tangent_aval()
+    return t.update(sharding=swapped_sets(t.sharding)) if type(t.sharding) is ManualSets else t
+
+
+def manual_mesh():
+    """The abstract mesh of the manual axes bound now (a shard_map body's), whose types'
+    unreduced and reduced sets are printed in its order."""
+    from .primitives.axis_env import axis_scope  # the primitives build on this module
+    from .sharding import AbstractMesh, AxisType
+    sizes = axis_scope()[0]
+    return AbstractMesh(tuple(sizes.values()), tuple(sizes), (AxisType.Manual,) * len(sizes))
+
+
+class ManualSets:
+    """The sharding of a value's type inside a shard_map body whose manual axes include
+    unreduced or reduced ones (JAX's `mat.unreduced`/`mat.reduced`; its varying axes are the
+    aval's vma): printed `{U:x}`/`{R:x}`, read as `typeof(x).sharding.spec.unreduced`."""
+
+    __slots__ = ("mesh", "spec")
+
+    def __init__(self, mesh, spec):
+        self.mesh, self.spec = mesh, spec
+
+    def __eq__(self, other):
+        return type(other) is ManualSets and (self.mesh, self.spec) == (other.mesh, other.spec)
+
+    def __hash__(self):
+        return hash((self.mesh, self.spec))
+
+    def __repr__(self):
+        return f"ManualSets({self.spec})"
+
+
+def with_manual_sets(aval, unreduced, reduced, mesh=None):
+    """aval with these unreduced and reduced manual axes in its type (inside a shard_map
+    body)."""
+    s = aval.sharding
+    if s is not None and type(s) is not ManualSets:
+        raise NotImplementedError(
+            f"unreduced/reduced manual axes of {aval.str_short()} in a shard_map leaving some "
+            "Explicit mesh axes automatic: refjax types them only when every axis is manual")
+    if not (unreduced or reduced):
+        return aval.update(sharding=None)
+    spec = P(unreduced=unreduced, reduced=reduced)
+    return aval.update(sharding=ManualSets(s.mesh if s is not None else mesh or manual_mesh(),
+                                           spec))
 
 
 def check_reduced_values(prim, out_avals):

@@ -130,6 +130,24 @@ SPECS = [
                lambda lax, v, n: lax.psum(v, "x"),
                notes="marks a value as varying over 'x' (the identity on values), here the "
                      "invariant psum of the blocks; transposed to psum_invariant"),
+    collective("preduced", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.pcast(lax.pcast(lax.psum(v, "x"), "x", to="reduced"), "x",
+                                           to="varying"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.pcast(..., to='reduced') of an invariant value (the identity on "
+                     "values), then back to varying; transposed to a psum of its unreduced "
+                     "cotangent"),
+    collective("reduced_vary_cast_p", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.pcast(lax.pcast(lax.psum(v, "x"), "x", to="reduced"), "x",
+                                           to="varying"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.pcast(..., to='varying') of a reduced value (the identity on values); "
+                     "transposed to vary_unreduced_cast_p"),
+    collective("vary_unreduced_cast_p", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.psum(lax.pcast(v, "x", to="unreduced"), "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.pcast(..., to='unreduced') of a varying value (the identity on each "
+                     "device's value), summed by psum; transposed to reduced_vary_cast_p"),
     collective("all_gather", ALL + COMPLEX, _gather_params,
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),

@@ -2,6 +2,8 @@
 import functools
 import math
 
+import numpy as np
+
 from .. import dtypes, pytree, runtime
 from ..avals import ShapedArray
 from ..jaxpr import (ClosedJaxpr, JaxprEqn, Var, bind_eqn, eval_jaxpr, jaxpr_as_fun,
@@ -10,8 +12,13 @@ from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
-from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
+from ..primitives.linalg import dot_general
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh, NamedSharding, P,
+                        get_current_mesh)
 from ..sharding_types import untyped
+from ..primitives.parallel_vma import vary_unreduced_cast_p
+from ..sharding_unreduced import cotangent_aval, sets_of, swapped_spec, with_manual_sets
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -48,8 +55,9 @@ def _blocks(names, mesh):
 
 
 def _omitted(spec, manual):
-    """The manual axes a spec does not name, in mesh order: the value is replicated over them."""
-    used = _spec_axes(spec)
+    """The manual axes a spec does not name, in mesh order: the value is replicated over them
+    (not partial sums or reduced over them, as its unreduced and reduced axes say)."""
+    used = _spec_axes(spec) | spec.unreduced | spec.reduced
     return tuple(a for a in manual if a not in used)
 
 
@@ -58,8 +66,7 @@ def _check_spec(spec, aval, mesh, manual, what):
         spec = P()
     if not isinstance(spec, P):
         raise TypeError(f"shard_map {what}: expected a PartitionSpec, got {spec!r}")
-    if spec.unreduced or spec.reduced:
-        raise NotImplementedError(f"shard_map {what}: unreduced/reduced specs are not supported")
+    _check_sets(spec, mesh, manual, what)
     if len(spec.partitions) > aval.ndim:
         raise ValueError(f"shard_map {what}: spec {spec} has {len(spec.partitions)} entries but "
                          f"the value {aval.str_short()} has only {aval.ndim} dimensions")
@@ -73,6 +80,27 @@ def _check_spec(spec, aval, mesh, manual, what):
                 raise ValueError(f"shard_map {what}: spec {spec} uses mesh axis {a!r} twice")
             seen.append(a)
     return spec
+
+
+def _check_sets(spec, mesh, manual, what):
+    """Unreduced and reduced axes name manual axes, all of them Explicit, of a shard_map over
+    every mesh axis (JAX's errors)."""
+    if not (spec.unreduced or spec.reduced):
+        return
+    for a in sorted(spec.unreduced | spec.reduced):
+        _check_name(a, spec, mesh, manual, what)
+    prefix = what.split("_")[0]
+    if set(manual) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in full "
+            f"manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+            f"{frozenset(manual)}, specs: {spec}. Please file a bug at "
+            "https://github.com/jax-ml/jax/issues.")
+    for kind, axes in (("unreduced", spec.unreduced), ("reduced", spec.reduced)):
+        if any(a not in mesh.explicit_axes for a in axes):
+            raise ValueError(f"{kind} in {prefix}_specs {spec} can only be used when the mesh "
+                             "passed to shard_map contains axis names all of type `Explicit`. "
+                             f"Got mesh {mesh}")
 
 
 def _check_name(a, spec, mesh, manual, what):
@@ -126,17 +154,32 @@ def _spec_vma(spec, manual):
     return frozenset(_spec_axes(spec) & set(manual))
 
 
-def _body_avals(avals, specs, manual, check_vma):
-    """A check_vma body's inputs are typed with the manual axes their specs split them over."""
+def _body_avals(avals, specs, manual, check_vma, mesh):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over,
+    and the unreduced and reduced axes their specs name."""
     if not check_vma:
         return list(avals)
-    return [a.update(vma=_spec_vma(s, manual)) for a, s in zip(avals, specs)]
+    inner = manual_mesh_of(mesh, manual)
+    return [with_manual_sets(a.update(vma=_spec_vma(s, manual)), s.unreduced, s.reduced, inner)
+            for a, s in zip(avals, specs)]
+
+
+def manual_mesh_of(mesh, manual):
+    """The abstract mesh of a body's manual axes (as `manual_mesh()` sees them inside)."""
+    return AbstractMesh(tuple(mesh.shape[a] for a in manual), tuple(manual),
+                        (AxisType.Manual,) * len(manual))
 
 
 def _check_vma(f, mesh, closed, out_specs, manual, out_paths):
     """Each output's type (its vma) against its out spec."""
-    check_out_vmas(f, mesh, manual, [(path, spec, aval.vma) for aval, spec, path
+    check_out_vmas(f, mesh, manual, [(path, spec, not_replicated(aval)) for aval, spec, path
                                      in zip(closed.out_avals, out_specs, out_paths)])
+
+
+def not_replicated(aval):
+    """The manual axes a body's value is not known to be replicated over: those it varies
+    over, is a partial sum over or is reduced over."""
+    return aval.vma.union(*sets_of(aval))
 
 
 def check_out_vmas(f, mesh, manual, outs):
@@ -176,6 +219,8 @@ def _vma_line(key, spec, vma, manual):
 def _split_input(x, spec, mesh, order):
     """Global x -> one leading lane dim per mesh axis its spec names (in mesh order), then
     the per-shard shape. Returns (value, the axes of the lane dims)."""
+    if spec.unreduced:
+        return _unreduced_lanes(x, spec, mesh, order)
     aval = get_aval(x)
     shape, lane_pos, local_pos = [], {}, []
     for n, names in zip(aval.shape, _entries(spec, aval.ndim)):
@@ -187,6 +232,22 @@ def _split_input(x, spec, mesh, order):
     lanes = tuple(a for a in order if a in lane_pos)
     x = st.reshape(x, tuple(shape))
     return st.transpose(x, tuple(lane_pos[a] for a in lanes) + tuple(local_pos)), lanes
+
+
+def _unreduced_lanes(x, spec, mesh, order):
+    """An unreduced argument's per-device partial values as lanes over its unreduced axes,
+    read from a concrete Array's shards (a traced one has none to read)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or isinstance(x, Tracer):
+        raise NotImplementedError(
+            f"shard_map in_specs {spec}: refjax splits unreduced arguments replicated "
+            "otherwise, and only concrete ones (outside jit, or in a jit run op by op)")
+    data = {s.device: s.data for s in x.addressable_shards}
+    names = tuple(mesh.axis_names)
+    blocks = [data[mesh.devices[tuple(c[axes.index(a)] if a in axes else 0 for a in names)]]
+              for c in np.ndindex(*(mesh.shape[a] for a in axes))]
+    lanes = np.stack([np.asarray(b) for b in blocks])
+    return as_value(lanes.reshape(tuple(mesh.shape[a] for a in axes) + lanes.shape[1:])), axes
 
 
 def _run_lanes(fun, args, arg_lanes, axes, mesh):
@@ -231,6 +292,29 @@ def _assemble(x, lanes, spec, local_aval, mesh, order):
             [target.index(a) for a in names] + [nl + d]]
     x = st.transpose(x, tuple(perm))
     return st.reshape(x, _global_aval(local_aval, spec, mesh).shape)
+
+
+def _assemble_unreduced(x, lanes, spec, local_aval, mesh, order):
+    """Per-lane partial values -> the unreduced global value holding them, each device its
+    lane's: a contraction of the lanes, sharded over the unreduced axes, with ones, each
+    device contracting its own lane (a dot_general whose out_sharding is unreduced)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or not set(axes) <= set(mesh.explicit_axes):
+        raise NotImplementedError(
+            f"shard_map out_specs {spec}: refjax assembles unreduced outputs replicated "
+            "otherwise, over Explicit mesh axes only")
+    x, lanes = _drop_lanes(x, lanes, set(axes))
+    sizes = tuple(mesh.shape[a] for a in axes)
+    x = st.broadcast_in_dim(x, sizes + local_aval.shape, tuple(axes.index(a) for a in lanes)
+                            + tuple(range(len(axes), len(axes) + local_aval.ndim)))
+    dims = tuple(range(len(axes)))
+    with untyped(False):
+        lanes_layout = NamedSharding(mesh, P(*axes))
+        x = sharding_constraint_p.bind(x, sharding=lanes_layout)
+        ones = sharding_constraint_p.bind(ew.full(sizes, 1, local_aval.dtype),
+                                          sharding=lanes_layout)
+        return dot_general(x, ones, ((dims, dims), ((), ())),
+                           out_sharding=NamedSharding(mesh, P(unreduced=set(axes))))
 
 
 def _as_traced_value(o, aval):
@@ -289,8 +373,15 @@ def _shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_)
         replicated = tuple(a for a in ls if a in _omitted(spec, order))
         if replicated:
             checks.append((i, ls, replicated, o))
-        results.append(_assemble(o, ls, spec, aval, mesh, order))
+        assemble = _assemble_unreduced if spec.unreduced else _assemble
+        results.append(assemble(o, ls, spec, aval, mesh, order))
     return results, checks
+
+
+def global_in_avals(params):
+    """The avals of a shard_map equation's operands (global values)."""
+    return [_global_aval(a, s, params["mesh"]) for a, s in zip(params["jaxpr"].in_avals,
+                                                              params["in_specs"])]
 
 
 _LANES_CACHE = {}
@@ -303,9 +394,7 @@ def staged_lanes(params):
     hit = _LANES_CACHE.get(key)
     if hit is not None:
         return hit
-    mesh = params["mesh"]
-    in_avals = [_global_aval(a, s, mesh) for a, s in zip(params["jaxpr"].in_avals,
-                                                        params["in_specs"])]
+    in_avals = global_in_avals(params)
     box = {}
 
     def fun(*args):
@@ -505,7 +594,7 @@ def _sum_replicated_ct(ct, spec, params):
 def _transpose_body(params, linear, nz_cts):
     closed = params["jaxpr"]
     known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-    ct_avals = [closed.out_avals[i].to_tangent_aval() for i in nz_cts]
+    ct_avals = [cotangent_aval(closed.out_avals[i]) for i in nz_cts]
     wanted = [lin and _is_diff(a) for a, lin in zip(closed.in_avals, linear)]
 
     def fun(*args):
@@ -529,8 +618,8 @@ def _shard_map_transpose(cts, *args, **params):
     new, consts, wanted = _transpose_body(params, linear, nz_cts)
     known = [a for a, lin in zip(args, linear) if not lin]
     in_specs = [s for s, lin in zip(params["in_specs"], linear) if not lin] + \
-        [params["out_specs"][i] for i in nz_cts]
-    out_specs = [s for s, w in zip(params["in_specs"], wanted) if w]
+        [swapped_spec(params["out_specs"][i]) for i in nz_cts]
+    out_specs = [swapped_spec(s) for s, w in zip(params["in_specs"], wanted) if w]
     outs = iter(_bind_derived(params, new, consts, known + [cts[i] for i in nz_cts],
                               in_specs, out_specs))
     return [next(outs) if w else Zero(a.aval.to_tangent_aval()) if lin else None
@@ -617,10 +706,15 @@ def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
 
 def _vary_as_spec(x, spec, order):
     """An output split over axes it does not vary over is made varying over them (pvary), as
-    JAX's: each device's block is its own value, whose cotangent comes back per device."""
-    axes = _spec_axes(spec) if isinstance(spec, P) else set()
-    missing = tuple(a for a in order if a in axes and a not in get_aval(x).vma)
-    return par.pvary_p.bind(as_value(x), axes=missing) if missing else x
+    JAX's: each device's block is its own value, whose cotangent comes back per device. One
+    unreduced over axes it varies over is cast to unreduced (free), as JAX's."""
+    if not isinstance(spec, P):
+        return x
+    vma = get_aval(x).vma
+    missing = tuple(a for a in order if a in _spec_axes(spec) and a not in vma)
+    x = par.pvary_p.bind(as_value(x), axes=missing) if missing else x
+    partial = tuple(a for a in order if a in spec.unreduced and a in vma)
+    return vary_unreduced_cast_p.bind(x, axes=partial) if partial else x
 
 
 def _check_output(x):
@@ -676,7 +770,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
-    local = _body_avals(local, specs, order, check_vma)
+    local = _body_avals(local, specs, order, check_vma, mesh)
     closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order, check_vma,
                                              out_specs)
     out_paths = _paths("out", box["out"])

@@ -5,6 +5,8 @@ from jax import lax
 from ....core.avals import ShapedArray
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
+from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
+                                                 vary_unreduced_cast_p)
 from ._common import rule
 
 
@@ -75,9 +77,9 @@ def _axis_index(*, axis_name):
     return lax.axis_index(axis_name)
 
 
-@rule(par.pvary_p)
+@rule(par.pvary_p, vary_unreduced_cast_p, reduced_vary_cast_p, preduced_p)
 def _pvary(x, *, axes):
-    return x  # shard_map is lowered with check_vma=False: varying-ness needs no marking
+    return x  # shard_map is lowered with check_vma=False: these casts need no marking
 
 
 @rule(par.ragged_all_to_all_p)
