@@ -1,0 +1,159 @@
+"""The manual-axis types of shard_map's values: which mesh axes a spec names, splits, leaves
+unreduced or reduced; the body's input types; JAX's checks of specs and of outputs against
+out_specs; unreduced values split into, and assembled from, each device's partial value."""
+import numpy as np
+
+from ..primitives import elementwise as ew
+from ..primitives import structural as st
+from ..primitives.linalg import dot_general
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import AbstractMesh, AxisType, NamedSharding, P
+from ..sharding_types import untyped
+from ..sharding_unreduced import sets_of, with_manual_sets
+from ..trace import Tracer, as_value
+
+
+def _spec_axes(spec):
+    return {a for p in spec.partitions if p is not None
+            for a in (p if isinstance(p, tuple) else (p,))}
+
+
+def _omitted(spec, manual):
+    """The manual axes a spec does not name, in mesh order: the value is replicated over them
+    (not partial sums or reduced over them, as its unreduced and reduced axes say)."""
+    used = _spec_axes(spec) | spec.unreduced | spec.reduced
+    return tuple(a for a in manual if a not in used)
+
+
+def _check_sets(spec, mesh, manual, what):
+    """Unreduced and reduced axes name manual axes, all of them Explicit, of a shard_map over
+    every mesh axis (JAX's errors)."""
+    if not (spec.unreduced or spec.reduced):
+        return
+    for a in sorted(spec.unreduced | spec.reduced):
+        _check_name(a, spec, mesh, manual, what)
+    prefix = what.split("_")[0]
+    if set(manual) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in full "
+            f"manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+            f"{frozenset(manual)}, specs: {spec}. Please file a bug at "
+            "https://github.com/jax-ml/jax/issues.")
+    for kind, axes in (("unreduced", spec.unreduced), ("reduced", spec.reduced)):
+        if any(a not in mesh.explicit_axes for a in axes):
+            raise ValueError(f"{kind} in {prefix}_specs {spec} can only be used when the mesh "
+                             "passed to shard_map contains axis names all of type `Explicit`. "
+                             f"Got mesh {mesh}")
+
+
+def _check_name(a, spec, mesh, manual, what):
+    if a not in mesh.shape:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not an "
+                         f"axis of {mesh} (axes {tuple(mesh.axis_names)})")
+    if a not in manual:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not "
+                         f"one of the manual axes axis_names={manual}")
+
+
+def _spec_vma(spec, manual):
+    return frozenset(_spec_axes(spec) & set(manual))
+
+
+def _body_avals(avals, specs, manual, check_vma, mesh):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over,
+    and the unreduced and reduced axes their specs name."""
+    if not check_vma:
+        return list(avals)
+    inner = manual_mesh_of(mesh, manual)
+    return [with_manual_sets(a.update(vma=_spec_vma(s, manual)), s.unreduced, s.reduced, inner)
+            for a, s in zip(avals, specs)]
+
+
+def manual_mesh_of(mesh, manual):
+    """The abstract mesh of a body's manual axes (as `manual_mesh()` sees them inside)."""
+    return AbstractMesh(tuple(mesh.shape[a] for a in manual), tuple(manual),
+                        (AxisType.Manual,) * len(manual))
+
+
+def not_replicated(aval):
+    """The manual axes a body's value is not known to be replicated over: those it varies
+    over, is a partial sum over or is reduced over."""
+    return aval.vma.union(*sets_of(aval))
+
+
+def check_out_vmas(f, mesh, manual, outs):
+    """ValueError in JAX's words when outputs, given as (path, out spec, the axes their value
+    varies over), vary over mesh axes their out_specs say they are replicated over."""
+    fails = [(path, spec, vma) for path, spec, vma in outs
+             if any(a in vma for a in _omitted(spec, manual))]
+    if fails:
+        lines = [_vma_line(path[len("out"):], spec, vma, manual) for path, spec, vma in fails]
+        if len(lines) == 1:
+            lines = [lines[0][2:]]  # no bullet for a single output
+        raise ValueError(
+            f"shard_map applied to the function '{getattr(f, '__name__', str(f))}' was given "
+            "out_specs which require replication which can't be statically inferred given the "
+            f"mesh:\n\nThe mesh given has shape {tuple(mesh.shape.values())} with "
+            f"corresponding axis names {mesh.axis_names}.\n\n" + "\n\n".join(lines) +
+            "\n\nCheck if these output values are meant to be replicated over those mesh axes. "
+            "If not, consider revising the corresponding out_specs entries. If so, consider "
+            "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _vma_line(key, spec, vma, manual):
+    """One failing output's line of the error (`key`: its path in out_specs)."""
+    unmentioned = _omitted(spec, manual)
+    head = f"* out_specs{key} is {spec} which implies that the corresponding output value is "
+    if len(unmentioned) == 1:
+        return head + (f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
+                       "replication over any axes")
+    need, got = (",".join(a for a in manual if a in axes) for axes in (_spec_axes(spec), vma))
+    diff = ",".join(a for a in unmentioned if a in vma)
+    return head + (f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
+                   f"inferred to be possibly varying over {{{got}}}")
+
+
+def _unreduced_lanes(x, spec, mesh, order):
+    """An unreduced argument's per-device partial values as lanes over its unreduced axes,
+    read from a concrete Array's shards (a traced one has none to read)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or isinstance(x, Tracer):
+        raise NotImplementedError(
+            f"shard_map in_specs {spec}: refjax splits unreduced arguments replicated "
+            "otherwise, and only concrete ones (outside jit, or in a jit run op by op)")
+    data = {s.device: s.data for s in x.addressable_shards}
+    names = tuple(mesh.axis_names)
+    blocks = [data[mesh.devices[tuple(c[axes.index(a)] if a in axes else 0 for a in names)]]
+              for c in np.ndindex(*(mesh.shape[a] for a in axes))]
+    lanes = np.stack([np.asarray(b) for b in blocks])
+    return as_value(lanes.reshape(tuple(mesh.shape[a] for a in axes) + lanes.shape[1:])), axes
+
+
+def _drop_lanes(x, lanes, keep):
+    """Lane 0 of the lane dims whose axis is not in `keep` (replicated: any lane will do)."""
+    for pos in reversed([i for i, a in enumerate(lanes) if a not in keep]):
+        x = st.squeeze(st.slice_in_dim(x, 0, 1, axis=pos), (pos,))
+    return x, tuple(a for a in lanes if a in keep)
+
+
+def _assemble_unreduced(x, lanes, spec, local_aval, mesh, order):
+    """Per-lane partial values -> the unreduced global value holding them, each device its
+    lane's: a contraction of the lanes, sharded over the unreduced axes, with ones, each
+    device contracting its own lane (a dot_general whose out_sharding is unreduced)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or not set(axes) <= set(mesh.explicit_axes):
+        raise NotImplementedError(
+            f"shard_map out_specs {spec}: refjax assembles unreduced outputs replicated "
+            "otherwise, over Explicit mesh axes only")
+    x, lanes = _drop_lanes(x, lanes, set(axes))
+    sizes = tuple(mesh.shape[a] for a in axes)
+    x = st.broadcast_in_dim(x, sizes + local_aval.shape, tuple(axes.index(a) for a in lanes)
+                            + tuple(range(len(axes), len(axes) + local_aval.ndim)))
+    dims = tuple(range(len(axes)))
+    with untyped(False):
+        lanes_layout = NamedSharding(mesh, P(*axes))
+        x = sharding_constraint_p.bind(x, sharding=lanes_layout)
+        ones = sharding_constraint_p.bind(ew.full(sizes, 1, local_aval.dtype),
+                                          sharding=lanes_layout)
+        return dot_general(x, ones, ((dims, dims), ((), ())),
+                           out_sharding=NamedSharding(mesh, P(unreduced=set(axes))))
