@@ -2,6 +2,8 @@
 sharding-ad.md capstone: reduced weights scanned over layers inside a microbatch scan
 accumulating unreduced gradients), each program run on real JAX 0.10.2 and on refjax and
 compared (typeof text, every device's data, error class and the differing types)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,101 @@ def test_shape_operations_and_gradients_of_unreduced_values():
         show(lambda: lib.jit(lib.grad(loss))(a, b))
     shown = _same_as_jax(program)
     assert shown[0].startswith("ValueError: Using pspec[...] is dangerous")
+
+
+def _named(show, f):
+    """f's result, or its error (class: message) with the function JAX names replaced (its
+    eager shard_map names an internal wrapper, `_rem_singleton`)."""
+    def shown():
+        try:
+            return f()
+        except (ValueError, NotImplementedError, TypeError) as e:
+            message = re.sub(r"function '[^']*'", "function F", str(e))
+            return f"{type(e).__name__}: {message}"
+    show(shown)
+
+
+def test_the_pages_manual_mode_unreduced_and_reduced_specs():
+    """sharding-ad.md cells 17-19 and shard-map.md cell 24: pcast to unreduced inside a
+    shard_map with an unreduced out spec (each device's partial product kept), grad through
+    it and through reduced in_specs (the cotangent of a reduced input is unreduced: each
+    device's partial gradient), the four manual types printed inside, eager and under jit."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a = lib.device_put(jnp.arange(4.0).reshape(2, 2), P(None, "X"))
+        b = lib.device_put(jnp.arange(4.0, 8.0).reshape(2, 2), P("X", None))
+        x = lib.device_put(jnp.arange(8 * 4.0).reshape(8, 4), P("X", None))
+        w = lib.reshard(jnp.arange(4 * 2.0).reshape(4, 2) / 8, P(None, None, reduced={"X"}))
+        u = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+        seen = []
+
+        @lib.shard_map(in_specs=(P(None, "X"), P("X", None)),
+                       out_specs=P(None, None, unreduced={"X"}))
+        def matmul_partial(a, b):
+            out = a @ b
+            seen.append(str(lib.typeof(out)))
+            return lax.pcast(out, "X", to="unreduced")
+
+        @lib.shard_map(in_specs=(P("X", None), P(None, None, reduced={"X"})),
+                       out_specs=P("X", None))
+        def layer(x, w):
+            return x @ w
+
+        @lib.shard_map(in_specs=(P("X"), P(), P(unreduced={"X"}), P(None, None, reduced={"X"})),
+                       out_specs=P("X"))
+        def four(s, r, un, re_):
+            seen.extend(str(lib.typeof(v)) for v in (s, r, un, re_))
+            return s
+
+        loss = lambda a, b: jnp.sum(lib.reshard(matmul_partial(a, b), P()))  # noqa: E731
+        show(lambda: matmul_partial(a, b))
+        show(lambda: lib.jit(matmul_partial)(a, b))
+        show(lambda: lib.grad(loss, argnums=(0, 1))(a, b))
+        show(lambda: lib.jit(lib.grad(loss, argnums=(0, 1)))(a, b))
+        show(lambda: lib.grad(lambda w, x: jnp.sum(layer(x, w) ** 2))(w, x))
+        show(lambda: lib.jit(lib.grad(lambda w, x: jnp.sum(layer(x, w) ** 2)))(w, x))
+        show(lambda: four(lib.device_put(jnp.arange(8.0), P("X")), jnp.arange(4.0), jnp.einsum(
+            "i,i->", x[:, 0], x[:, 1], out_sharding=P(unreduced={"X"})), w))
+        show(lambda: lib.reshard(lib.jit(lib.shard_map(lambda v: v + v, in_specs=P(
+            None, None, unreduced={"X"}), out_specs=P(None, None, unreduced={"X"})))(u), P()))
+        show(lambda: seen)
+    shown = _same_as_jax(program)
+    assert shown[0].startswith("float32[2,2]{U:X} P(None, None, unreduced={'X'})")
+    assert "float32[]{U:X}" in shown[-1] and "float32[4,2]{R:X}" in shown[-1]
+
+
+def test_manual_casts_and_the_errors_of_mismatched_specs():
+    """pcast among the manual types (to reduced, from reduced to varying, to unreduced, an
+    unreduced out spec casting a varying value itself) and JAX's errors: an unreduced or
+    reduced value claimed replicated, specs disagreeing with the arguments' types, cos of a
+    partial sum, a reduced value times a replicated one, sets on Auto axes, a cast from the
+    wrong state."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a = lib.device_put(jnp.arange(4.0).reshape(2, 2), P(None, "X"))
+        b = lib.device_put(jnp.arange(4.0, 8.0).reshape(2, 2), P("X", None))
+        u = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+        r = lib.reshard(jnp.ones((2, 2)), P(None, None, reduced={"X"}))
+        UN, RE = P(None, None, unreduced={"X"}), P(None, None, reduced={"X"})
+        sm = lambda f, i, o: lib.shard_map(f, in_specs=i, out_specs=o)  # noqa: E731
+        for w in (lambda f: f, lib.jit):
+            for f in (
+                    lambda: w(sm(lambda a, b: a @ b, (P(None, "X"), P("X", None)), UN))(a, b),
+                    lambda: w(sm(lambda a, b: lax.pcast(a @ b, "X", to="unreduced"),
+                                 (P(None, "X"), P("X", None)), P()))(a, b),
+                    lambda: w(sm(lambda v: lax.pcast(v, "X", to="reduced"), P(), RE))(
+                        jnp.ones((2, 2))),
+                    lambda: w(sm(lambda v: lax.pcast(v, "X", to="varying"), RE, P("X")))(r),
+                    lambda: w(sm(lambda v: v, P(), UN))(r),
+                    lambda: w(sm(lambda v: v, UN, UN))(jnp.ones((2, 2))),
+                    lambda: w(sm(jnp.cos, UN, UN))(u),
+                    lambda: w(sm(lambda v: v * 2.0, RE, RE))(r),
+                    lambda: w(sm(lambda v: v, RE, P()))(r),
+                    lambda: w(sm(lambda v: lax.pcast(v, "X", to="unreduced"), P(), UN))(
+                        jnp.ones((2, 2)))):
+                _named(show, f)
+        auto = lib.make_mesh((2,), ("X",), axis_types=(lib.sharding.AxisType.Auto,))
+        _named(show, lambda: lib.shard_map(lambda v: v, mesh=auto, in_specs=P("X"),
+                                           out_specs=P("X", reduced={"X"}))(jnp.ones(4)))
+    shown = _same_as_jax(program)
+    assert shown[0].startswith("float32[2,2]{U:X}")
