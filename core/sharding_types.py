@@ -13,7 +13,7 @@ from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH, AbstractMesh
 from .sharding.mesh import get_current_mesh
 from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
-from .sharding_unreduced import out_sets_each, swapped_sets
+from .sharding_unreduced import out_sets_each, sets_of, swapped_sets
 from .trace import get_aval
 
 
@@ -269,6 +269,34 @@ def _with_spmd_axis_name(axes, spmd_axis_name):
                          f"type is allowed. Got spmd_axis_name={names} and arrays sharded on "
                          f"explicit_mesh_axis={axes}")
     return axes
+
+
+def insert_reduced_reshard(x, y):
+    """JAX's lax binary functions on a mesh whose axes are all Explicit: a scalar operand
+    replicated over the axes the other is reduced over is resharded to reduced over them (so
+    that the operation's reduced rule holds, and its transpose meets a reduced value)."""
+    mesh = get_abstract_mesh()
+    if mesh.empty or not mesh.are_all_axes_explicit or _in_manual_body():
+        return x, y
+    avals = [typed_aval(v) for v in (x, y)]
+    reduced = frozenset().union(*(getattr(a.sharding, "spec", P()).reduced for a in avals))
+    if not reduced:
+        return x, y
+    return tuple(_reduced_scalar(v, a, reduced) for v, a in zip((x, y), avals))
+
+
+def _in_manual_body():
+    from .primitives.axis_env import vma_checked  # the primitives build on this module
+    return vma_checked() is not None
+
+
+def _reduced_scalar(x, aval, reduced):
+    spec = spec_of(aval) if aval.sharding is not None else ()
+    used = {a for e in spec for a in axes_of(e)} | set().union(*sets_of(aval))
+    if aval.ndim or used & reduced:
+        return x
+    from .primitives.sharding_ops import reshard  # the primitives build on this module
+    return reshard(x, NamedSharding(get_current_mesh(), P(reduced=reduced)))
 
 
 def cotangent_sharding(aval):

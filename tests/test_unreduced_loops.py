@@ -64,7 +64,8 @@ def test_the_pages_capstone_reduced_weights_through_two_scans():
 def test_unreduced_carries_branches_and_their_type_errors():
     """Eager and jitted scan, while, fori_loop and cond over unreduced values keep each
     device's partial value (a reshard sums them as JAX's); a carry or a branch whose type
-    loses the unreduced axes is JAX's TypeError naming both types."""
+    loses the unreduced axes is JAX's TypeError naming both types; grad through a cond of
+    reduced values."""
     def program(lib, show):
         jnp, P, lax = lib.numpy, lib.P, lib.lax
         u = lib.reshard(jnp.arange(4.0), P(unreduced={"X"}))
@@ -81,6 +82,12 @@ def test_unreduced_carries_branches_and_their_type_errors():
                                                                 c))(u)))
         show(lambda: lib.typeof(lax.while_loop(lambda c: c[0] < 3,
                                                lambda c: (c[0] + 1, c[1] * 2.0), (0, r))[1]))
+        # a scalar meeting a reduced value is resharded to reduced (JAX's lax binary ops), so
+        # the transposed branch multiplies an unreduced cotangent by a reduced residual
+        show(lambda: lib.make_jaxpr(lambda w: lax.cond(True, lambda w: w * 2.0,
+                                                       lambda w: w, w))(r))
+        show(lambda: lib.grad(lambda w: lax.cond(True, lambda w: jnp.sum(w * 2.0),
+                                                 jnp.sum, w))(r))
         _first_and_types(show, lambda: lax.scan(lambda c, x: (lib.reshard(c, P()), None),
                                                 u, jnp.ones(3)))
         _first_and_types(show, lambda: lax.cond(True, lambda c: c,

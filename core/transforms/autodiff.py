@@ -12,6 +12,8 @@ from ..avals import ShapeDtypeStruct, ShapedArray
 from ..jaxpr import Literal, eval_jaxpr
 from ..primitives import elementwise as ew
 from ..primitives import structural as st
+from ..primitives.sharding_ops import reshard
+from ..sharding import P
 from ..sharding_types import typed_aval
 from ..sharding_unreduced import swapped_sets
 from ..trace import as_value, get_aval
@@ -215,8 +217,12 @@ def _ones_like(x):
     default device, uncommitted, as JAX's)."""
     aval = get_aval(x)
     if isinstance(x, Array):
-        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
-                                  sharding=_seed_layout(x) if x.committed else None)
+        layout = _seed_layout(x) if x.committed else None
+        if getattr(getattr(layout, "spec", None), "unreduced", None):  # placed as JAX places it
+            ones = runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
+                                      sharding=layout.update(spec=P()))
+            return reshard(ones, layout)
+        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval, sharding=layout)
     one = full_like_aval(aval.update(weak_type=False), 1)
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
 
