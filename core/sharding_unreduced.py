@@ -192,7 +192,7 @@ def out_sets(prim, in_avals, params, given):
             return _NONE, _nary_reduced(*in_avals)
         raise NotImplementedError(f"unreduced/reduced rule for {prim.name} is not implemented. "
                                   "Please file an issue at https://github.com/jax-ml/jax/issues")
-    return (given.spec.unreduced if given is not None else _NONE), _NONE
+    return (given.spec.unreduced, given.spec.reduced) if given is not None else (_NONE, _NONE)
 
 
 def swapped_spec(spec):
