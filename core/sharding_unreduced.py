@@ -252,6 +252,8 @@ def with_manual_sets(aval, unreduced, reduced, mesh=None):
     """aval with these unreduced and reduced manual axes in its type (inside a shard_map
     body)."""
     s = aval.sharding
+    if not (unreduced or reduced or type(s) is ManualSets):
+        return aval
     if s is not None and type(s) is not ManualSets:
         raise NotImplementedError(
             f"unreduced/reduced manual axes of {aval.str_short()} in a shard_map leaving some "
