@@ -155,10 +155,10 @@ def same_typed(a, b):
 
 
 def _same_sharding(a, b):
-    """JAX compares sharding types only when both are on a mesh (a Python scalar, on none,
-    matches any)."""
+    """JAX compares sharding types only when both are on a mesh (a Python scalar or a value
+    on one device, on none, matches any)."""
     meshes = [getattr(x.sharding, "mesh", None) for x in (a, b)]
-    if any(m is not None and m.empty for m in meshes):
+    if any(m is None or m.empty for m in meshes):
         return True
     return spec_of(a) == spec_of(b) and sets_of(a) == sets_of(b)
 
