@@ -1,12 +1,16 @@
 """Reduced and unreduced values through scan, while and cond (JAX's docs/new_docs/301/
 sharding-ad.md capstone: reduced weights scanned over layers inside a microbatch scan
-accumulating unreduced gradients), each program run on real JAX 0.10.2 and on refjax and
-compared (typeof text, every device's data, error class and the differing types)."""
+accumulating unreduced gradients), shape operations and gradients of unreduced values, and
+shard_map's manual mode (unreduced and reduced specs, pcast among the manual types): each
+program run on real JAX 0.10.2 and on refjax and compared (typeof text, every device's data,
+error class and message)."""
 import re
 
+import jax as real_jax
 import numpy as np
 import pytest
 
+import refjax
 from test_unreduced import _same_as_jax
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")  # xla: JAX holds the partial values
@@ -238,3 +242,27 @@ def test_manual_casts_and_the_errors_of_mismatched_specs():
                                            out_specs=P("X", reduced={"X"}))(jnp.ones(4)))
     shown = _same_as_jax(program)
     assert shown[0].startswith("float32[2,2]{U:X}")
+
+
+def test_static_slices_of_unreduced_values_where_jax_refuses_them():
+    """Where JAX 0.10.2 refuses a static slice of an unreduced value only by accident (its
+    slice rule reads the spec as a plain tuple: "Using *pspec is dangerous"), refjax slices
+    each device's partial value (better than JAX): the slice of the sum is the sum of the
+    slices."""
+    def program(lib):
+        jnp, P = lib.numpy, lib.P
+        a = lib.device_put(jnp.arange(4.0).reshape(2, 2), P(None, "X"))
+        b = lib.device_put(jnp.arange(4.0, 8.0).reshape(2, 2), P("X", None))
+        c = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+        return c[:1], c[0]
+    with real_jax.set_mesh(real_jax.make_mesh((2,), ("X",))):
+        with pytest.raises(ValueError, match=r"Using \*pspec is dangerous"):
+            program(real_jax)
+    with refjax.set_mesh(refjax.make_mesh((2,), ("X",), axis_types=(
+            refjax.sharding.AxisType.Explicit,))):
+        rows, row = program(refjax)
+        assert [str(refjax.typeof(v)) for v in (rows, row)] == [
+            "float32[1,2]{U:X}", "float32[2]{U:X}"]
+        total = np.arange(4.0).reshape(2, 2) @ np.arange(4.0, 8.0).reshape(2, 2)
+        np.testing.assert_array_equal(np.asarray(refjax.reshard(rows, refjax.P())), total[:1])
+        np.testing.assert_array_equal(np.asarray(refjax.reshard(row, refjax.P())), total[0])
