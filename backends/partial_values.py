@@ -3,7 +3,10 @@ which operations involve them, and programs with them run equation by equation."
 import numpy as np
 
 from ..core.array import Array
+from ..core.trace import get_aval
 from ..core.jaxpr import eval_jaxpr
+from ..core.primitives.control_flow.iterations import ITERATIONS, operand_avals
+from ..core.transforms.shard_map import global_in_avals, shard_map_lanes, shard_map_p
 from ..core.sharding_unreduced import sets_of
 
 
@@ -35,6 +38,20 @@ def op_by_op(backend, closed_jaxpr):
         outs = eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
         return [_as_buffer(backend, o, a) for o, a in zip(outs, closed_jaxpr.out_avals)]
     return run
+
+
+def by_iterations(backend, prim, bufs, params):
+    """A loop, branch or shard_map reading or making unreduced values (None: prim is none of
+    these), run iteration by iteration or lane by lane, each equation an eager operation
+    (device by device where the values are partial)."""
+    if prim is shard_map_p:
+        avals, run = global_in_avals(params), lambda args: shard_map_lanes(args, **params)[0]
+    elif prim in ITERATIONS:
+        avals, run = operand_avals(prim, params), lambda args: ITERATIONS[prim](args, **params)
+    else:
+        return None
+    outs = run([Array(a.update(sharding=None), b, backend) for a, b in zip(avals, bufs)])
+    return [_as_buffer(backend, o, get_aval(o)) for o in outs]
 
 
 def _as_buffer(backend, x, aval):

@@ -13,7 +13,7 @@ from .sharding.abstract_mesh import EMPTY_ABSTRACT_MESH, AbstractMesh
 from .sharding.mesh import get_current_mesh
 from .sharding.context import typed_axes
 from .sharding.mesh import axes_of
-from .sharding_unreduced import out_sets
+from .sharding_unreduced import out_sets_each, sets_of, swapped_sets
 from .trace import get_aval
 
 
@@ -58,10 +58,11 @@ def typing(prim):
 
 
 @contextlib.contextmanager
-def untyped():
+def untyped(off=True):
     """Values made in the block get no sharding types: shard_map's own splitting and
-    assembling of global values, whose mesh axes are Manual inside it."""
-    prev, _MODE.off = _MODE.off, True
+    assembling of global values, whose mesh axes are Manual inside it (off=False: typed
+    again, for the unreduced results assembled there)."""
+    prev, _MODE.off = _MODE.off, off
     try:
         yield
     finally:
@@ -155,13 +156,13 @@ def type_outputs(prim, in_avals, out_avals, params):
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
-    unreduced, reduced = out_sets(prim, in_avals, params, given)  # JAX checks these first
+    sets = out_sets_each(prim, in_avals, out_avals, params, given)  # JAX checks these first
     specs = _out_specs(prim, [spec_of(a) for a in in_avals], in_avals, out_avals, params)
     if specs is None:
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
     for a, s in zip(out_avals, specs):
         _check_legal(prim, in_avals, a, s)
-    return [_with_sets(typed(a, mesh, s), unreduced, reduced) for a, s in zip(out_avals, specs)]
+    return [_with_sets(typed(a, mesh, s), *ur) for a, s, ur in zip(out_avals, specs, sets)]
 
 
 def _with_sets(aval, unreduced, reduced):
@@ -224,7 +225,7 @@ def drop_dim(aval, dim):
         return aval.sharding
     entries = list(spec_of(aval))
     del entries[dim]
-    return NamedSharding(aval.sharding.mesh, P(*entries))
+    return NamedSharding(aval.sharding.mesh, aval.sharding.spec.update(partitions=entries))
 
 
 def vmapped_mesh_axes(values, dims, spmd_axis_name=None):
@@ -272,6 +273,34 @@ def _with_spmd_axis_name(axes, spmd_axis_name):
     return axes
 
 
+def insert_reduced_reshard(x, y):
+    """JAX's lax binary functions on a mesh whose axes are all Explicit: a scalar operand
+    replicated over the axes the other is reduced over is resharded to reduced over them (so
+    that the operation's reduced rule holds, and its transpose meets a reduced value)."""
+    mesh = get_abstract_mesh()
+    if mesh.empty or not mesh.are_all_axes_explicit or _in_manual_body():
+        return x, y
+    avals = [typed_aval(v) for v in (x, y)]
+    reduced = frozenset().union(*(getattr(a.sharding, "spec", P()).reduced for a in avals))
+    if not reduced:
+        return x, y
+    return tuple(_reduced_scalar(v, a, reduced) for v, a in zip((x, y), avals))
+
+
+def _in_manual_body():
+    from .primitives.axis_env import vma_checked  # the primitives build on this module
+    return vma_checked() is not None
+
+
+def _reduced_scalar(x, aval, reduced):
+    spec = spec_of(aval) if aval.sharding is not None else ()
+    used = {a for e in spec for a in axes_of(e)} | set().union(*sets_of(aval))
+    if aval.ndim or used & reduced:
+        return x
+    from .primitives.sharding_ops import reshard  # the primitives build on this module
+    return reshard(x, NamedSharding(get_current_mesh(), P(reduced=reduced)))
+
+
 def cotangent_sharding(aval):
     """The sharding type a cotangent of a value of type `aval` has (JAX's: a function of the
     primal's type, with its reduced and unreduced sets swapped), None when `aval` is
@@ -279,9 +308,7 @@ def cotangent_sharding(aval):
     s = aval.sharding
     if not is_typed(aval) or not isinstance(s, NamedSharding):
         return None
-    if s.spec.unreduced or s.spec.reduced:
-        return s.update(spec=s.spec.update(unreduced=s.spec.reduced, reduced=s.spec.unreduced))
-    return s
+    return swapped_sets(s)
 
 
 def concrete_sharding(s):

@@ -2,7 +2,7 @@
 axes): a result's sets by JAX's rules where refjax has them (add, mul, dot_general's
 out_sharding, reshard), refused elsewhere rather than typed wrongly."""
 from .errors import ShardingTypeError
-from .sharding.mesh import axes_of
+from .sharding.mesh import P, axes_of, plain_spec_error
 
 _NONE = frozenset()
 
@@ -56,7 +56,7 @@ def _nary_reduced(*avals):
     reduced = next(iter(found), _NONE)
     for a in [a for a in avals if is_typed_aval(a)] if reduced else ():
         spec = a.sharding.spec
-        used = {x for e in spec.partitions for x in axes_of(e)}
+        used = {x for e in spec.partitions for x in axes_of(e)} | a.vma  # varying: manual
         if (frozenset(a.sharding.mesh.axis_names) - used - spec.unreduced - spec.reduced) \
                 & reduced:
             raise ShardingTypeError("Inputs cannot be replicated on the same axes that another "
@@ -103,6 +103,11 @@ def _convert(x, *, given):
             g.reduced if g is not None and g.reduced else r)
 
 
+def _broadcast(x, given):
+    """A broadcast's result has its sharding= type, sets included, or its operand's sets."""
+    return (given.spec.unreduced, given.spec.reduced) if given is not None else sets_of(x)
+
+
 def _one_set(avals, which, kind):
     """The one unreduced (which=0) or reduced (1) set of the operands that have one."""
     found = {x for a in avals if (x := sets_of(a)[which])}
@@ -128,20 +133,45 @@ def _operands_sets(x, *_):
     return sets_of(x)
 
 
+def _read_as_tuple(what, instead):
+    """JAX refuses these by reading the operand's spec as a plain tuple (its ValueError)."""
+    def rule(*_, **__):
+        raise ValueError(plain_spec_error(what, instead))
+    return rule
+
+
 _RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate,
           "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
+          "stack": _concatenate, "reshape": _read_as_tuple("pspec[...]", "spec.partitions[...]"),
+          "tile": _read_as_tuple("*pspec", "*spec.partitions"),
           **dict.fromkeys(("transpose", "slice", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
                                                                          given=given),
                 "convert_element_type": lambda x, *, given, **_: _convert(x, given=given),
-                "broadcast_in_dim": lambda x, *, given, **_: _convert(x, given=given),
+                "broadcast_in_dim": lambda x, *, given, **_: _broadcast(x, given),
                 "dot_general": lambda x, y, *, given, **_: _dot_general(x, y, given)}
 
 
 def _is_elementwise(prim):
     from . import sharding_propagation  # it builds on the sharding types
     return prim.sharding is sharding_propagation.elementwise
+
+
+# the sets of control-flow primitives' results, their jaxprs' results' (typed when traced),
+# and of shard_map's, its out_specs'
+_OUT_SETS = {"cond": lambda p: map(sets_of, p["branches"][0].out_avals),
+             "while": lambda p: map(sets_of, p["body_jaxpr"].out_avals),
+             "scan": lambda p: map(sets_of, p["jaxpr"].out_avals),
+             "shard_map": lambda p: [(s.unreduced, s.reduced) for s in p["out_specs"]]}
+
+
+def out_sets_each(prim, in_avals, out_avals, params, given):
+    """(unreduced, reduced) of each of prim's results: control flow's and shard_map's by
+    `_OUT_SETS`, others' all alike (`out_sets`)."""
+    if prim.name in _OUT_SETS:
+        return list(_OUT_SETS[prim.name](params))
+    return [out_sets(prim, in_avals, params, given)] * len(out_avals)
 
 
 def out_sets(prim, in_avals, params, given):
@@ -154,14 +184,85 @@ def out_sets(prim, in_avals, params, given):
         rule = _RULES.get(prim.name)
         if rule is not None:
             return rule(*in_avals)
-        if any(u for u, _ in sets):
-            raise NotImplementedError(f"unreduced rule for {prim.name} is not implemented. "
-                                      "Please file an issue at https://github.com/jax-ml/jax/issues")
         if _is_elementwise(prim):
+            if any(u for u, _ in sets):
+                raise NotImplementedError(f"unreduced rule for {prim.name} is not implemented. "
+                                          "Please file an issue at "
+                                          "https://github.com/jax-ml/jax/issues")
             return _NONE, _nary_reduced(*in_avals)
         raise NotImplementedError(f"unreduced/reduced rule for {prim.name} is not implemented. "
                                   "Please file an issue at https://github.com/jax-ml/jax/issues")
-    return (given.spec.unreduced if given is not None else _NONE), _NONE
+    return (given.spec.unreduced, given.spec.reduced) if given is not None else (_NONE, _NONE)
+
+
+def swapped_spec(spec):
+    """A spec with its unreduced and reduced axes swapped (a cotangent's, as JAX's: the
+    cotangent of an unreduced value is reduced and vice versa)."""
+    if not (spec.unreduced or spec.reduced):
+        return spec
+    return spec.update(unreduced=spec.reduced, reduced=spec.unreduced)
+
+
+def swapped_sets(sharding):
+    """A NamedSharding (or a body's ManualSets) with its unreduced and reduced axes swapped."""
+    spec = swapped_spec(sharding.spec)
+    if spec is sharding.spec:
+        return sharding
+    if type(sharding) is ManualSets:
+        return ManualSets(sharding.mesh, spec)
+    return sharding.update(spec=spec)
+
+
+def cotangent_aval(aval):
+    """The aval of a cotangent of a value of type `aval` inside a shard_map body."""
+    t = aval.to_tangent_aval()
+    return t.update(sharding=swapped_sets(t.sharding)) if type(t.sharding) is ManualSets else t
+
+
+def manual_mesh():
+    """The abstract mesh of the manual axes bound now (a shard_map body's), whose types'
+    unreduced and reduced sets are printed in its order."""
+    from .primitives.axis_env import axis_scope  # the primitives build on this module
+    from .sharding import AbstractMesh, AxisType
+    sizes = axis_scope()[0]
+    return AbstractMesh(tuple(sizes.values()), tuple(sizes), (AxisType.Manual,) * len(sizes))
+
+
+class ManualSets:
+    """The sharding of a value's type inside a shard_map body whose manual axes include
+    unreduced or reduced ones (JAX's `mat.unreduced`/`mat.reduced`; its varying axes are the
+    aval's vma): printed `{U:x}`/`{R:x}`, read as `typeof(x).sharding.spec.unreduced`."""
+
+    __slots__ = ("mesh", "spec")
+
+    def __init__(self, mesh, spec):
+        self.mesh, self.spec = mesh, spec
+
+    def __eq__(self, other):
+        return type(other) is ManualSets and (self.mesh, self.spec) == (other.mesh, other.spec)
+
+    def __hash__(self):
+        return hash((self.mesh, self.spec))
+
+    def __repr__(self):
+        return f"ManualSets({self.spec})"
+
+
+def with_manual_sets(aval, unreduced, reduced, mesh=None):
+    """aval with these unreduced and reduced manual axes in its type (inside a shard_map
+    body)."""
+    s = aval.sharding
+    if not (unreduced or reduced or type(s) is ManualSets):
+        return aval
+    if s is not None and type(s) is not ManualSets:
+        raise NotImplementedError(
+            f"unreduced/reduced manual axes of {aval.str_short()} in a shard_map leaving some "
+            "Explicit mesh axes automatic: refjax types them only when every axis is manual")
+    if not (unreduced or reduced):
+        return aval.update(sharding=None)
+    spec = P(unreduced=unreduced, reduced=reduced)
+    return aval.update(sharding=ManualSets(s.mesh if s is not None else mesh or manual_mesh(),
+                                           spec))
 
 
 def check_reduced_values(prim, out_avals):

@@ -7,6 +7,8 @@ operation mixing operands of different vma gets `pvary`s first (`match_operands`
 from .config import config
 from .jaxpr import JaxprEqn, Literal, Var
 from .primitives.axis_env import binding_order, vma_checked
+from .sharding.mesh import P
+from .sharding_unreduced import ManualSets, out_sets_each, sets_of, with_manual_sets
 
 
 def jaxpr_vma(jaxpr, in_vmas, strict=False):
@@ -60,7 +62,24 @@ def typed_outputs(prim, invars, out_avals, params):
         return out_avals
     eqn = JaxprEqn(prim, invars, [Var(a) for a in out_avals], params)
     vmas = eqn_vma(eqn, [_vma_of(v) for v in invars], True)
-    return [a if a.vma == m else a.update(vma=frozenset(m)) for a, m in zip(out_avals, vmas)]
+    outs = [a if a.vma == m else a.update(vma=frozenset(m)) for a, m in zip(out_avals, vmas)]
+    return manual_sets_out(prim, [v.aval for v in invars], outs, params)
+
+
+def manual_sets_out(prim, in_avals, out_avals, params):
+    """The outputs' unreduced and reduced manual axes (in a shard_map body), by JAX's rules
+    from their operands' (`sharding_unreduced`); a call's as its jaxpr's results; the casts
+    and collectives type their own (their abstract evaluation)."""
+    typed = [a.sharding for a in in_avals if type(a.sharding) is ManualSets]
+    if not typed or prim.vma is not None:
+        return out_avals
+    inner, mesh = prim.call_jaxpr(params), typed[0].mesh
+    # JAX's rules see the other operands as invarying (replicated) over the manual axes
+    in_avals = [a if type(a.sharding) is ManualSets else a.update(sharding=ManualSets(mesh, P()))
+                for a in in_avals]
+    sets = [sets_of(a) for a in inner.out_avals] if inner is not None else \
+        out_sets_each(prim, in_avals, out_avals, params, None)
+    return [with_manual_sets(a, u, r, mesh) for a, (u, r) in zip(out_avals, sets)]
 
 
 def _vma_of(atom):
@@ -78,7 +97,7 @@ def match_operands(prim, args, avals, params):
     union = frozenset().union(*vmas)
     if all(v == union for v in vmas):
         return args
-    return [_pvary(x, union - v) if union - v else x for x, v in zip(args, vmas)]
+    return [_pvary(x, union - v, a) if union - v else x for x, v, a in zip(args, vmas, avals)]
 
 
 def vary_like(out, vma):
@@ -87,25 +106,33 @@ def vary_like(out, vma):
     if not vma_checked() or not config.read("jax_auto_pcast"):
         return out
     from .trace import get_aval  # trace imports the primitives, which import this module
-    missing = vma - get_aval(out).vma
-    return _pvary(out, missing) if missing else out
+    aval = get_aval(out)
+    missing = vma - aval.vma
+    return _pvary(out, missing, aval) if missing else out
 
 
-def _pvary(x, axes):
+def _pvary(x, axes, aval):
+    """x made varying over `axes`: a reduced value by the free reduced_vary_cast when it is
+    reduced over exactly those axes (JAX's), else by pvary."""
     from .primitives.parallel import pvary_p  # the collectives build on staging, which uses this
-    return pvary_p.bind(x, axes=binding_order(axes))
+    from .primitives.parallel_vma import reduced_vary_cast_p
+    prim = reduced_vary_cast_p if sets_of(aval)[1] == axes else pvary_p
+    return prim.bind(x, axes=binding_order(axes))
 
 
 def axis_state(aval, axes, api, hint=""):
-    """'varying' or 'invarying': what a value is over a collective's axes; JAX's ValueError
-    (its text, then refjax's `hint`) for a mix, which no one pvary or psum can take."""
-    states = {"varying" if a in aval.vma else "invarying" for a in axes}
+    """'varying', 'unreduced', 'reduced' or 'invarying': what a value is over a collective's
+    axes; JAX's ValueError (its text, the set built as JAX's so that it prints in JAX's order,
+    then refjax's `hint`) for a mix, which no one cast or psum can take."""
+    unreduced, reduced = sets_of(aval)
+    states = {"varying" if a in aval.vma else "unreduced" if a in unreduced else
+              "reduced" if a in reduced else "invarying" for a in axes}
     if len(states) > 1:
         raise ValueError(
             f"{api} can only accept axis_name which corresponds to one of varying, unreduced, "
             f"reduced or invarying state of the input. Got input type: "
             f"{aval.str_short(short_dtypes=False)}, axes: {tuple(axes)} and input state: "
-            f"{{'invarying', 'varying'}}{hint}")
+            f"{states}{hint}")
     return states.pop()
 
 

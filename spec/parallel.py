@@ -106,6 +106,15 @@ def _source_params(draw, n):
     return draw(shapes()), {"source": draw(st.integers(0, n - 1))}
 
 
+def _via_reduced(lax, v, n):
+    """The blocks' psum cast to reduced and back to varying (the identity on values)."""
+    return lax.pcast(lax.pcast(lax.psum(v, "x"), "x", to="reduced"), "x", to="varying")
+
+
+def _psum(lax, v, n):
+    return lax.psum(v, "x")
+
+
 # Distinct values on a grid: ties between devices are kinks of pmax/pmin.
 _GRID = st.integers(-300, 300).map(lambda k: k / 100)
 SPECS = [
@@ -130,6 +139,18 @@ SPECS = [
                lambda lax, v, n: lax.psum(v, "x"),
                notes="marks a value as varying over 'x' (the identity on values), here the "
                      "invariant psum of the blocks; transposed to psum_invariant"),
+    collective("preduced", ALL + COMPLEX, _plain, _via_reduced, _psum,
+               notes="lax.pcast(..., to='reduced') of an invariant value (the identity on "
+                     "values), then back to varying; transposed to a psum of its unreduced "
+                     "cotangent"),
+    collective("reduced_vary_cast_p", ALL + COMPLEX, _plain, _via_reduced, _psum,
+               notes="lax.pcast(..., to='varying') of a reduced value (the identity on values); "
+                     "transposed to vary_unreduced_cast_p"),
+    collective("vary_unreduced_cast_p", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.psum(lax.pcast(v, "x", to="unreduced"), "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.pcast(..., to='unreduced') of a varying value (the identity on each "
+                     "device's value), summed by psum; transposed to reduced_vary_cast_p"),
     collective("all_gather", ALL + COMPLEX, _gather_params,
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),

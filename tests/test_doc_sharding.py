@@ -65,24 +65,23 @@ def test_parallel_page_shows_what_jax_shows():
 
 
 SHARDING_AD = "/work/jaxsrc/docs/new_docs/301/sharding-ad.md"
-_UNRED = "(refjax's unreduced/reduced types do not reach here yet)"
 SHARDING_AD_KNOWN = {
-    14: f"device_put to P(reduced={{'X'}}) then scan over it: NotImplementedError {_UNRED}",
-    15: "step of cell 14 is undefined (NotImplementedError there)",
+    15: _NO_HLO,
     16: "numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no all-reduce: "
         "prints nothing); on the xla backend: " + _NAME_STACK,
-    17: f"shard_map with out_specs unreduced and lax.pcast to='unreduced': ValueError {_UNRED}",
-    18: "as cell 17",
-    19: f"shard_map in_specs with reduced={{'X'}}: NotImplementedError {_UNRED}",
+    18: "the transposed shard_map's operands: refjax's partial evaluation stacks the forward "
+        "body's residuals as extra outputs (JAX forwards its inputs a, b and puts the "
+        "cotangent first); its types and values agree",
 }
 
 
 @pytest.mark.skipif(not os.path.exists(SHARDING_AD), reason="JAX's docs are not checked out here")
 @pytest.mark.backends("numpy_ref")  # as above: one backend
 def test_sharding_ad_page_shows_what_jax_shows():
-    """JAX's "Autodiff and sharding" page: 14 of its 20 cells agree (5 before cotangents were
-    typed as their primals and unreduced values ran outside jit); the others need reduced
-    values through scan, unreduced shard_map specs or XLA's HLO."""
+    """JAX's "Autodiff and sharding" page: 17 of its 20 cells agree (5 before cotangents were
+    typed as their primals and unreduced values ran outside jit, 14 before reduced values
+    went through loops and shard_map); the others need XLA's HLO or print a transposed
+    shard_map's operands in another order."""
     # The page asks for 2 CPU devices; the tests run with 8 (conftest), which JAX keeps
     # silently and refjax refuses to change once arrays exist (RuntimeError): its mesh of 2
     # devices is made either way.
@@ -95,8 +94,6 @@ NEW_DOCS_KNOWN = {
     "sharding.md": {25: _NO_HLO},
     "shard-map.md": {
         19: _REM_SINGLETON,
-        24: "einsum's out_sharding=P(unreduced={'i'}) and reshard to P(reduced={'i'}) outside "
-            "jit: NotImplementedError",
     },
 }
 
@@ -107,7 +104,7 @@ NEW_DOCS_KNOWN = {
 @pytest.mark.skipif(not os.path.exists(NEW_DOCS), reason="JAX's docs are not checked out here")
 @pytest.mark.backends("numpy_ref")  # as above: one backend
 def test_new_docs_page_shows_what_jax_shows(page):
-    """35 of sharding.md's 36 cells agree, 68 of shard-map.md's 70."""
+    """35 of sharding.md's 36 cells agree, 69 of shard-map.md's 70."""
     assert _differing_cells(f"{NEW_DOCS}/{page}") == set(NEW_DOCS_KNOWN[page])
 
 

@@ -521,7 +521,10 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "new_ref", "get", "swap", "addupdate", "freeze", "empty_ref", "free_ref",
              # by test_device_sets.py (programs, against JAX on both backends) and
              # test_differential.py (its spec samples)
-             "device_put"}
+             "device_put",
+             # by test_unreduced_loops.py (programs, against JAX on both backends) and
+             # test_differential.py (their spec samples)
+             "preduced", "reduced_vary_cast_p", "vary_unreduced_cast_p"}
 
 
 def test_every_primitive_has_a_rule():

@@ -7,7 +7,7 @@ from ...core.sharding.mesh import axes_of
 from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
 from ...core.sharding_propagation import elementwise
-from ..partial_values import in_program, involved, op_by_op, unreduced_axes
+from ..partial_values import by_iterations, in_program, involved, op_by_op, unreduced_axes
 
 __all__ = ["execute", "in_program", "involved", "op_by_op", "refuse_value", "unreduced_axes"]
 
@@ -23,6 +23,9 @@ def execute(backend, prim, bufs, params, out_avals):
     contraction over the unreduced axes leaves each device's partial sum); reshard sums."""
     if prim.call_param is not None:  # a call: its equations, each as above
         return op_by_op(backend, params[prim.call_param])(bufs)
+    looped = by_iterations(backend, prim, bufs, params)
+    if looped is not None:
+        return looped
     mesh = _mesh(bufs)
     if prim is sharding_constraint_p:
         return [reshard(backend, bufs[0], out_avals[0], params["sharding"], mesh)]

@@ -282,7 +282,7 @@ class XlaBackend(Backend):
     # ------------------------------------------------------------ eager execution
 
     def execute(self, prim, bufs, params, out_avals):
-        if unreduced.involved(bufs, out_avals):
+        if unreduced.involved(bufs, out_avals, prim):
             return unreduced.execute(self, prim, bufs, params, out_avals)
         if prim in REF_PRIMITIVES:  # a jax.jit cannot return JAX's references: run as is
             return self.lower_eqn(prim, bufs, params, out_avals)

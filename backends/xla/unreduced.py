@@ -9,7 +9,10 @@ import jax.sharding as jsh
 
 from ...core import sharding as sh
 from ...core.primitives.sharding_ops import sharding_constraint_p
-from ..partial_values import in_program, involved, op_by_op, unreduced_axes
+from ...core.primitives.control_flow.iterations import ITERATIONS
+from ...core.sharding_unreduced import sets_of
+from ..partial_values import by_iterations, in_program, op_by_op, unreduced_axes
+from ..partial_values import involved as _involved
 
 __all__ = ["execute", "in_program", "involved", "keeps_sets", "op_by_op", "unreduced_axes"]
 
@@ -32,11 +35,22 @@ def _keeping(mesh):
         _STATE.keep = saved
 
 
+def involved(bufs, out_avals, prim=None):
+    """Whether an operation reads or makes an unreduced value, or is a loop or branch with
+    reduced results (JAX's lax.cond/switch compares its branches' reduced types, which its
+    lowering of refjax's equations need not keep alike): those run as `execute` runs them."""
+    return _involved(bufs, out_avals) or (
+        prim in ITERATIONS and any(sets_of(a)[1] for a in out_avals if a.sharding is not None))
+
+
 def execute(backend, prim, bufs, params, out_avals):
     """prim run eagerly by JAX on its Explicit mesh (JAX computes each device's partial value,
     sums them in reshard and places values on devices as it does)."""
     if prim.call_param is not None:  # a call: its equations, each as above
         return op_by_op(backend, params[prim.call_param])(bufs)
+    looped = by_iterations(backend, prim, bufs, params)
+    if looped is not None:
+        return looped
     mesh = _mesh(backend, bufs)
     with _keeping(mesh):
         if prim is sharding_constraint_p:

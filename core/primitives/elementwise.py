@@ -11,7 +11,7 @@ from ..array import Array
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
 from ..primitive import make_primitive, named
-from ..sharding_types import cotangent_sharding, typed_aval
+from ..sharding_types import cotangent_sharding, insert_reduced_reshard, typed_aval
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero, defjvp, defjvp_with_output, deflinear, defnondiff
@@ -352,9 +352,11 @@ def binop(name, kinds, result_dtype=None):
     return _elementwise_primitive(name, _binop_abstract_eval(name, kinds, result_dtype))
 
 
-def _lax_binary(prim):
+def _lax_binary(prim, reduced_reshard=True):
     def fn(x, y):
         x, y = lift_scalars(prim.name, (x, y))
+        if reduced_reshard:
+            x, y = insert_reduced_reshard(x, y)
         return prim.bind(x, y)
     return named(fn, prim.name,
                  f"Elementwise {prim.name} of two arrays of one dtype (binds `{prim.name}`).")
@@ -406,9 +408,9 @@ gt = _lax_binary(gt_p)
 ge_p = binop("ge", _INT + _FLOAT + "b", dtypes.bool_)
 ge = _lax_binary(ge_p)
 polygamma_p = binop("polygamma", _FLOAT)
-polygamma = _lax_binary(polygamma_p)
+polygamma = _lax_binary(polygamma_p, False)
 add_any_p = binop("add_any", _NUM)
-add_any = _lax_binary(add_any_p)
+add_any = _lax_binary(add_any_p, False)  # autodiff's: JAX inserts no reshard
 
 
 

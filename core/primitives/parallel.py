@@ -156,7 +156,11 @@ def _reducer_api(prim, api, doc, prepare=lambda x: x):
 def _varying(x, axes):
     """In a check_vma body, as JAX 0.10: a collective's operand is first made varying over the
     axes it acts on (pvary over those it is invariant over)."""
-    missing = tuple(a for a in axes if a not in get_aval(x).vma) if vma_checked() else ()
+    aval = get_aval(x)
+    partial = getattr(getattr(aval.sharding, "spec", None), "unreduced", ())
+    # an unreduced value's partial sums are summed as they are (JAX's unreduced psum)
+    missing = tuple(a for a in axes if a not in aval.vma and a not in partial) \
+        if vma_checked() else ()
     return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
 
 
@@ -270,7 +274,15 @@ pvary_p.def_batch(_pvary_batch)
 pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
 # Each lane's copy of an invariant value gets its own cotangent: they are summed (JAX's).
 deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
-deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [_psum_invariant_transpose(ct, x, axes)])
+
+
+def _psum_invariant_transpose(ct, x, axes):
+    """pvary; the psum of an unreduced value (JAX's unreduced psum) transposes to the free
+    cast of its invariant cotangent to reduced."""
+    from .parallel_vma import preduced_p  # the casts build on the collectives
+    unreduced = getattr(getattr(x.aval.sharding, "spec", None), "unreduced", ())
+    return (preduced_p if unreduced else pvary_p).bind(ct, axes=axes)
 
 
 # ---------------------------------------------------------------- all_gather

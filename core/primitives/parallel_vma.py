@@ -1,10 +1,14 @@
-"""pvary and pcast: the lax functions casting values to varying over manual mesh axes (JAX's
-vma types), binding `pvary` (parallel.py)."""
+"""pvary and pcast: the lax functions casting values among JAX's manual-axis types (varying,
+invarying, unreduced, reduced), binding `pvary` (parallel.py) and the free casts between
+varying and unreduced or reduced values (`vary_unreduced_cast_p`, `reduced_vary_cast_p`)."""
 from .. import pytree
+from ..primitive import make_primitive
+from ..sharding_unreduced import sets_of, with_manual_sets
 from ..trace import EvalTrace, as_value, current_trace, get_aval
+from ..transforms.ad import deflinear
 from ..vma import axis_state
 from .axis_env import _axis_names, axis_scope, binding_order, check_axis_names, vma_checked
-from .parallel import pvary_p
+from .parallel import psum_invariant_p, pvary_p
 
 
 def pvary(x, axis_name):
@@ -31,24 +35,102 @@ def _pvary_leaf(x, axes):
     return pvary_p.bind(x, axes=binding_order(axes))
 
 
+# ---------------------------------------------------------------- the free casts
+
+def _cast(name, src, dst):
+    """A free cast of a value from one manual-axis state to another over `axes` (varying is
+    the vma, unreduced and reduced the type's sets): the identity on each device's value,
+    so on the lanes shard_map runs its body as. Printed as JAX's, `name` with `_p`."""
+    prim = make_primitive(f"{name}_p")
+    prim.def_uses_axis_env()
+    prim.def_abstract_eval(lambda x, *, axes: _cast_type(name, x, axes, src, dst))
+    prim.def_batch(lambda axis_data, vals, dims, *, axes: (vals[0], dims[0]))
+    prim.def_vma(lambda eqn, ins, strict: [_cast_vma(ins[0], eqn.params["axes"], dst)])
+    return prim
+
+
+def _cast_vma(vma, axes, dst):
+    return vma | set(axes) if dst == "varying" else vma - set(axes)
+
+
+def _cast_type(name, aval, axes, src, dst):
+    """JAX's checks and result type of a cast from state `src` to `dst` over `axes`."""
+    unreduced, reduced = sets_of(aval)
+    held = {"varying": aval.vma, "reduced": reduced, "unreduced": unreduced}
+    if not held[src]:
+        raise ValueError(f"{name} only accepts inputs that are {src}. Got "
+                         f"{aval.str_short(True)}")
+    if not held[src] & set(axes):
+        raise ValueError(
+            f"{name} is a {src.capitalize()}->{dst.capitalize()} collective. This means that "
+            f"the axis names mentioned in `axes` passed to `{name}` must be present in "
+            f"`jax.typeof(x).mat.{src}`. Got axes={tuple(axes)} and "
+            f"jax.typeof(x).mat.{src}={set(held[src])}")
+    if held[dst] & set(axes):
+        raise ValueError(f"{name} input cannot be {dst} across the axis_name provided. Got "
+                         f"x={aval.str_short(True)} and axis_name={tuple(axes)}")
+    out = aval.update(vma=frozenset(_cast_vma(aval.vma, axes, dst)))
+    if dst == "unreduced":
+        return with_manual_sets(out, unreduced | set(axes), reduced)
+    return with_manual_sets(out, unreduced, reduced - set(axes))
+
+
+vary_unreduced_cast_p = _cast("vary_unreduced_cast", "varying", "unreduced")
+reduced_vary_cast_p = _cast("reduced_vary_cast", "reduced", "varying")
+deflinear(vary_unreduced_cast_p,
+          lambda ct, x, *, axes: [reduced_vary_cast_p.bind(ct, axes=axes)])
+deflinear(reduced_vary_cast_p,
+          lambda ct, x, *, axes: [vary_unreduced_cast_p.bind(ct, axes=axes)])
+
+# invarying -> reduced: free; transposed to the psum its cotangent's partial sums need
+preduced_p = make_primitive("preduced")
+preduced_p.def_uses_axis_env()
+preduced_p.def_batch(lambda axis_data, vals, dims, *, axes: (vals[0], dims[0]))
+preduced_p.def_vma(lambda eqn, ins, strict: [ins[0]])
+deflinear(preduced_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+
+
+@preduced_p.def_abstract_eval
+def _preduced_type(aval, *, axes):
+    unreduced, reduced = sets_of(aval)
+    if aval.vma & set(axes):
+        raise ValueError(
+            "preduced is a Invariant->Reduced collective. This means that the axis names "
+            "mentioned in `axes` passed to `preduced` must not be present in "
+            f"`jax.typeof(inp).mat.varying`. Got axes={tuple(axes)} and "
+            f"jax.typeof(inp).mat.varying={set(aval.vma)}")
+    if reduced & set(axes):
+        raise ValueError("preduced input cannot be reduced across the axis_name provided. Got "
+                         f"x={aval.str_short(True)} and axis_name={tuple(axes)}")
+    return with_manual_sets(aval, unreduced, reduced | set(axes))
+
+
 _PCAST_TARGETS = ("varying", "reduced", "unreduced")
+# (from, to) -> the cast's primitive; invarying -> varying is pvary
+_CASTS = {("varying", "unreduced"): vary_unreduced_cast_p,
+          ("reduced", "varying"): reduced_vary_cast_p, ("invarying", "reduced"): preduced_p}
 
 
 def pcast(x, axis_name, *, to):
-    """JAX 0.10's spelling of pvary: pcast(x, axes, to="varying"). The reduced and unreduced
-    types belong to Explicit mesh axes, which refjax does not model."""
+    """JAX 0.10's casts among manual-axis types, all free (no communication): invarying or
+    reduced to varying, varying to unreduced; JAX's ValueError for the others."""
     if isinstance(axis_name, (set, frozenset)):  # JAX's: an unordered set names no order
         raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
     if to not in _PCAST_TARGETS:
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: "
                          f"{set(_PCAST_TARGETS)}")
-    if to != "varying":
-        raise ValueError(f"pcast(..., to={to!r}): refjax models device-varying values only; "
-                         "reduced and unreduced types (Explicit mesh axes) are not supported")
     axes = _axis_names(axis_name)
+    return pytree.tree_map(lambda leaf: _pcast_leaf(as_value(leaf), axes, to), x)
 
-    def one(leaf):
-        if vma_checked() and axis_state(get_aval(leaf), axes, "jax.lax.pcast") == "varying":
-            raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
-        return pvary(leaf, axes)
-    return pytree.tree_map(one, x)
+
+def _pcast_leaf(x, axes, to):
+    if vma_checked() is False:  # a check_vma=False body has no manual types: a no-op, as JAX's
+        return x
+    from_ = axis_state(get_aval(x), axes, "jax.lax.pcast") if vma_checked() else "invarying"
+    if (from_, to) == ("invarying", "varying"):
+        return pvary(x, axes)
+    if (from_, to) not in _CASTS:
+        raise ValueError(f"Unsupported pcast from={from_}, to={to!r}")
+    check_axis_names(axes, "pcast")
+    return _CASTS[from_, to].bind(x, axes=binding_order(axes))
+

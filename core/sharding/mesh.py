@@ -172,6 +172,13 @@ def _check_pspec_sets(partitions, unreduced, reduced):
                         f" axes: {axes}")
 
 
+def plain_spec_error(what, instead):
+    """JAX's words when a spec with unreduced/reduced axes is read as a plain tuple (JAX's
+    own shape rules do so for reshape, static slices and tile, which is how it refuses them)."""
+    return (f"Using {what} is dangerous when PartitionSpec has non-empty unreduced/reduced set. "
+            f"Please use {instead}")
+
+
 def _make_pspec(partitions, unreduced, reduced):
     return P(*partitions, unreduced=unreduced, reduced=reduced)
 
@@ -229,18 +236,16 @@ class P(Immutable):
     def __reduce__(self):
         return (_make_pspec, self._key())
 
-    def _check_plain(self, what):
+    def _check_plain(self, what, instead="spec.partitions"):
         if self.unreduced or self.reduced:
-            raise ValueError(
-                f"Using {what} is dangerous when PartitionSpec has non-empty"
-                " unreduced/reduced set. Please use spec.partitions")
+            raise ValueError(plain_spec_error(what, instead))
 
     def __getitem__(self, i):
-        self._check_plain("pspec[...]")
+        self._check_plain("pspec[...]", "spec.partitions[...]")
         return self._partitions[i]
 
     def __iter__(self):
-        self._check_plain("*pspec")
+        self._check_plain("*pspec", "*spec.partitions")
         return iter(self._partitions)
 
     def __len__(self):

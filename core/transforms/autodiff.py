@@ -12,7 +12,10 @@ from ..avals import ShapeDtypeStruct, ShapedArray
 from ..jaxpr import Literal, eval_jaxpr
 from ..primitives import elementwise as ew
 from ..primitives import structural as st
+from ..primitives.sharding_ops import reshard
+from ..sharding import P
 from ..sharding_types import typed_aval
+from ..sharding_unreduced import swapped_sets
 from ..trace import as_value, get_aval
 from .ad import Zero, full_like_aval, zeros_like_aval
 from .jvp import check_tangent, jvp, split_aux
@@ -235,10 +238,21 @@ def _ones_like(x):
     default device, uncommitted, as JAX's)."""
     aval = get_aval(x)
     if isinstance(x, Array):
-        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
-                                  sharding=x.sharding if x.committed else None)
+        layout = _seed_layout(x) if x.committed else None
+        if getattr(getattr(layout, "spec", None), "unreduced", None):  # placed as JAX places it
+            ones = runtime.make_array(np.ones(aval.shape, aval.dtype), aval,
+                                      sharding=layout.update(spec=P()))
+            return reshard(ones, layout)
+        return runtime.make_array(np.ones(aval.shape, aval.dtype), aval, sharding=layout)
     one = full_like_aval(aval.update(weak_type=False), 1)
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
+
+
+def _seed_layout(x):
+    """The seed's layout: the output's, or, for an unreduced output, reduced (its
+    cotangent's type)."""
+    s = x.sharding
+    return swapped_sets(s) if hasattr(s, "spec") else s
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):

@@ -10,8 +10,10 @@ from ..primitive import make_primitive
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
+from ..primitives.parallel_vma import vary_unreduced_cast_p
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..sharding_types import untyped
+from ..sharding_unreduced import cotangent_aval, swapped_spec
 from ..trace import Tracer, as_value, current_trace, get_aval
 from ..vma import jaxpr_vma
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -19,6 +21,9 @@ from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .partial_eval import partial_eval_jaxpr
+from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
+    _assemble_unreduced, _body_avals, _check_name, _check_sets, _drop_lanes, _spec_vma,
+    _unreduced_lanes, manual_mesh_of, not_replicated)
 from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
                               result_type)
 from .shard_map_vma import check_out_vmas, spec_paths
@@ -50,8 +55,7 @@ def _check_spec(spec, aval, mesh, manual, what):
         spec = P()
     if not isinstance(spec, P):
         raise TypeError(f"shard_map {what}: expected a PartitionSpec, got {spec!r}")
-    if spec.unreduced or spec.reduced:
-        raise NotImplementedError(f"shard_map {what}: unreduced/reduced specs are not supported")
+    _check_sets(spec, mesh, manual, what)
     if len(spec.partitions) > aval.ndim:
         raise ValueError(f"shard_map {what}: spec {spec} has {len(spec.partitions)} entries but "
                          f"the value {aval.str_short()} has only {aval.ndim} dimensions")
@@ -65,15 +69,6 @@ def _check_spec(spec, aval, mesh, manual, what):
                 raise ValueError(f"shard_map {what}: spec {spec} uses mesh axis {a!r} twice")
             seen.append(a)
     return spec
-
-
-def _check_name(a, spec, mesh, manual, what):
-    if a not in mesh.shape:
-        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not an "
-                         f"axis of {mesh} (axes {tuple(mesh.axis_names)})")
-    if a not in manual:
-        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not "
-                         f"one of the manual axes axis_names={manual}")
 
 
 def _names(axes):
@@ -114,21 +109,9 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, out_specs, **_):
 
 # ---------------------------------------------------------------- varying manual axes (vma)
 
-def _spec_vma(spec, manual):
-    return frozenset(_spec_axes(spec) & set(manual))
-
-
-def _body_avals(avals, specs, manual, check_vma, outer):
-    """A check_vma body's inputs are typed with the manual axes their specs split them over
-    and, in a shard_map nested in another's body, those the arguments vary over (`outer`)."""
-    if not check_vma:
-        return list(avals)
-    return [a.update(vma=v | _spec_vma(s, manual)) for a, s, v in zip(avals, specs, outer)]
-
-
 def _check_vma(f, mesh, closed, out_specs, manual, spec_keys):
-    """Each output's type (its vma) against its out spec."""
-    check_out_vmas(f, mesh, manual, [(key, spec, aval.vma) for aval, spec, key
+    """Each output's type (what it is not known to be replicated over) against its out spec."""
+    check_out_vmas(f, mesh, manual, [(key, spec, not_replicated(aval)) for aval, spec, key
                                      in zip(closed.out_avals, out_specs, spec_keys)])
 
 
@@ -137,6 +120,8 @@ def _check_vma(f, mesh, closed, out_specs, manual, spec_keys):
 def _split_input(x, spec, mesh, order):
     """Global x -> one leading lane dim per mesh axis its spec names (in mesh order), then
     the per-shard shape. Returns (value, the axes of the lane dims)."""
+    if spec.unreduced:
+        return _unreduced_lanes(x, spec, mesh, order)
     aval = get_aval(x)
     shape, lane_pos, local_pos = [], {}, []
     for n, names in zip(aval.shape, _entries(spec, aval.ndim)):
@@ -169,13 +154,6 @@ def _run_lanes(fun, args, arg_lanes, axes, mesh):
     results = [o if d is None else moveaxis(o, d, 0) for o, d in zip(outs, out_dims)]
     lanes = [ls if d is None else (name,) + ls for d, ls in zip(out_dims, box["lanes"])]
     return results, lanes
-
-
-def _drop_lanes(x, lanes, keep):
-    """Lane 0 of the lane dims whose axis is not in `keep` (replicated: any lane will do)."""
-    for pos in reversed([i for i, a in enumerate(lanes) if a not in keep]):
-        x = st.squeeze(st.slice_in_dim(x, 0, 1, axis=pos), (pos,))
-    return x, tuple(a for a in lanes if a in keep)
 
 
 def _assemble(x, lanes, spec, local_aval, mesh, order):
@@ -250,8 +228,15 @@ def _shard_map_lanes(args, *, jaxpr, mesh, in_specs, out_specs, axis_names, **_)
         replicated = tuple(a for a in ls if a in _omitted(spec, order))
         if replicated:
             checks.append((i, ls, replicated, o))
-        results.append(_assemble(o, ls, spec, aval, mesh, order))
+        assemble = _assemble_unreduced if spec.unreduced else _assemble
+        results.append(assemble(o, ls, spec, aval, mesh, order))
     return results, checks
+
+
+def global_in_avals(params):
+    """The avals of a shard_map equation's operands (global values)."""
+    return [_global_aval(a, s, params["mesh"]) for a, s in zip(params["jaxpr"].in_avals,
+                                                              params["in_specs"])]
 
 
 _LANES_CACHE = {}
@@ -264,9 +249,7 @@ def staged_lanes(params):
     hit = _LANES_CACHE.get(key)
     if hit is not None:
         return hit
-    mesh = params["mesh"]
-    in_avals = [_global_aval(a, s, mesh) for a, s in zip(params["jaxpr"].in_avals,
-                                                        params["in_specs"])]
+    in_avals = global_in_avals(params)
     box = {}
 
     def fun(*args):
@@ -466,7 +449,7 @@ def _sum_replicated_ct(ct, spec, params):
 def _transpose_body(params, linear, nz_cts):
     closed = params["jaxpr"]
     known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-    ct_avals = [closed.out_avals[i].to_tangent_aval() for i in nz_cts]
+    ct_avals = [cotangent_aval(closed.out_avals[i]) for i in nz_cts]
     wanted = [lin and _is_diff(a) for a, lin in zip(closed.in_avals, linear)]
 
     def fun(*args):
@@ -490,8 +473,8 @@ def _shard_map_transpose(cts, *args, **params):
     new, consts, wanted = _transpose_body(params, linear, nz_cts)
     known = [a for a, lin in zip(args, linear) if not lin]
     in_specs = [s for s, lin in zip(params["in_specs"], linear) if not lin] + \
-        [params["out_specs"][i] for i in nz_cts]
-    out_specs = [s for s, w in zip(params["in_specs"], wanted) if w]
+        [swapped_spec(params["out_specs"][i]) for i in nz_cts]
+    out_specs = [swapped_spec(s) for s, w in zip(params["in_specs"], wanted) if w]
     outs = iter(_bind_derived(params, new, consts, known + [cts[i] for i in nz_cts],
                               in_specs, out_specs))
     return [next(outs) if w else Zero(a.aval.to_tangent_aval()) if lin else None
@@ -578,10 +561,15 @@ def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
 
 def _vary_as_spec(x, spec, order):
     """An output split over axes it does not vary over is made varying over them (pvary), as
-    JAX's: each device's block is its own value, whose cotangent comes back per device."""
-    axes = _spec_axes(spec) if isinstance(spec, P) else set()
-    missing = tuple(a for a in order if a in axes and a not in get_aval(x).vma)
-    return par.pvary_p.bind(as_value(x), axes=missing) if missing else x
+    JAX's: each device's block is its own value, whose cotangent comes back per device. One
+    unreduced over axes it varies over is cast to unreduced (free), as JAX's."""
+    if not isinstance(spec, P):
+        return x
+    vma = get_aval(x).vma
+    missing = tuple(a for a in order if a in _spec_axes(spec) and a not in vma)
+    x = par.pvary_p.bind(as_value(x), axes=missing) if missing else x
+    partial = tuple(a for a in order if a in spec.unreduced and a in vma)
+    return vary_unreduced_cast_p.bind(x, axes=partial) if partial else x
 
 
 def _check_output(x):
@@ -637,7 +625,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module
     if runs_eagerly(mesh, order):
         return eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vma)
-    local = _body_avals(local, specs, order, check_vma, [get_aval(x).vma for x in leaves])
+    local = _body_avals(local, specs, order, check_vma, mesh, [get_aval(x).vma for x in leaves])
     closed, tracer_consts, box = _trace_body(f, in_tree, local, mesh, order, check_vma,
                                              out_specs)
     out_paths = _paths("out", box["out"])

@@ -14,7 +14,8 @@ from ..sharding import NamedSharding, P
 from ..sharding import device_sets
 from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
-from ..vma import eqn_vma
+from ..sharding_unreduced import sets_of, with_manual_sets
+from ..vma import eqn_vma, manual_sets_out
 from . import shard_map as sm
 from .jit import jit
 
@@ -23,18 +24,17 @@ class ShardMapTracer(Tracer):
     """Every device's block of one value in an eager shard_map body: `val` has one leading
     dimension per mesh axis (mesh order), then the block's shape; `vma` its varying axes."""
 
-    __slots__ = ("val", "vma")
+    __slots__ = ("val", "vma", "sets")
 
-    def __init__(self, trace, val, vma):
-        self._trace, self.val, self.vma = trace, val, frozenset(vma)
+    def __init__(self, trace, val, vma, sets=(frozenset(), frozenset())):
+        self._trace, self.val, self.vma, self.sets = trace, val, frozenset(vma), sets
 
     @property
     def aval(self):
-        """The block's type: its vma shown with check_vma only, as JAX's (without, the vma is
-        still tracked, to check an output claimed replicated on the data)."""
-        aval = get_aval(self.val)
-        return ShapedArray(aval.shape[len(self._trace.order):], aval.dtype, aval.weak_type,
-                           vma=self.vma if self._trace.check_vma else frozenset())
+        """The block's type: its vma and unreduced/reduced axes shown with check_vma only, as
+        JAX's (without, the vma is still tracked, to check an output claimed replicated on the
+        data)."""
+        return self._trace.local_aval(self.val, self.vma, self.sets)
 
     def __repr__(self):
         """Each device's block, as JAX prints a value inside an eager shard_map."""
@@ -57,6 +57,14 @@ class ShardMapTrace(Trace):
         self.parent, self.mesh, self.order, self.check_vma = parent, mesh, order, check_vma
         self.sizes = tuple(mesh.shape[a] for a in order)
         self.bound_axes = sm._axis_sizes(mesh, order)  # collectives in the body see them
+        self.inner = sm.manual_mesh_of(mesh, order)
+
+    def local_aval(self, val, vma, sets):
+        """The type of one device's block of `val` (lane dims first)."""
+        aval = get_aval(val)
+        local = ShapedArray(aval.shape[len(self.order):], aval.dtype, aval.weak_type,
+                            vma=vma if self.check_vma else frozenset())
+        return with_manual_sets(local, *sets, self.inner) if self.check_vma else local
 
     def lift(self, x):
         """(every device's block, vma) of a value: constants are the same on every device."""
@@ -71,15 +79,16 @@ class ShardMapTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
-        local = [get_aval(v).update(shape=get_aval(v).shape[len(self.order):], vma=m)
-                 for v, m in zip(vals, vmas)]
+        sets = [_sets(self, x) for x in args]
+        local = [self.local_aval(v, m, s).update(vma=m) for v, m, s in zip(vals, vmas, sets)]
         with par.extend_axis_env(self.bound_axes, self.check_vma):
             out_avals = prim.abstract_eval(*local, **params)
         out_avals = out_avals if prim.multiple_results else [out_avals]
         eqn = JaxprEqn(prim, [Var(a) for a in local], [Var(a) for a in out_avals], params)
         out_vmas = eqn_vma(eqn, list(vmas), self.check_vma)
+        out_sets = map(sets_of, manual_sets_out(prim, local, out_avals, params))
         outs = self._run(prim, vals, params, out_avals)
-        tracers = [ShardMapTracer(self, o, v) for o, v in zip(outs, out_vmas)]
+        tracers = [ShardMapTracer(self, o, v, s) for o, v, s in zip(outs, out_vmas, out_sets)]
         return tracers if prim.multiple_results else tracers[0]
 
     def _run(self, prim, vals, params, out_avals):
@@ -107,6 +116,13 @@ class ShardMapTrace(Trace):
         return fun(*args)
 
 
+def _sets(trace, x):
+    """The unreduced and reduced manual axes of an operand (a constant has none)."""
+    if type(x) is ShardMapTracer and x._trace is trace:
+        return x.sets
+    return frozenset(), frozenset()
+
+
 def runs_eagerly(mesh, order):
     """Whether shard_map runs eagerly: called outside every transformation, over all of the
     mesh's axes (as JAX 0.10 does outside jit)."""
@@ -130,8 +146,8 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
         *device_sets.committed_places((f"args[{i}]", x) for i, x in enumerate(leaves))])
     trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))
     split = [sm._split_input(x, s, mesh, order) for x, s in zip(leaves, specs)]
-    tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order))
-               for (x, ls), s in zip(split, specs)]
+    tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order),
+                              (s.unreduced, s.reduced)) for (x, ls), s in zip(split, specs)]
     # the axis env frame: what jit and other staging traces in the body see of the mesh axes
     with set_current_trace(trace), par.extend_axis_env(trace.bound_axes, trace.check_vma):
         out = f(*pytree.tree_unflatten(in_tree, tracers))
@@ -141,8 +157,9 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
     outs = [_checked(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
     if trace.check_vma:  # JAX's eager shard_map reports the first output failing
         keys = sm.spec_paths(out, out_specs_tree)
-        sm.check_out_vmas(f, mesh, order, [(k, s, vma) for k, (_, vma, s, _) in zip(keys, outs)],
-                          first_only=True)
+        sm.check_out_vmas(f, mesh, order, [
+            (k, s, vma.union(*_sets(trace, x))) for k, x, (_, vma, s, _) in
+            zip(keys, out_leaves, outs)], first_only=True)
     return pytree.tree_unflatten(out_tree, [_output(trace, *o) for o in outs])
 
 
@@ -166,6 +183,8 @@ def _output(trace, val, vma, spec, aval):
     with set_current_trace(trace.parent):
         if bad:
             return _staged_output(trace, val, spec, aval)
+        if spec.unreduced:
+            return sm._assemble_unreduced(val, trace.order, spec, aval, trace.mesh, trace.order)
         out = sm._assemble(val, trace.order, spec, aval, trace.mesh, trace.order)
         return sharding_constraint_p.bind(out, sharding=NamedSharding(trace.mesh, spec))
 

@@ -51,7 +51,7 @@ def check_typed_specs(mesh, order, leaves, specs):
         if want != got:
             raise ValueError(
                 f"in_specs passed to shard_map: {got} does not match the specs of the input: "
-                f"{want} for arg: {x.aval.str_short(short_dtypes=False)}. `in_specs` is an "
+                f"{want} for arg: {typed_aval(x).str_short(short_dtypes=False)}. `in_specs` is an "
                 "optional argument so you can omit specifying it and shard_map will infer the "
                 "in_specs from the arguments. If you want to reshard your inputs, you can use "
                 "`jax.reshard` on the arguments and then pass those args to shard_map.")

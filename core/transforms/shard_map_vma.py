@@ -11,8 +11,9 @@ def spec_axes(spec):
 
 
 def omitted(spec, manual):
-    """The manual axes a spec does not name, in mesh order: the value is replicated over them."""
-    used = spec_axes(spec)
+    """The manual axes a spec does not name, in mesh order: the value is replicated over them
+    (not partial sums or reduced over them, as its unreduced and reduced axes say)."""
+    used = spec_axes(spec) | spec.unreduced | spec.reduced
     return tuple(a for a in manual if a not in used)
 
 

@@ -2,6 +2,8 @@
 backend ran outside any vmap, pmap or shard_map binding its axis name."""
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
+from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
+                                                 vary_unreduced_cast_p)
 from ._common import rule
 
 
@@ -14,5 +16,6 @@ def _unbound(prim):
     return raise_unbound
 
 
-for _p in par.COLLECTIVES + (pbroadcast_p,):
+for _p in par.COLLECTIVES + (pbroadcast_p, vary_unreduced_cast_p, reduced_vary_cast_p,
+                                   preduced_p):
     rule(_p)(_unbound(_p))

@@ -5,6 +5,8 @@ from jax import lax
 from ....core.avals import ShapedArray
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
+from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
+                                                 vary_unreduced_cast_p)
 from ._common import rule
 
 
@@ -86,6 +88,11 @@ def _pvary(x, *, axes):
             raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
                             "pvary under `jax.shard_map`.") from None
     return x
+
+
+@rule(vary_unreduced_cast_p, reduced_vary_cast_p, preduced_p)
+def _free_cast(x, *, axes):
+    return x  # shard_map is lowered with check_vma=False: these casts need no marking
 
 
 @rule(par.ragged_all_to_all_p)

@@ -5,9 +5,10 @@ import inspect
 from ... import dtypes, pytree
 from ... import jaxpr as jx
 from ... import sharding_propagation as sp
-from ...avals import ShapedArray, _axes_str, _vma_str, same_type
+from ...avals import ShapedArray, same_type
 from ...avals import mismatch_extra as why  # noqa: F401  (cond's and loops' name for it)
 from ...sharding_types import UnknownSharding, drop_dim, spec_of
+from ...sharding_unreduced import sets_of
 from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
 from ...transforms.ad import Zero
@@ -144,8 +145,7 @@ def check_inputs(what, expected, got):
 def type_str(aval):
     """`float32[8@X,4]`: a type as JAX's branch and carry errors print it (with its sharding
     type on Explicit mesh axes)."""
-    dims = (f"{d}{_axes_str(e)}" for d, e in zip(aval.shape, spec_of(aval)))
-    return f"{aval.dtype.name}[{','.join(dims)}]{_vma_str(aval.vma)}"
+    return aval.str_short(short_dtypes=False)
 
 
 def same_typed(a, b):
@@ -153,7 +153,16 @@ def same_typed(a, b):
     cond's branches and of loop carries; an unknown type, made by a primitive without a
     sharding rule, is not held against the program)."""
     unknown = any(isinstance(x.sharding, UnknownSharding) for x in (a, b))
-    return same_type(a, b) and a.vma == b.vma and (unknown or spec_of(a) == spec_of(b))
+    return same_type(a, b) and a.vma == b.vma and (unknown or _same_sharding(a, b))
+
+
+def _same_sharding(a, b):
+    """JAX compares sharding types only when both are on a mesh (a Python scalar or a value
+    on one device, on none, matches any)."""
+    meshes = [getattr(x.sharding, "mesh", None) for x in (a, b)]
+    if any(m is None or m.empty for m in meshes):
+        return True
+    return spec_of(a) == spec_of(b) and sets_of(a) == sets_of(b)
 
 
 def typed_as(out_avals_of):

@@ -14,7 +14,9 @@ from ...config import config
 from ...errors import JAXTypeError
 from ...primitive import make_primitive
 from ...pytree_prefix import structure_differences
+from ...sharding import NamedSharding
 from ...sharding_types import typed_aval
+from ...sharding_unreduced import swapped_sets
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
@@ -85,10 +87,18 @@ def _with_residual_slots(known, i, res_avals, n_known):
     def fun(*args):
         outs = fun_of(known)(*args)
         own = iter(outs[n_known:])
-        res = [next(own) if j == i else zeros_like_aval(a)
+        res = [next(own) if j == i else _zeros_of(a)
                for j, avals in enumerate(res_avals) for a in avals]
         return outs[:n_known] + res
     return stage_closed(fun, known.in_avals)
+
+
+def _zeros_of(aval):
+    """Zeros of aval's own type (zeros_like_aval makes a cotangent's: its reduced and
+    unreduced axes swapped)."""
+    s = aval.sharding
+    return zeros_like_aval(aval.update(sharding=swapped_sets(s)) if isinstance(s, NamedSharding)
+                           else aval)
 
 
 def _with_residual_inputs(unknown, i, res_avals):

@@ -5,6 +5,7 @@ be concrete (not traced under jit); a while loop is refused, as JAX refuses it."
 import numpy as np
 
 from ... import jaxpr as jx
+from ...avals import ShapedArray
 from ...transforms.ad import LINEARIZE_BY_ITERATIONS, zeros_like_aval
 from .. import structural as st
 from .common import is_concrete, split, stacked
@@ -50,5 +51,27 @@ def _cond_iterations(args, *, branches):
     return _run(branches[which], *ops)
 
 
+def _while_iterations(args, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts, carry = split(list(args), [cond_nconsts, body_nconsts])
+    while bool(_run(cond_jaxpr, *cond_consts, *carry)[0]):
+        carry = _run(body_jaxpr, *body_consts, *carry)
+    return carry
+
+
 LINEARIZE_BY_ITERATIONS.update({scan_p: _scan_iterations, while_p: _while_refused,
                                 cond_p: _cond_iterations})
+
+# Each loop and branch on the current trace, equation by equation: how backends holding each
+# device's partial value run control flow over unreduced values (each equation device by
+# device), with the operands' avals as the primitive's jaxprs give them.
+ITERATIONS = {scan_p: _scan_iterations, while_p: _while_iterations, cond_p: _cond_iterations}
+_OPERAND_AVALS = {
+    scan_p: lambda p: (p["jaxpr"].in_avals[:p["num_consts"] + p["num_carry"]] + [
+        stacked(a, p["length"]) for a in p["jaxpr"].in_avals[p["num_consts"] + p["num_carry"]:]]),
+    while_p: lambda p: p["cond_jaxpr"].in_avals[:p["cond_nconsts"]] + p["body_jaxpr"].in_avals,
+    cond_p: lambda p: [ShapedArray((), np.dtype(np.int32))] + p["branches"][0].in_avals}
+
+
+def operand_avals(prim, params):
+    """The avals of a control-flow primitive's operands, read off its jaxprs."""
+    return list(_OPERAND_AVALS[prim](params))

@@ -591,7 +591,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if config.read("jax_disable_jit"):
         return _python_scan(f, init, xs_leaves, xs_tree, length, reverse)
     unroll = _canonical_unroll(unroll, length)
-    x_avals = [unstacked(get_aval(x)) for x in xs_leaves]
+    x_avals = [unstacked(typed_aval(x)) for x in xs_leaves]  # concrete ones: typed by layout
     (closed, consts, y_tree, _, _), init_leaves = _trace_carried(
         lambda avals: _trace_scan_body(f, init_tree, xs_tree, avals, x_avals), init_leaves,
         "scan body", init_tree, f)

@@ -1,0 +1,118 @@
+"""The manual-axis types of shard_map's values: which mesh axes a spec names, splits, leaves
+unreduced or reduced; the body's input types; JAX's checks of specs and of outputs against
+out_specs; unreduced values split into, and assembled from, each device's partial value."""
+import numpy as np
+
+from ..primitives import elementwise as ew
+from ..primitives import structural as st
+from ..primitives.linalg import dot_general
+from ..primitives.sharding_ops import sharding_constraint_p
+from ..sharding import AbstractMesh, AxisType, NamedSharding, P
+from ..sharding_types import untyped
+from ..sharding_unreduced import sets_of, with_manual_sets
+from ..trace import Tracer, as_value
+from .shard_map_vma import omitted as _omitted  # noqa: F401  (shard_map's name for it)
+from .shard_map_vma import spec_axes as _spec_axes
+
+
+def _check_sets(spec, mesh, manual, what):
+    """Unreduced and reduced axes name manual axes, all of them Explicit, of a shard_map over
+    every mesh axis (JAX's errors)."""
+    if not (spec.unreduced or spec.reduced):
+        return
+    for a in sorted(spec.unreduced | spec.reduced):
+        _check_name(a, spec, mesh, manual, what)
+    prefix = what.split("_")[0]
+    if set(manual) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in full "
+            f"manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
+            f"{frozenset(manual)}, specs: {spec}. Please file a bug at "
+            "https://github.com/jax-ml/jax/issues.")
+    for kind, axes in (("unreduced", spec.unreduced), ("reduced", spec.reduced)):
+        if any(a not in mesh.explicit_axes for a in axes):
+            raise ValueError(f"{kind} in {prefix}_specs {spec} can only be used when the mesh "
+                             "passed to shard_map contains axis names all of type `Explicit`. "
+                             f"Got mesh {mesh}")
+
+
+def _check_name(a, spec, mesh, manual, what):
+    if a not in mesh.shape:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not an "
+                         f"axis of {mesh} (axes {tuple(mesh.axis_names)})")
+    if a not in manual:
+        raise ValueError(f"shard_map {what}: spec {spec} names mesh axis {a!r}, which is not "
+                         f"one of the manual axes axis_names={manual}")
+
+
+def _spec_vma(spec, manual):
+    return frozenset(_spec_axes(spec) & set(manual))
+
+
+def _body_avals(avals, specs, manual, check_vma, mesh, outer):
+    """A check_vma body's inputs are typed with the manual axes their specs split them over
+    and, in a shard_map nested in another's body, those the arguments vary over (`outer`);
+    and with the unreduced and reduced axes their specs name."""
+    if not check_vma:
+        return list(avals)
+    inner = manual_mesh_of(mesh, manual)
+    return [with_manual_sets(a.update(vma=v | _spec_vma(s, manual)), s.unreduced, s.reduced,
+                             inner) for a, s, v in zip(avals, specs, outer)]
+
+
+def manual_mesh_of(mesh, manual):
+    """The abstract mesh of a body's manual axes (as `manual_mesh()` sees them inside)."""
+    return AbstractMesh(tuple(mesh.shape[a] for a in manual), tuple(manual),
+                        (AxisType.Manual,) * len(manual))
+
+
+def not_replicated(aval):
+    """The manual axes a body's value is not known to be replicated over: those it varies
+    over, is a partial sum over or is reduced over."""
+    return aval.vma.union(*sets_of(aval))
+
+
+def _unreduced_lanes(x, spec, mesh, order):
+    """An unreduced argument's per-device partial values as lanes over its unreduced axes,
+    read from a concrete Array's shards (a traced one has none to read)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or isinstance(x, Tracer):
+        raise NotImplementedError(
+            f"shard_map in_specs {spec}: refjax splits unreduced arguments replicated "
+            "otherwise, and only concrete ones (outside jit, or in a jit run op by op)")
+    data = {s.device: s.data for s in x.addressable_shards}
+    names = tuple(mesh.axis_names)
+    blocks = [data[mesh.devices[tuple(c[axes.index(a)] if a in axes else 0 for a in names)]]
+              for c in np.ndindex(*(mesh.shape[a] for a in axes))]
+    lanes = np.stack([np.asarray(b) for b in blocks])
+    return as_value(lanes.reshape(tuple(mesh.shape[a] for a in axes) + lanes.shape[1:])), axes
+
+
+def _drop_lanes(x, lanes, keep):
+    """Lane 0 of the lane dims whose axis is not in `keep` (replicated: any lane will do)."""
+    for pos in reversed([i for i, a in enumerate(lanes) if a not in keep]):
+        x = st.squeeze(st.slice_in_dim(x, 0, 1, axis=pos), (pos,))
+    return x, tuple(a for a in lanes if a in keep)
+
+
+def _assemble_unreduced(x, lanes, spec, local_aval, mesh, order):
+    """Per-lane partial values -> the unreduced global value holding them, each device its
+    lane's: a contraction of the lanes, sharded over the unreduced axes, with ones, each
+    device contracting its own lane (a dot_general whose out_sharding is unreduced)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    if _spec_axes(spec) or not set(axes) <= set(mesh.explicit_axes):
+        raise NotImplementedError(
+            f"shard_map out_specs {spec}: refjax assembles unreduced outputs replicated "
+            "otherwise, over Explicit mesh axes only")
+    x, lanes = _drop_lanes(x, lanes, set(axes))
+    sizes = tuple(mesh.shape[a] for a in axes)
+    x = st.broadcast_in_dim(x, sizes + local_aval.shape, tuple(axes.index(a) for a in lanes)
+                            + tuple(range(len(axes), len(axes) + local_aval.ndim)))
+    dims = tuple(range(len(axes)))
+    with untyped(False):
+        lanes_layout = NamedSharding(mesh, P(*axes))
+        x = sharding_constraint_p.bind(x, sharding=lanes_layout)
+        ones = sharding_constraint_p.bind(ew.full(sizes, 1, local_aval.dtype),
+                                          sharding=lanes_layout)
+        return dot_general(x, ones, ((dims, dims), ((), ())),
+                           out_sharding=NamedSharding(mesh, P(unreduced=set(axes))))
