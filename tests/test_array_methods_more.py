@@ -28,12 +28,17 @@ def outcome(fn):
         return f"{type(e).__name__}: {str(e).splitlines()[0]}"
 
 
-def same(scenario):
-    """scenario(jax, jnp), a list of thunks, gives the same outcomes on refjax as on JAX."""
-    theirs = [outcome(f) for f in scenario(real_jax, real_jnp)]
-    ours = [outcome(f) for f in scenario(refjax, refjax.numpy)]
-    assert [(i, o) for i, o in enumerate(ours) if o != theirs[i]] == \
-        [(i, t) for i, t in enumerate(theirs) if t != ours[i]]
+def same(scenario, case):
+    """The case-th thunk of scenario(jax, jnp) gives the same outcome on refjax as on JAX
+    (refjax's messages may name the function first, as `jnp.compress: `)."""
+    theirs = outcome(scenario(real_jax, real_jnp)[case])
+    assert outcome(scenario(refjax, refjax.numpy)[case]).replace("jnp.compress: ", "") == theirs
+
+
+def cases(scenario):
+    """One test case per thunk (the default run takes a share of them, `thorough` all: each
+    compiles its own programs in JAX)."""
+    return pytest.mark.parametrize("case", range(len(scenario(refjax, refjax.numpy))))
 
 
 def eager(jax, jnp):
@@ -66,12 +71,15 @@ def eager(jax, jnp):
         lambda: jnp.asarray(3).byteswap(), lambda: jnp.array([True]).byteswap(),
         lambda: i8.byteswap(), lambda: jnp.array([1 + 2j], jnp.complex64).byteswap(),
         lambda: x.byteswap().byteswap(), lambda: x.byteswap(inplace=True),
+        lambda: x.compress(jnp.array([1, 0, 0, 0, 0, 0, 1])),
+        lambda: jnp.ones((2, 3)).compress(jnp.array([1, 0, 1]), axis=1, size=3, fill_value=7),
         lambda: x.flat, lambda: x.device_buffer, lambda: x.device_buffers, lambda: x.platform(),
     ]
 
 
-def test_methods_match_jax_on_arrays():
-    same(eager)
+@cases(eager)
+def test_methods_match_jax_on_arrays(case):
+    same(eager, case)
 
 
 def traced(jax, jnp):
@@ -81,9 +89,7 @@ def traced(jax, jnp):
         lambda: jax.jit(lambda a: (a.copy(), copy.copy(a), copy.deepcopy(a), a.byteswap(),
                                    a.view(jnp.int16), a.searchsorted(2.5), a.argpartition(2),
                                    a.compress(mask, size=4)))(x),
-        lambda: jax.jit(lambda a, m: a.compress(m))(x, mask),
-        lambda: jax.jit(lambda a: a.flat)(x), lambda: jax.jit(lambda a: a.platform())(x),
-        lambda: jax.jit(lambda a: a.device_buffer)(x),
+        lambda: jax.jit(lambda a: a.flat)(x),
         lambda: jax.jit(lambda a: a.unsafe_buffer_pointer())(x),
         lambda: jax.vmap(lambda a: a.view(jnp.int16))(x.reshape(2, 3)),
         lambda: jax.vmap(lambda a: a.view(jnp.uint8))(x.reshape(6, 1)),
@@ -97,5 +103,76 @@ def traced(jax, jnp):
     ]
 
 
-def test_methods_match_jax_under_jit_vmap_and_grad():
-    same(traced)
+@cases(traced)
+def test_methods_match_jax_under_jit_vmap_and_grad(case):
+    same(traced, case)
+
+
+def test_tracers_refuse_concrete_only_names_and_compress_says_why():
+    """A tracer has no device_buffer(s) or platform (AttributeError, as JAX's tracers), and its
+    unsafe_buffer_pointer() is a ConcretizationTypeError. jnp.compress of a traced condition
+    without `size` does better than JAX, whose TracerBoolConversionError speaks of a bool[]
+    scalar: refjax's ConcretizationTypeError names the `size` argument."""
+    x = refjax.numpy.arange(6.0)
+    for name in TRACER_REFUSES:
+        with pytest.raises(AttributeError, match=name):
+            refjax.jit(lambda a, name=name: getattr(a, name))(x)
+    with pytest.raises(refjax.errors.ConcretizationTypeError, match="unsafe_buffer_pointer"):
+        refjax.jit(lambda a: a.unsafe_buffer_pointer())(x)
+    mask = x > 2
+    with pytest.raises(real_jax.errors.TracerBoolConversionError, match=r"bool\[\]"):
+        real_jax.jit(lambda a, m: a.compress(m))(real_jnp.asarray(x), real_jnp.asarray(mask))
+    with pytest.raises(refjax.errors.ConcretizationTypeError, match="size argument of jnp.compress"):
+        refjax.jit(lambda a, m: a.compress(m))(x, mask)
+
+
+def test_dir_of_arrays_and_tracers_lists_what_jax_lists():
+    seen = {}
+    for lib in (real_jax, refjax):
+        lib.jit(lambda a, lib=lib: seen.setdefault(lib, [n for n in NAMES if n in dir(a)]) and a)(
+            lib.numpy.ones(3))
+        assert [n for n in NAMES if n in dir(lib.numpy.ones(3))] == NAMES
+    assert seen[refjax] == seen[real_jax] == [n for n in NAMES if n not in TRACER_REFUSES]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_copies_keep_placement_and_share_no_memory():
+    """copy(), copy.copy and copy.deepcopy keep the sharding, committedness and weak type (of
+    an array on one device and of one split over a mesh, as JAX's: checked against it); a
+    pickled array comes back uncommitted on the default device. No copy shares memory with
+    the original or with a NumPy array the caller got from it."""
+    def copies(lib):
+        mesh = lib.make_mesh((4,), ("a",), axis_types=(lib.sharding.AxisType.Explicit,))
+        y = lib.device_put(np.arange(8.0, dtype=np.float32), lib.NamedSharding(mesh, lib.P("a")))
+        d = lib.device_put(lib.numpy.asarray(2.0), lib.devices()[3])
+        return [(x, c) for x in (y, d) for c in (x.copy(), copy.copy(x), copy.deepcopy(x),
+                                                   pickle.loads(pickle.dumps(x)))]
+
+    def show(pairs):
+        return [(str(c.sharding), c.committed, str(type(c).__name__), str(real_jax.typeof(c))
+                 if isinstance(c, real_jax.Array) else str(refjax.typeof(c)), repr(c))
+                for _, c in pairs]
+    ours = copies(refjax)
+    assert show(ours) == show(copies(real_jax))
+    for x, c in ours:
+        assert c is not x and not np.shares_memory(np.asarray(c), np.asarray(x))
+        assert c.unsafe_buffer_pointer() != x.unsafe_buffer_pointer() if len(x.devices()) == 1 \
+            else [s.data.unsafe_buffer_pointer() for s in c.addressable_shards] != \
+            [s.data.unsafe_buffer_pointer() for s in x.addressable_shards]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_unsafe_buffer_pointer_is_the_address_numpy_views_share():
+    """The oracle can honestly give the address of the memory it holds the values in: the
+    one NumPy views of the array (np.asarray) point at, stable from call to call. Arrays on
+    several devices raise JAX's JaxRuntimeError."""
+    x = refjax.numpy.arange(4.0) + 1
+    assert x.unsafe_buffer_pointer() == x.unsafe_buffer_pointer() == np.asarray(x).ctypes.data
+    mesh = refjax.make_mesh((2,), ("a",))
+    y = refjax.device_put(x, refjax.NamedSharding(mesh, refjax.P()))
+    with pytest.raises(real_jax.errors.JaxRuntimeError) as theirs:
+        real_jax.device_put(real_jnp.asarray(x), real_jax.NamedSharding(
+            real_jax.make_mesh((2,), ("a",)), real_jax.P())).unsafe_buffer_pointer()
+    with pytest.raises(refjax.errors.JaxRuntimeError) as ours:
+        y.unsafe_buffer_pointer()
+    assert str(ours.value) == str(theirs.value)
