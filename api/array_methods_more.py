@@ -149,9 +149,16 @@ def _unsafe_buffer_pointer(self):
     return self._value().ctypes.data
 
 
+def _clone(self):
+    """A new Array with the same value, sharding, committedness and weak type (JAX's may share
+    the buffer, which immutability allows; refjax's copies it). A deleted array raises
+    RuntimeError, where JAX crashes the process."""
+    return _np().copy(self)
+
+
 def array_methods():
     """The names only concrete arrays have (JAX's ArrayImpl)."""
-    return {"device_buffer": _deprecated("device_buffer", "arr.addressable_data(0)"),
+    return {"clone": _clone, "device_buffer": _deprecated("device_buffer", "arr.addressable_data(0)"),
             "device_buffers": _deprecated(
                 "device_buffers", "[x.data for x in arr.addressable_shards]"),
             "platform": _platform, "unsafe_buffer_pointer": _unsafe_buffer_pointer}

@@ -14,8 +14,8 @@ import refjax
 
 NAMES = ["__copy__", "__deepcopy__", "copy", "argpartition", "choose", "compress",
          "searchsorted", "view", "flat", "byteswap", "device_buffer", "device_buffers",
-         "platform", "unsafe_buffer_pointer"]
-TRACER_REFUSES = {"device_buffer", "device_buffers", "platform"}  # AttributeError in JAX
+         "platform", "unsafe_buffer_pointer", "clone"]
+TRACER_REFUSES = {"device_buffer", "device_buffers", "platform", "clone"}  # AttributeError in JAX
 
 
 def outcome(fn):
@@ -137,16 +137,17 @@ def test_dir_of_arrays_and_tracers_lists_what_jax_lists():
 
 @pytest.mark.backends("numpy_ref", "xla")
 def test_copies_keep_placement_and_share_no_memory():
-    """copy(), copy.copy and copy.deepcopy keep the sharding, committedness and weak type (of
-    an array on one device and of one split over a mesh, as JAX's: checked against it); a
-    pickled array comes back uncommitted on the default device. No copy shares memory with
-    the original or with a NumPy array the caller got from it."""
+    """copy(), copy.copy, copy.deepcopy and clone() keep the sharding, committedness and weak
+    type (of an array on one device, one split over a mesh and a weak scalar, as JAX's:
+    checked against it); a pickled array comes back uncommitted on the default device. No
+    copy shares memory with the original or with a NumPy array the caller got from it. A
+    deleted array's clone() raises RuntimeError (JAX's crashes the process)."""
     def copies(lib):
         mesh = lib.make_mesh((4,), ("a",), axis_types=(lib.sharding.AxisType.Explicit,))
         y = lib.device_put(np.arange(8.0, dtype=np.float32), lib.NamedSharding(mesh, lib.P("a")))
         d = lib.device_put(lib.numpy.asarray(2.0), lib.devices()[3])
-        return [(x, c) for x in (y, d) for c in (x.copy(), copy.copy(x), copy.deepcopy(x),
-                                                   pickle.loads(pickle.dumps(x)))]
+        return [(x, c) for x in (y, d, lib.numpy.asarray(3.0))
+                for c in (x.copy(), copy.copy(x), copy.deepcopy(x), pickle.loads(pickle.dumps(x)))]
 
     def show(pairs):
         return [(str(c.sharding), c.committed, str(type(c).__name__), str(real_jax.typeof(c))
@@ -154,11 +155,17 @@ def test_copies_keep_placement_and_share_no_memory():
                 for _, c in pairs]
     ours = copies(refjax)
     assert show(ours) == show(copies(real_jax))
-    for x, c in ours:
+    clones = [(x, x.clone()) for x, _ in ours[::4]]  # JAX's clone may share the buffer
+    assert show(clones) == show([(x, x.clone()) for x, _ in copies(real_jax)[::4]])
+    for x, c in ours + clones:
         assert c is not x and not np.shares_memory(np.asarray(c), np.asarray(x))
         assert c.unsafe_buffer_pointer() != x.unsafe_buffer_pointer() if len(x.devices()) == 1 \
             else [s.data.unsafe_buffer_pointer() for s in c.addressable_shards] != \
             [s.data.unsafe_buffer_pointer() for s in x.addressable_shards]
+    gone = refjax.numpy.arange(3.0)
+    gone.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        gone.clone()
 
 
 @pytest.mark.backends("numpy_ref", "xla")
