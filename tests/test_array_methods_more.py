@@ -135,13 +135,17 @@ def test_dir_of_arrays_and_tracers_lists_what_jax_lists():
     assert seen[refjax] == seen[real_jax] == [n for n in NAMES if n not in TRACER_REFUSES]
 
 
+_BITS = (lambda a: a.view("int16"), lambda a: a.byteswap())
+
+
 @pytest.mark.backends("numpy_ref", "xla")
 def test_copies_keep_placement_and_share_no_memory():
     """copy(), copy.copy, copy.deepcopy and clone() keep the sharding, committedness and weak
     type (of an array on one device, one split over a mesh and a weak scalar, as JAX's:
     checked against it); a pickled array comes back uncommitted on the default device. No
     copy shares memory with the original or with a NumPy array the caller got from it. A
-    deleted array's clone() raises RuntimeError (JAX's crashes the process)."""
+    deleted array's clone() raises RuntimeError (JAX's crashes the process). view and
+    byteswap of the array split over Explicit axes keep its layout, as JAX's."""
     def copies(lib):
         mesh = lib.make_mesh((4,), ("a",), axis_types=(lib.sharding.AxisType.Explicit,))
         y = lib.device_put(np.arange(8.0, dtype=np.float32), lib.NamedSharding(mesh, lib.P("a")))
@@ -155,6 +159,8 @@ def test_copies_keep_placement_and_share_no_memory():
                 for _, c in pairs]
     ours = copies(refjax)
     assert show(ours) == show(copies(real_jax))
+    split, theirs = ours[0][0], copies(real_jax)[0][0]
+    assert show([(split, f(split)) for f in _BITS]) == show([(theirs, f(theirs)) for f in _BITS])
     clones = [(x, x.clone()) for x, _ in ours[::4]]  # JAX's clone may share the buffer
     assert show(clones) == show([(x, x.clone()) for x, _ in copies(real_jax)[::4]])
     for x, c in ours + clones:
