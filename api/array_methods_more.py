@@ -169,6 +169,14 @@ def _tracer_unsafe_buffer_pointer(self):
         self, f"The unsafe_buffer_pointer() method was called on {errors.describe(self)}.")
 
 
+def _tracer_traceback(self):
+    raise errors.ConcretizationTypeError(
+        self, f"The traceback property was called on {errors.describe(self)}.")
+
+
 def tracer_methods():
-    """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError."""
-    return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer}
+    """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError (a
+    concrete Array's `traceback`, where it was created, is not recorded by refjax)."""
+    return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer,
+            "traceback": property(_tracer_traceback, doc="Refused: a tracer has no creation "
+                                                         "traceback.")}

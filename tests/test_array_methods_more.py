@@ -110,13 +110,18 @@ def test_methods_match_jax_under_jit_vmap_and_grad(case):
 
 def test_tracers_refuse_concrete_only_names_and_compress_says_why():
     """A tracer has no device_buffer(s) or platform (AttributeError, as JAX's tracers), and its
-    unsafe_buffer_pointer() is a ConcretizationTypeError. jnp.compress of a traced condition
+    unsafe_buffer_pointer() and traceback are ConcretizationTypeErrors. jnp.compress of a traced condition
     without `size` does better than JAX, whose TracerBoolConversionError speaks of a bool[]
     scalar: refjax's ConcretizationTypeError names the `size` argument."""
     x = refjax.numpy.arange(6.0)
     for name in TRACER_REFUSES:
         with pytest.raises(AttributeError, match=name):
             refjax.jit(lambda a, name=name: getattr(a, name))(x)
+    for lib in (real_jax, refjax):
+        with pytest.raises(lib.errors.ConcretizationTypeError) as refused:
+            lib.jit(lambda a: a.traceback)(x)
+        assert "The traceback property was called on traced array with shape float32[6]" in \
+            str(refused.value)
     with pytest.raises(refjax.errors.ConcretizationTypeError, match="unsafe_buffer_pointer"):
         refjax.jit(lambda a: a.unsafe_buffer_pointer())(x)
     mask = x > 2
