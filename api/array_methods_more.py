@@ -24,12 +24,8 @@ def _deepcopy(self, memo):
     return _np().copy(self)
 
 
-def _argpartition(self, kth, axis=-1, kind="introselect", order=None):
+def _argpartition(self, kth, axis=-1):
     """Indices that partition the array around its kth element (jnp.argpartition)."""
-    if kind != "introselect":
-        raise ValueError("'kind' argument to argpartition is not supported.")
-    if order is not None:
-        raise ValueError("'order' argument to argpartition is not supported.")
     return _np().argpartition(self, kth, axis=axis)
 
 
