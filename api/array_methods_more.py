@@ -131,7 +131,8 @@ def _deprecated(name, instead):
 
 
 def _platform(self):
-    """The platform ('cpu') of the devices holding the array."""
+    """The platform ('cpu') of the devices holding the array (of a deleted array too, whose
+    sharding stays readable: JAX's crashes the process)."""
     return next(iter(self.sharding.device_set)).platform
 
 
@@ -139,6 +140,9 @@ def _unsafe_buffer_pointer(self):
     """The address of the array's buffer: the memory the backend holds the values in (the
     NumPy oracle's own array, XLA's device buffer on CPU), which NumPy views of the array
     share. Only for arrays on one device (JaxRuntimeError otherwise), as in JAX."""
+    if self.is_deleted():  # JAX's message, less its typo ("UnsafeBufferPointer(")
+        raise errors.JaxRuntimeError(
+            "INVALID_ARGUMENT: UnsafeBufferPointer() called on deleted or donated buffer")
     if len(self.sharding.device_set) != 1:
         raise errors.JaxRuntimeError(
             "INVALID_ARGUMENT: UnsafeBufferPointer() is supported only for unsharded arrays.")
@@ -170,9 +174,16 @@ def _tracer_traceback(self):
         self, f"The traceback property was called on {errors.describe(self)}.")
 
 
+def _tracer_reduce(self):
+    raise errors.ConcretizationTypeError(
+        self, "The error occurred in the __reduce__ method, which may indicate an attempt to "
+              "serialize/pickle a traced value.")
+
+
 def tracer_methods():
     """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError (a
-    concrete Array's `traceback`, where it was created, is not recorded by refjax)."""
-    return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer,
+    concrete Array's `traceback`, where it was created, is not recorded by refjax), and
+    pickling, refused as JAX refuses it."""
+    return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer, "__reduce__": _tracer_reduce,
             "traceback": property(_tracer_traceback, doc="Refused: a tracer has no creation "
                                                          "traceback.")}

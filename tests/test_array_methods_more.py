@@ -119,7 +119,7 @@ def test_methods_match_jax_under_jit_vmap_and_grad(case):
 
 def test_tracers_refuse_concrete_only_names_and_compress_says_why():
     """A tracer has no device_buffer(s) or platform (AttributeError, as JAX's tracers), and its
-    unsafe_buffer_pointer() and traceback are ConcretizationTypeErrors. jnp.compress of a traced condition
+    unsafe_buffer_pointer(), traceback and pickling are ConcretizationTypeErrors. jnp.compress of a traced condition
     without `size` does better than JAX, whose TracerBoolConversionError speaks of a bool[]
     scalar: refjax's ConcretizationTypeError names the `size` argument."""
     x = refjax.numpy.arange(6.0)
@@ -127,10 +127,12 @@ def test_tracers_refuse_concrete_only_names_and_compress_says_why():
         with pytest.raises(AttributeError, match=name):
             refjax.jit(lambda a, name=name: getattr(a, name))(x)
     for lib in (real_jax, refjax):
-        with pytest.raises(lib.errors.ConcretizationTypeError) as refused:
-            lib.jit(lambda a: a.traceback)(x)
-        assert "The traceback property was called on traced array with shape float32[6]" in \
-            str(refused.value)
+        for refuse, says in ((lambda a: a.traceback, "The traceback property was called on"),
+                             (pickle.dumps, "The error occurred in the __reduce__ method")):
+            with pytest.raises(lib.errors.ConcretizationTypeError) as refused:
+                lib.jit(lambda a, refuse=refuse: refuse(a) and a)(np.arange(6.0))
+            assert "traced array with shape float32[6]" in str(refused.value)
+            assert says in str(refused.value)
     with pytest.raises(refjax.errors.ConcretizationTypeError, match="unsafe_buffer_pointer"):
         refjax.jit(lambda a: a.unsafe_buffer_pointer())(x)
     mask = x > 2
@@ -203,3 +205,14 @@ def test_unsafe_buffer_pointer_is_the_address_numpy_views_share():
     with pytest.raises(refjax.errors.JaxRuntimeError) as ours:
         y.unsafe_buffer_pointer()
     assert str(ours.value) == str(theirs.value)
+    gone = [lib.numpy.arange(3.0) for lib in (real_jax, refjax)]
+    for g in gone:
+        g.delete()
+    with pytest.raises(real_jax.errors.JaxRuntimeError) as theirs:
+        gone[0].unsafe_buffer_pointer()
+    with pytest.raises(refjax.errors.JaxRuntimeError) as ours:
+        gone[1].unsafe_buffer_pointer()
+    # JAX's message has a typo, "UnsafeBufferPointer(", which refjax's lacks
+    assert str(ours.value) == str(theirs.value).replace("Pointer(", "Pointer()")
+    x.delete()
+    assert x.platform() == "cpu"  # JAX's crashes the process
