@@ -1,7 +1,7 @@
-"""Array and Tracer methods beyond the operators: copy (and copy.copy/deepcopy), view,
+"""Array and Tracer methods beyond the operators: copy (copy.copy/deepcopy, clone), view,
 byteswap, the jnp wrappers (argpartition, choose, compress, searchsorted), and JAX's answers
 for the removed or concrete-only names (flat, device_buffer(s), platform,
-unsafe_buffer_pointer)."""
+unsafe_buffer_pointer; a tracer's traceback and pickling)."""
 import numpy as np
 
 from ..core import errors
