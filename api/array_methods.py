@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from . import array_methods_more as more
 from ..core.array import Array
 from ..core.primitive import named
 from ..core.sharding import NamedSharding, P
@@ -104,6 +105,7 @@ def _methods():
     m["flatten"] = lambda self, order="C": _np().ravel(self, order)
     m["at"] = property(_at, doc=_IndexUpdateHelper.__doc__)
     m.update(_array_api_methods())
+    m.update(more.methods())
     return m
 
 
@@ -177,6 +179,9 @@ def _reshape(self, *shape, order="C"):
 def install():
     for cls in (Array, Tracer):
         for name, value in _methods().items():
+            setattr(cls, name, value)
+    for cls, names in ((Array, more.array_methods()), (Tracer, more.tracer_methods())):
+        for name, value in names.items():
             setattr(cls, name, value)
     # Python truthiness of comparisons of concrete arrays goes through Array.__bool__.
     builtins  # keep the import used for readers: builtins are never shadowed here

@@ -582,16 +582,35 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
-    """The slices of a along axis where the 1-d condition holds (concrete condition)."""
+    """The slices of a along axis where the 1-d condition holds: the condition must be
+    concrete unless `size` is given, which pads the result with `fill_value` (as JAX's)."""
     _no_out("compress", out)
     condition, a = _arrays("compress", condition, a)
     if condition.ndim != 1:
         raise ValueError("condition must be a 1D array")
-    if axis is None:
-        a, axis = ravel(a), 0
-    mask = concrete_value(condition, "condition argument of jnp.compress")
-    idx = np.nonzero(mask[:a.shape[_axis(axis, a.ndim)]])[0]
-    return take(a, concrete(idx.astype(np.int32)), axis)
+    a, axis = (ravel(a), 0) if axis is None else (a, _axis(axis, a.ndim))
+    n = builtins.min(a.shape[axis], condition.shape[0])
+    a = lax.slice_in_dim(a, 0, n, axis=axis)  # entries past the shorter of the two are ignored
+    if size is None:
+        return take(a, concrete(_compress_indices(condition, n)), axis)
+    if not 0 <= size <= n:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got size={size} for a.shape[axis]={n}")
+    idx = flatnonzero(lax.slice_in_dim(condition, 0, n), size=size, fill_value=n)
+    return take(a, idx, axis, fill_value=fill_value)
+
+
+def _compress_indices(condition, n):
+    """The positions where the concrete condition holds (none of them past n, the length of
+    the array's axis)."""
+    mask = np.asarray(concrete_value(condition, _COMPRESS_SIZE)).astype(bool)
+    if mask[n:].any():
+        raise ValueError("condition contains entries that are out of bounds")
+    return np.nonzero(mask)[0].astype(np.int32)
+
+
+_COMPRESS_SIZE = ("The size argument of jnp.compress must be specified in order to use "
+                  "jnp.compress within JAX transformations like jax.jit, jax.vmap, and jax.grad.")
 
 
 def unravel_index(indices, shape):
