@@ -1,0 +1,82 @@
+"""Staged programs as JAX stages them: `str(make_jaxpr(f)(...))` and the output types of
+programs on an Explicit mesh (jnp.*_like of traced values typed as their prototype, grad
+through scan, fori_loop and cond hoisting loop-invariant constants such as the `reshard 1.0`
+of tanh's derivative out of the loop), jnp.array of traced scalars, and common jnp functions,
+each compared with real JAX's text (8 CPU devices)."""
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax
+
+pytestmark = pytest.mark.backends("numpy_ref")  # printing: one backend
+
+
+def staged(lib, program, mesh=(2,)):
+    """{case: (jaxpr text, output types)} of `program(lib)`'s cases {name: (f, args)} on an
+    Explicit mesh with axes X (and Y), or the class of the error a case raises."""
+    names = ("X", "Y")[:len(mesh)]
+    explicit = (lib.sharding.AxisType.Explicit,) * len(mesh)
+    out = {}
+    with lib.set_mesh(lib.make_mesh(mesh, names, axis_types=explicit)):
+        for name, (f, args) in program(lib).items():
+            try:
+                closed = lib.make_jaxpr(f)(*args)
+                out[name] = (str(closed), [str(a) for a in closed.out_avals])
+            except Exception as e:  # the class JAX raises is part of what is compared
+                out[name] = type(e).__name__
+    return out
+
+
+def assert_stages_as_jax(program, mesh=(2,)):
+    ours, theirs = staged(refjax, program, mesh), staged(real_jax, program, mesh)
+    for name in theirs:
+        assert ours[name] == theirs[name], name
+
+
+def _put(lib, shape, spec, dtype=np.float32):
+    x = (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3).astype(dtype) / 4
+    return lib.device_put(x, lib.P(*spec))
+
+
+# ---------------------------------------------------------------- *_like of traced values
+
+def _like_cases(lib):
+    jnp, P = lib.numpy, lib.P
+    x = _put(lib, (4, 2), ("X", None))
+    replicated = lib.NamedSharding(lib.sharding.get_mesh(), P())
+    cases = {
+        "zeros_like": jnp.zeros_like, "ones_like": jnp.ones_like,
+        "empty_like": jnp.empty_like, "full_like": lambda x: jnp.full_like(x, 3.0),
+        "lax.full_like": lambda x: lib.lax.full_like(x, 2),
+        "dtype": lambda x: jnp.zeros_like(x, dtype=jnp.int32),
+        "shape": lambda x: jnp.ones_like(x, shape=(4, 6)),
+        "scalar": lambda x: jnp.zeros_like(x.sum()),
+        "weak scalar": lambda x: jnp.ones_like(x[0, 0] * 0 + 1.0),
+        "out_sharding": lambda x: jnp.zeros_like(x, out_sharding=P(None, "X")),
+        "full_like out_sharding": lambda x: jnp.full_like(x, jnp.ones(2), out_sharding=P("X")),
+        "device": lambda x: jnp.empty_like(x, device=replicated),
+        "grad": lib.grad(lambda x: (jnp.ones_like(x) * x).sum()),
+    }
+    return {name: (f, (x,)) for name, f in cases.items()}
+
+
+def test_like_functions_of_traced_values_are_typed_as_jax_types_them():
+    """jnp.zeros_like/ones_like/full_like/empty_like and lax.full_like of a traced x on an
+    Explicit mesh: one broadcast typed as x (refjax's were replicated), or as out_sharding=
+    asks (refjax's: a broadcast, then a reshard); untyped with shape= or device= given."""
+    ours = staged(refjax, _like_cases)
+    assert ours["zeros_like"][1] == ["float32[4@X,2]"]
+    assert ours["out_sharding"][0].count("\n") == 0  # one equation, no reshard
+    assert_stages_as_jax(_like_cases)
+
+
+def test_like_with_a_partition_spec_as_device_is_a_type_error():
+    """device=P() is refused with a TypeError naming the argument, traced or not (JAX raises
+    AttributeError: 'P' object has no attribute '_is_concrete')."""
+    mesh = refjax.make_mesh((2,), ("X",), axis_types=(refjax.sharding.AxisType.Explicit,))
+    with refjax.set_mesh(mesh):
+        x = _put(refjax, (4, 2), ("X", None))
+        for run in (lambda f: f(x), lambda f: refjax.make_jaxpr(f)(x)):
+            with pytest.raises(TypeError, match="device= expects a Device or a Sharding"):
+                run(lambda x: refjax.numpy.full_like(x, 1.5, device=refjax.P()))
