@@ -80,3 +80,45 @@ def test_like_with_a_partition_spec_as_device_is_a_type_error():
         for run in (lambda f: f(x), lambda f: refjax.make_jaxpr(f)(x)):
             with pytest.raises(TypeError, match="device= expects a Device or a Sharding"):
                 run(lambda x: refjax.numpy.full_like(x, 1.5, device=refjax.P()))
+
+
+# ---------------------------------------------------------------- jnp.array of traced values
+
+def _array_cases(lib):
+    jnp, f32 = lib.numpy, np.float32
+    a, b, v = f32(1), f32(2), np.ones(3, f32)
+    cases = {
+        "python scalars": (lambda a, b, c: jnp.array([a, b, c]), (1.0, 2.0, 3.0)),
+        "scalars": (lambda a, b: jnp.array([a, b]), (a, b)),
+        "mixed with numbers": (lambda a, b: jnp.array([a, 2.0, b, 3]), (a, b)),
+        "ints": (lambda a: jnp.array([a, 2]), (np.int32(1),)),
+        "int and float": (lambda a, b: jnp.array([a, b]), (np.int32(1), b)),
+        "arrays": (lambda a, b: jnp.array([a, b]), (v, v)),
+        "nested": (lambda a, b: jnp.array([[a, b], [b, a]]), (a, b)),
+        "nested arrays": (lambda a, b: jnp.array([[a, b], (b, a)]), (v[:2], v[1:])),
+        "dtype": (lambda a, b: jnp.array([a, b], dtype=jnp.int32), (a, b)),
+        "asarray": (lambda a, b: jnp.asarray((a, b)), (a, b)),
+        "one": (lambda a: jnp.array([a]), (a,)),
+        "weak": (lambda a: jnp.array([a, a]), (1.0,)),
+        "numpy scalar": (lambda a: jnp.array([a, np.float32(2)]), (a,)),
+        "seventeen": (lambda a: jnp.array([a] * 17), (a,)),
+        "bools": (lambda a, b: jnp.array([a, b]), (True, False)),
+        "stack": (lambda a, b: jnp.stack([a, b], axis=1), (v, v)),
+        "hstack": (lambda a, b: jnp.hstack([a, b]), (v, v)),
+        "hstack scalars": (lambda a, b: jnp.hstack([a, b]), (a, b)),
+        "vstack": (lambda a, b: jnp.vstack([a, b]), (v, v)),
+        "dstack": (lambda a, b: jnp.dstack([a, b]), (v, v)),
+        "column_stack": (lambda a, b: jnp.column_stack([a, b]), (v, v)),
+        "atleast_3d": (lambda a, b: jnp.atleast_3d(a, b), (a, v)),
+    }
+    return cases
+
+
+def test_array_of_traced_values_stages_as_jax():
+    """jnp.array/asarray of sequences holding tracers: each element converted to the common
+    dtype, broadcast to a leading dimension and concatenated (refjax staged one `stack` and
+    a conversion after it), nested lists level by level, wide lists in groups of 16; hstack,
+    vstack, dstack and column_stack through the jitted atleast_1d/2d/3d (refjax: reshapes)."""
+    text = staged(refjax, _array_cases, mesh=(1,))["python scalars"][0]
+    assert "concatenate[dimension=0] e g i" in text and "stack[" not in text
+    assert_stages_as_jax(_array_cases, mesh=(1,))
