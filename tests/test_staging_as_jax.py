@@ -122,3 +122,56 @@ def test_array_of_traced_values_stages_as_jax():
     text = staged(refjax, _array_cases, mesh=(1,))["python scalars"][0]
     assert "concatenate[dimension=0] e g i" in text and "stack[" not in text
     assert_stages_as_jax(_array_cases, mesh=(1,))
+
+
+# ---------------------------------------------------------------- grad through loops
+
+def _loop_cases(lib):
+    jnp, lax = lib.numpy, lib.lax
+    ws = _put(lib, (3, 4, 4), ())
+    x = _put(lib, (2, 4), ("X", None))
+    w, x0, xs = _put(lib, (4, 4), ()), _put(lib, (4,), ()), _put(lib, (3, 4), ())
+
+    def layers(ws, x):  # the page's predict/loss3: tanh's `reshard 1.0` is hoisted
+        return jnp.sum(lax.scan(lambda x, w: (jnp.tanh(x @ w), None), x, ws)[0] ** 2)
+
+    def fori(ws, x):  # a scan whose known body also slices the consts
+        return jnp.sum(lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ ws[i]), x))
+
+    def while_(ws, x):
+        return lax.while_loop(lambda c: c[0] < 3,
+                              lambda c: (c[0] + 1, jnp.tanh(c[1] @ ws[c[0]])), (0, x))
+
+    def closes_over(w, x0):  # a const, ys, and an accumulated const cotangent
+        def body(c, x):
+            h = jnp.sin(c @ w) + x * 2.0
+            return h, jnp.cos(h).sum()
+        c, ys = lax.scan(body, x0, xs)
+        return c.sum() + ys.sum()
+
+    def invariant(w, x0):  # a residual made of consts alone: hoisted, not stacked
+        return lax.scan(lambda c, x: (c * jnp.sum(w ** 2) + jnp.log1p(x * x), None),
+                        x0, xs)[0].sum()
+
+    return {
+        "scan": (lib.grad(layers), (ws, x)),
+        "scan argnums": (lib.grad(layers, argnums=(0, 1)), (ws, x)),
+        "fori_loop": (lib.grad(fori), (ws, x)),
+        "while": (while_, (ws, x)),
+        "consts": (lib.grad(closes_over, argnums=(0, 1)), (w, x0)),
+        "consts vjp": (lambda w, x: lib.vjp(lambda x: closes_over(w, x), x)[1](1.0), (w, x0)),
+        "invariant residual": (lib.grad(invariant, argnums=(0, 1)), (w, x0)),
+        "jvp": (lambda w, x: lib.jvp(invariant, (w, x), (w, x)), (w, x0)),
+    }
+
+
+def test_grad_through_loops_stages_as_jax():
+    """grad through scan and fori_loop on Explicit axes as JAX stages it (its
+    _scan_known_hoisting): equations of the known body reading only consts (tanh's
+    derivative's `reshard 1.0`, a function of closed-over weights) run once before the loop
+    and enter it as consts, in JAX's order; residuals among them are not stacked; the zero
+    tangent of a carry is made in the backward pass; a const's cotangent is summed as it is
+    made; squeeze transposes to broadcast_in_dim. refjax staged them inside the loop."""
+    text = staged(refjax, _loop_cases)["scan"][0]
+    assert text.index("c:f32[] = reshard 1.0:f32[]") < text.index("= scan[")
+    assert_stages_as_jax(_loop_cases)
