@@ -175,3 +175,29 @@ def test_grad_through_loops_stages_as_jax():
     text = staged(refjax, _loop_cases)["scan"][0]
     assert text.index("c:f32[] = reshard 1.0:f32[]") < text.index("= scan[")
     assert_stages_as_jax(_loop_cases)
+
+
+# ---------------------------------------------------------------- jnp functions JAX jits
+
+def _jnp_cases(lib):
+    jnp = lib.numpy
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
+    v = np.arange(5, dtype=np.float32) - 2.0
+    cases = {
+        "diff": (jnp.diff, (v,)),
+        "diff n axis": (lambda x: jnp.diff(x, n=2, axis=0, append=x[:1]), (x,)),
+        "abs": (jnp.abs, (v,)),
+        "relu": (lib.nn.relu, (x,)),
+        "fmax": (jnp.fmax, (v, v)),
+        "fmin": (jnp.fmin, (v, v[::-1])),
+        "nan_to_num": (jnp.nan_to_num, (v,)),
+        "count_nonzero": (lambda x: jnp.count_nonzero(x, axis=1), (x,)),
+    }
+    return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
+
+
+def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
+    """diff, fmax, fmin, nan_to_num and count_nonzero in a jit of their own (refjax inlined
+    them), jnp.abs named abs (refjax: absolute), nn.relu's custom_jvp holding a jit."""
+    assert "name=diff" in staged(refjax, _jnp_cases, mesh=(1,))["diff"][0]
+    assert_stages_as_jax(_jnp_cases, mesh=(1,))

@@ -10,7 +10,8 @@ from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
                         lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
                         _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
-                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar)
+                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
+                        staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -65,6 +66,7 @@ def array_equiv(a1, a2):
         return asarray(False)
 
 
+@staged_as("nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """x with NaN, +inf and -inf replaced (by 0, the largest and the smallest finite)."""
     x, = _arrays("nan_to_num", x)
@@ -207,12 +209,14 @@ def sinc(x, /):
     return lax_select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
 
 
+@staged_as("fmax")
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmax", x1, x2))))
     return where(logical_or(_complex_ordered(ew.gt)(x1, x2), isnan(x2)), x1, x2)
 
 
+@staged_as("fmin")
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmin", x1, x2))))
@@ -242,6 +246,7 @@ def angle(z, deg=False):
     return rad2deg(out) if deg else out
 
 
+@staged_as("diff", static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The n-th discrete difference along axis (not_equal for booleans)."""
     arr, = _arrays("diff", a)

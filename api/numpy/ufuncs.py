@@ -298,7 +298,9 @@ def absolute(x, /):
     return ew.abs(x)
 
 
-abs = absolute
+def abs(x, /):  # noqa: A001  (jnp.abs, a function of its own name in JAX)
+    """|x| (jnp.absolute, whose name its errors give, as JAX's)."""
+    return absolute(x)
 
 
 def positive(x, /):
