@@ -200,12 +200,19 @@ def _jnp_cases(lib):
         "fmin": (jnp.fmin, (v, v[::-1])),
         "nan_to_num": (jnp.nan_to_num, (v,)),
         "count_nonzero": (lambda x: jnp.count_nonzero(x, axis=1), (x,)),
+        "heaviside": (jnp.heaviside, (v, np.float32(0.5))),
+        "logaddexp": (jnp.logaddexp, (v, v[::-1])),
+        "logaddexp2": (jnp.logaddexp2, (v, v[::-1])),
+        "floor_divide": (jnp.floor_divide, (x, np.float32(0.3))),
+        "mod": (jnp.mod, (x, np.float32(0.3))),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
 
 def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
-    """diff, fmax, fmin, nan_to_num and count_nonzero in a jit of their own (refjax inlined
-    them), jnp.abs named abs (refjax: absolute), nn.relu's custom_jvp holding a jit."""
+    """diff, fmax, fmin, nan_to_num, count_nonzero and heaviside in a jit of their own
+    (refjax inlined them), jnp.abs and jnp.mod named so (refjax: absolute, remainder),
+    nn.relu's custom_jvp holding a jit, logaddexp's custom_jvp and rule named as JAX's,
+    heaviside's scalars inline, floor_divide rounding as lax.round's default."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)

@@ -84,12 +84,13 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                  out)
 
 
+@staged_as("heaviside")
 def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("heaviside", x1, x2)))
-    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
-    inner = where(isnan(x1), x1, x2)
-    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, inner))
+    # scalars (written inline when staged, as JAX's) of x1's type, weak type included
+    zero, one = (ew.full((), v, x1.dtype, x1.weak_type) for v in (0, 1))
+    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, where(isnan(x1), x1, x2)))
 
 
 def _logaddexp_impl(x1, x2, exp_fn, scale):
@@ -100,10 +101,11 @@ def _logaddexp_impl(x1, x2, exp_fn, scale):
                          f"{x1.dtype}")
     amax = ew.max(x1, x2)
     delta = ew.sub(x1, x2)
+    nan, total = isnan(delta), ew.add(x1, x2)  # staged first, as JAX's
     softplus = ew.log1p(exp_fn(ew.neg(ew.abs(delta))))
     if scale != 1:
-        softplus = ew.mul(softplus, ew._const(softplus, scale))
-    return lax_select(isnan(delta), ew.add(x1, x2), ew.add(amax, softplus))
+        softplus = ew.mul(ew._const(softplus, scale), softplus)
+    return lax_select(nan, total, ew.add(amax, softplus))
 
 
 def _logaddexp_complex(x1, x2, exp_fn, scale):
@@ -130,27 +132,29 @@ def _replace_inf(x):
     return lax_select(isposinf(x), zeros_like(x), x)
 
 
-def _logaddexp_rule(exp_fn, scale):
+def _logaddexp_rule(exp_fn, scale, name):
     """JAX's JVP of logaddexp: t1 * exp(x1 - out) + t2 * exp(x2 - out) (in base 2 for
-    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN."""
+    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN; the
+    custom_jvp and its rule named as JAX's (`name`, `_name_jvp`) in printed jaxprs."""
     from ...core.transforms.custom import custom_jvp
 
-    @custom_jvp
     def fn(x1, x2):
         return _logaddexp_impl(x1, x2, exp_fn, scale)
 
-    @fn.defjvp
-    def _jvp(primals, tangents):
+    def jvp(primals, tangents):
         (x1, x2), (t1, t2) = primals, tangents
         out = fn(x1, x2)
         w1 = exp_fn(ew.sub(_replace_inf(x1), _replace_inf(out)))
         w2 = exp_fn(ew.sub(_replace_inf(x2), _replace_inf(out)))
         return out, ew.add(ew.mul(t1, w1), ew.mul(t2, w2))
+    fn.__name__, jvp.__name__ = name, f"_{name}_jvp"
+    fn = custom_jvp(fn)
+    fn.defjvp(jvp)
     return fn
 
 
-_logaddexp_e = _logaddexp_rule(ew.exp, 1)
-_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2))
+_logaddexp_e = _logaddexp_rule(ew.exp, 1, "logaddexp")
+_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2), "logaddexp2")
 
 
 def logaddexp(x1, x2, /):

@@ -134,7 +134,7 @@ def _float_divmod(x, y):
     fix = ew.bitwise_and(not_equal(mod, 0), not_equal(ew.sign(y), ew.sign(mod)))
     mod = lax_select(fix, add(mod, y), mod)
     div = lax_select(fix, subtract(div, 1.0), div)
-    return ew.round(div, ew.RoundingMethod.TO_NEAREST_EVEN), mod
+    return ew.round(div, ew.RoundingMethod.AWAY_FROM_ZERO), mod  # lax.round's default
 
 
 def _nonzero_divisor(y):
@@ -156,7 +156,11 @@ def remainder(x1, x2, /):
     return lax_select(do_plus, ew.add(trunc_mod, x2), trunc_mod)
 
 
-mod = remainder
+def mod(x1, x2, /):
+    """x1 % x2 (jnp.remainder, whose name its errors give, as JAX's)."""
+    return remainder(x1, x2)
+
+
 fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
                _promote_to_numeric)
 
