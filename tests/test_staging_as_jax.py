@@ -207,6 +207,7 @@ def _jnp_cases(lib):
         "mod": (jnp.mod, (x, np.float32(0.3))),
         "clip": (lambda x: jnp.clip(x, -0.2, 0.3), (x,)),
         "python floats": (lambda x: x * np.pi + 0.1, (x,)),
+        "square": (lambda x: jnp.square(x) + lib.grad(lambda x: jnp.square(x).sum())(x), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -215,7 +216,8 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     """diff, fmax, fmin, nan_to_num, count_nonzero and heaviside in a jit of their own
     (refjax inlined them), jnp.abs and jnp.mod named so (refjax: absolute, remainder),
     nn.relu's custom_jvp holding a jit, logaddexp's custom_jvp and rule named as JAX's,
-    heaviside's scalars inline, floor_divide rounding as lax.round's default; a Python
+    heaviside's scalars inline, floor_divide rounding as lax.round's default, jnp.square
+    binding lax's square (refjax: integer_pow), with its derivative; a Python
     float written inline prints its own digits (refjax printed its float32 value's)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)

@@ -188,7 +188,7 @@ def hypot(x1, x2, /):
     zero = ew.eq(big, _const_like(big, 0))
     ratio = ew.div(small, lax_select(zero, _const_like(big, 1), big))
     r = lax_select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
-                                                       ew.integer_pow(ratio, 2)))))
+                                                       ew.square(ratio)))))
     return lax_select(is_inf, _lax_const(r, np.inf), r)
 
 

@@ -233,7 +233,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         centered = ew.real(ew.mul(centered, ew.conj(centered)))
         comp = centered.dtype
     else:
-        centered = ew.integer_pow(centered, 2)
+        centered = ew.square(centered)
     normalizer = ew.sub(_count(a, axis, keepdims, where, comp),
                         lax_full(_reduced_shape(a.shape, _axes(axis, a.ndim), keepdims),
                               correction, comp))
@@ -400,7 +400,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         astype(asarray(mean), comp)
     centered = lax_select(isnan(a), _const_like(a, 0), subtract(a, a_mean))
     centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
-        else ew.integer_pow(centered, 2)
+        else ew.square(centered)
     normalizer = sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
     normalizer = ew.sub(astype(normalizer, centered.dtype), _const_like(
         astype(normalizer, centered.dtype), ddof))

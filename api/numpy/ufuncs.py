@@ -241,7 +241,7 @@ arccosh = _unary(ew.acosh, "arccosh", _promote_to_inexact)
 arctanh = _unary(ew.atanh, "arctanh", _promote_to_inexact)
 sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
-square = _unary(lambda x: ew.integer_pow(x, 2), "square", _promote_to_numeric)
+square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
 deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
