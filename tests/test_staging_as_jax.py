@@ -170,6 +170,7 @@ def _loop_cases(lib):
         "consts vjp": (lambda w, x: lib.vjp(lambda x: closes_over(w, x), x)[1](1.0), (w, x0)),
         "invariant residual": (lib.grad(invariant, argnums=(0, 1)), (w, x0)),
         "jvp": (lambda w, x: lib.jvp(invariant, (w, x), (w, x)), (w, x0)),
+        "linearize": (lambda w, x: lib.linearize(closes_over, w, x)[1](w, x), (w, x0)),
     }
 
 
@@ -179,7 +180,8 @@ def test_grad_through_loops_stages_as_jax():
     derivative's `reshard 1.0`, a function of closed-over weights) run once before the loop
     and enter it as consts, in JAX's order; residuals among them are not stacked; the zero
     tangent of a carry is made in the backward pass; a const's cotangent is summed as it is
-    made; squeeze transposes to broadcast_in_dim. refjax staged them inside the loop."""
+    made; squeeze transposes to broadcast_in_dim; the linear loop's body binds residuals to
+    variables of its own. refjax staged them inside the loop."""
     text = staged(refjax, _loop_cases)["scan"][0]
     assert text.index("c:f32[] = reshard 1.0:f32[]") < text.index("= scan[")
     assert_stages_as_jax(_loop_cases)

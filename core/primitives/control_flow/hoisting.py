@@ -103,3 +103,18 @@ def toposort(end_nodes):
             if counts[id(p)] == 0:
                 ready.append(p)
     return out[::-1]
+
+
+def fresh_residuals(unknown, n_res):
+    """`unknown` (a ClosedJaxpr whose first n_res invars are residuals, the same variables
+    the known body outputs) with residual binders of its own, so that a jaxpr printing
+    both loops names each once, as JAX's."""
+    j = unknown.jaxpr
+    fresh = {v: jx.Var(v.aval) for v in j.invars[:n_res]}
+
+    def sub(atom):
+        return atom if type(atom) is jx.Literal else fresh.get(atom, atom)
+    eqns = [e._replace(invars=[sub(a) for a in e.invars]) for e in j.eqns]
+    new = j._replace(invars=[sub(v) for v in j.invars], outvars=[sub(v) for v in j.outvars],
+                     eqns=eqns)
+    return jx.ClosedJaxpr(new, unknown.consts)

@@ -44,7 +44,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .. import structural as st
 from ..reductions import reduce_or
-from .hoisting import hoist_invariants
+from .hoisting import fresh_residuals, hoist_invariants
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
                      pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
@@ -411,7 +411,8 @@ def _scan_partial_eval(eqn, unknowns):
         known, n_kc, pick(eqn.invars[:nc], const_uk, False), n_res)
     res_kind, res_outer = _classify_residuals(eqn, known, body_uk, invariant, len(k_consts), n_res)
     k_eqn = _known_scan(eqn, known, k_consts, body_uk, out_uk, res_kind, res_outer, n_res)
-    u_eqn = _unknown_scan(eqn, unknown, body_uk, out_uk, res_kind, res_outer, n_res)
+    u_eqn = _unknown_scan(eqn, fresh_residuals(unknown, n_res), body_uk, out_uk, res_kind,
+                          res_outer, n_res)
     return hoisted + ([k_eqn] if k_eqn.outvars else []), [u_eqn] if any(out_uk) else [], out_uk
 
 
