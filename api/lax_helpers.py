@@ -14,14 +14,13 @@ from ..core.vma import vary_like
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """An array like x (its shape and dtype unless given) filled with fill_value, laid out as
     `sharding` says, else eagerly as x is (see api/out_sharding.placed_like), as JAX's."""
-    from .out_sharding import on_device, placed_like
+    from .out_sharding import filled_like
     aval = x.to_aval() if isinstance(x, ShapeDtypeStruct) else get_aval(x)
-    shape = aval.shape if shape is None else tuple(shape)
+    out_shape = aval.shape if shape is None else tuple(shape)
     # as JAX's: a weakly typed x gives a weakly typed result unless a dtype is given
-    out = ew.full(shape, fill_value, aval.dtype if dtype is None else dtype,
-                  weak_type=dtype is None and aval.weak_type)
-    out = vary_like(out, aval.vma)
-    return placed_like(out, x) if sharding is None else on_device(out, sharding)
+    fill = ew.full((), fill_value, aval.dtype if dtype is None else dtype,
+                   weak_type=dtype is None and aval.weak_type)
+    return vary_like(filled_like(fill, out_shape, x, shape, sharding, None), aval.vma)
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):

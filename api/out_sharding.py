@@ -6,12 +6,14 @@ import math
 
 from ..core import source_info
 from ..core.primitives import elementwise as ew
+from ..core.primitives import structural as st
 from ..core.primitives.sharding_ops import constrain, reshard
 from ..core.sharding import AxisType, Device, NamedSharding, P, Sharding, SingleDeviceSharding
 from ..core.sharding import get_abstract_mesh
 from ..core.sharding.mesh import concrete_mesh
 from ..core.sharding.mesh import axes_of
 from ..core.array import Array
+from ..core.sharding_types import concrete_sharding, is_typed
 from ..core.trace import EvalTrace, Tracer, current_trace, get_aval
 
 
@@ -69,7 +71,14 @@ def choose_device_or_out_sharding(device, out_sharding, api_name):
                          f"device={device!r} and out_sharding={out_sharding!r}")
     if isinstance(device, Device):
         device = SingleDeviceSharding(device)
+    _check_device(device)
     return device, canonicalize_sharding(out_sharding, api_name)
+
+
+def _check_device(device):
+    # JAX fails later with an AttributeError ('P' object has no attribute '_is_concrete')
+    if device is not None and not isinstance(device, Sharding):
+        raise TypeError(f"device= expects a Device or a Sharding, got {device!r}")
 
 
 def with_out_sharding(x, sharding):
@@ -112,8 +121,7 @@ def on_device(x, device, under_jit=False):
     linspace, arange), else left to the compiled computation, as JAX leaves it."""
     if device is None:
         return x
-    if not isinstance(device, Sharding):
-        raise TypeError(f"device= expects a Device or a Sharding, got {device!r}")
+    _check_device(device)
     if not _eager(x):
         return constrain(x, device) if under_jit else x
     from .devices import device_put
@@ -131,6 +139,32 @@ def placed_like(out, x):
         return out
     from .devices import device_put
     return device_put(out, x.sharding)
+
+
+def like_type(x, shape):
+    """The sharding type a *_like result of x takes, as JAX's lax.full_like types it: a traced
+    x's own type when no shape is given (None: untyped)."""
+    if shape is not None or not isinstance(x, Tracer):
+        return None
+    aval = get_aval(x)
+    return concrete_sharding(aval.sharding) if is_typed(aval) else None
+
+
+def filled_like(fill, shape, x, like_shape, device, out_sharding):
+    """The scalar `fill` broadcast to `shape` as JAX's lax.full_like makes it: placed by
+    device= (untyped under a trace), else under a trace one broadcast typed by out_sharding
+    or by a traced x (`like_type`), eagerly laid out as x is or as out_sharding says."""
+    if device is not None:
+        return strong_on_device(_broadcast(fill, shape), device)
+    typed = out_sharding if out_sharding is not None else like_type(x, like_shape)
+    if typed is not None and not _eager(fill):
+        return st.broadcast_in_dim(fill, shape, (), out_sharding=typed)
+    out = _broadcast(fill, shape)
+    return placed_like(out, x) if out_sharding is None else with_out_sharding(out, out_sharding)
+
+
+def _broadcast(scalar, shape):
+    return st.broadcast_in_dim(scalar, shape, ()) if shape else scalar
 
 
 def strong_on_device(x, device):
@@ -151,10 +185,12 @@ def place_as(api_name, x, device, out_sharding):
     return placed(x, *choose_device_or_out_sharding(device, out_sharding, api_name), True)
 
 
-def takes_placement(api_name, out_sharding=True, device=True, under_jit=False, fills=False):
+def takes_placement(api_name, out_sharding=True, device=True, under_jit=False, fills=False,
+                    passes_out=False):
     """Decorator: the function's `device=` and `out_sharding=` keywords (those enabled)
     handled as JAX's creation functions and samplers do, named `api_name` in errors; the
-    function itself computes the value and ignores them. `under_jit`: see on_device;
+    function itself computes the value and ignores them (`passes_out`: it gets the chosen
+    device and canonical out_sharding and applies them itself). `under_jit`: see on_device;
     `fills`: a lax.full-like function, whose eager result placed by device= is not weakly
     typed in JAX (it is built shard by shard from the converted fill value)."""
     def wrap(f):
@@ -163,6 +199,9 @@ def takes_placement(api_name, out_sharding=True, device=True, under_jit=False, f
             place = kwargs.pop("device", None) if device else None
             out = kwargs.pop("out_sharding", None) if out_sharding else None
             place, out = choose_device_or_out_sharding(place, out, api_name)
+            if passes_out:
+                given = {"out_sharding": out} if out_sharding else {}
+                return f(*args, device=place, **given, **kwargs)
             result = f(*args, **kwargs)
             if fills and place is not None:
                 return strong_on_device(result, place)

@@ -27,11 +27,12 @@ class Var:
 class Literal:
     """A scalar constant written inline in a jaxpr, like `2.0:f32[]`."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "text")
 
-    def __init__(self, val, aval):
+    def __init__(self, val, aval, text=None):
         self.val = val
         self.aval = aval
+        self.text = text  # a Python scalar's own digits (JAX prints the scalar it keeps)
 
     def __repr__(self):
         return pp_literal(self)
@@ -159,7 +160,8 @@ class PpContext:
 def pp_literal(lit):
     """`2.0:f32[]`: the value as Python prints its item, then the type."""
     val = np.asarray(lit.val)
-    return f"{val.item() if val.ndim == 0 else '[...]'}:{pp_aval(lit.aval)}"
+    text = lit.text if lit.text is not None else val.item() if val.ndim == 0 else "[...]"
+    return f"{text}:{pp_aval(lit.aval)}"
 
 
 def pp_aval(aval):

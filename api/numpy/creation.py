@@ -16,7 +16,7 @@ from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concret
                         stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
                         _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
                         _zero_scalar, staged_as)
-from ..out_sharding import placed_like, takes_placement
+from ..out_sharding import filled_like, strong_on_device, takes_placement
 from .ufuncs import divide, log10, multiply, power
 
 
@@ -112,34 +112,36 @@ def _like_shape_dtype(a, dtype, shape, name):
     return out_shape, out_dtype, weak
 
 
-@takes_placement("full_like", fills=True)
+@takes_placement("full_like", fills=True, passes_out=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like a (shape, dtype, weak type) filled with fill_value."""
     out_shape, out_dtype, weak = _like_shape_dtype(a, dtype, shape, "full_like")
     fill = _check_args("full_like", fill_value)[0]
     fill = ew.convert_element_type(fill, out_dtype, weak_type=weak and np.ndim(fill) == 0)
-    out = broadcast_to(fill, out_shape)
-    if np.ndim(fill):
-        return out
-    return placed_like(vary_like(out, _model_aval(a, "full_like").vma), a)  # as lax.full_like
+    if np.ndim(fill) == 0:  # as lax.full_like
+        out = filled_like(fill, out_shape, a, shape, device, out_sharding)
+        return vary_like(out, _model_aval(a, "full_like").vma)
+    if device is None:
+        return broadcast_to(fill, out_shape, out_sharding=out_sharding)
+    return strong_on_device(broadcast_to(fill, out_shape), device)
 
 
-@takes_placement("jnp.zeros_like", fills=True)
+@takes_placement("jnp.zeros_like", fills=True, passes_out=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with a's shape and dtype."""
-    return full_like(a, 0, dtype, shape)
+    return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-@takes_placement("jnp.ones_like", fills=True)
+@takes_placement("jnp.ones_like", fills=True, passes_out=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with a's shape and dtype."""
-    return full_like(a, 1, dtype, shape)
+    return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-@takes_placement("jnp.empty_like", out_sharding=False)
+@takes_placement("jnp.empty_like", out_sharding=False, passes_out=True)
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Like zeros_like."""
-    return zeros_like(prototype, dtype, shape)
+    return zeros_like(prototype, dtype, shape, device=device)
 
 
 def _arange_arg(x, name):

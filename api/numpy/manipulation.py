@@ -8,10 +8,10 @@ from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, broadcast_to, concrete, concrete_value, is_traced,
-                        lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, transpose,
-                        _arrays, _atleast_one, _axes, _axis, _is_array, _static_int, _user_dtype,
-                        _with, _zero_scalar, staged_as)
+from .promotion import (asarray, astype, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
+                        concrete, concrete_value, is_traced, lax_full, lax_select, moveaxis,
+                        promote_dtypes, ravel, reshape, transpose, _arrays, _axes, _axis,
+                        _is_array, _static_int, _user_dtype, _with, _zero_scalar, staged_as)
 from .ufuncs import add, minimum, multiply, remainder, round, subtract
 from .creation import zeros, zeros_like, _shape_arg
 from .indexing import take
@@ -94,14 +94,13 @@ def _sequence(tup, name="jnp"):
 
 def hstack(tup, dtype=None):
     """Arrays joined along axis 1 (axis 0 for 1-d arrays)."""
-    arrays = [_atleast_one(a, 1) for a in _arrays("hstack", *_sequence(tup))]
+    arrays = [atleast_1d(a) for a in _arrays("hstack", *_sequence(tup))]
     return concatenate(arrays, 0 if arrays and arrays[0].ndim == 1 else 1, dtype)
 
 
 def vstack(tup, dtype=None):
     """Arrays joined along axis 0, 1-d ones as rows."""
-    return concatenate([_atleast_one(a, 2) for a in _arrays("vstack", *_sequence(tup))], 0,
-                       dtype)
+    return concatenate([atleast_2d(a) for a in _arrays("vstack", *_sequence(tup))], 0, dtype)
 
 
 row_stack = vstack
@@ -109,14 +108,13 @@ row_stack = vstack
 
 def dstack(tup, dtype=None):
     """Arrays joined along axis 2."""
-    return concatenate([_atleast_one(a, 3) for a in _arrays("dstack", *_sequence(tup))], 2,
-                       dtype)
+    return concatenate([atleast_3d(a) for a in _arrays("dstack", *_sequence(tup))], 2, dtype)
 
 
 def column_stack(tup):
     """1-d arrays as columns of a 2-d array; others joined along axis 1."""
     arrays = _arrays("column_stack", *_sequence(tup))
-    return concatenate([reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays], 1)
+    return concatenate([atleast_2d(a).T if a.ndim < 2 else a for a in arrays], 1)
 
 
 def unstack(x, /, *, axis=0):

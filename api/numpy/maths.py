@@ -10,7 +10,8 @@ from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
                         lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
                         _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
-                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar)
+                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
+                        staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -65,6 +66,7 @@ def array_equiv(a1, a2):
         return asarray(False)
 
 
+@staged_as("nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """x with NaN, +inf and -inf replaced (by 0, the largest and the smallest finite)."""
     x, = _arrays("nan_to_num", x)
@@ -82,12 +84,13 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                  out)
 
 
+@staged_as("heaviside")
 def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("heaviside", x1, x2)))
-    zero, one = _lax_const(x1, 0), _lax_const(x1, 1)
-    inner = where(isnan(x1), x1, x2)
-    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, inner))
+    # scalars (written inline when staged, as JAX's) of x1's type, weak type included
+    zero, one = (ew.full((), v, x1.dtype, x1.weak_type) for v in (0, 1))
+    return where(ew.lt(x1, zero), zero, where(ew.gt(x1, zero), one, where(isnan(x1), x1, x2)))
 
 
 def _logaddexp_impl(x1, x2, exp_fn, scale):
@@ -98,10 +101,11 @@ def _logaddexp_impl(x1, x2, exp_fn, scale):
                          f"{x1.dtype}")
     amax = ew.max(x1, x2)
     delta = ew.sub(x1, x2)
+    nan, total = isnan(delta), ew.add(x1, x2)  # staged first, as JAX's
     softplus = ew.log1p(exp_fn(ew.neg(ew.abs(delta))))
     if scale != 1:
-        softplus = ew.mul(softplus, ew._const(softplus, scale))
-    return lax_select(isnan(delta), ew.add(x1, x2), ew.add(amax, softplus))
+        softplus = ew.mul(ew._const(softplus, scale), softplus)
+    return lax_select(nan, total, ew.add(amax, softplus))
 
 
 def _logaddexp_complex(x1, x2, exp_fn, scale):
@@ -128,27 +132,29 @@ def _replace_inf(x):
     return lax_select(isposinf(x), zeros_like(x), x)
 
 
-def _logaddexp_rule(exp_fn, scale):
+def _logaddexp_rule(exp_fn, scale, name):
     """JAX's JVP of logaddexp: t1 * exp(x1 - out) + t2 * exp(x2 - out) (in base 2 for
-    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN."""
+    logaddexp2), with +inf replaced by 0 so that equal infinities give no NaN; the
+    custom_jvp and its rule named as JAX's (`name`, `_name_jvp`) in printed jaxprs."""
     from ...core.transforms.custom import custom_jvp
 
-    @custom_jvp
     def fn(x1, x2):
         return _logaddexp_impl(x1, x2, exp_fn, scale)
 
-    @fn.defjvp
-    def _jvp(primals, tangents):
+    def jvp(primals, tangents):
         (x1, x2), (t1, t2) = primals, tangents
         out = fn(x1, x2)
         w1 = exp_fn(ew.sub(_replace_inf(x1), _replace_inf(out)))
         w2 = exp_fn(ew.sub(_replace_inf(x2), _replace_inf(out)))
         return out, ew.add(ew.mul(t1, w1), ew.mul(t2, w2))
+    fn.__name__, jvp.__name__ = name, f"_{name}_jvp"
+    fn = custom_jvp(fn)
+    fn.defjvp(jvp)
     return fn
 
 
-_logaddexp_e = _logaddexp_rule(ew.exp, 1)
-_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2))
+_logaddexp_e = _logaddexp_rule(ew.exp, 1, "logaddexp")
+_logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2), "logaddexp2")
 
 
 def logaddexp(x1, x2, /):
@@ -182,7 +188,7 @@ def hypot(x1, x2, /):
     zero = ew.eq(big, _const_like(big, 0))
     ratio = ew.div(small, lax_select(zero, _const_like(big, 1), big))
     r = lax_select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
-                                                       ew.integer_pow(ratio, 2)))))
+                                                       ew.square(ratio)))))
     return lax_select(is_inf, _lax_const(r, np.inf), r)
 
 
@@ -207,12 +213,14 @@ def sinc(x, /):
     return lax_select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
 
 
+@staged_as("fmax")
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmax", x1, x2))))
     return where(logical_or(_complex_ordered(ew.gt)(x1, x2), isnan(x2)), x1, x2)
 
 
+@staged_as("fmin")
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     x1, x2 = _broadcast_all(*(asarray(x) for x in promote_dtypes(*_check_args("fmin", x1, x2))))
@@ -242,6 +250,7 @@ def angle(z, deg=False):
     return rad2deg(out) if deg else out
 
 
+@staged_as("diff", static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The n-th discrete difference along axis (not_equal for booleans)."""
     arr, = _arrays("diff", a)

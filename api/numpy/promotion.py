@@ -120,8 +120,8 @@ def _asarray(a, dtype):
         target = _dt.canonicalize_dtype(dtype) if dtype is not None else _dt.python_scalar_dtype(a)
         return ew.weak_scalar(a, target) if dtype is None else concrete(np.asarray(a, target))
     if isinstance(a, (list, tuple)) and _contains_traced(a):
-        out = stack([asarray(x) for x in a])
-        return astype(out, out.dtype if dtype is None else dtype)  # never weakly typed
+        target = result_type(*_leaves(a)) if dtype is None else _dt.canonicalize_dtype(dtype)
+        return _joined(a, target)  # never weakly typed
     if a is None:
         raise ValueError(_NONE_VALUE)
     value = _numpy_value(a, dtype)
@@ -137,6 +137,26 @@ def _asarray(a, dtype):
         raise TypeError(f"JAX only supports number and bool dtypes, got dtype {value.dtype}")
     target = _dt.canonicalize_dtype(dtype if dtype is not None else value.dtype)
     return concrete(value.astype(target, copy=False))
+
+
+def _joined(seq, dtype):
+    """A sequence holding arrays as JAX's jnp.array builds it: each element converted to
+    dtype (not weak), given a leading dimension by a broadcast, and concatenated (in groups
+    of 16 first, as JAX's)."""
+    parts = [_leading_dim(_joined(x, dtype) if isinstance(x, (list, tuple))
+                          and _contains_traced(x) else _asarray(x, dtype), dtype) for x in seq]
+    while len(parts) > 16:
+        parts = [st.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    return st.concatenate(parts, 0)
+
+
+def _leading_dim(x, dtype):
+    x = ew.convert_element_type(x, dtype, weak_type=False)
+    return st.broadcast_in_dim(x, (1, *x.shape), tuple(range(1, x.ndim + 1)))
+
+
+def _leaves(seq):
+    return [y for x in seq for y in (_leaves(x) if isinstance(x, (list, tuple)) else [x])]
 
 
 def _contains_traced(seq):
@@ -687,28 +707,32 @@ def _atleast(name, n, arys):
     return out[0] if len(out) == 1 else out
 
 
+_NEW_AXES = {(3, 0): (0, 1, 2), (3, 1): (0, 2), (3, 2): (2,)}  # NumPy's, as JAX's atleast_3d
+
+
 def _atleast_one(a, n):
     if a.ndim >= n:
         return a
-    if n == 3 and a.ndim == 1:
-        return reshape(a, (1,) + a.shape + (1,))
-    if n == 3 and a.ndim == 2:
-        return reshape(a, a.shape + (1,))
-    return reshape(a, (1,) * (n - a.ndim) + a.shape)
+    return st.expand_dims(a, _NEW_AXES.get((n, a.ndim), tuple(range(n - a.ndim))))
 
 
+@staged_as("atleast_1d")
 def atleast_1d(*arys):
     """Arrays with at least one dimension."""
     return _atleast("atleast_1d", 1, arys)
 
 
+@staged_as("atleast_2d")
 def atleast_2d(*arys):
     """Arrays with at least two dimensions (1-d ones as rows)."""
     return _atleast("atleast_2d", 2, arys)
 
 
+@staged_as("atleast_3d")
 def atleast_3d(*arys):
     """Arrays with at least three dimensions (NumPy's placement of the new axes)."""
+    if len(arys) > 1:  # one by one, as JAX's (a jit per array in its jaxprs)
+        return [atleast_3d(a) for a in _arrays("atleast_3d", *arys)]
     return _atleast("atleast_3d", 3, arys)
 
 

@@ -10,7 +10,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _where, _with, staged_as)
+                        _strong_const, _where, _with, staged_as)
 from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
                      logical_or, maximum, minimum, multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
@@ -233,7 +233,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         centered = ew.real(ew.mul(centered, ew.conj(centered)))
         comp = centered.dtype
     else:
-        centered = ew.integer_pow(centered, 2)
+        centered = ew.square(centered)
     normalizer = ew.sub(_count(a, axis, keepdims, where, comp),
                         lax_full(_reduced_shape(a.shape, _axes(axis, a.ndim), keepdims),
                               correction, comp))
@@ -400,7 +400,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
         astype(asarray(mean), comp)
     centered = lax_select(isnan(a), _const_like(a, 0), subtract(a, a_mean))
     centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
-        else ew.integer_pow(centered, 2)
+        else ew.square(centered)
     normalizer = sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
     normalizer = ew.sub(astype(normalizer, centered.dtype), _const_like(
         astype(normalizer, centered.dtype), ddof))
@@ -416,10 +416,11 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
+@staged_as("count_nonzero", static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of non-zero elements along axis (int32)."""
     a, = _arrays("count_nonzero", a)
-    return sum(ew.ne(a, _const_like(a, 0)), axis, dtype=_dt.default_int(), keepdims=keepdims)
+    return sum(ew.ne(a, _strong_const(a, 0)), axis, dtype=_dt.default_int(), keepdims=keepdims)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):

@@ -134,7 +134,7 @@ def _float_divmod(x, y):
     fix = ew.bitwise_and(not_equal(mod, 0), not_equal(ew.sign(y), ew.sign(mod)))
     mod = lax_select(fix, add(mod, y), mod)
     div = lax_select(fix, subtract(div, 1.0), div)
-    return ew.round(div, ew.RoundingMethod.TO_NEAREST_EVEN), mod
+    return ew.round(div, ew.RoundingMethod.AWAY_FROM_ZERO), mod  # lax.round's default
 
 
 def _nonzero_divisor(y):
@@ -156,7 +156,11 @@ def remainder(x1, x2, /):
     return lax_select(do_plus, ew.add(trunc_mod, x2), trunc_mod)
 
 
-mod = remainder
+def mod(x1, x2, /):
+    """x1 % x2 (jnp.remainder, whose name its errors give, as JAX's)."""
+    return remainder(x1, x2)
+
+
 fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
                _promote_to_numeric)
 
@@ -237,7 +241,7 @@ arccosh = _unary(ew.acosh, "arccosh", _promote_to_inexact)
 arctanh = _unary(ew.atanh, "arctanh", _promote_to_inexact)
 sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
-square = _unary(lambda x: ew.integer_pow(x, 2), "square", _promote_to_numeric)
+square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
 deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
@@ -298,7 +302,9 @@ def absolute(x, /):
     return ew.abs(x)
 
 
-abs = absolute
+def abs(x, /):  # noqa: A001  (jnp.abs, a function of its own name in JAX)
+    """|x| (jnp.absolute, whose name its errors give, as JAX's)."""
+    return absolute(x)
 
 
 def positive(x, /):

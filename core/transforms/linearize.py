@@ -60,11 +60,13 @@ def _instantiate_in(trace, t):
         return zeros_like_aval(t.aval)
 
 
-def linearize_by_partial_eval(prim):
+def linearize_by_partial_eval(prim, tangent_constants=False):
     """A `linearize` rule for a loop or branch primitive: stage the JVP of this one
     application, split it with primals known and tangents unknown (the primitive's
     partial_eval rule does the work), run the known part now on the parent trace and stage
-    the unknown part. Returns the rule."""
+    the unknown part. `tangent_constants`: residuals made of literals alone (the zeros its JVP
+    instantiates for tangents) are made on the unknown side, as JAX's scan linearization
+    instantiates them in its tangent function. Returns the rule."""
     def rule(primals, tangents, **params):
         nz = [_nonzero(t) for t in tangents]
         n, box = len(primals), []
@@ -79,10 +81,13 @@ def linearize_by_partial_eval(prim):
         nz_tangents = [t for t, z in zip(tangents, nz) if z]
         closed = stage_closed(jvp_of_prim, [typed_aval(x) for x in list(primals) + nz_tangents])
         known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, [False] * n + [True] * sum(nz))
+        if tangent_constants:
+            known, unknown, n_res = _constants_to_unknown(known, unknown, n_res)
         known_outs = jx.jaxpr_as_fun(known, jx.literal_array)(*primals)
         n_known = len(known_outs) - n_res
-        unknown_outs = iter(jx.jaxpr_as_fun(unknown, jx.literal_array)(
-            *known_outs[n_known:], *nz_tangents))
+        with set_current_trace(_tangent_side(current_trace())):
+            unknown_outs = iter(jx.jaxpr_as_fun(unknown, jx.literal_array)(
+                *known_outs[n_known:], *nz_tangents))
         known_outs = iter(known_outs[:n_known])
         outs = [next(unknown_outs) if uk else next(known_outs) for uk in out_uk]
         n_out = len(box[0])
@@ -92,5 +97,35 @@ def linearize_by_partial_eval(prim):
     return rule
 
 
+def _tangent_side(trace):
+    """Where the unknown part is staged: the linear jaxpr under linearize (even its
+    equations reading no tangent: instantiated zeros), else the current trace."""
+    return trace.tangent_trace if isinstance(trace, TangentDispatchTrace) else trace
+
+
 def _nonzero(t):
     return type(t) is not Zero and get_aval(t).dtype != dtypes.float0
+
+
+def _constants_to_unknown(known, unknown, n_res):
+    """Move the known equations computing residuals from literals alone (and nothing else
+    the known side uses) to the start of the unknown side. Returns (known, unknown, n_res)."""
+    kj, uj = known.jaxpr, unknown.jaxpr
+    n_out = len(kj.outvars) - n_res
+    res_in = dict(zip(kj.outvars[n_out:], uj.invars[:n_res]))
+    used = {a for e in kj.eqns for a in e.invars if type(a) is not jx.Literal}
+    used.update(a for a in kj.outvars[:n_out] if type(a) is not jx.Literal)
+    moved = [e for e in kj.eqns if e.outvars and all(type(a) is jx.Literal for a in e.invars)
+             and all(v in res_in and v not in used for v in e.outvars)]
+    if not moved:
+        return known, unknown, n_res
+    gone = {v for e in moved for v in e.outvars}
+    keep = [v not in gone for v in kj.outvars[n_out:]]
+    known = jx.ClosedJaxpr(kj._replace(
+        outvars=list(kj.outvars[:n_out]) + [v for v, k in zip(kj.outvars[n_out:], keep) if k],
+        eqns=[e for e in kj.eqns if not any(v in gone for v in e.outvars)]), known.consts)
+    remade = [e._replace(outvars=[res_in[v] for v in e.outvars]) for e in moved]
+    unknown = jx.ClosedJaxpr(uj._replace(
+        invars=[v for v, k in zip(uj.invars[:n_res], keep) if k] + list(uj.invars[n_res:]),
+        eqns=remade + list(uj.eqns)), unknown.consts)
+    return known, unknown, sum(keep)

@@ -105,7 +105,7 @@ def _as_literal(x):
     """Python scalars and concrete scalar arrays are written inline, as JAX does."""
     if dtypes.is_python_scalar(x):
         aval = get_aval(x)
-        return jx.Literal(np.asarray(x, aval.dtype)[()], aval)
+        return jx.Literal(np.asarray(x, aval.dtype)[()], aval, str(x))
     if isinstance(x, Array) and x.aval.shape == () and x.dtype != dtypes.float0:
         return jx.Literal(np.asarray(x)[()], x.aval)
     if isinstance(x, (np.ndarray, np.generic)) and x.shape == ():

@@ -4,11 +4,13 @@ from ..state import is_ref_type
 from .ad import UndefinedPrimal, Zero, add_tangents, zero_ref
 
 
-def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None):
+def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None, accumulated=None):
     """Cotangents of jaxpr's inputs. `linear_in[i]` says invar i is linear (an UndefinedPrimal);
     the others take values from `args` passed as consts+known inputs. Returns a list (Zero for
     inputs that get no cotangent). With `wanted` (a bool per invar), equations that cannot
-    reach a wanted input's cotangent are not transposed (the others' cotangents are partial)."""
+    reach a wanted input's cotangent are not transposed (the others' cotangents are partial).
+    `accumulated` ({invar index: cotangent}) starts inputs' sums (a loop's running sums, which
+    each cotangent is added to as it is made, as JAX's ValAccum)."""
     known = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
     for v, lin in zip(jaxpr.invars, linear_in):
@@ -19,7 +21,7 @@ def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None):
     linear_eqns = _forward_known(jaxpr, known, linear_vars)
     if wanted is not None:
         linear_eqns = _reaching(linear_eqns, jaxpr.invars, wanted)
-    ct_env = {}
+    ct_env = {jaxpr.invars[i]: ct for i, ct in (accumulated or {}).items()}
     for v, ct in zip(jaxpr.outvars, cts_out):
         _write_ct(ct_env, v, ct)
     for eqn in reversed(linear_eqns):

@@ -33,7 +33,7 @@ from ...primitive import make_primitive
 from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
-from ...transforms.ad import Zero, add_tangents, instantiate, is_undefined_primal, zeros_like_aval
+from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
 from ...transforms.batching import bdim_at_front, moveaxis
 from ...transforms.jvp import jvp_jaxpr
 from ...transforms.linearize import linearize_by_partial_eval
@@ -44,6 +44,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .. import structural as st
 from ..reductions import reduce_or
+from .hoisting import fresh_residuals, hoist_invariants
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
                      pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
@@ -405,22 +406,25 @@ def _scan_partial_eval(eqn, unknowns):
         lambda uk: pe.partial_eval_jaxpr(body, const_uk + uk + xs_uk)[2][:nk], init_uk)
     body_uk = const_uk + carry_uk + xs_uk
     known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(body, body_uk, carry_uk + [False] * n_ys)
-    res_kind, res_outer = _classify_residuals(eqn, known, body_uk, nc, nk, n_res)
-    k_eqn = _known_scan(eqn, known, body_uk, out_uk, res_kind, res_outer, n_res)
-    u_eqn = _unknown_scan(eqn, unknown, body_uk, out_uk, res_kind, res_outer, n_res)
-    return [k_eqn] if k_eqn.outvars else [], [u_eqn] if any(out_uk) else [], out_uk
+    n_kc = nc - sum(const_uk)
+    hoisted, known, k_consts, invariant = hoist_invariants(
+        known, n_kc, pick(eqn.invars[:nc], const_uk, False), n_res)
+    res_kind, res_outer = _classify_residuals(eqn, known, body_uk, invariant, len(k_consts), n_res)
+    k_eqn = _known_scan(eqn, known, k_consts, body_uk, out_uk, res_kind, res_outer, n_res)
+    u_eqn = _unknown_scan(eqn, fresh_residuals(unknown, n_res), body_uk, out_uk, res_kind,
+                          res_outer, n_res)
+    return hoisted + ([k_eqn] if k_eqn.outvars else []), [u_eqn] if any(out_uk) else [], out_uk
 
 
-def _classify_residuals(eqn, known, body_uk, nc, nk, n_res):
-    """Per residual: 'const' or 'xs' (a known input of the body, forwarded as the outer
-    operand) or 'stacked' (an extra output of the known scan). Returns (kinds, outer atoms)."""
+def _classify_residuals(eqn, known, body_uk, invariant, n_kc, n_res):
+    """Per residual: 'const' (loop-invariant: a known const or hoisted, see hoisting.py) or
+    'xs' (a known xs of the body), passed as its outer atom, or 'stacked' (an extra output of
+    the known scan). Returns (kinds, outer atoms)."""
     kj = known.jaxpr
-    consts_in, _, xs_in = split(eqn.invars, [nc, nk])
-    const_uk, _, xs_uk = split(body_uk, [nc, nk])
-    n_kc, n_kk = nc - sum(const_uk), nk - sum(body_uk[nc:nc + nk])
-    forward = {}
-    for v, outer in zip(kj.invars[:n_kc], pick(consts_in, const_uk, False)):
-        forward[v] = ("const", outer)
+    nc, nk = eqn.params["num_consts"], eqn.params["num_carry"]
+    xs_in, xs_uk = eqn.invars[nc + nk:], body_uk[nc + nk:]
+    n_kk = nk - sum(body_uk[nc:nc + nk])
+    forward = {v: ("const", outer) for v, outer in invariant.items()}
     for v, outer in zip(kj.invars[n_kc + n_kk:], pick(xs_in, xs_uk, False)):
         forward[v] = ("xs", outer)
     kinds, outers = [], []
@@ -433,7 +437,7 @@ def _classify_residuals(eqn, known, body_uk, nc, nk, n_res):
     return kinds, outers
 
 
-def _known_scan(eqn, known, body_uk, out_uk, res_kind, res_outer, n_res):
+def _known_scan(eqn, known, consts, body_uk, out_uk, res_kind, res_outer, n_res):
     p = eqn.params
     nc, nk = p["num_consts"], p["num_carry"]
     kj = known.jaxpr
@@ -441,10 +445,11 @@ def _known_scan(eqn, known, body_uk, out_uk, res_kind, res_outer, n_res):
     stacked = [k == "stacked" for k in res_kind]
     body = jx.with_binders(known, outvars=list(kj.outvars[:n_known_out])
                     + pick(kj.outvars[n_known_out:], stacked))
-    const_uk, carry_uk, _ = split(body_uk, [nc, nk])
+    carry_uk = body_uk[nc:nc + nk]
     outvars = pick(eqn.outvars, out_uk, False) + pick(res_outer, stacked)
-    params = _scan_params(body, p["length"], nk - sum(carry_uk), nc - sum(const_uk), p["reverse"], p["unroll"])
-    return jx.JaxprEqn(scan_p, pick(eqn.invars, body_uk, False), outvars, params)
+    params = _scan_params(body, p["length"], nk - sum(carry_uk), len(consts), p["reverse"], p["unroll"])
+    operands = consts + pick(eqn.invars[nc:], body_uk[nc:], False)
+    return jx.JaxprEqn(scan_p, operands, outvars, params)
 
 
 def _unknown_scan(eqn, unknown, body_uk, out_uk, res_kind, res_outer, n_res):
@@ -505,9 +510,11 @@ def _transposed_body(jaxpr, const_lin, num_carry, xs_lin, ys_nz, in_avals):
                   + [True if lin else next(eres) for lin in xs_lin])
         cts_out = ct_carry + [next(ct_ys) if nz else Zero(a.to_tangent_aval())
                               for a, nz in zip(y_avals, ys_nz)]
-        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, lin_in, cts_out)
+        const_at = [i for i, lin in enumerate(const_lin) if lin]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, lin_in, cts_out,
+                               accumulated=dict(zip(const_at, acc)))
         c_cts, k_cts, x_cts = split(cts_in, [len(const_lin), num_carry])
-        new_acc = [add_tangents(a, c) for a, c in zip(acc, pick(c_cts, const_lin))]
+        new_acc = pick(c_cts, const_lin)
         return (new_acc + [instantiate(c) for c in k_cts]
                 + [instantiate(c) for c in pick(x_cts, xs_lin)])
 
@@ -547,7 +554,7 @@ def _scan_vma(eqn, ins, strict):
 
 
 scan_p.def_jvp(_scan_jvp)
-scan_p.def_linearize(linearize_by_partial_eval(scan_p))
+scan_p.def_linearize(linearize_by_partial_eval(scan_p, tangent_constants=True))
 scan_p.def_transpose(_scan_transpose)
 scan_p.def_batch(_scan_batch)
 scan_p.def_sharding(scan_types)

@@ -1,0 +1,225 @@
+"""Staged programs as JAX stages them: `str(make_jaxpr(f)(...))` and the output types of
+programs on an Explicit mesh (jnp.*_like of traced values typed as their prototype, grad
+through scan, fori_loop and cond hoisting loop-invariant constants such as the `reshard 1.0`
+of tanh's derivative out of the loop), jnp.array of traced scalars, and common jnp functions,
+each compared with real JAX's text (8 CPU devices)."""
+import contextlib
+
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax
+
+pytestmark = pytest.mark.backends("numpy_ref")  # printing: one backend
+
+
+def staged(lib, program, mesh=(2,)):
+    """{case: (jaxpr text, output types)} of `program(lib)`'s cases {name: (f, args)} on an
+    Explicit mesh with axes X (and Y) (no mesh: None), or the class of the error a case
+    raises."""
+    out = {}
+    with _explicit_mesh(lib, mesh):
+        for name, (f, args) in program(lib).items():
+            try:
+                closed = lib.make_jaxpr(f)(*args)
+                out[name] = (str(closed), [str(a) for a in closed.out_avals])
+            except Exception as e:  # the class JAX raises is part of what is compared
+                out[name] = type(e).__name__
+    return out
+
+
+def _explicit_mesh(lib, shape):
+    if shape is None:
+        return contextlib.nullcontext()
+    explicit = (lib.sharding.AxisType.Explicit,) * len(shape)
+    return lib.set_mesh(lib.make_mesh(shape, ("X", "Y")[:len(shape)], axis_types=explicit))
+
+
+def assert_stages_as_jax(program, mesh=(2,)):
+    ours, theirs = staged(refjax, program, mesh), staged(real_jax, program, mesh)
+    for name in theirs:
+        assert ours[name] == theirs[name], name
+
+
+def _put(lib, shape, spec, dtype=np.float32):
+    x = (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3).astype(dtype) / 4
+    return lib.device_put(x, lib.P(*spec))
+
+
+# ---------------------------------------------------------------- *_like of traced values
+
+def _like_cases(lib):
+    jnp, P = lib.numpy, lib.P
+    x = _put(lib, (4, 2), ("X", None))
+    replicated = lib.NamedSharding(lib.sharding.get_mesh(), P())
+    cases = {
+        "zeros_like": jnp.zeros_like, "ones_like": jnp.ones_like,
+        "empty_like": jnp.empty_like, "full_like": lambda x: jnp.full_like(x, 3.0),
+        "lax.full_like": lambda x: lib.lax.full_like(x, 2),
+        "dtype": lambda x: jnp.zeros_like(x, dtype=jnp.int32),
+        "shape": lambda x: jnp.ones_like(x, shape=(4, 6)),
+        "scalar": lambda x: jnp.zeros_like(x.sum()),
+        "weak scalar": lambda x: jnp.ones_like(x[0, 0] * 0 + 1.0),
+        "out_sharding": lambda x: jnp.zeros_like(x, out_sharding=P(None, "X")),
+        "full_like out_sharding": lambda x: jnp.full_like(x, jnp.ones(2), out_sharding=P("X")),
+        "device": lambda x: jnp.empty_like(x, device=replicated),
+        "grad": lib.grad(lambda x: (jnp.ones_like(x) * x).sum()),
+    }
+    return {name: (f, (x,)) for name, f in cases.items()}
+
+
+def test_like_functions_of_traced_values_are_typed_as_jax_types_them():
+    """jnp.zeros_like/ones_like/full_like/empty_like and lax.full_like of a traced x on an
+    Explicit mesh: one broadcast typed as x (refjax's were replicated), or as out_sharding=
+    asks (refjax's: a broadcast, then a reshard); untyped with shape= or device= given."""
+    ours = staged(refjax, _like_cases)
+    assert ours["zeros_like"][1] == ["float32[4@X,2]"]
+    assert ours["out_sharding"][0].count("\n") == 0  # one equation, no reshard
+    assert_stages_as_jax(_like_cases)
+
+
+def test_like_with_a_partition_spec_as_device_is_a_type_error():
+    """device=P() is refused with a TypeError naming the argument, traced or not (JAX raises
+    AttributeError: 'P' object has no attribute '_is_concrete')."""
+    mesh = refjax.make_mesh((2,), ("X",), axis_types=(refjax.sharding.AxisType.Explicit,))
+    with refjax.set_mesh(mesh):
+        x = _put(refjax, (4, 2), ("X", None))
+        for run in (lambda f: f(x), lambda f: refjax.make_jaxpr(f)(x)):
+            with pytest.raises(TypeError, match="device= expects a Device or a Sharding"):
+                run(lambda x: refjax.numpy.full_like(x, 1.5, device=refjax.P()))
+
+
+# ---------------------------------------------------------------- jnp.array of traced values
+
+def _array_cases(lib):
+    jnp, f32 = lib.numpy, np.float32
+    a, b, v = f32(1), f32(2), np.ones(3, f32)
+    cases = {
+        "python scalars": (lambda a, b, c: jnp.array([a, b, c]), (1.0, 2.0, 3.0)),
+        "scalars": (lambda a, b: jnp.array([a, b]), (a, b)),
+        "mixed with numbers": (lambda a, b: jnp.array([a, 2.0, b, 3]), (a, b)),
+        "ints": (lambda a: jnp.array([a, 2]), (np.int32(1),)),
+        "int and float": (lambda a, b: jnp.array([a, b]), (np.int32(1), b)),
+        "arrays": (lambda a, b: jnp.array([a, b]), (v, v)),
+        "nested": (lambda a, b: jnp.array([[a, b], [b, a]]), (a, b)),
+        "nested arrays": (lambda a, b: jnp.array([[a, b], (b, a)]), (v[:2], v[1:])),
+        "dtype": (lambda a, b: jnp.array([a, b], dtype=jnp.int32), (a, b)),
+        "asarray": (lambda a, b: jnp.asarray((a, b)), (a, b)),
+        "one": (lambda a: jnp.array([a]), (a,)),
+        "weak": (lambda a: jnp.array([a, a]), (1.0,)),
+        "numpy scalar": (lambda a: jnp.array([a, np.float32(2)]), (a,)),
+        "seventeen": (lambda a: jnp.array([a] * 17), (a,)),
+        "bools": (lambda a, b: jnp.array([a, b]), (True, False)),
+        "stack": (lambda a, b: jnp.stack([a, b], axis=1), (v, v)),
+        "hstack": (lambda a, b: jnp.hstack([a, b]), (v, v)),
+        "hstack scalars": (lambda a, b: jnp.hstack([a, b]), (a, b)),
+        "vstack": (lambda a, b: jnp.vstack([a, b]), (v, v)),
+        "dstack": (lambda a, b: jnp.dstack([a, b]), (v, v)),
+        "column_stack": (lambda a, b: jnp.column_stack([a, b]), (v, v)),
+        "atleast_3d": (lambda a, b: jnp.atleast_3d(a, b), (a, v)),
+    }
+    return cases
+
+
+def test_array_of_traced_values_stages_as_jax():
+    """jnp.array/asarray of sequences holding tracers: each element converted to the common
+    dtype, broadcast to a leading dimension and concatenated (refjax staged one `stack` and
+    a conversion after it), nested lists level by level, wide lists in groups of 16; hstack,
+    vstack, dstack and column_stack through the jitted atleast_1d/2d/3d (refjax: reshapes)."""
+    text = staged(refjax, _array_cases, mesh=None)["python scalars"][0]
+    assert "concatenate[dimension=0] e g i" in text and "stack[" not in text
+    assert_stages_as_jax(_array_cases, mesh=None)
+
+
+# ---------------------------------------------------------------- grad through loops
+
+def _loop_cases(lib):
+    jnp, lax = lib.numpy, lib.lax
+    ws = _put(lib, (3, 4, 4), ())
+    x = _put(lib, (2, 4), ("X", None))
+    w, x0, xs = _put(lib, (4, 4), ()), _put(lib, (4,), ()), _put(lib, (3, 4), ())
+
+    def layers(ws, x):  # the page's predict/loss3: tanh's `reshard 1.0` is hoisted
+        return jnp.sum(lax.scan(lambda x, w: (jnp.tanh(x @ w), None), x, ws)[0] ** 2)
+
+    def fori(ws, x):  # a scan whose known body also slices the consts
+        return jnp.sum(lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ ws[i]), x))
+
+    def while_(ws, x):
+        return lax.while_loop(lambda c: c[0] < 3,
+                              lambda c: (c[0] + 1, jnp.tanh(c[1] @ ws[c[0]])), (0, x))
+
+    def closes_over(w, x0):  # a const, ys, and an accumulated const cotangent
+        def body(c, x):
+            h = jnp.sin(c @ w) + x * 2.0
+            return h, jnp.cos(h).sum()
+        c, ys = lax.scan(body, x0, xs)
+        return c.sum() + ys.sum()
+
+    def invariant(w, x0):  # a residual made of consts alone: hoisted, not stacked
+        return lax.scan(lambda c, x: (c * jnp.sum(w ** 2) + jnp.log1p(x * x), None),
+                        x0, xs)[0].sum()
+
+    return {
+        "scan": (lib.grad(layers), (ws, x)),
+        "scan argnums": (lib.grad(layers, argnums=(0, 1)), (ws, x)),
+        "fori_loop": (lib.grad(fori), (ws, x)),
+        "while": (while_, (ws, x)),
+        "consts": (lib.grad(closes_over, argnums=(0, 1)), (w, x0)),
+        "consts vjp": (lambda w, x: lib.vjp(lambda x: closes_over(w, x), x)[1](1.0), (w, x0)),
+        "invariant residual": (lib.grad(invariant, argnums=(0, 1)), (w, x0)),
+        "jvp": (lambda w, x: lib.jvp(invariant, (w, x), (w, x)), (w, x0)),
+        "linearize": (lambda w, x: lib.linearize(closes_over, w, x)[1](w, x), (w, x0)),
+    }
+
+
+def test_grad_through_loops_stages_as_jax():
+    """grad through scan and fori_loop on Explicit axes as JAX stages it (its
+    _scan_known_hoisting): equations of the known body reading only consts (tanh's
+    derivative's `reshard 1.0`, a function of closed-over weights) run once before the loop
+    and enter it as consts, in JAX's order; residuals among them are not stacked; the zero
+    tangent of a carry is made in the backward pass; a const's cotangent is summed as it is
+    made; squeeze transposes to broadcast_in_dim; the linear loop's body binds residuals to
+    variables of its own. refjax staged them inside the loop."""
+    text = staged(refjax, _loop_cases)["scan"][0]
+    assert text.index("c:f32[] = reshard 1.0:f32[]") < text.index("= scan[")
+    assert_stages_as_jax(_loop_cases)
+
+
+# ---------------------------------------------------------------- jnp functions JAX jits
+
+def _jnp_cases(lib):
+    jnp = lib.numpy
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
+    v = np.arange(5, dtype=np.float32) - 2.0
+    cases = {
+        "diff": (jnp.diff, (v,)),
+        "diff n axis": (lambda x: jnp.diff(x, n=2, axis=0, append=x[:1]), (x,)),
+        "abs": (jnp.abs, (v,)),
+        "relu": (lib.nn.relu, (x,)),
+        "fmax": (jnp.fmax, (v, v)),
+        "fmin": (jnp.fmin, (v, v[::-1])),
+        "nan_to_num": (jnp.nan_to_num, (v,)),
+        "count_nonzero": (lambda x: jnp.count_nonzero(x, axis=1), (x,)),
+        "heaviside": (jnp.heaviside, (v, np.float32(0.5))),
+        "logaddexp": (jnp.logaddexp, (v, v[::-1])),
+        "logaddexp2": (jnp.logaddexp2, (v, v[::-1])),
+        "floor_divide": (jnp.floor_divide, (x, np.float32(0.3))),
+        "mod": (jnp.mod, (x, np.float32(0.3))),
+        "clip": (lambda x: jnp.clip(x, -0.2, 0.3), (x,)),
+        "python floats": (lambda x: x * np.pi + 0.1, (x,)),
+        "square": (lambda x: jnp.square(x) + lib.grad(lambda x: jnp.square(x).sum())(x), (x,)),
+    }
+    return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
+
+
+def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
+    """diff, fmax, fmin, nan_to_num, count_nonzero and heaviside in a jit of their own
+    (refjax inlined them), jnp.abs and jnp.mod named so (refjax: absolute, remainder),
+    nn.relu's custom_jvp holding a jit, logaddexp's custom_jvp and rule named as JAX's,
+    heaviside's scalars inline, floor_divide rounding as lax.round's default, jnp.square
+    binding lax's square (refjax: integer_pow), with its derivative; a Python
+    float written inline prints its own digits (refjax printed its float32 value's)."""
+    assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
+    assert_stages_as_jax(_jnp_cases, mesh=None)
