@@ -1,5 +1,6 @@
 """JAX's dtype lattice: weak types, type promotion, x64 canonicalisation, short names."""
 import functools
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -105,6 +106,21 @@ def canonicalize_dtype(dtype):
     if config.read("jax_enable_x64"):
         return dtype
     return _TO_32.get(dtype, dtype)
+
+
+def explicit_dtype(dtype, fun_name):
+    """A dtype a user asked for, canonicalized as JAX's: with jax_enable_x64 off a 64-bit one
+    becomes its 32-bit counterpart with JAX's UserWarning naming `fun_name` (Python's scalar
+    types, which only ask for the default, silently)."""
+    canonical = canonicalize_dtype(dtype)
+    if any(dtype is t for t in (bool, int, float, complex)) or canonical == np.dtype(dtype):
+        return canonical
+    warnings.warn(
+        f"Explicitly requested dtype {np.dtype(dtype)} requested in {fun_name} is not "
+        f"available, and will be truncated to dtype {canonical.name}. To enable more dtypes, "
+        "set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
+        "variable. See https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=4)
+    return canonical
 
 
 def default_int():

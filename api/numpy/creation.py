@@ -129,18 +129,21 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
 @takes_placement("jnp.zeros_like", fills=True, passes_out=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with a's shape and dtype."""
+    dtype = None if dtype is None else _user_dtype(dtype, "zeros_like")  # (JAX's warning names it)
     return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
 @takes_placement("jnp.ones_like", fills=True, passes_out=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with a's shape and dtype."""
+    dtype = None if dtype is None else _user_dtype(dtype, "ones_like")  # (JAX's warning names it)
     return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
 @takes_placement("jnp.empty_like", out_sharding=False, passes_out=True)
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Like zeros_like."""
+    dtype = None if dtype is None else _user_dtype(dtype, "ones_like")  # JAX's name
     return zeros_like(prototype, dtype, shape, device=device)
 
 

@@ -113,14 +113,15 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
     return place_as("jnp.array", out, device, out_sharding)
 
 
-def _asarray(a, dtype):
+def _asarray(a, dtype, name="asarray"):
     if _is_array(a):
-        return a if dtype is None else astype(a, dtype)
+        return a if dtype is None else _astype(a, dtype, name)
     if _dt.is_python_scalar(a) and type(a) is not bool:
-        target = _dt.canonicalize_dtype(dtype) if dtype is not None else _dt.python_scalar_dtype(a)
+        target = _dt.explicit_dtype(dtype, name) if dtype is not None else \
+            _dt.python_scalar_dtype(a)
         return ew.weak_scalar(a, target) if dtype is None else concrete(np.asarray(a, target))
     if isinstance(a, (list, tuple)) and _contains_traced(a):
-        target = result_type(*_leaves(a)) if dtype is None else _dt.canonicalize_dtype(dtype)
+        target = result_type(*_leaves(a)) if dtype is None else _dt.explicit_dtype(dtype, name)
         return _joined(a, target)  # never weakly typed
     if a is None:
         raise ValueError(_NONE_VALUE)
@@ -135,7 +136,8 @@ def _asarray(a, dtype):
                         "to a JAX array")
     if value.dtype.kind in "USO":
         raise TypeError(f"JAX only supports number and bool dtypes, got dtype {value.dtype}")
-    target = _dt.canonicalize_dtype(dtype if dtype is not None else value.dtype)
+    target = _dt.canonicalize_dtype(value.dtype) if dtype is None else \
+        _dt.explicit_dtype(dtype, name)
     return concrete(value.astype(target, copy=False))
 
 
@@ -177,7 +179,7 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None,
     if copy and isinstance(object, BaseArray):
         # JAX's copy: a new array, on the default device when `object` is uncommitted
         object = st.copy(object)
-    out = asarray(object, dtype=dtype)
+    out = _asarray(object, dtype, "array")
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     if device is None and out_sharding is None:
@@ -222,9 +224,9 @@ def astype(x, dtype, copy=False, device=None):
     return place_as("astype", out, device, None)
 
 
-def _astype(x, dtype):
+def _astype(x, dtype, name="astype"):
     x = asarray(x)
-    dtype = _dt.canonicalize_dtype(dtype)
+    dtype = _dt.explicit_dtype(dtype, name)
     if x.dtype == dtype and not x.weak_type:
         return x
     return ew.convert_element_type(x, dtype)
@@ -615,7 +617,9 @@ def _user_dtype(dtype, name):
         raise TypeError(f"{name}: cannot interpret {dtype!r} as a data type ({err})") from None
     if d not in _dt.SUPPORTED + _dt.NARROW:
         raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d} in {name}")
-    return _dt.canonicalize_dtype(d)
+    # (Python's scalar types kept: they ask for the default type, silently)
+    return _dt.explicit_dtype(dtype if any(dtype is t for t in (bool, int, float, complex))
+                              else d, name)
 
 
 def _to_inexact_dtype(d):
