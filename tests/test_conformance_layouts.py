@@ -1,0 +1,86 @@
+"""What `python -m refjax.conformance --checks layouts` found on a 2-device mesh, fixed and kept
+fixed: the xla backend's fft of an operand split along a minor dimension (XLA's CPU fft thunk
+refuses the gathered operand's layout; real JAX raises or aborts), and approx_top_k's
+samples with ties, whose indices JAX leaves implementation-defined."""
+import itertools
+
+import jax as real_jax
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import refjax
+from refjax.conformance import main
+from refjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+from refjax.spec.checks import budget
+from refjax.spec.primitives import spec_for
+
+NUMPY_FFT = {"FFT": np.fft.fftn, "IFFT": np.fft.ifftn, "RFFT": np.fft.rfftn}
+
+
+def _fft_on_mesh(x, split, fft_type, ndims, axis_type):
+    """refjax's lax.fft (eager and jitted) on the xla backend of x split along dimension
+    `split` over two devices, and numpy.fft's result (the hand-checked truth)."""
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(axis_type,))
+    lengths = x.shape[-ndims:]
+    f = lambda a: refjax.lax.fft(a, getattr(refjax.lax.FftType, fft_type), lengths)  # noqa: E731
+    with refjax.backend("xla"), refjax.set_mesh(mesh):
+        xs = refjax.device_put(x, NamedSharding(mesh, P(*[None] * split, "x")))
+        got = [f(xs), refjax.jit(f)(xs)]
+    axes = tuple(range(x.ndim - ndims, x.ndim))
+    return got, NUMPY_FFT[fft_type](x.astype(np.complex64 if x.dtype == bool else x.dtype),
+                                    axes=axes)
+
+
+def test_fft_of_an_operand_split_along_a_minor_dimension_on_xla():
+    """The seed-7 failure (a bool (1, 2) operand split along its fft dimension) and shapes
+    with size-1 dimensions, where JAX raises an INTERNAL error (Auto) or aborts (Explicit)."""
+    rng = np.random.default_rng(0)
+    cases = [(np.zeros((1, 2), bool), 1, "FFT", 1),
+             (rng.normal(size=(2, 2)).astype(np.complex64), 1, "IFFT", 1),
+             (rng.normal(size=(1, 2, 1)).astype(np.float32), 1, "RFFT", 3),
+             (rng.normal(size=(2, 1, 2)).astype(np.complex64), 2, "FFT", 2)]
+    for (x, split, fft_type, ndims), axis_type in itertools.product(cases, (AxisType.Auto, AxisType.Explicit)):
+        got, want = _fft_on_mesh(x, split, fft_type, ndims, axis_type)
+        for g in got:
+            np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
+            if axis_type == AxisType.Explicit:  # JAX's type of the result: the operand's spec
+                spec = [None] * x.ndim
+                spec[split] = "x"
+                assert refjax.typeof(g).sharding.spec == P(*spec)
+
+
+def test_jax_itself_fails_the_fft_of_an_operand_split_along_its_fft_dimension():
+    """Where refjax does better: real JAX's program with the same layouts fails in XLA."""
+    mesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    x = real_jax.device_put(np.ones((2, 2), np.complex64),
+                            real_jax.sharding.NamedSharding(mesh, real_jax.P(None, "x")))
+    fft = real_jax.jit(lambda a: real_jax.lax.fft(a, real_jax.lax.FftType.FFT, (2,)),
+                       out_shardings=real_jax.sharding.NamedSharding(mesh, real_jax.P()))
+    with pytest.raises(real_jax.errors.JaxRuntimeError, match="fft_thunk"):
+        np.asarray(fft(x))
+
+
+def test_jax_breaks_approx_top_k_ties_otherwise_than_the_oracle():
+    """JAX documents tied indices as implementation-defined: its CPU lowering picks the last
+    tie for k=1, the oracle the first; both are right, so the spec draws no ties."""
+    x = np.array([0.0, 0.0, 1.0], np.float16)
+    with refjax.backend("numpy_ref"):
+        oracle = refjax.lax.approx_min_k(x, 1)[1]
+    assert int(real_jax.lax.approx_min_k(x, 1)[1][0]) == 1
+    assert int(oracle[0]) == 0
+
+
+@budget(1.0)
+@given(st.data())
+def test_approx_top_k_samples_have_no_ties(data):
+    sample = data.draw(spec_for("approx_top_k").samples())
+    x = np.asarray(sample.values[0], np.float64).ravel()
+    assert len(set(x.tolist())) == x.size and np.isfinite(x).all()
+
+
+def test_the_cli_finds_fft_and_approx_top_k_conforming_on_a_mesh():
+    """The run that reported both failures."""
+    assert main(["--backend", "xla", "--primitives", "approx_top_k,fft", "--checks", "layouts",
+                 "--seed", "7", "--examples", "4", "--no-progress"]) == 0
