@@ -34,6 +34,31 @@ def convert(x, new_dtype):
     return lax.convert_element_type(x, new_dtype)
 
 
+def whole_on_mesh(x):
+    """x replicated over its mesh (a constraint on Auto axes, a reshard of its type on
+    Explicit ones), for operations XLA's SPMD partitioner mishandles when they are split; as
+    it is off a mesh."""
+    mesh = jax.typeof(x).sharding.mesh
+    if mesh.explicit_axes:
+        return jsh.reshard(x, jsh.NamedSharding(mesh, jsh.PartitionSpec()))
+    return whole_on_auto_mesh(x)
+
+
+def whole_on_auto_mesh(x):
+    """x constrained replicated over its mesh of Auto axes; as it is on no mesh or typed on
+    Explicit axes (whose type decides its layout)."""
+    if not on_auto_mesh(x):
+        return x
+    whole = jsh.NamedSharding(jax.typeof(x).sharding.mesh, jsh.PartitionSpec())
+    return lax.with_sharding_constraint(x, whole)
+
+
+def on_auto_mesh(*xs):
+    """Whether a traced value is on a mesh of Auto axes alone (the partitioner lays it out)."""
+    meshes = [jax.typeof(x).sharding.mesh for x in xs]
+    return any(not m.empty and not m.explicit_axes for m in meshes)
+
+
 def out_sharding(s):
     """A primitive's result-type param (a refjax NamedSharding on an abstract mesh) as JAX's
     out_sharding= (None stays None): JAX types the traced program on Explicit axes too."""

@@ -3,7 +3,7 @@ import jax
 from jax import lax
 
 from ....core.primitives import fft as fft_mod
-from ._common import rule
+from ._common import rule, whole_on_auto_mesh, whole_on_mesh
 
 
 @rule(fft_mod.fft_p)
@@ -13,19 +13,8 @@ def _fft(x, *, fft_type, fft_lengths):
     partitioner gathers a sharded operand along a minor dimension (real JAX then raises an
     INTERNAL RET_CHECK error at fft_thunk.cc, or aborts the process)."""
     sharding = jax.typeof(x).sharding
-    out = lax.fft(_whole(x, sharding), lax.FftType(int(fft_type)), fft_lengths)
+    out = lax.fft(whole_on_mesh(x), lax.FftType(int(fft_type)), fft_lengths)
     return _typed_as(out, sharding)
-
-
-def _whole(x, sharding):
-    """x replicated over its mesh (as a constraint on Auto axes, a reshard of its type on
-    Explicit ones); as it is off a mesh."""
-    if sharding.mesh.empty:
-        return x
-    whole = jax.sharding.NamedSharding(sharding.mesh, jax.sharding.PartitionSpec())
-    if sharding.mesh.explicit_axes:
-        return jax.sharding.reshard(x, whole)
-    return lax.with_sharding_constraint(x, whole)
 
 
 def _typed_as(out, sharding):
@@ -34,5 +23,5 @@ def _typed_as(out, sharding):
     split minor dimension fails XLA's verifier (JAX itself aborts: fft_handler.cc's check of
     size_per_partition % num_partitions)."""
     if not sharding.mesh.explicit_axes:
-        return out
+        return whole_on_auto_mesh(out)  # (what follows may not move its layout onto the fft)
     return jax.sharding.reshard(lax.optimization_barrier(out), sharding)
