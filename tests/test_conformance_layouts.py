@@ -84,3 +84,29 @@ def test_the_cli_finds_fft_and_approx_top_k_conforming_on_a_mesh():
     """The run that reported both failures."""
     assert main(["--backend", "xla", "--primitives", "approx_top_k,fft", "--checks", "layouts",
                  "--seed", "7", "--examples", "4", "--no-progress"]) == 0
+
+
+def _grouped_conv(lib):
+    return lambda a, b: lib.lax.conv_general_dilated(
+        a, b, (1,), "VALID", dimension_numbers=("NCH", "OIH", "NCH"), feature_group_count=2)
+
+
+def test_grouped_conv_with_a_split_feature_dimension_on_xla():
+    """The seed-3 failure (INVALID_ARGUMENT from XLA) and a silent wrong answer of XLA's
+    partitioner: lhs split along its features, rhs along its output features. JAX computes
+    wrong values for both; refjax equals the oracle."""
+    rng = np.random.default_rng(0)
+    lhs, rhs = rng.normal(size=(2, 8, 4)).astype(np.float32), rng.normal(size=(4, 4, 1))
+    rhs = rhs.astype(np.float32)
+    with refjax.backend("numpy_ref"):
+        want = np.asarray(_grouped_conv(refjax)(lhs, rhs))
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    jmesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    for split in ((P(None, "x"), P()), (P(), P("x"))):
+        with refjax.backend("xla"):
+            args = [refjax.device_put(a, NamedSharding(mesh, s)) for a, s in zip((lhs, rhs), split)]
+            for f in (_grouped_conv(refjax), refjax.jit(_grouped_conv(refjax))):
+                np.testing.assert_allclose(np.asarray(f(*args)), want, rtol=1e-5, atol=1e-5)
+        jargs = [real_jax.device_put(a, real_jax.sharding.NamedSharding(jmesh, real_jax.P(*s)))
+                 for a, s in zip((lhs, rhs), split)]
+        assert not np.allclose(np.asarray(_grouped_conv(real_jax)(*jargs)), want, atol=1e-3)
