@@ -53,6 +53,11 @@ def whole_on_auto_mesh(x):
     return lax.with_sharding_constraint(x, whole)
 
 
+def on_mesh(*xs):
+    """Whether any of these traced values is on a mesh."""
+    return any(not jax.typeof(x).sharding.mesh.empty for x in xs)
+
+
 def on_auto_mesh(*xs):
     """Whether a traced value is on a mesh of Auto axes alone (the partitioner lays it out)."""
     meshes = [jax.typeof(x).sharding.mesh for x in xs]
