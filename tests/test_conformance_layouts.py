@@ -20,14 +20,14 @@ NUMPY_FFT = {"FFT": np.fft.fftn, "IFFT": np.fft.ifftn, "RFFT": np.fft.rfftn}
 
 
 def _fft_on_mesh(x, split, fft_type, ndims, axis_type):
-    """refjax's lax.fft (eager and jitted) on the xla backend of x split along dimension
+    """refjax's jitted lax.fft on the xla backend of x split along dimension
     `split` over two devices, and numpy.fft's result (the hand-checked truth)."""
     mesh = refjax.make_mesh((2,), ("x",), axis_types=(axis_type,))
     lengths = x.shape[-ndims:]
     f = lambda a: refjax.lax.fft(a, getattr(refjax.lax.FftType, fft_type), lengths)  # noqa: E731
     with refjax.backend("xla"), refjax.set_mesh(mesh):
         xs = refjax.device_put(x, NamedSharding(mesh, P(*[None] * split, "x")))
-        got = [f(xs), refjax.jit(f)(xs)]
+        got = refjax.jit(f)(xs)
     axes = tuple(range(x.ndim - ndims, x.ndim))
     return got, NUMPY_FFT[fft_type](x.astype(np.complex64 if x.dtype == bool else x.dtype),
                                     axes=axes)
@@ -43,12 +43,11 @@ def test_fft_of_an_operand_split_along_a_minor_dimension_on_xla():
              (rng.normal(size=(2, 1, 2)).astype(np.complex64), 2, "FFT", 2)]
     for (x, split, fft_type, ndims), axis_type in itertools.product(cases, (AxisType.Auto, AxisType.Explicit)):
         got, want = _fft_on_mesh(x, split, fft_type, ndims, axis_type)
-        for g in got:
-            np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
-            if axis_type == AxisType.Explicit:  # JAX's type of the result: the operand's spec
-                spec = [None] * x.ndim
-                spec[split] = "x"
-                assert refjax.typeof(g).sharding.spec == P(*spec)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+        if axis_type == AxisType.Explicit:  # JAX's type of the result: the operand's spec
+            spec = [None] * x.ndim
+            spec[split] = "x"
+            assert refjax.typeof(got).sharding.spec == P(*spec)
 
 
 def test_jax_itself_fails_the_fft_of_an_operand_split_along_its_fft_dimension():
@@ -105,8 +104,26 @@ def test_grouped_conv_with_a_split_feature_dimension_on_xla():
     for split in ((P(None, "x"), P()), (P(), P("x"))):
         with refjax.backend("xla"):
             args = [refjax.device_put(a, NamedSharding(mesh, s)) for a, s in zip((lhs, rhs), split)]
-            for f in (_grouped_conv(refjax), refjax.jit(_grouped_conv(refjax))):
-                np.testing.assert_allclose(np.asarray(f(*args)), want, rtol=1e-5, atol=1e-5)
+            got = refjax.jit(_grouped_conv(refjax))(*args)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
         jargs = [real_jax.device_put(a, real_jax.sharding.NamedSharding(jmesh, real_jax.P(*s)))
                  for a, s in zip((lhs, rhs), split)]
         assert not np.allclose(np.asarray(_grouped_conv(real_jax)(*jargs)), want, atol=1e-3)
+
+
+def test_a_cropping_pad_of_a_split_dimension_on_xla():
+    """The seed-1, 5 and 6 runs' abort: pad with negative low padding (with interior
+    padding, or cropping past the first shard) of a split dimension kills the process in
+    XLA's SPMD partitioner, in JAX too (not run here: it would abort pytest). On Explicit
+    axes only results the mesh divides (else JAX's ShardingTypeError, refjax's too)."""
+    x = np.arange(1, 5, dtype=np.float32)
+    auto, explicit = AxisType.Auto, AxisType.Explicit
+    for config, axis_type in (((-1, 0, 1), auto), ((-2, 1, 2), auto), ((-3, 2, 0), auto),
+                              ((-1, 0, 1), explicit), ((-2, 0, 2), explicit)):
+        f = lambda a: refjax.lax.pad(a, np.float32(0), [config])  # noqa: E731
+        with refjax.backend("numpy_ref"):
+            want = np.asarray(f(x))
+        mesh = refjax.make_mesh((2,), ("x",), axis_types=(axis_type,))
+        with refjax.backend("xla"), refjax.set_mesh(mesh):
+            got = refjax.jit(f)(refjax.device_put(x, NamedSharding(mesh, P("x"))))
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=str((config, axis_type)))

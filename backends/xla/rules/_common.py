@@ -34,14 +34,17 @@ def convert(x, new_dtype):
     return lax.convert_element_type(x, new_dtype)
 
 
-def whole_on_mesh(x):
-    """x replicated over its mesh (a constraint on Auto axes, a reshard of its type on
-    Explicit ones), for operations XLA's SPMD partitioner mishandles when they are split; as
-    it is off a mesh."""
-    mesh = jax.typeof(x).sharding.mesh
-    if mesh.explicit_axes:
-        return jsh.reshard(x, jsh.NamedSharding(mesh, jsh.PartitionSpec()))
-    return whole_on_auto_mesh(x)
+def computed_whole(fn, x, *rest):
+    """fn(x, *rest) on x made whole over its mesh, for operations XLA's SPMD partitioner
+    mishandles when split. On Auto axes the result is constrained whole too, so that what
+    follows cannot move its layout back onto fn; on Explicit axes it is resharded, behind a
+    barrier for the same reason, to x's type (JAX's type of these results)."""
+    sharding = jax.typeof(x).sharding
+    if not sharding.mesh.explicit_axes:
+        out = fn(whole_on_auto_mesh(x), *rest)
+        return whole_on_auto_mesh(out) if on_auto_mesh(x) else out
+    out = fn(jsh.reshard(x, jsh.NamedSharding(sharding.mesh, jsh.PartitionSpec())), *rest)
+    return jsh.reshard(lax.optimization_barrier(out), sharding)
 
 
 def whole_on_auto_mesh(x):
