@@ -127,3 +127,45 @@ def test_a_cropping_pad_of_a_split_dimension_on_xla():
         with refjax.backend("xla"), refjax.set_mesh(mesh):
             got = refjax.jit(f)(refjax.device_put(x, NamedSharding(mesh, P("x"))))
         np.testing.assert_array_equal(np.asarray(got), want, err_msg=str((config, axis_type)))
+
+
+def test_max_pooling_jvp_with_a_cropping_padding_on_a_mesh_on_xla():
+    """The seed-1 run's abort after the pad fix: select_and_gather_add (max pooling's JVP)
+    with negative padding and base dilation of a split dimension (XLA's partitioner aborts,
+    as for pad); it now pads beforehand, whole."""
+    x, t = np.array([3.0, 1.0, 4.0, 1.5], np.float32), np.arange(1, 5, dtype=np.float32)
+
+    def pool(a):
+        return refjax.lax.reduce_window(a, -np.inf, refjax.lax.max, (2,), (1,), [(-1, 0)],
+                                        base_dilation=(2,))
+    f = lambda a, b: refjax.jvp(pool, (a,), (b,))  # noqa: E731
+    with refjax.backend("numpy_ref"):
+        want = [np.asarray(v) for v in f(x, t)]
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    with refjax.backend("xla"):
+        xs, ts = (refjax.device_put(v, NamedSharding(mesh, P("x"))) for v in (x, t))
+        got = refjax.jit(f)(xs, ts)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_callback_results_keep_their_bits_on_a_mesh_on_xla():
+    """The seed-4 failure: a callback's -0.0 came back +0.0 on a mesh (XLA spreads the
+    result by an all-reduce with zeros; JAX too when jit has out_shardings)."""
+    x = np.array([-0.0, np.nan, -0.0, 1 - 2j], np.complex64)
+
+    def flip(a):
+        return np.flip(np.asarray(a))
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    for v in (x, x.real.astype(np.float16)):
+        f = lambda a: refjax.pure_callback(  # noqa: E731
+            flip, refjax.ShapeDtypeStruct(a.shape, a.dtype), a, vmap_method="sequential")
+        with refjax.backend("xla"):
+            got = np.asarray(refjax.jit(f)(refjax.device_put(v, NamedSharding(mesh, P("x")))))
+        assert got.tobytes() == np.flip(v).tobytes()
+    jmesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    split = real_jax.sharding.NamedSharding(jmesh, real_jax.P("x"))
+    g = real_jax.jit(lambda a: real_jax.pure_callback(
+        flip, real_jax.ShapeDtypeStruct(a.shape, a.dtype), a, vmap_method="sequential"),
+        out_shardings=split)
+    assert not np.signbit(np.asarray(g(real_jax.device_put(np.float32([-0.0, -0.0]), split)))).any()

@@ -47,6 +47,15 @@ def computed_whole(fn, x, *rest):
     return jsh.reshard(lax.optimization_barrier(out), sharding)
 
 
+def pad(x, padding_value, padding_config):
+    """lax.pad, computed whole on a mesh where it crops (negative low or high padding): on a
+    split dimension XLA's SPMD partitioner aborts the process there (in JAX too:
+    spmd_partitioner.cc's checks of the dilated shard's offset, of shard_count > 1)."""
+    if all(lo >= 0 and hi >= 0 for lo, hi, _ in padding_config):
+        return lax.pad(x, padding_value, padding_config)
+    return computed_whole(lambda v: lax.pad(v, padding_value, padding_config), x)
+
+
 def whole_on_auto_mesh(x):
     """x constrained replicated over its mesh of Auto axes; as it is on no mesh or typed on
     Explicit axes (whose type decides its layout)."""

@@ -2,7 +2,7 @@
 from jax import lax
 
 from ....core.primitives import structural as st
-from ._common import computed_whole, out_sharding, rule
+from ._common import out_sharding, pad, rule
 
 
 @rule(st.broadcast_in_dim_p)
@@ -59,12 +59,7 @@ def _dynamic_update_slice(x, update, *idx):
 
 @rule(st.pad_p)
 def _pad(x, padding_value, *, padding_config):
-    """A pad cropping the operand (negative low or high padding) is computed whole on a
-    mesh: on a split dimension XLA's SPMD partitioner aborts the process (in JAX too:
-    spmd_partitioner.cc's checks of the dilated shard's offset, of shard_count > 1)."""
-    if all(lo >= 0 and hi >= 0 for lo, hi, _ in padding_config):
-        return lax.pad(x, padding_value, padding_config)
-    return computed_whole(lambda v: lax.pad(v, padding_value, padding_config), x)
+    return pad(x, padding_value, padding_config)
 
 
 @rule(st.concatenate_p)
