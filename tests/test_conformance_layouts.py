@@ -169,3 +169,22 @@ def test_callback_results_keep_their_bits_on_a_mesh_on_xla():
         flip, real_jax.ShapeDtypeStruct(a.shape, a.dtype), a, vmap_method="sequential"),
         out_shardings=split)
     assert not np.signbit(np.asarray(g(real_jax.device_put(np.float32([-0.0, -0.0]), split)))).any()
+
+
+def test_reductions_across_devices_on_xla():
+    """The seed-1 run's reduce_max/min (a NaN dropped: JAX's silent wrong answer) and
+    reduce_and/or/xor (UNIMPLEMENTED on XLA's CPU all-reduce, in JAX too) failures."""
+    lax = refjax.lax
+    cases = ((lax.reduce_max, np.array([np.nan, 1.0], np.float32)),
+             (lax.reduce_min, np.array([2.0, np.nan], np.float16)),
+             (lax.reduce_and, np.array([3, 6], np.int8)),
+             (lax.reduce_xor, np.array([True, True])))
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    with refjax.backend("xla"):
+        f = refjax.jit(lambda *xs: [fn(x, (0,)) for (fn, _), x in zip(cases, xs)])
+        got = f(*(refjax.device_put(x, NamedSharding(mesh, P("x"))) for _, x in cases))
+    for g, want in zip(got, (np.nan, np.nan, 2, False)):
+        np.testing.assert_array_equal(np.asarray(g), want)
+    jmesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    x = real_jax.device_put(cases[0][1], real_jax.sharding.NamedSharding(jmesh, real_jax.P("x")))
+    assert float(real_jax.jit(lambda a: real_jax.lax.reduce_max(a, (0,)))(x)) == 1.0

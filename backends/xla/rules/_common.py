@@ -34,17 +34,17 @@ def convert(x, new_dtype):
     return lax.convert_element_type(x, new_dtype)
 
 
-def computed_whole(fn, x, *rest):
+def computed_whole(fn, x, *rest, typed=None):
     """fn(x, *rest) on x made whole over its mesh, for operations XLA's SPMD partitioner
     mishandles when split. On Auto axes the result is constrained whole too, so that what
     follows cannot move its layout back onto fn; on Explicit axes it is resharded, behind a
-    barrier for the same reason, to x's type (JAX's type of these results)."""
+    barrier for the same reason, to JAX's type of it: `typed`, by default x's."""
     sharding = jax.typeof(x).sharding
     if not sharding.mesh.explicit_axes:
         out = fn(whole_on_auto_mesh(x), *rest)
         return whole_on_auto_mesh(out) if on_auto_mesh(x) else out
     out = fn(jsh.reshard(x, jsh.NamedSharding(sharding.mesh, jsh.PartitionSpec())), *rest)
-    return jsh.reshard(lax.optimization_barrier(out), sharding)
+    return jsh.reshard(lax.optimization_barrier(out), typed or sharding)
 
 
 def pad(x, padding_value, padding_config):
