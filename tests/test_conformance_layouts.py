@@ -188,3 +188,30 @@ def test_reductions_across_devices_on_xla():
     jmesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
     x = real_jax.device_put(cases[0][1], real_jax.sharding.NamedSharding(jmesh, real_jax.P("x")))
     assert float(real_jax.jit(lambda a: real_jax.lax.reduce_max(a, (0,)))(x)) == 1.0
+
+
+def test_max_pooling_gradient_of_an_operand_split_along_its_window_on_xla():
+    """The seed-5 select_and_scatter failure, and JAX's silent wrong answer for max
+    pooling's gradient (select_and_scatter_add) when a window crosses the shards; with a
+    complex reduce_max on a mesh (UNIMPLEMENTED in XLA's CPU all-reduce)."""
+    x = np.random.default_rng(0).permutation(12).reshape(3, 4).astype(np.float32)
+
+    def loss(lib):
+        return lambda a: (lib.lax.reduce_window(a, -np.inf, lib.lax.max, (1, 3), (1, 1),
+                                                [(0, 0), (0, 1)]) ** 2).sum()
+    with refjax.backend("numpy_ref"):
+        want = np.asarray(refjax.grad(loss(refjax))(x))
+    mesh = refjax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))
+    c = (x[0] + 1j * x[1]).astype(np.complex64)
+    with refjax.backend("xla"):
+        split = NamedSharding(mesh, P(None, "x"))
+        got = refjax.jit(refjax.grad(loss(refjax)))(refjax.device_put(x, split))
+        top = refjax.jit(lambda v: refjax.lax.reduce_max(v, (0,)))(
+            refjax.device_put(c, NamedSharding(mesh, P("x"))))
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert complex(top) == max(c, key=lambda v: (v.real, v.imag))
+    jmesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    jx = real_jax.device_put(x, real_jax.sharding.NamedSharding(jmesh, real_jax.P(None, "x")))
+    assert not np.array_equal(np.asarray(real_jax.jit(real_jax.grad(loss(real_jax)))(jx)), want)
+    assert main(["--backend", "xla", "--primitives", "select_and_scatter", "--checks",
+                 "layouts", "--seed", "5", "--examples", "4", "--no-progress"]) == 0

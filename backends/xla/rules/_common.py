@@ -40,11 +40,19 @@ def computed_whole(fn, x, *rest, typed=None):
     follows cannot move its layout back onto fn; on Explicit axes it is resharded, behind a
     barrier for the same reason, to JAX's type of it: `typed`, by default x's."""
     sharding = jax.typeof(x).sharding
+    out = fn(whole(x), *rest)
     if not sharding.mesh.explicit_axes:
-        out = fn(whole_on_auto_mesh(x), *rest)
         return whole_on_auto_mesh(out) if on_auto_mesh(x) else out
-    out = fn(jsh.reshard(x, jsh.NamedSharding(sharding.mesh, jsh.PartitionSpec())), *rest)
     return jsh.reshard(lax.optimization_barrier(out), typed or sharding)
+
+
+def whole(x):
+    """x replicated over its mesh: a constraint on Auto axes, a reshard of its type on
+    Explicit ones; as it is on no mesh."""
+    mesh = jax.typeof(x).sharding.mesh
+    if mesh.explicit_axes:
+        return jsh.reshard(x, jsh.NamedSharding(mesh, jsh.PartitionSpec()))
+    return whole_on_auto_mesh(x)
 
 
 def pad(x, padding_value, padding_config):

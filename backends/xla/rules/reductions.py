@@ -27,11 +27,14 @@ def _accumulated(fn):
     return lowered
 
 
-def _nan_kept(fn):
+def _max_min(fn):
     """A max or min (exact in any dtype, so computed in x's own). On a mesh a NaN among the
     reduced elements is put back: XLA's cross-device max/min drops NaNs (real JAX gives 1.0
-    for reduce_max([nan, 1]) split over two devices)."""
+    for reduce_max([nan, 1]) split over two devices); complex ones reduce whole operands
+    (XLA's CPU backend has no cross-device complex max/min: UNIMPLEMENTED, in JAX too)."""
     def lowered(x, *, axes, **_):
+        if dtypes.kind(x.dtype) == "c":
+            return _whole(fn)(x, axes=axes)
         out = fn(x, axes)
         if not on_mesh(x) or dtypes.kind(x.dtype) != "f":
             return out
@@ -41,8 +44,8 @@ def _nan_kept(fn):
 
 
 def _whole(fn):
-    """A bitwise and, or or xor, of whole operands on a mesh: XLA's CPU backend has no
-    cross-device and/or/xor (UNIMPLEMENTED "Unsupported reduction computation", in JAX too)."""
+    """A reduction of whole operands on a mesh (bitwise and, or, xor: XLA's CPU backend has
+    no cross-device ones, UNIMPLEMENTED "Unsupported reduction computation", in JAX too)."""
     def lowered(x, *, axes, **_):
         return computed_whole(lambda v: fn(v, axes), x, typed=_reduced_type(x, axes))
     return lowered
@@ -58,8 +61,8 @@ def _reduced_type(x, axes):
 
 rule(red.reduce_sum_p)(_accumulated(lax.reduce_sum))
 rule(red.reduce_prod_p)(_accumulated(lax.reduce_prod))
-rule(red.reduce_max_p)(_nan_kept(lax.reduce_max))
-rule(red.reduce_min_p)(_nan_kept(lax.reduce_min))
+rule(red.reduce_max_p)(_max_min(lax.reduce_max))
+rule(red.reduce_min_p)(_max_min(lax.reduce_min))
 rule(red.reduce_and_p)(_whole(lax.reduce_and))
 rule(red.reduce_or_p)(_whole(lax.reduce_or))
 rule(red.reduce_xor_p)(_whole(lax.reduce_xor))

@@ -9,7 +9,7 @@ from ...base import get_backend
 from ....core.primitives import elementwise as ew
 from ....core.primitives import reductions as red
 from ....core.primitives import windowed as wd
-from ._common import LOW_FLOATS, convert, pad, rule
+from ._common import LOW_FLOATS, computed_whole, convert, pad, rule, whole
 from .reductions import jax_computation
 
 _SELECT = {ew.ge_p: lax.ge_p, ew.le_p: lax.le_p}
@@ -66,8 +66,12 @@ def _select_and_gather_add(t, x, *, select_prim, padding, base_dilation, **param
 
 
 @rule(wd.select_and_scatter_add_p)
-def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, window_strides,
-                            padding):
+def _select_and_scatter_add(source, operand, **params):
+    """Computed whole on a mesh (see _select_and_scatter): max pooling's gradient."""
+    return computed_whole(lambda o: _scatter_add(whole(source), o, **params), operand)
+
+
+def _scatter_add(source, operand, *, select_prim, window_dimensions, window_strides, padding):
     """As JAX on CPU: the operand padded with the selection's identity beforehand (negative
     padding crops), the sums cut back to the operand's extent (zeros where it was cropped).
     A scalar's one window selects it (XLA aborts on rank 0)."""
@@ -108,9 +112,16 @@ def _jax_scalar_jaxpr(jaxpr, consts, dtype):
 
 
 @rule(wd.select_and_scatter_p)
-def _select_and_scatter(operand, source, init_value, *, select_jaxpr, select_consts,
-                        scatter_jaxpr, scatter_consts, **params):
-    """JAX's select_and_scatter_p (public in jax.lax; no lax function binds it)."""
+def _select_and_scatter(operand, source, init_value, **params):
+    """JAX's select_and_scatter_p (public in jax.lax; no lax function binds it), computed
+    whole on a mesh: XLA's partitioner scatters into an operand split along a window
+    dimension wrongly (real JAX's select_and_scatter and select_and_scatter_add give wrong
+    values there)."""
+    return computed_whole(lambda o: _scatter(o, whole(source), init_value, **params), operand)
+
+
+def _scatter(operand, source, init_value, *, select_jaxpr, select_consts, scatter_jaxpr,
+             scatter_consts, **params):
     select = _jax_scalar_jaxpr(select_jaxpr, select_consts, operand.dtype)
     scatter = _jax_scalar_jaxpr(scatter_jaxpr, scatter_consts, operand.dtype)
     return lax.select_and_scatter_p.bind(
