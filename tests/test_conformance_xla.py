@@ -1,5 +1,6 @@
 """What `python -m refjax.conformance --backend xla` with every check found, fixed and kept fixed:
-signed `mulhi` fused with another operation, which XLA's CPU backend refuses (in JAX too)."""
+signed `mulhi` fused with another operation, which XLA's CPU backend refuses (in JAX too), and
+mulhi on a mesh, which XLA cannot lower (in JAX too)."""
 import jax as real_jax
 import numpy as np
 import pytest
@@ -11,9 +12,10 @@ SIGNED = ("int8", "int16", "int32", "int64")
 
 
 def _operands(dtype):
-    """Random values of `dtype` and its extremes paired with each other and with -1, 0, 1."""
+    """Random values of `dtype` and its extremes paired with each other and with -1 (unsigned:
+    the top bit alone), 0, 1."""
     info = np.iinfo(dtype)
-    edges = [info.min, info.max, -1, 0, 1]
+    edges = [info.min, info.max, -1 if info.min else info.max // 2 + 1, 0, 1]
     x = np.array([a for a in edges for _ in edges], dtype)
     y = np.array([b for _ in edges for b in edges], dtype)
     rng = np.random.default_rng(0)
@@ -86,3 +88,26 @@ def test_the_jvp_of_cumprod_gives_cumprods_own_result(backend):
     np.testing.assert_array_equal(np.asarray(primal), np.asarray(eager))
     want = np.cumprod(x, 1) * np.cumsum(1 / x, 1)  # d/dt prod(x + t) = prod * sum(1/x)
     np.testing.assert_allclose(np.asarray(tangent), want, rtol=1e-11)
+
+
+def test_mulhi_on_a_mesh_on_xla():
+    """The layouts check's mulhi failure: XLA cannot lower a mulhi carrying a sharding
+    ("Unable to convert MHLO to StableHLO", in JAX too); on a mesh it is computed from
+    half-width limbs. Signed, unsigned and 64-bit operands against Python integers."""
+    from refjax.sharding import NamedSharding, PartitionSpec
+    mesh = refjax.make_mesh((2,), ("x",))
+    for dtype in ("int8", "uint32", "int64"):
+        x, y = (v[:64] for v in _operands(dtype))
+        with refjax.enable_x64(dtype.endswith("64")), refjax.backend("xla"):
+            xs, ys = (refjax.device_put(v, NamedSharding(mesh, PartitionSpec("x")))
+                      for v in (x, y))
+            got = refjax.jit(refjax.lax.mulhi)(xs, ys)
+        np.testing.assert_array_equal(np.asarray(got), _high_half(x, y), err_msg=dtype)
+
+
+def test_jax_itself_cannot_lower_mulhi_on_a_mesh():
+    mesh = real_jax.make_mesh((2,), ("x",), axis_types=(real_jax.sharding.AxisType.Auto,))
+    x = real_jax.device_put(np.arange(4, dtype=np.uint32),
+                            real_jax.sharding.NamedSharding(mesh, real_jax.P("x")))
+    with pytest.raises(Exception, match="Unable to convert MHLO to StableHLO"):
+        real_jax.lax.mulhi(x, x)

@@ -52,8 +52,9 @@ def _top_k(x, *, k, axis):
 
 @rule(sorting.approx_top_k_p)
 def _approx_top_k(x, *, k, reduction_dimension, is_max_k, aggregate_to_topk, **params):
-    """Exact: -0.0 == +0.0 and ties in index order; NaNs last (XLA's order with NaNs is
-    unspecified: its comparator is not a total order there)."""
+    """Exact: -0.0 == +0.0 and ties in index order (one of the orders JAX allows: it leaves
+    tied indices implementation-defined); NaNs last (XLA's order with NaNs is unspecified:
+    its comparator is not a total order there)."""
     axis = reduction_dimension % x.ndim
     key = np.where(np.isnan(x), 0, -x if is_max_k else x).astype(np.float64)
     order = np.argsort(key, axis=axis, kind="stable")

@@ -34,6 +34,56 @@ def convert(x, new_dtype):
     return lax.convert_element_type(x, new_dtype)
 
 
+def computed_whole(fn, x, *rest, typed=None):
+    """fn(x, *rest) on x made whole over its mesh, for operations XLA's SPMD partitioner
+    mishandles when split. On Auto axes the result is constrained whole too, so that what
+    follows cannot move its layout back onto fn; on Explicit axes it is resharded, behind a
+    barrier for the same reason, to JAX's type of it: `typed`, by default x's."""
+    sharding = jax.typeof(x).sharding
+    out = fn(whole(x), *rest)
+    if not sharding.mesh.explicit_axes:
+        return whole_on_auto_mesh(out) if on_auto_mesh(x) else out
+    return jsh.reshard(lax.optimization_barrier(out), typed or sharding)
+
+
+def whole(x):
+    """x replicated over its mesh: a constraint on Auto axes, a reshard of its type on
+    Explicit ones; as it is on no mesh."""
+    mesh = jax.typeof(x).sharding.mesh
+    if mesh.explicit_axes:
+        return jsh.reshard(x, jsh.NamedSharding(mesh, jsh.PartitionSpec()))
+    return whole_on_auto_mesh(x)
+
+
+def pad(x, padding_value, padding_config):
+    """lax.pad, computed whole on a mesh where it crops (negative low or high padding): on a
+    split dimension XLA's SPMD partitioner aborts the process there (in JAX too:
+    spmd_partitioner.cc's checks of the dilated shard's offset, of shard_count > 1)."""
+    if all(lo >= 0 and hi >= 0 for lo, hi, _ in padding_config):
+        return lax.pad(x, padding_value, padding_config)
+    return computed_whole(lambda v: lax.pad(v, padding_value, padding_config), x)
+
+
+def whole_on_auto_mesh(x):
+    """x constrained replicated over its mesh of Auto axes; as it is on no mesh or typed on
+    Explicit axes (whose type decides its layout)."""
+    if not on_auto_mesh(x):
+        return x
+    whole = jsh.NamedSharding(jax.typeof(x).sharding.mesh, jsh.PartitionSpec())
+    return lax.with_sharding_constraint(x, whole)
+
+
+def on_mesh(*xs):
+    """Whether any of these traced values is on a mesh."""
+    return any(not jax.typeof(x).sharding.mesh.empty for x in xs)
+
+
+def on_auto_mesh(*xs):
+    """Whether a traced value is on a mesh of Auto axes alone (the partitioner lays it out)."""
+    meshes = [jax.typeof(x).sharding.mesh for x in xs]
+    return any(not m.empty and not m.explicit_axes for m in meshes)
+
+
 def out_sharding(s):
     """A primitive's result-type param (a refjax NamedSharding on an abstract mesh) as JAX's
     out_sharding= (None stays None): JAX types the traced program on Explicit axes too."""

@@ -1,11 +1,14 @@
 """jax.lax lowerings of the reductions: reduce_*, argmax/argmin, the cumulative reductions, the
 generic reduce and reduce_precision."""
+import jax
+import jax.sharding as jsh
 import numpy as np
 from jax import lax
 
+from ....core import dtypes
 from ....core.primitives import reductions as red
 from ...base import get_backend
-from ._common import LOW_FLOATS, convert, rule
+from ._common import LOW_FLOATS, computed_whole, convert, on_mesh, rule
 
 
 def _wide(x):
@@ -24,20 +27,45 @@ def _accumulated(fn):
     return lowered
 
 
-def _plain(fn):
-    """A max, min, bitwise and or bitwise or: exact in any dtype, so computed in x's own."""
+def _max_min(fn):
+    """A max or min (exact in any dtype, so computed in x's own). On a mesh a NaN among the
+    reduced elements is put back: XLA's cross-device max/min drops NaNs (real JAX gives 1.0
+    for reduce_max([nan, 1]) split over two devices); complex ones reduce whole operands
+    (XLA's CPU backend has no cross-device complex max/min: UNIMPLEMENTED, in JAX too)."""
     def lowered(x, *, axes, **_):
-        return fn(x, axes)
+        if dtypes.kind(x.dtype) == "c":
+            return _whole(fn)(x, axes=axes)
+        out = fn(x, axes)
+        if not on_mesh(x) or dtypes.kind(x.dtype) != "f":
+            return out
+        nan = lax.full_like(out, np.nan)
+        return lax.select(lax.reduce_or(lax.ne(x, x), axes), nan, out)
     return lowered
+
+
+def _whole(fn):
+    """A reduction of whole operands on a mesh (bitwise and, or, xor: XLA's CPU backend has
+    no cross-device ones, UNIMPLEMENTED "Unsupported reduction computation", in JAX too)."""
+    def lowered(x, *, axes, **_):
+        return computed_whole(lambda v: fn(v, axes), x, typed=_reduced_type(x, axes))
+    return lowered
+
+
+def _reduced_type(x, axes):
+    """JAX's type of a reduction of x over axes on Explicit mesh axes: x's without them."""
+    sharding = jax.typeof(x).sharding
+    spec = tuple(sharding.spec) + (None,) * (x.ndim - len(sharding.spec))
+    kept = [entry for i, entry in enumerate(spec) if i not in axes]
+    return jsh.NamedSharding(sharding.mesh, jsh.PartitionSpec(*kept))
 
 
 rule(red.reduce_sum_p)(_accumulated(lax.reduce_sum))
 rule(red.reduce_prod_p)(_accumulated(lax.reduce_prod))
-rule(red.reduce_max_p)(_plain(lax.reduce_max))
-rule(red.reduce_min_p)(_plain(lax.reduce_min))
-rule(red.reduce_and_p)(_plain(lax.reduce_and))
-rule(red.reduce_or_p)(_plain(lax.reduce_or))
-rule(red.reduce_xor_p)(_plain(lax.reduce_xor))
+rule(red.reduce_max_p)(_max_min(lax.reduce_max))
+rule(red.reduce_min_p)(_max_min(lax.reduce_min))
+rule(red.reduce_and_p)(_whole(lax.reduce_and))
+rule(red.reduce_or_p)(_whole(lax.reduce_or))
+rule(red.reduce_xor_p)(_whole(lax.reduce_xor))
 
 
 @rule(red.argmax_p)

@@ -2,7 +2,7 @@
 from jax import lax
 
 from ....core.primitives import structural as st
-from ._common import out_sharding, rule
+from ._common import out_sharding, pad, rule
 
 
 @rule(st.broadcast_in_dim_p)
@@ -59,7 +59,7 @@ def _dynamic_update_slice(x, update, *idx):
 
 @rule(st.pad_p)
 def _pad(x, padding_value, *, padding_config):
-    return lax.pad(x, padding_value, padding_config)
+    return pad(x, padding_value, padding_config)
 
 
 @rule(st.concatenate_p)
