@@ -28,7 +28,8 @@ def named_as_jax(jaxpr, in_shardings, outs):
     if not any(map(_renamed, outs)):  # the common case, without walking the jaxpr
         return outs
     first = _first_live_input(jaxpr, in_shardings)
-    return [o if is_fixed(v) or not _renamed(o) else _named(o, v.aval.ndim, first)
+    return [o if is_fixed(v) or not _renamed(o) else _named(_chosen(o, v.aval), v.aval.ndim,
+                                                             first)
             for v, o in zip(jaxpr.outvars, outs)]
 
 
@@ -40,7 +41,14 @@ def named_as_jax_eqn(in_shardings, in_avals, outs, out_avals):
     first = next(((s, a.ndim) for s, a in zip(in_shardings, in_avals) if s is not None), None)
     if first is not None and not isinstance(first[0], NamedSharding):
         first = None
-    return [_named(o, a.ndim, first) if _renamed(o) else o for o, a in zip(outs, out_avals)]
+    return [_named(_chosen(o, a), a.ndim, first) if _renamed(o) else o
+            for o, a in zip(outs, out_avals)]
+
+
+def _chosen(out, aval):
+    """The layout the compiler gives a result: XLA replicates an array with no elements
+    (each device's block is empty either way)."""
+    return NamedSharding(out.mesh, P()) if 0 in tuple(aval.shape) else out
 
 
 def _renamed(out):

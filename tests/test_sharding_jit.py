@@ -168,6 +168,10 @@ def _output_names(jax, jnp):
                      (P(None, "Y"), P("Y", "X"))]:
             u, v = (jax.device_put(jnp.ones((8, 8)), s) for s in (a, b))
             runs += [u + v, jax.jit(lambda u, v: u * v + 1)(u, v)]
+        # an array with no elements: XLA replicates it (a reference's reads too)
+        e = jax.device_put(jnp.zeros((0, 4)), P("X", None))
+        runs += [e * 2, jax.jit(lambda e: jnp.sin(e).T)(e), jax.jit(lambda e: e)(e),
+                 jax.jit(lambda e: jax.new_ref(e)[...])(e)]
         return [str(r.sharding.spec) for r in runs]
 
 
