@@ -132,7 +132,7 @@ class Backend:
         call = self.rule(jit_p)
 
         def lowered(*values, **params):
-            outs = call(*values, jaxpr=prim.lowering(values, params))
+            outs = call(*values, jaxpr=prim.lowering(values, params), name=prim.name)
             return outs if prim.multiple_results else outs[0]
         return lowered
 

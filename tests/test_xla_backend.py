@@ -483,6 +483,8 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "debug_print", "debug_callback", "remat2", "name",
              # by test_debug_and_devices.py (the shardings inspected, against JAX)
              "inspect_sharding",
+             # by test_xla_metadata.py (values and staged equations on both backends)
+             "xla_metadata_value",
              # compared across backends by test_differential.py and test_gather.py
              "gather", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter",
              # compared across backends by test_differential.py (their spec samples) and
