@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from .. import dtypes, pytree, runtime
+from . import donation
 from ..array import Array
 from ..avals import ShapeDtypeStruct
 from ..primitives.debugging import inspect_compiled
@@ -81,18 +82,11 @@ def _args_info(staged, wrapped):
 
 
 def _donated_leaves(in_tree, wrapped):
-    """Whether each argument leaf is donated, as JAX's: an argument donated by position
-    (donate_argnums, among all parameters) or by name (donate_argnames), passed either way."""
-    params = [] if wrapped._signature is None else list(wrapped._signature.parameters)
-    nums, names = set(wrapped._donate_argnums), set(wrapped._donate_argnames)
-    names |= {params[i] for i in nums if i < len(params)}
-    nums |= {params.index(n) for n in names if n in params}
-    n_args = len(in_tree.children()[0].children())
-    static = set(wrapped._static_argnums)
-    positions = [i for i in range(n_args + len(static)) if i not in static]
-    paths = pytree.tree_leaves_with_path(pytree.tree_unflatten(in_tree, [0] * in_tree.num_leaves))
-    return [positions[top.idx] in nums if kind.idx == 0 else top.key in names
-            for (kind, top, *_), _ in paths]
+    """Whether each argument leaf is donated (jit's donate_argnums and donate_argnames, each
+    completed from the other through the signature, as JAX's)."""
+    donated = set(donation.donated_leaves(wrapped._donate_argnums, wrapped._donate_argnames,
+                                          wrapped._static_argnums, in_tree))
+    return [i in donated for i in range(in_tree.num_leaves)]
 
 
 class _Stage:
