@@ -610,16 +610,15 @@ def is_traced(x):
 
 
 def _user_dtype(dtype, name):
-    """A canonical dtype from a user's dtype argument (TypeError for non-numeric ones)."""
+    """A canonical dtype from a user's dtype argument (TypeError for non-numeric ones, JAX's
+    UserWarning for a 64-bit one with x64 off: see dtypes.explicit_dtype)."""
     try:
         d = np.dtype(dtype)
     except TypeError as err:
         raise TypeError(f"{name}: cannot interpret {dtype!r} as a data type ({err})") from None
     if d not in _dt.SUPPORTED + _dt.NARROW:
         raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d} in {name}")
-    # (Python's scalar types kept: they ask for the default type, silently)
-    return _dt.explicit_dtype(dtype if any(dtype is t for t in (bool, int, float, complex))
-                              else d, name)
+    return _dt.explicit_dtype(dtype, name)
 
 
 def _to_inexact_dtype(d):
