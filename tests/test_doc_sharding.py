@@ -71,19 +71,16 @@ SHARDING_AD_KNOWN = {
         "either (prints nothing; JAX prints `jit(step)/reshard`)",
     16: "numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no all-reduce: "
         "prints nothing); on the xla backend: " + _NAME_STACK,
-    18: "the transposed shard_map's operands: refjax's partial evaluation stacks the forward "
-        "body's residuals as extra outputs (JAX forwards its inputs a, b and puts the "
-        "cotangent first); its types and values agree",
 }
 
 
 @pytest.mark.skipif(not os.path.exists(SHARDING_AD), reason="JAX's docs are not checked out here")
 @pytest.mark.backends("numpy_ref")  # as above: one backend
 def test_sharding_ad_page_shows_what_jax_shows():
-    """JAX's "Autodiff and sharding" page: 17 of its 20 cells agree (5 before cotangents were
+    """JAX's "Autodiff and sharding" page: 18 of its 20 cells agree (5 before cotangents were
     typed as their primals and unreduced values ran outside jit, 14 before reduced values
-    went through loops and shard_map); the others need XLA's HLO or print a transposed
-    shard_map's operands in another order."""
+    went through loops and shard_map, 17 before shard_map's partial evaluation forwarded
+    residuals as JAX's); the others need XLA's HLO."""
     # The page asks for 2 CPU devices; the tests run with 8 (conftest), which JAX keeps
     # silently and refjax refuses to change once arrays exist (RuntimeError): its mesh of 2
     # devices is made either way.

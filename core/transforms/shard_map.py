@@ -4,7 +4,7 @@ import math
 
 from .. import dtypes, pytree, runtime
 from ..avals import ShapedArray
-from ..jaxpr import (ClosedJaxpr, JaxprEqn, Var, bind_eqn, eval_jaxpr, jaxpr_as_fun,
+from ..jaxpr import (ClosedJaxpr, bind_eqn, eval_jaxpr, jaxpr_as_fun,
                      literal_array, subjaxprs)
 from ..primitive import make_primitive
 from ..primitives import elementwise as ew
@@ -13,14 +13,11 @@ from ..primitives import structural as st
 from ..primitives.parallel_vma import vary_unreduced_cast_p
 from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
 from ..sharding_types import untyped
-from ..sharding_unreduced import cotangent_aval, swapped_spec
 from ..trace import Tracer, as_value, current_trace, get_aval
-from ..vma import jaxpr_vma
-from .ad import UndefinedPrimal, Zero, instantiate
+from .ad import Zero
 from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
-from .partial_eval import partial_eval_jaxpr
 from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
     _assemble_unreduced, _body_avals, _check_name, _check_sets, _drop_lanes, _spec_vma,
     _unreduced_lanes, manual_mesh_of, not_replicated)
@@ -30,7 +27,6 @@ from .shard_map_vma import check_out_vmas, spec_paths
 from .shard_map_vma import omitted as _omitted
 from .shard_map_vma import spec_axes as _spec_axes
 from .staging import closure_convert, stage, trace_to_jaxpr
-from .transpose import backward_pass
 from .vmap import _flatten_axes, vmap, vmap_flat, vmap_flat_dims
 
 __all__ = ["shard_map", "smap", "pmap"]
@@ -297,21 +293,23 @@ def _nonzero(t):
 
 
 def _jvp_body(params, nonzeros):
-    """A body (primals..., nonzero tangents...) -> (outs..., tangents of inexact outs...)."""
+    """A body (primals..., nonzero tangents...) -> (outs..., nonzero tangents...); returns
+    (closed, consts, which outputs have a nonzero tangent)."""
     closed = params["jaxpr"]
     n = len(closed.in_avals)
-    diff_out = [_is_diff(a) for a in closed.out_avals]
     t_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    box = {}
 
     def fun(*args):
         nz = iter(args[n:])
         tangents = [next(nz) if z else Zero(a.to_tangent_aval())
                     for a, z in zip(closed.in_avals, nonzeros)]
         outs, out_t = jvp_flat(jaxpr_as_fun(closed), list(args[:n]), tangents)
-        return list(outs) + [instantiate(t) for t, d in zip(out_t, diff_out) if d]
+        box["nz"] = [_nonzero(t) for t in out_t]
+        return list(outs) + [t for t in out_t if _nonzero(t)]
 
     new, consts = _stage_local(fun, list(closed.in_avals) + t_avals, params)
-    return new, consts, diff_out
+    return new, consts, box["nz"]
 
 
 def _jvp_specs(params, nonzeros, diff_out):
@@ -333,152 +331,6 @@ def _shard_map_jvp(primals, tangents, **params):
     outs = _bind_derived(params, new, consts, [*primals, *[t for t, nz in zip(tangents, nonzeros)
                                                            if nz]], in_specs, out_specs)
     return _split_tangents(outs, len(params["out_specs"]), diff_out)
-
-
-# ---------------------------------------------------------------- partial evaluation
-
-def _residual_spec(vma, order):
-    """Residuals get a new leading dim stacking the lanes of the axes they vary over."""
-    axes = tuple(a for a in order if a in vma)
-    return P(axes) if axes else P()
-
-
-def _wrap_known(known, n_out, params):
-    """Known body whose residual outputs get a leading dim of size 1."""
-    def fun(*args):
-        outs = jaxpr_as_fun(known)(*args)
-        return list(outs[:n_out]) + [st.expand_dims(r, (0,)) for r in outs[n_out:]]
-    return _stage_local(fun, known.in_avals, params)
-
-
-def _wrap_unknown(unknown, res_avals, params):
-    """Unknown body taking residuals with a leading dim of size 1."""
-    n = len(res_avals)
-    avals = [a.update(shape=(1,) + a.shape, sharding=None) for a in res_avals]
-    avals += list(unknown.in_avals[n:])
-
-    def fun(*args):
-        res = [st.squeeze(r, (0,)) for r in args[:n]]
-        return jaxpr_as_fun(unknown)(*res, *args[n:])
-    return _stage_local(fun, avals, params)
-
-
-def _partial_eval_params(params, unknowns):
-    """Split a shard_map into a known one (known inputs -> known outputs + residuals) and an
-    unknown one (residuals + unknown inputs -> unknown outputs). Returns (known params,
-    unknown params, out_unknowns, global avals of the residuals)."""
-    mesh, closed = params["mesh"], params["jaxpr"]
-    order = _manual_order(mesh, params["axis_names"])
-    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(closed, unknowns)
-    k_in = [s for s, u in zip(params["in_specs"], unknowns) if not u]
-    u_in = [s for s, u in zip(params["in_specs"], unknowns) if u]
-    n_kout = len(known.out_avals) - n_res
-    vmas = jaxpr_vma(known.jaxpr, [_spec_vma(s, order) for s in k_in])
-    res_specs = [_residual_spec(v, order) for v in vmas[n_kout:]]
-    res_avals = known.out_avals[n_kout:]
-    known2, kc = _wrap_known(known, n_kout, params)
-    unknown2, uc = _wrap_unknown(unknown, res_avals, params)
-    k_out = [s for s, u in zip(params["out_specs"], out_unknowns) if not u]
-    u_out = [s for s, u in zip(params["out_specs"], out_unknowns) if u]
-    kp = _derived_params(params, known2, kc, k_in, k_out + res_specs)
-    up = _derived_params(params, unknown2, uc, res_specs + u_in, u_out)
-    global_res = [_global_aval(a, s, mesh) for a, s in
-                  zip(known2.out_avals[n_kout:], res_specs)]
-    return kp, up, out_unknowns, global_res
-
-
-def _merge(known, unknown, out_unknowns):
-    known, unknown = iter(known), iter(unknown)
-    return [next(unknown) if u else next(known) for u in out_unknowns]
-
-
-def _shard_map_linearize(primals, tangents, **params):
-    """The primal part runs as a shard_map on the parent trace; the tangent part is staged
-    as a shard_map into the linear jaxpr, fed by residuals."""
-    nonzeros = [_nonzero(t) for t in tangents]
-    new, consts, diff_out = _jvp_body(params, nonzeros)
-    in_specs, out_specs = _jvp_specs(params, nonzeros, diff_out)
-    full = dict(params, jaxpr=new, in_specs=(P(),) * len(consts) + in_specs,
-                out_specs=out_specs)
-    nz_t = [t for t, nz in zip(tangents, nonzeros) if nz]
-    unknowns = [False] * (len(consts) + len(primals)) + [True] * len(nz_t)
-    kp, up, out_unknowns, global_res = _partial_eval_params(full, unknowns)
-    known_outs = shard_map_p.bind(*consts, *primals, **kp)
-    n_res = len(global_res)
-    residuals = known_outs[len(known_outs) - n_res:]
-    unknown_outs = shard_map_p.bind(*residuals, *nz_t, **up)
-    outs = _merge(known_outs[:len(known_outs) - n_res], unknown_outs, out_unknowns)
-    return _split_tangents(outs, len(params["out_specs"]), diff_out)
-
-
-def _shard_map_partial_eval(eqn, unknowns_in):
-    kp, up, out_unknowns, global_res = _partial_eval_params(eqn.params, unknowns_in)
-    res_vars = [Var(a) for a in global_res]
-    k_in = [v for v, u in zip(eqn.invars, unknowns_in) if not u]
-    u_in = [v for v, u in zip(eqn.invars, unknowns_in) if u]
-    k_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
-    u_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
-    return ([JaxprEqn(shard_map_p, k_in, k_out + res_vars, kp)],
-            [JaxprEqn(shard_map_p, res_vars + u_in, u_out, up)], out_unknowns)
-
-
-# ---------------------------------------------------------------- transpose
-
-def _scale_replicated_ct(ct, spec, params):
-    """An output replicated over axes is one value seen as a copy per lane: each copy gets an
-    equal share of its cotangent (psum's transpose sums the copies back). With check_vma the
-    types say where copies were made (pvary, whose transpose sums), so nothing is scaled."""
-    if params["check_vma"]:
-        return ct
-    n = _blocks(_omitted(spec, _manual_order(params["mesh"], params["axis_names"])),
-                params["mesh"])
-    return ct if n == 1 else ew.div(ct, ew.full((), n, get_aval(ct).dtype))
-
-
-def _sum_replicated_ct(ct, spec, params):
-    """An input replicated over axes was used by every lane: its cotangent is the lanes' sum.
-    With check_vma, pvary's transpose has summed it where the types made copies; what still
-    varies over an axis the input is replicated over is summed here."""
-    axes = _omitted(spec, _manual_order(params["mesh"], params["axis_names"]))
-    if params["check_vma"]:
-        axes = tuple(a for a in axes if a in get_aval(ct).vma)
-        return par.psum_invariant_p.bind(ct, axes=axes) if axes else ct
-    return par.psum_p.bind(ct, axes=axes) if axes else ct
-
-
-def _transpose_body(params, linear, nz_cts):
-    closed = params["jaxpr"]
-    known_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-    ct_avals = [cotangent_aval(closed.out_avals[i]) for i in nz_cts]
-    wanted = [lin and _is_diff(a) for a, lin in zip(closed.in_avals, linear)]
-
-    def fun(*args):
-        known, cts = iter(args[:len(known_avals)]), iter(args[len(known_avals):])
-        ct_out = [Zero(a.to_tangent_aval()) for a in closed.out_avals]
-        for i in nz_cts:
-            ct_out[i] = _scale_replicated_ct(next(cts), params["out_specs"][i], params)
-        lin_in = [True if lin else next(known) for lin in linear]
-        res = backward_pass(closed.jaxpr, closed.consts, lin_in, ct_out)
-        return [_sum_replicated_ct(instantiate(r), s, params)
-                for r, s, w in zip(res, params["in_specs"], wanted) if w]
-
-    new, consts = _stage_local(fun, known_avals + ct_avals, params)
-    return new, consts, wanted
-
-
-def _shard_map_transpose(cts, *args, **params):
-    linear = [type(a) is UndefinedPrimal for a in args]
-    nz_cts = [i for i, (ct, a) in enumerate(zip(cts, params["jaxpr"].out_avals))
-              if type(ct) is not Zero and _is_diff(a)]
-    new, consts, wanted = _transpose_body(params, linear, nz_cts)
-    known = [a for a, lin in zip(args, linear) if not lin]
-    in_specs = [s for s, lin in zip(params["in_specs"], linear) if not lin] + \
-        [swapped_spec(params["out_specs"][i]) for i in nz_cts]
-    out_specs = [swapped_spec(s) for s, w in zip(params["in_specs"], wanted) if w]
-    outs = iter(_bind_derived(params, new, consts, known + [cts[i] for i in nz_cts],
-                              in_specs, out_specs))
-    return [next(outs) if w else Zero(a.aval.to_tangent_aval()) if lin else None
-            for a, lin, w in zip(args, linear, wanted)]
 
 
 # ---------------------------------------------------------------- batching (vmap of shard_map)
@@ -509,10 +361,7 @@ def _shard_map_sharding(specs, in_avals, out_avals, *, out_specs, **_):
 
 
 shard_map_p.def_jvp(_shard_map_jvp)
-shard_map_p.def_linearize(_shard_map_linearize)
-shard_map_p.def_transpose(_shard_map_transpose)
 shard_map_p.def_batch(_shard_map_batch)
-shard_map_p.def_partial_eval(_shard_map_partial_eval)
 shard_map_p.def_sharding(_shard_map_sharding)
 shard_map_p.def_layout("mesh")
 
@@ -737,3 +586,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         return vmap(dyn_body, axes, out_axes, axis_name=axis_name, axis_size=axis_size)(*dyn)
 
     return jit(run, static_argnums=static)
+
+
+from . import shard_map_ad  # noqa: E402,F401  (its AD rules, which build on this module)

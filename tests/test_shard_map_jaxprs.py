@@ -1,0 +1,120 @@
+"""shard_map's partial evaluation, linearization and transpose against real JAX's printed
+jaxprs: residuals that are the body's inputs or outputs forwarded, the others output first
+(scalars with a leading dimension of 1, split over the axes they vary over), the transposed
+shard_map reading the cotangents first; under vjp, linearize and grad, with check_vma on and
+off, in a jit (partial evaluation of the equation)."""
+from functools import partial
+
+import jax as real_jax
+import jax.numpy as real_jnp
+import numpy as np
+import pytest
+
+import refjax
+import refjax.numpy as rjnp
+
+pytestmark = pytest.mark.backends("numpy_ref")  # printed jaxprs do not depend on the backend
+
+
+def _programs(jax, jnp, axis_type):
+    """{name: (scalar function, args)}: shard_maps on a mesh of 2 devices."""
+    P = jax.P
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(axis_type(jax),), devices=jax.devices()[:2])
+    sm = partial(jax.shard_map, mesh=mesh)
+
+    def one(x):  # residuals: a body intermediate (cos) and the input
+        return jnp.sum(sm(lambda b: jnp.sin(b) * b, in_specs=P("x"), out_specs=P("x"))(x))
+
+    def replicated(a, w, check_vma=True):  # w's pvary is a residual; its cotangent summed
+        body = sm(lambda a, w: jnp.tanh(a * w), in_specs=(P("x"), P()), out_specs=P("x"),
+                  check_vma=check_vma)
+        return jnp.sum(body(a, w))
+
+    def scalar(x):  # scalar residuals get a leading dimension of 1
+        return jnp.sum(sm(lambda b: jnp.sin(jnp.sum(b)) * b, in_specs=P("x"),
+                          out_specs=P("x"))(x))
+
+    def psum(x):  # without check_vma: the cotangent divided, then psum's transpose
+        return sm(lambda b: jax.lax.psum(jnp.sum(b * b), "x"), in_specs=P("x"), out_specs=P(),
+                  check_vma=False)(x)
+
+    def out_fwd(x):  # a residual that is also an output
+        y, z = sm(lambda b: (jnp.sin(b), jnp.sin(b) * jnp.cos(b)), in_specs=P("x"),
+                  out_specs=(P("x"), P("x")))(x)
+        return jnp.sum(y) + jnp.sum(z)
+
+    def jitted(x):  # partial evaluation of a shard_map equation
+        return jnp.sum(jax.jit(sm(lambda b: jnp.exp(b) * b, in_specs=P("x"),
+                                  out_specs=P("x")))(x))
+
+    x, w = jnp.arange(4.0) + 1, jnp.arange(2.0) + 0.5
+    if axis_type(jax) == jax.sharding.AxisType.Explicit:
+        x = jax.device_put(x, jax.NamedSharding(mesh, P("x")))
+        w = jax.device_put(w, jax.NamedSharding(mesh, P()))
+    return mesh, {"one": (one, (x,)), "replicated": (replicated, (x, w)),
+                  "unchecked": (partial(replicated, check_vma=False), (x, w)),
+                  "scalar": (scalar, (x,)), "psum": (psum, (x,)), "out_fwd": (out_fwd, (x,)),
+                  "jitted": (jitted, (x,))}
+
+
+def _auto(jax):
+    return jax.sharding.AxisType.Auto
+
+
+def _explicit(jax):
+    return jax.sharding.AxisType.Explicit
+
+
+def _vjp_and_linearize(jax, jnp):
+    _, programs = _programs(jax, jnp, _auto)
+    printed = []
+    for name in ("one", "replicated", "unchecked", "scalar", "psum", "jitted"):
+        f, args = programs[name]
+        printed.append(str(jax.make_jaxpr(lambda *a: jax.vjp(f, *a)[1](1.0))(*args)))
+        printed.append(str(jax.make_jaxpr(lambda p, t: jax.linearize(f, *p)[1](*t))(args, args)))
+    return printed
+
+
+def test_vjp_and_linearize_jaxprs_are_jaxs():
+    """Auto mesh axes: the forward and tangent shard_maps linearize stages and the transposed
+    one vjp stages, for residuals of every kind, print as JAX's."""
+    ours, theirs = _vjp_and_linearize(refjax, rjnp), _vjp_and_linearize(real_jax, real_jnp)
+    for a, b in zip(ours, theirs):
+        assert a == b
+    assert len(ours) == len(theirs) == 12
+
+
+def _grads(jax, jnp):
+    mesh, programs = _programs(jax, jnp, _explicit)
+    printed, values = [], {}
+    with jax.set_mesh(mesh):  # the seed cotangent is typed on the context mesh
+        for name in ("replicated", "unchecked", "psum", "out_fwd"):
+            f, args = programs[name]
+            g = jax.grad(f, argnums=tuple(range(len(args))))
+            printed.append(str(jax.make_jaxpr(g)(*args)))
+            if jax is refjax:  # (JAX would compile each: ~20 s)
+                values[name] = [np.asarray(v) for v in g(*args)]
+    return printed, values
+
+
+def _closed_forms(x, w):
+    """The gradients of the programs above, by hand."""
+    blocks = np.tile(w, 2)
+    dtanh = 1 - np.tanh(x * blocks) ** 2
+    replicated = [dtanh * blocks, (dtanh * x).reshape(2, 2).sum(0)]
+    return {"replicated": replicated, "unchecked": replicated, "psum": [2 * x],
+            "out_fwd": [np.cos(x) + np.cos(2 * x)]}
+
+
+def test_grad_jaxprs_are_jaxs():
+    """Explicit mesh axes under a context mesh: grad's jaxprs print as JAX's (check_vma on
+    and off, a replicated input, a residual that is an output), and the gradients are the
+    closed forms' (the numpy_ref backend runs them)."""
+    (ours, values), (theirs, _) = _grads(refjax, rjnp), _grads(real_jax, real_jnp)
+    for a, b in zip(ours, theirs):
+        assert a == b
+    assert len(ours) == len(theirs) == 4
+    x, w = np.arange(4.0, dtype=np.float32) + 1, np.arange(2.0, dtype=np.float32) + 0.5
+    for name, expected in _closed_forms(x, w).items():
+        for v, e in zip(values[name], expected, strict=True):
+            np.testing.assert_allclose(v, e, rtol=2e-5, atol=1e-6)
