@@ -12,8 +12,8 @@ from .ad import UndefinedPrimal, Zero, instantiate
 from .compile_time import ensure_compile_time_eval
 from .partial_eval import partial_eval_jaxpr
 from .shard_map import (_bind_derived, _blocks, _derived_params, _is_diff, _jvp_body, _jvp_specs,
-                        _manual_order, _nonzero, _omitted,
-                        _split_tangents, _stage_local, shard_map_p)
+                        _manual_order, _nonzero, _omitted, _split_tangents, _stage_local,
+                        shard_map_p)
 from .transpose import backward_pass
 
 # ---------------------------------------------------------------- residuals
