@@ -1,9 +1,10 @@
 """shard_map's partial evaluation, linearization and transpose, staged as JAX stages them."""
-from ..jaxpr import JaxprEqn, Var, jaxpr_as_fun
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..sharding import P
+from ..sharding_names import _live_vars
 from ..sharding_types import type_outputs
 from ..sharding_unreduced import cotangent_aval, sets_of, swapped_spec
 from ..trace import get_aval
@@ -199,20 +200,42 @@ def _transpose_body(params, linear, nz_cts):
     return new, consts, box["nz"]
 
 
+def _pruned(closed, n_cts):
+    """The transposed body without the equations nothing reads and the known inputs only they
+    (or nothing) read; returns (closed, which known inputs it keeps). JAX's linear shard_map
+    was pruned so (dead-code elimination) of the outputs nothing reads and the residuals only
+    they used, before it was transposed."""
+    j = closed.jaxpr
+    live = _live_vars(j)
+    eqns = [e for e in j.eqns if not e.outvars or any(v in live for v in e.outvars)]
+    used = [v in live for v in j.invars[n_cts:]]
+    invars = j.invars[:n_cts] + [v for v, u in zip(j.invars[n_cts:], used) if u]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, eqns), closed.consts), used
+
+
+def _bind_transposed(params, body, cts, nz_cts, known, nz_in):
+    """Bind the transposed shard_map on (nonzero cotangents..., the known operands it reads...);
+    `known` pairs each known operand with its in spec."""
+    new, used = _pruned(body[0], len(nz_cts))
+    known = [k for k, u in zip(known, used) if u]
+    out_specs = params["out_specs"]
+    ct_vals = [_scale_replicated_ct(cts[i], out_specs[i], params) for i in nz_cts]
+    in_specs = [swapped_spec(out_specs[i]) for i in nz_cts] + [s for _, s in known]
+    new_out = [swapped_spec(s) for s, nz in zip(params["in_specs"], nz_in) if nz]
+    return _bind_derived(params, new, body[1], ct_vals + [a for a, _ in known], in_specs,
+                         new_out)
+
+
 def _shard_map_transpose(cts, *args, **params):
     """As JAX's: the transposed shard_map reads the nonzero cotangents, then the known
-    operands (the residuals)."""
+    operands (the residuals); none is bound when no input gets a nonzero cotangent."""
     linear = [type(a) is UndefinedPrimal for a in args]
-    out_specs = params["out_specs"]
     nz_cts = [i for i, (ct, a) in enumerate(zip(cts, params["jaxpr"].out_avals))
               if type(ct) is not Zero and _is_diff(a)]
     new, consts, nz_in = _transpose_body(params, linear, nz_cts)
-    known = [a for a, lin in zip(args, linear) if not lin]
-    ct_vals = [_scale_replicated_ct(cts[i], out_specs[i], params) for i in nz_cts]
-    in_specs = [swapped_spec(out_specs[i]) for i in nz_cts] + \
-        [s for s, lin in zip(params["in_specs"], linear) if not lin]
-    new_out = [swapped_spec(s) for s, nz in zip(params["in_specs"], nz_in) if nz]
-    outs = iter(_bind_derived(params, new, consts, ct_vals + known, in_specs, new_out))
+    known = [(a, s) for a, s, lin in zip(args, params["in_specs"], linear) if not lin]
+    outs = iter(_bind_transposed(params, (new, consts), cts, nz_cts, known, nz_in)
+                if any(nz_in) else [])
     return [next(outs) if nz else Zero(a.aval.to_tangent_aval()) if lin else None
             for a, lin, nz in zip(args, linear, nz_in)]
 
