@@ -30,9 +30,10 @@ def _show(jax, tag):
           m.explicit_axes, m.auto_axes, dict(m.shape), m.empty)
 
 
-def abstract_mesh_scenario(jax, jnp, axis_type):
-    """The abstract mesh, types and axis sizes a body sees, fully manual (eager, jit, under a
-    context mesh), partially manual under jit, nested (jit; eager on Auto axes), and after."""
+def abstract_mesh_scenario(jax, jnp, axis_type, more):
+    """The abstract mesh, types and axis sizes a body sees, fully manual (eager, jit; with
+    `more`, under a context mesh), partially manual under jit, nested (with `more`: jit; eager
+    on Auto axes), and after."""
     P, lax = jax.P, jax.lax
     mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(getattr(jax.sharding.AxisType,
                                                                   axis_type),) * 2)
@@ -65,19 +66,22 @@ def abstract_mesh_scenario(jax, jnp, axis_type):
             with jax.set_mesh(mesh):
                 return fn()
         return run
-    cells = [lambda: full(xs), lambda: jax.jit(full)(xs), in_context(lambda: full(xs)),
-             lambda: jax.jit(part)(x), in_context(lambda: jax.jit(nested)(x))]
-    if axis_type == "Auto":  # JAX's eager nested shard_map on Explicit axes fails (see below)
+    cells = [lambda: full(xs), lambda: jax.jit(full)(xs), lambda: jax.jit(part)(x)]
+    if more:
+        cells += [in_context(lambda: full(xs)), in_context(lambda: jax.jit(nested)(x))]
+    if more and axis_type == "Auto":  # JAX's eager nested shard_map on Explicit axes fails
         cells.append(in_context(lambda: nested(x)))
     return [lambda c=c: printed(c) for c in cells] + [lambda: printed(lambda: _show(jax, "after"))]
 
 
+# (the default run's case: Auto axes, the first cells; JAX compiling each program)
+@pytest.mark.parametrize("more", [False, True])
 @pytest.mark.parametrize("axis_type", ["Auto", "Explicit"])
-def test_abstract_mesh_types_and_axis_sizes_in_body_as_jax(axis_type):
-    theirs, ours = both(lambda jax, jnp: abstract_mesh_scenario(jax, jnp, axis_type))
+def test_abstract_mesh_types_and_axis_sizes_in_body_as_jax(axis_type, more):
+    theirs, ours = both(lambda jax, jnp: abstract_mesh_scenario(jax, jnp, axis_type, more))
     assert ours == theirs
     assert "axis_types=(Manual, Manual)" in ours[0][1][0]
-    assert f"axis_types=(Manual, {axis_type})" in ours[3][1][0]
+    assert f"axis_types=(Manual, {axis_type})" in ours[2][1][0]
     assert "AbstractMesh((), axis_types=())" in ours[-1][1][0]
 
 
@@ -105,10 +109,11 @@ def test_eager_nested_explicit_does_better_than_jax():
     assert jit_truth[0][1] == [[1.0] * 4] * 2 + [[2.0] * 4] * 2
 
 
-def inspect_scenario(jax, jnp):
+def inspect_scenario(jax, jnp, more):
     """What inspect_array_sharding reports inside scan (its carry and a slice, unrolled),
-    fori_loop, while_loop (body, then condition), cond's branches, nested control flow and
-    partially manual shard_map bodies (jit and eager), and visualize_array_sharding there."""
+    while_loop (body, then condition), partially manual shard_map bodies (jit and eager) and
+    visualize_array_sharding there; with `more`, inside scan not unrolled, fori_loop, cond's
+    branches (jit and eager) and nested control flow."""
     P, lax = jax.P, jax.lax
     mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
     x = jax.device_put(jnp.arange(32.0).reshape(8, 4), jax.NamedSharding(mesh, P("x", "y")))
@@ -140,20 +145,24 @@ def inspect_scenario(jax, jnp):
     part = jax.shard_map(part_body, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
                          axis_names={"x"})
     fori = functools.partial(lax.fori_loop, 0, 3, lambda i, c: inspect(c, "fori") * 2)
-    fns = [scan(1), scan(3)] + [lambda x, _, f=f: f(x) for f in (
-        fori, while_loop, cond, nested, jax.jit(part))]
-    return [lambda f=f: printed(lambda: (jax.jit(f)(x, c0), jax.jit(f)(x, c0))[0] * 0)
-            for f in fns] + [lambda: printed(lambda: [part(x) for _ in range(2)][0] * 0),
-                             lambda: printed(lambda: cond(x) * 0)]
+    fns = [scan(3)] + [lambda x, _, f=f: f(x) for f in (while_loop, jax.jit(part))]
+    eager = [lambda: [part(x) for _ in range(2)][0]]
+    if more:
+        fns += [scan(1)] + [lambda x, _, f=f: f(x) for f in (fori, cond, nested)]
+        eager.append(lambda: cond(x))
+    return [lambda e=e: printed(lambda: e() * 0) for e in eager] + [
+        lambda f=f: printed(lambda: (jax.jit(f)(x, c0), jax.jit(f)(x, c0))[0] * 0) for f in fns]
 
 
-def test_inspections_inside_loops_conds_and_partial_shard_map_as_jax():
-    theirs, ours = both(inspect_scenario)
+@pytest.mark.parametrize("more", [False, True])
+def test_inspections_inside_loops_conds_and_partial_shard_map_as_jax(more):
+    theirs, ours = both(lambda jax, jnp: inspect_scenario(jax, jnp, more))
     assert ours == theirs
     texts = [text for _, (text, _) in ours]
-    assert texts[1].count("carry") == 5  # 8 steps unrolled by 3: 3 copies, and 2 for the rest
-    assert texts[3].index("body") < texts[3].index("cond")
-    assert texts[-2].count("block") == 2  # an eager shard_map's: every call
+    assert texts[0].count("block") == 2  # an eager shard_map's: every call
+    scan, while_loop = texts[1 + more:3 + more]  # after the eager cells
+    assert scan.count("carry") == 5  # 8 steps unrolled by 3: 3 copies, 2 for the rest
+    assert while_loop.index("body") < while_loop.index("cond")
 
 
 def test_full_manual_eager_inspection_is_each_block():
