@@ -179,3 +179,40 @@ def test_full_manual_eager_inspection_is_each_block():
     ours = run(refjax)
     assert ours == run(real_jax)
     assert len(ours) == 1 and "spec=P()" in ours[0]
+
+
+def empty_scenario(jax, jnp, more):
+    """Empty arrays through eager and jitted shard_maps (split and replicated dimensions,
+    Explicit axes), an eager constraint and a program's output laid out by out_shardings (each
+    piece the whole empty array, as XLA leaves a program's), and device_put (split pieces)."""
+    P, T = jax.P, jax.sharding.AxisType
+    auto = jax.make_mesh((2, 4), ("x", "y"), axis_types=(T.Auto,) * 2)
+    explicit = jax.make_mesh((2, 4), ("x", "y"), axis_types=(T.Explicit,) * 2)
+
+    def shards(y):
+        return (y.shape, str(y.sharding), jax.typeof(y),
+                [(s.data.shape, s.index) for s in y.addressable_shards])
+
+    def smap(mesh, shape, spec):
+        x = jax.device_put(jnp.zeros(shape), jax.NamedSharding(mesh, spec))
+        f = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=spec, out_specs=spec)
+        return [lambda: shards(f(x)), lambda: shards(jax.jit(f)(x))]
+    s = jax.NamedSharding(auto, P("x"))
+    cells = smap(auto, (4, 0), P("x")) + [
+        lambda: shards(jax.lax.with_sharding_constraint(jnp.zeros((4, 0)), s)),
+        lambda: shards(jax.device_put(jnp.zeros((4, 0)), s))]
+    if more:
+        cells += smap(auto, (0, 4), P("x", "y")) + smap(explicit, (0, 4), P(None, "y")) + \
+            smap(auto, (0,), P("x")) + [
+                lambda: shards(jax.jit(lambda: jnp.zeros((4, 0)), out_shardings=s)()),
+                lambda: shards(jax.device_put(jax.device_put(
+                    jnp.zeros((4, 0)), jax.NamedSharding(auto, P())), s))]
+    return cells
+
+
+@pytest.mark.parametrize("more", [False, True])
+def test_empty_arrays_pieces_as_jax(more):
+    theirs, ours = both(lambda jax, jnp: empty_scenario(jax, jnp, more))
+    assert ours == theirs
+    first_piece = [cell[3][0][0] for _, cell in ours]
+    assert first_piece[0] == [4, 0] and first_piece[3] == [2, 0]  # eager shard_map; transfer

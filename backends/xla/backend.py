@@ -15,6 +15,7 @@ from ...core.avals import ShapedArray
 from ...core.config import config, default_device_id
 from ...core.errors import JaxRuntimeError
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
+from ...core.primitives.sharding_ops import device_put_p
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
 from ...core.sharding_types import is_typed, spec_of
@@ -291,7 +292,7 @@ class XlaBackend(Backend):
             return self.compile(inner)(bufs)
         target = constraint_sharding(prim, params)
         if target is not None:  # eagerly, a move (between any devices)
-            return self.place(bufs, (target,))
+            return self._constrained(prim, bufs[0], target)
         layout = None
         if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs) or any(map(is_typed, out_avals)):
@@ -320,6 +321,13 @@ class XlaBackend(Backend):
                 return fn(*bufs)
             with _x64():
                 return fn(*bufs)
+
+    def _constrained(self, prim, buf, target):
+        """A constraint run eagerly: a transfer; but an empty array constrained is, as in JAX,
+        a program's result, whose pieces XLA leaves whole."""
+        if prim is device_put_p or buf.size or isinstance(buf, np.ndarray):
+            return self.place([buf], (target,))
+        return [jax.jit(lambda x: x, out_shardings=self.jax_sharding(target))(buf)]
 
     def place(self, bufs, layout):
         """Buffers moved to the layout's shardings where JAX chose another one."""
