@@ -2,12 +2,15 @@
 mesh (its axes Manual inside the body; eager, under jit, partially manual, nested), the
 types of its values, lax.axis_size and axis_index; jax.debug.inspect_array_sharding and
 visualize_array_sharding inside loop and cond bodies and partially manual shard_map bodies
-(called back when the program is compiled, with the layout the value has)."""
+(called back when the program is compiled, with the layout the value has); empty arrays'
+pieces; and the transformations (jvp, transpose) in XLA's op names of a gradient."""
 import contextlib
 import functools
 import io
+import re
 
 import jax as real_jax
+import numpy as np
 import pytest
 from side_by_side import both, outcome
 
@@ -216,3 +219,50 @@ def test_empty_arrays_pieces_as_jax(more):
     assert ours == theirs
     first_piece = [cell[3][0][0] for _, cell in ours]
     assert first_piece[0] == [4, 0] and first_piece[3] == [2, 0]  # eager shard_map; transfer
+
+
+def _op_scopes(jax, f, x):
+    """The names of the ops of jit(grad(f)) in XLA's compiled text, without the ops' own
+    names (refjax sums cotangents with add where JAX has add_any, and a transposed cond
+    clamps its index): the name stack each op was made under."""
+    text = jax.jit(jax.grad(f)).lower(x).compile().as_text()
+    names = re.findall(r'op_name="([^"]*)"', text)
+    return sorted({n.rpartition("/")[0] for name in names for n in name.split(";")})
+
+
+def grad_programs(jax, more):
+    """grad of a scan (sharding-ad.md cell 16's case), a function under named scopes; with
+    `more`, a fori_loop, a cond and a nested jit."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def scan(x):
+        return lax.scan(lambda c, xi: (c * jnp.sin(xi), None), 1.0, x)[0]
+
+    def scoped(x):
+        with jax.named_scope("outer"):
+            y = jnp.sin(x)
+            with jax.named_scope("inner"):
+                return (y * x).sum()
+
+    def fori(x):
+        return lax.fori_loop(0, 3, lambda i, c: c * jnp.sin(c), x).sum()
+
+    def cond(x):
+        return lax.cond(x[0] > 0, jnp.sin, jnp.cos, x).sum()
+
+    g = jax.jit(lambda v: jnp.sin(v) * v)
+    return [scan, scoped] + ([fori, cond, lambda x: g(x).sum()] if more else [])
+
+
+@pytest.mark.backends("xla")
+@pytest.mark.parametrize("more", [False, True])
+def test_transformation_names_in_op_names_as_jax(more):
+    """XLA's op names of jit(grad(f)) name the transformations the ops were made under, as
+    JAX's name stack has them: `jvp(...)` around the forward pass's names, `transpose(...)`
+    around the backward pass's, nested jits inside (`transpose(jvp(jit(<lambda>)))`)."""
+    x = np.arange(1.0, 5.0, dtype=np.float32)
+    ours = [_op_scopes(refjax, f, x) for f in grad_programs(refjax, more)]
+    theirs = [_op_scopes(real_jax, f, x) for f in grad_programs(real_jax, more)]
+    assert ours == theirs
+    assert "jit(scan)/transpose(jvp())/while/body/closed_call" in ours[0]
+    assert "jit(scoped)/transpose(jvp(outer))" in ours[1]

@@ -14,10 +14,10 @@ from ._common import rule
 
 
 @rule(jit_mod.jit_p)
-def _jit(*args, jaxpr, name, **_):
-    # inline, under JAX's name for a nested jit's ops (`jit(f)/jit(inner)/cos`)
-    with jax.named_scope(f"jit({name})"):
-        return get_backend("xla").interpret(jaxpr, args)
+def _jit(*args, jaxpr, **_):
+    # inline, under JAX's name for a nested jit's ops (`jit(f)/jit(inner)/cos`, opened with
+    # the equation's names by the backend)
+    return get_backend("xla").interpret(jaxpr, args)
 
 
 @rule(checkpoint.remat_p)
