@@ -237,7 +237,7 @@ def _op_scopes(jax, f, x):
 
 def grad_programs(jax, more):
     """grad of a scan (sharding-ad.md cell 16's case), a function under named scopes; with
-    `more`, a fori_loop, a cond and a nested jit."""
+    `more`, a fori_loop, a cond, a nested jit and a vmap."""
     jnp, lax = jax.numpy, jax.lax
 
     def scan(x):
@@ -256,7 +256,9 @@ def grad_programs(jax, more):
         return lax.cond(x[0] > 0, jnp.sin, jnp.cos, x).sum()
 
     g = jax.jit(lambda v: jnp.sin(v) * v)
-    return [scan, scoped] + ([fori, cond, lambda x: g(x).sum()] if more else [])
+    def batched(x):
+        return jax.vmap(lambda r: jnp.sin(r) * r)(x.reshape(2, 2)).sum()
+    return [scan, scoped] + ([fori, cond, lambda x: g(x).sum(), batched] if more else [])
 
 
 @pytest.mark.backends("xla")
@@ -264,7 +266,8 @@ def grad_programs(jax, more):
 def test_transformation_names_in_op_names_as_jax(more):
     """XLA's op names of jit(grad(f)) name the transformations the ops were made under, as
     JAX's name stack has them: `jvp(...)` around the forward pass's names, `transpose(...)`
-    around the backward pass's, nested jits inside (`transpose(jvp(jit(<lambda>)))`)."""
+    around the backward pass's, nested jits and vmaps inside (`transpose(jvp(jit(<lambda>)))`,
+    `jvp(vmap())`)."""
     x = np.arange(1.0, 5.0, dtype=np.float32)
     ours = [_op_scopes(refjax, f, x) for f in grad_programs(refjax, more)]
     theirs = [_op_scopes(real_jax, f, x) for f in grad_programs(real_jax, more)]

@@ -173,7 +173,8 @@ def _on_auto_axes(x):
     blocks are cut out of it untyped, as the body's axes are Manual (the xla backend's JAX
     would type the cutting on the Explicit axes, which its reshape rule cannot)."""
     sharding = getattr(x, "sharding", None)
-    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes or \
+            sharding.spec.unreduced or sharding.spec.reduced:  # (which need Explicit axes)
         return x
     auto = sharding.mesh.update(axis_types=(AxisType.Auto,) * len(sharding.mesh.axis_names))
     return sharding_constraint_p.bind(x, sharding=sharding.update(mesh=auto))
