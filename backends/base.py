@@ -15,7 +15,7 @@ from ..core.array import Array
 from ..core.state import Ref, check_no_refs, is_ref_type
 from ..core.config import check_transfer, config, default_device_id
 from ..core.primitive import source_site
-from ..core.primitives.debugging import inspect_compiled, inspects
+from ..core.primitives.debugging import inspect_compiled, inspect_eager, inspects
 from ..core.primitives.parallel import AXIS_ENV
 from ..core.primitives.sharding_ops import sharding_constraint_p
 from ..core.sharding_types import is_typed, spec_of, type_outputs, typed_aval
@@ -301,6 +301,7 @@ def eval_primitive(prim, args, params):
     _check_devices(prim, args, params)
     if prim is jit_p and inspects(params["jaxpr"]):  # JAX calls back as it compiles
         inspect_compiled(params["jaxpr"], list(map(arg_sharding, args)))
+    inspect_eager(prim, params, list(map(arg_sharding, args)))
     mesh = sh.get_current_mesh()
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]

@@ -6,19 +6,33 @@ import functools
 import os
 import sys
 import threading
+from typing import NamedTuple
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+class Transform(NamedTuple):
+    """A transformation in a name stack (jvp, transpose): it wraps the name after it, as
+    JAX's (`jvp(outer)`, `transpose(jvp())`)."""
+
+    name: str
+
+
 class SourceInfo:
     """The user's frame that bound a primitive, resolved to file:line:column (function) only
-    when asked (capturing it is on every staged equation's path)."""
+    when asked (capturing it is on every staged equation's path). Its name stack: the
+    jax.named_scope names and transformations open when it was bound, from where the jaxpr
+    holding it began (JAX's relative name stack). An internal trace's equation may have a name
+    stack and no frame (`code` None: falsy, summarized as unknown)."""
 
     __slots__ = ("code", "lasti", "line", "name_stack")
 
     def __init__(self, code, lasti, line, name_stack=()):
         self.code, self.lasti, self.line = code, lasti, line
-        self.name_stack = name_stack  # the jax.named_scope names open when it was bound
+        self.name_stack = name_stack
+
+    def __bool__(self):
+        return self.code is not None
 
     @property
     def file(self):
@@ -35,6 +49,8 @@ class SourceInfo:
         return 0
 
     def summarize(self):
+        if self.code is None:
+            return "<unknown>"
         return f"{self.file}:{self.line}:{self.column} ({self.function})"
 
     def __repr__(self):
@@ -65,9 +81,10 @@ def internal_file(path):
 _TESTS = os.sep + "tests" + os.sep
 
 
-def current():
+def current(base=()):
     """The source of the primitive being bound: the equation being re-bound, or the first
-    frame outside refjax (None if there is none)."""
+    frame outside refjax (None if there is none), with the name stack beyond `base` (the
+    stack when the jaxpr being staged began)."""
     info = _override.info
     if info is not None:
         return info
@@ -76,14 +93,65 @@ def current():
         code = frame.f_code
         hit = internal.get(code)
         if not (_classify(code) if hit is None else hit):
-            return SourceInfo(code, frame.f_lasti, frame.f_lineno, _override.name_stack)
+            return SourceInfo(code, frame.f_lasti, frame.f_lineno, _relative(base))
         frame = frame.f_back
     return None
 
 
-def rebound():
-    """The source of an equation being re-bound, if any (no look-up of the user's line)."""
-    return _override.info
+def rebound(base=()):
+    """The source of an equation being re-bound, if any (no look-up of the user's line); else
+    only the name stack beyond `base`, when there is one."""
+    info = _override.info
+    if info is not None:
+        return info
+    stack = _relative(base)
+    return SourceInfo(None, 0, 0, stack) if stack else None
+
+
+def _relative(base):
+    stack = _override.name_stack
+    return stack[len(base):] if stack[:len(base)] == base else stack
+
+
+def name_stack():
+    """The name stack open now (named scopes and transformations)."""
+    return _override.name_stack
+
+
+@contextlib.contextmanager
+def _pushed(entries):
+    previous = _override.name_stack
+    _override.name_stack = previous + entries
+    try:
+        yield
+    finally:
+        _override.name_stack = previous
+
+
+def stack_of(info, transform=None):
+    """Context: bind an equation's transposition under the names it was staged in: the
+    current stack, then `transform` (a top-level transpose's), then the equation's."""
+    extra = () if transform is None else (Transform(transform),)
+    return _pushed(extra + (info.name_stack if info is not None else ()))
+
+
+def transformed(name):
+    """Context: stage the equations of a transformation of the user's function (jvp) under
+    Transform(name) in their name stack, as JAX's."""
+    return _pushed((Transform(name),))
+
+
+def render(stack):
+    """A name stack's names as JAX prints them: a transformation wraps the name after it."""
+    names = []
+    for elem in reversed(stack):
+        if type(elem) is not Transform:
+            names.append(elem)
+        elif names:
+            names[-1] = f"{elem.name}({names[-1]})"
+        else:
+            names.append(f"{elem.name}()")
+    return names[::-1]
 
 
 _positions_of = {}  # code object -> its instructions' (line, end line, column, end column)
@@ -115,12 +183,8 @@ def named_scope(name):
     inside it (jax.named_scope; `eqn.source_info.name_stack`)."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    previous = _override.name_stack
-    _override.name_stack = previous + (name,)
-    try:
+    with _pushed((name,)):
         yield
-    finally:
-        _override.name_stack = previous
 
 
 def named_call(fun, *, name=None):

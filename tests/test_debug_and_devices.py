@@ -171,15 +171,22 @@ def test_inspected_under_transformations_and_inside_primitives_as_jax(capsys):
     assert [len(reports) for _, reports, _ in ours[10:]] == [1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1]
 
 
-def test_inspection_errors():
-    """Inside a loop body refjax's layout pass does not decide values' shardings: a
-    NotImplementedError when the program is compiled (JAX reports XLA's choice); a 3-d
-    array's drawing is JAX's ValueError, when the program is compiled."""
-    def body(c, row):
-        refjax.debug.inspect_array_sharding(row, callback=print)
-        return c, row
-    with pytest.raises(NotImplementedError, match="inspect_array_sharding inside scan"):
-        refjax.jit(lambda x: refjax.lax.scan(body, 0.0, x))(refjax.numpy.ones((2, 2)))
+def test_inspection_in_loop_and_errors(capsys):
+    """Inside a loop body a value is inspected with the layout the loop gives it, once when
+    the program is compiled (as JAX reports XLA's choice); a 3-d array's drawing is JAX's
+    ValueError, when the program is compiled. (On one device JAX names the sharding
+    GSPMDSharding({replicated}), refjax SingleDeviceSharding: the devices are compared.)"""
+    def reported(jax):
+        out = []
+
+        def body(c, row):
+            jax.debug.inspect_array_sharding(row, callback=lambda s: out.append(s.device_set))
+            return c, row
+        f = jax.jit(lambda x: jax.lax.scan(body, 0.0, x))
+        f(jax.numpy.ones((2, 2)))
+        f(jax.numpy.ones((2, 2)))
+        return [sorted(d.id for d in devices) for devices in out]
+    assert reported(refjax) == reported(real_jax) == [[0]]
     for jax in (refjax, real_jax):
         with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
             jax.jit(jax.debug.visualize_array_sharding)(jax.numpy.ones((2, 2, 2)))

@@ -24,8 +24,6 @@ KNOWN = {
 }
 _NO_HLO = ("numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no "
            "all-reduce); on the xla backend the cell agrees (test_sharding_pages_on_xla)")
-_NAME_STACK = ("the all-reduce's op_name: refjax's name stack has no transformations, so "
-               "JAX's `.../closed_call/transpose(jvp())/while/...` is `.../closed_call/while/...`")
 
 
 def _differing_cells(path, drop=()):
@@ -69,8 +67,7 @@ SHARDING_AD_KNOWN = {
     15: "numpy_ref compiles to no HLO (prints nothing); the xla backend runs a loop over "
         "unreduced values one iteration at a time, so its compiled text holds no all-reduce "
         "either (prints nothing; JAX prints `jit(step)/reshard`)",
-    16: "numpy_ref compiles to no HLO: Compiled.as_text() is the jaxpr it runs (no all-reduce: "
-        "prints nothing); on the xla backend: " + _NAME_STACK,
+    16: _NO_HLO,
 }
 
 

@@ -11,6 +11,7 @@ from ...core.config import config
 from ...core.avals import ShapedArray
 from ...core.jaxpr import ClosedJaxpr, Literal, eval_jaxpr, last_uses
 from ...core.primitives.callbacks import pure_callback_p
+from ...core.primitives.sharding_ops import device_put_p
 from ...core.sharding_propagation import (may_change_layout, propagate_eager, propagate_jaxpr,
                                           sets_layout)
 from ..base import Backend, register_backend
@@ -130,10 +131,12 @@ class NumpyRefBackend(Backend):
         may change it later)."""
         return self.own(np.array(value, dtype=aval.dtype), aval, sharding)
 
-    def own(self, value, aval, sharding=None, committed=None):
+    def own(self, value, aval, sharding=None, committed=None, whole=False):
         """A buffer of `value`, which nothing outside this backend holds (a rule's result, a
         copy): it is made read-only, not copied. Shards of other devices are copies. It is
-        committed when asked (by default: when a sharding is given)."""
+        committed when asked (by default: when a sharding is given). `whole`: a program's
+        result, whose pieces, when it is empty, are each the whole (empty) array, as XLA
+        leaves them (their indices are still the layout's)."""
         value = frozen(np.asarray(value, dtype=aval.dtype))
         committed = sharding is not None if committed is None else committed
         sharding = sharding or self.default_sharding()
@@ -144,7 +147,8 @@ class NumpyRefBackend(Backend):
         shards, seen = [], {}
         for dev, idx in sharding.devices_indices_map(value.shape).items():
             key = tuple(s.indices(d) for s, d in zip(idx, value.shape))
-            shards.append(Shard(dev, idx, frozen(np.array(value[idx])), seen.setdefault(key, 0)))
+            piece = value if whole and not value.size else value[idx]
+            shards.append(Shard(dev, idx, frozen(np.array(piece)), seen.setdefault(key, 0)))
             seen[key] += 1
         return NumpyBuffer(sharding, tuple(shards), value, committed)
 
@@ -176,8 +180,9 @@ class NumpyRefBackend(Backend):
         default = self.default_sharding()
         shardings = self._out_shardings(prim, bufs, params, out_avals, default)
         committed = _any_committed(bufs)
+        whole = prim is not device_put_p  # a transfer splits an empty array; XLA's programs not
         return [_placed_box(o, s, committed) if type(o) is RefBox else
-                self.own(o, a, s or default, committed or s is not None)
+                self.own(o, a, s or default, committed or s is not None, whole)
                 for o, a, s in zip(outs, out_avals, shardings)]
 
     def _out_shardings(self, prim, bufs, params, out_avals, default):
@@ -203,7 +208,7 @@ class NumpyRefBackend(Backend):
             shardings = propagate_jaxpr(closed_jaxpr, list(map(placement, bufs)))
             # as in JAX: a program that sets layouts commits its results
             committed = sets_layout(closed_jaxpr.jaxpr) or _any_committed(bufs)
-            return [self.own(o, a, s, committed)
+            return [self.own(o, a, s, committed, whole=True)
                     for o, a, s in zip(outs, closed_jaxpr.out_avals, shardings)]
         return run
 

@@ -1,13 +1,12 @@
 """The xla Backend: jax.Arrays on JAX's CPU devices, a cached jax.jit per op and per jaxpr."""
 import contextlib
-import threading
 
 import jax
 import jax.sharding as jsh
 import numpy as np
 from jax import lax
 
-from ...core import dtypes
+from ...core import dtypes, source_info
 from ...core import sharding as sh
 from ...core.array import Array
 from ...core.state import REF_PRIMITIVES, Ref
@@ -15,6 +14,8 @@ from ...core.avals import ShapedArray
 from ...core.config import config, default_device_id
 from ...core.errors import JaxRuntimeError
 from ...core.jaxpr import ClosedJaxpr, eval_jaxpr, subjaxprs
+from ...core.primitives.sharding_ops import device_put_p
+from ...core.transforms.jit import jit_p
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
 from ...core.sharding_types import is_typed, spec_of
@@ -291,7 +292,7 @@ class XlaBackend(Backend):
             return self.compile(inner)(bufs)
         target = constraint_sharding(prim, params)
         if target is not None:  # eagerly, a move (between any devices)
-            return self.place(bufs, (target,))
+            return self._constrained(prim, bufs[0], target)
         layout = None
         if prim.layout_param is not None or any([_committed(b) for b in bufs]) \
                 and not self.on_default_device(bufs) or any(map(is_typed, out_avals)):
@@ -320,6 +321,13 @@ class XlaBackend(Backend):
                 return fn(*bufs)
             with _x64():
                 return fn(*bufs)
+
+    def _constrained(self, prim, buf, target):
+        """A constraint run eagerly: a transfer; but an empty array constrained is, as in JAX,
+        a program's result, whose pieces XLA leaves whole."""
+        if prim is device_put_p or buf.size or isinstance(buf, np.ndarray):
+            return self.place([buf], (target,))
+        return [jax.jit(lambda x: x, out_shardings=self.jax_sharding(target))(buf)]
 
     def place(self, bufs, layout):
         """Buffers moved to the layout's shardings where JAX chose another one."""
@@ -510,7 +518,7 @@ class XlaBackend(Backend):
                           apply=self._lower_scoped)
 
     def _lower_scoped(self, eqn, ins):
-        with _named_scopes(eqn.source_info):
+        with _named_scopes(eqn):
             return self.lower_eqn(eqn.primitive, ins, eqn.params, [v.aval for v in eqn.outvars])
 
     def lower_eqn(self, prim, vals, params, out_avals):
@@ -664,36 +672,23 @@ def _uses_x64(jaxpr):
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
 
 
-class _OpenScopes(threading.local):
-    names = ()  # the user's named scopes open around the equation being lowered
-
-
-_OPEN_SCOPES = _OpenScopes()
-
-
-@contextlib.contextmanager
-def _entered(names, scopes):
-    previous, _OPEN_SCOPES.names = _OPEN_SCOPES.names, names
-    try:
-        with contextlib.ExitStack() as stack:
-            for name in scopes:
-                stack.enter_context(jax.named_scope(name))
-            yield
-    finally:
-        _OPEN_SCOPES.names = previous
-
-
-def _named_scopes(info):
-    """The user's jax.named_scope names open when an equation was staged, opened around its
-    lowering, so that JAX names its ops as it names the user's (`jit(f)/scope/op`). An
-    equation's names are those open when it was staged: inside a call staged in the same
-    scopes (an inner jit's equations), only the names beyond those already open are entered."""
-    names = () if info is None else info.name_stack
-    outer = _OPEN_SCOPES.names
-    if names == outer:
+def _named_scopes(eqn):
+    """The names an equation was staged in (relative to its jaxpr, as JAX's), opened around
+    its lowering as JAX's named scopes, a transformation wrapping the name after it as JAX
+    prints it (`jvp(outer)`, `transpose(jvp())`): JAX names its ops as it names the user's
+    (`jit(f)/transpose(jvp())/while/body/...`), inner jaxprs' names nested in their
+    equation's; a nested jit's ops under `jit(name)` (`jvp(jit(g))/cos`)."""
+    info = eqn.source_info
+    stack = () if info is None else info.name_stack
+    if eqn.primitive is jit_p:
+        stack += (f"jit({eqn.params['name']})",)
+    names = source_info.render(stack)
+    if not names:
         return _NO_SCOPE
-    scopes = names[len(outer):] if names[:len(outer)] == outer else names
-    return _entered(names, scopes)
+    stack = contextlib.ExitStack()
+    for name in names:
+        stack.enter_context(jax.named_scope(name))
+    return stack
 
 
 def _jax_default_device(device):

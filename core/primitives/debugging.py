@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import pytree, runtime, source_info
 from .. import sharding_propagation as sp
-from ..jaxpr import ClosedJaxpr, Jaxpr, Var, subjaxprs
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, subjaxprs
 from ..primitive import make_primitive
 from ..sharding import Mesh, NamedSharding, P, SingleDeviceSharding, get_current_mesh
 from ..trace import get_aval
@@ -113,6 +113,28 @@ def inspect_compiled(closed, in_shardings, lowering=False):
         callback(sharding)
 
 
+def inspect_eager(prim, params, in_shardings):
+    """JAX compiles the control flow (cond, while, scan) and the partially manual shard_map it
+    runs outside jit: their inspections call back then, with the layouts of the operands (a
+    loop's or cond's once per body and input layouts; a shard_map's each time, as JAX's)."""
+    if prim.name not in _EAGERLY_COMPILED or not any(map(_has_inspection,
+                                                        subjaxprs(params.values()))):
+        return
+    if prim.name != "shard_map":
+        body = params["branches"][0] if prim.name == "cond" else \
+            params["jaxpr" if prim.name == "scan" else "body_jaxpr"]
+        done = _COMPILED_FOR.setdefault(body, set())
+        if tuple(in_shardings) in done:
+            return
+        done.add(tuple(in_shardings))
+    eqn = JaxprEqn(prim, [], [], params)
+    for callback, sharding in _nested_inspections(eqn, list(in_shardings)):
+        callback(_as_compiled(sharding))
+
+
+_EAGERLY_COMPILED = ("cond", "while", "scan", "shard_map")
+
+
 def inspects(closed):
     """Whether a program inspects shardings (jax.debug.inspect_array_sharding)."""
     found = _INSPECTS.get(closed)
@@ -147,22 +169,69 @@ def _inspections(closed, in_shardings):
 
 def _nested_inspections(eqn, ins):
     """The inspections in an equation's jaxprs: a call's and each branch of a cond's on the
-    operands' layouts; in a shard_map body manual over every mesh axis, each device's block
-    (JAX's P() over the mesh)."""
+    operands' layouts; a loop body's on its carry's and consts' (as XLA lays out a loop's
+    carry as its initial value); in a shard_map body, each device's block on the mesh's
+    other axes (manual over every axis: JAX's P() over the mesh)."""
     prim, params = eqn.primitive, eqn.params
     if prim.call_jaxpr(params) is not None:
         return _inspections(prim.call_jaxpr(params), ins)
     if prim.name == "cond":
         return [found for branch in params["branches"] for found in _inspections(branch, ins[1:])]
-    mesh = params.get("mesh") if prim.name == "shard_map" else None
-    if mesh is not None and set(params["axis_names"]) == set(mesh.axis_names):
-        mesh = get_current_mesh() if getattr(mesh, "devices", None) is None else mesh
+    if prim.name in _LOOPS:
+        return _LOOPS[prim.name](params, ins)
+    mesh = params["mesh"]
+    mesh = get_current_mesh() if getattr(mesh, "devices", None) is None else mesh
+    if set(params["axis_names"]) == set(mesh.axis_names):
         manual = NamedSharding(Mesh(mesh.devices, mesh.axis_names), P())
         return [(callback, manual) for callback in _callbacks(params["jaxpr"])]
-    raise NotImplementedError(
-        f"jax.debug.inspect_array_sharding inside {prim.name}: refjax's layout pass decides "
-        "the shardings of a program's values, but not of those inside loop bodies and "
-        "partially manual shard_map bodies")
+    blocks = [_auto_part(s, params["axis_names"]) for s in ins]
+    return _inspections(params["jaxpr"], blocks)
+
+
+def _while_inspections(params, ins):
+    """JAX's order: the body's, then the condition's."""
+    n_cond, n_body = params["cond_nconsts"], params["body_nconsts"]
+    carry = ins[n_cond + n_body:]
+    return (_inspections(params["body_jaxpr"], ins[n_cond:n_cond + n_body] + carry)
+            + _inspections(params["cond_jaxpr"], ins[:n_cond] + carry))
+
+
+def _scan_inspections(params, ins):
+    """The body sees one slice of each scanned operand: its layout without the first entry;
+    the body's inspections repeat in each copy of the body the lowering makes."""
+    n = params["num_consts"] + params["num_carry"]
+    found = _inspections(params["jaxpr"], ins[:n] + [_drop_first(s) for s in ins[n:]])
+    return found * _body_copies(params["length"], params["unroll"])
+
+
+def _body_copies(length, unroll):
+    """How many copies of a scan's body JAX's lowering makes (each calls back): `unroll` in the
+    loop and the remainder's, each iteration's when unrolled completely, none for length 0."""
+    unroll = max(unroll, 1)
+    return length if unroll >= length else unroll + length % unroll
+
+
+_LOOPS = {"while": _while_inspections, "scan": _scan_inspections}
+
+
+def _drop_first(sharding):
+    if not isinstance(sharding, NamedSharding):
+        return sharding
+    return NamedSharding(sharding.mesh, P(*tuple(sharding.spec)[1:]))
+
+
+def _auto_part(sharding, manual):
+    """A partially manual shard_map operand's layout, as its body's block has it: the spec
+    without the manual axes."""
+    if not isinstance(sharding, NamedSharding):
+        return sharding
+    return NamedSharding(sharding.mesh, P(*[_without(e, manual) for e in sharding.spec]))
+
+
+def _without(entry, manual):
+    names = entry if isinstance(entry, tuple) else (entry,)
+    kept = tuple(a for a in names if a is not None and a not in manual)
+    return kept if len(kept) > 1 else (kept[0] if kept else None)
 
 
 def _callbacks(jaxpr):

@@ -2,13 +2,14 @@
 get_abstract_mesh, as jax.sharding has them."""
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import math
 
 import numpy as np
 
-from .mesh import (AxisTypesMixin, Immutable, Mesh, _normalize_axis_types, freeze,
+from .mesh import (AxisType, AxisTypesMixin, Immutable, Mesh, _normalize_axis_types, freeze,
                    get_current_mesh, use_concrete_mesh)
 
 
@@ -120,6 +121,21 @@ def get_abstract_mesh() -> AbstractMesh:
         return override
     mesh = get_current_mesh()
     return EMPTY_ABSTRACT_MESH if mesh is None else AbstractMesh.of(mesh)
+
+
+@contextlib.contextmanager
+def manual_view(mesh, axes):
+    """While a shard_map body over `mesh`'s `axes` is traced or run, get_abstract_mesh shows
+    the mesh with those axes (and an enclosing body's, over the same mesh) Manual, as JAX's
+    body sees it; the context mesh (the devices) is left as it is."""
+    outer, view = get_abstract_mesh(), AbstractMesh.of(mesh)
+    if outer.shape_tuple == view.shape_tuple:  # a nested shard_map keeps the outer Manual axes
+        view = outer
+    token = _ABSTRACT_MESH.set(view.update_axis_types(dict.fromkeys(axes, AxisType.Manual)))
+    try:
+        yield
+    finally:
+        _ABSTRACT_MESH.reset(token)
 
 
 class use_abstract_mesh:

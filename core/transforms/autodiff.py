@@ -425,7 +425,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
                             f"{[a.str_short() for a in out_avals]} but got "
                             f"{[get_aval(c).str_short() for c in cts]}")
         _check_linear(jaxpr)
-        in_cts = backward_pass(jaxpr, consts, [True] * len(in_avals), cts)
+        in_cts = backward_pass(jaxpr, consts, [True] * len(in_avals), cts, transform="transpose")
         return pytree.tree_unflatten(in_tree, [_zeros_if_zero(c, a)
                                                for c, a in zip(in_cts, in_avals)])
 

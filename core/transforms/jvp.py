@@ -1,6 +1,6 @@
 """Forward mode: JVPTrace and JVPTracer (primal, tangent) with symbolic-zero tangents; jvp()."""
 from .. import jaxpr as jx
-from .. import pytree
+from .. import pytree, source_info
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
@@ -180,7 +180,8 @@ def jvp(fun, primals, tangents, has_aux=False):
         return leaves
 
     t_leaves = [Zero(get_aval(t)) if get_aval(t).dtype == dtypes.float0 else t for t in t_leaves]
-    out_p, out_t = jvp_flat(flat_fun, p_leaves, t_leaves)
+    with source_info.transformed("jvp"):  # the user's function's equations, as JAX names them
+        out_p, out_t = jvp_flat(flat_fun, p_leaves, t_leaves)
     out_tree = aux_box[0]
     out_t = [instantiate(t) for t in out_t]
     result = (pytree.tree_unflatten(out_tree, out_p), pytree.tree_unflatten(out_tree, out_t))

@@ -1,5 +1,5 @@
 """Linearize: JVP with tangents staged into a linear jaxpr while primals run on the parent."""
-from .. import dtypes
+from .. import dtypes, source_info
 from .. import jaxpr as jx
 from ..sharding_types import typed_aval
 from ..trace import Trace, current_trace, get_aval, set_current_trace
@@ -46,7 +46,8 @@ def linearize_flat(fun, primals):
     # symbolic zeros for the rules (as in jvp), which never compute with float0 values.
     tangents = [Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents]
     dispatch = TangentDispatchTrace(parent, tangent_trace)
-    out_p, out_t = jvp_flat(fun, primals, tangents, parent=parent, rule_trace=dispatch)
+    with source_info.transformed("jvp"):  # the user's function's equations, as JAX names them
+        out_p, out_t = jvp_flat(fun, primals, tangents, parent=parent, rule_trace=dispatch)
     out_t = [_instantiate_in(tangent_trace, t) for t in out_t]
     jaxpr, residuals = tangent_trace.to_jaxpr(out_t)
     return out_p, jaxpr, residuals

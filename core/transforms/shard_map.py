@@ -20,7 +20,7 @@ from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
     _assemble_unreduced, _body_avals, _check_name, _check_sets, _drop_lanes, _spec_vma,
-    _unreduced_lanes, manual_mesh_of, not_replicated)
+    _unreduced_lanes, body_scope, manual_mesh_of, not_replicated)
 from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
                               result_type)
 from .shard_map_vma import check_out_vmas, spec_paths
@@ -265,7 +265,7 @@ def staged_lanes(params):
 def _stage_local(fun, local_avals, params):
     """Stage a per-shard function (with the mesh axes bound); returns (closed, consts)."""
     order = _manual_order(params["mesh"], params["axis_names"])
-    with par.extend_axis_env(_axis_sizes(params["mesh"], order), params["check_vma"]):
+    with body_scope(params["mesh"], order, params["check_vma"]):
         return stage(fun, list(local_avals))
 
 
@@ -402,7 +402,7 @@ def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
         specs = _flatten_specs("shard_map out_specs", out, out_specs)
         return [_vary_as_spec(x, s, order) for x, s in zip(leaves, specs)]
 
-    with par.extend_axis_env(_axis_sizes(mesh, order), bool(check_vma)):
+    with body_scope(mesh, order, bool(check_vma)):
         jaxpr, consts = trace_to_jaxpr(flat, local_avals)
     closed, tracer_consts = closure_convert(jaxpr, consts)
     return closed, tracer_consts, box

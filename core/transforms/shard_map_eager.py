@@ -9,8 +9,9 @@ from ..avals import ShapedArray
 from ..jaxpr import JaxprEqn, Var
 from ..primitives import parallel as par
 from ..primitives import structural as st
+from ..primitives.debugging import inspect_sharding_p
 from ..primitives.sharding_ops import sharding_constraint_p
-from ..sharding import NamedSharding, P
+from ..sharding import AxisType, Mesh, NamedSharding, P
 from ..sharding import device_sets
 from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
@@ -78,6 +79,9 @@ class ShardMapTrace(Trace):
         return full, frozenset()
 
     def process_primitive(self, prim, args, params):
+        if prim is inspect_sharding_p:  # JAX's: each device's block, P() over the mesh
+            params["callback"](NamedSharding(Mesh(self.mesh.devices, self.mesh.axis_names), P()))
+            return []
         vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
         sets = [_sets(self, x) for x in args]
         local = [self.local_aval(v, m, s).update(vma=m) for v, m, s in zip(vals, vmas, sets)]
@@ -145,11 +149,12 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
         device_sets.Place(mesh._flat_devices_tuple, kind="shard_map inside jit"),
         *device_sets.committed_places((f"args[{i}]", x) for i, x in enumerate(leaves))])
     trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))
+    leaves = [_on_auto_axes(x) for x in leaves]
     split = [sm._split_input(x, s, mesh, order) for x, s in zip(leaves, specs)]
     tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order),
                               (s.unreduced, s.reduced)) for (x, ls), s in zip(split, specs)]
     # the axis env frame: what jit and other staging traces in the body see of the mesh axes
-    with set_current_trace(trace), par.extend_axis_env(trace.bound_axes, trace.check_vma):
+    with set_current_trace(trace), sm.body_scope(mesh, order, trace.check_vma):
         out = f(*pytree.tree_unflatten(in_tree, tracers))
     out_leaves, out_tree = pytree.tree_flatten(out)
     paths = sm._paths("out", out)
@@ -161,6 +166,18 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
             (k, s, vma.union(*_sets(trace, x))) for k, x, (_, vma, s, _) in
             zip(keys, out_leaves, outs)], first_only=True)
     return pytree.tree_unflatten(out_tree, [_output(trace, *o) for o in outs])
+
+
+def _on_auto_axes(x):
+    """An argument laid out on Explicit mesh axes, relabelled Auto (the same layout): the
+    blocks are cut out of it untyped, as the body's axes are Manual (the xla backend's JAX
+    would type the cutting on the Explicit axes, which its reshape rule cannot)."""
+    sharding = getattr(x, "sharding", None)
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes or \
+            sharding.spec.unreduced or sharding.spec.reduced:  # (which need Explicit axes)
+        return x
+    auto = sharding.mesh.update(axis_types=(AxisType.Auto,) * len(sharding.mesh.axis_names))
+    return sharding_constraint_p.bind(x, sharding=sharding.update(mesh=auto))
 
 
 def _local(x, lanes):

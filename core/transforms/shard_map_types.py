@@ -1,13 +1,17 @@
 """The manual-axis types of shard_map's values: which mesh axes a spec names, splits, leaves
 unreduced or reduced; the body's input types; JAX's checks of specs and of outputs against
 out_specs; unreduced values split into, and assembled from, each device's partial value."""
+import contextlib
+
 import numpy as np
 
 from ..primitives import elementwise as ew
+from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..primitives.linalg import dot_general
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import AbstractMesh, AxisType, NamedSharding, P
+from ..sharding.abstract_mesh import manual_view
 from ..sharding_types import untyped
 from ..sharding_unreduced import sets_of, with_manual_sets
 from ..trace import Tracer, as_value
@@ -58,6 +62,16 @@ def _body_avals(avals, specs, manual, check_vma, mesh, outer):
     inner = manual_mesh_of(mesh, manual)
     return [with_manual_sets(a.update(vma=v | _spec_vma(s, manual)), s.unreduced, s.reduced,
                              inner) for a, s, v in zip(avals, specs, outer)]
+
+
+@contextlib.contextmanager
+def body_scope(mesh, manual, check_vma):
+    """What a shard_map body is traced or run under: its manual axes bound (collectives see
+    their sizes), values typed with their varying axes or not, and get_abstract_mesh showing
+    the axes Manual."""
+    sizes = {a: mesh.shape[a] for a in manual}
+    with par.extend_axis_env(sizes, check_vma), manual_view(mesh, manual):
+        yield
 
 
 def manual_mesh_of(mesh, manual):

@@ -36,6 +36,7 @@ class StagingTrace(Trace):
         # Internal traces (a rule's helper, the tangents of linearize) skip looking up the
         # user's line for each equation: equations they re-bind keep their own source.
         self.current_source = source_info.current if record_source else source_info.rebound
+        self.name_base = source_info.name_stack()  # equations record the names beyond it
         # linearize keeps concrete arrays as residuals (constvars), as JAX's does
         self.inline_arrays = inline_arrays
         self.invars = []
@@ -80,7 +81,8 @@ class StagingTrace(Trace):
         out_avals = type_outputs(prim, in_avals, out if prim.multiple_results else [out], params)
         out_avals = typed_outputs(prim, invars, out_avals, params)
         outvars = [jx.Var(a) for a in out_avals]
-        self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params, self.current_source()))
+        self.eqns.append(jx.JaxprEqn(prim, invars, outvars, params,
+                                     self.current_source(self.name_base)))
         tracers = [StagingTracer(self, v) for v in outvars]
         return tracers if prim.multiple_results else tracers[0]
 

@@ -1,16 +1,19 @@
 """Reverse mode: transpose a linear jaxpr by running its equations backwards (backward_pass)."""
 from .. import jaxpr as jx
+from .. import source_info
 from ..state import is_ref_type
 from .ad import UndefinedPrimal, Zero, add_tangents, zero_ref
 
 
-def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None, accumulated=None):
+def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None, accumulated=None,
+                  transform=None):
     """Cotangents of jaxpr's inputs. `linear_in[i]` says invar i is linear (an UndefinedPrimal);
     the others take values from `args` passed as consts+known inputs. Returns a list (Zero for
     inputs that get no cotangent). With `wanted` (a bool per invar), equations that cannot
     reach a wanted input's cotangent are not transposed (the others' cotangents are partial).
     `accumulated` ({invar index: cotangent}) starts inputs' sums (a loop's running sums, which
-    each cotangent is added to as it is made, as JAX's ValAccum)."""
+    each cotangent is added to as it is made, as JAX's ValAccum). Each equation is transposed
+    under the names it was staged in, after `transform` (jax.vjp's "transpose") as JAX's."""
     known = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
     for v, lin in zip(jaxpr.invars, linear_in):
@@ -32,10 +35,12 @@ def backward_pass(jaxpr, consts, linear_in, cts_out, wanted=None, accumulated=No
         if rule is None:
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.primitive.name}' not implemented")
-        cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
-        for v, ct in zip(eqn.invars, cts_in):
-            if v in linear_vars and ct is not None:
-                _write_ct(ct_env, v, ct)
+        with source_info.stack_of(eqn.source_info, transform):  # sums too, as JAX's
+            cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins,
+                          **eqn.params)
+            for v, ct in zip(eqn.invars, cts_in):
+                if v in linear_vars and ct is not None:
+                    _write_ct(ct_env, v, ct)
     return [ct_env.get(v, Zero(v.aval.to_tangent_aval())) if lin is True else None
             for v, lin in zip(jaxpr.invars, linear_in)]
 
@@ -92,7 +97,8 @@ def _forward_known(jaxpr, known, linear_vars):
             linear_vars.update(eqn.outvars)
             linear_eqns.append(eqn)
             continue
-        outs = eqn.primitive.bind(*[_read(known, v) for v in eqn.invars], **eqn.params)
+        with source_info.stack_of(eqn.source_info):
+            outs = eqn.primitive.bind(*[_read(known, v) for v in eqn.invars], **eqn.params)
         known.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     return linear_eqns
 

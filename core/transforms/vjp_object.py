@@ -188,7 +188,7 @@ def _vjp_bwd(jaxpr, in_tree, out_tree, in_avals, out_avals, name, residuals, tar
     ct_leaves = [_check_ct(c, a) for c, a in zip(ct_leaves, out_avals)]
     wanted = [not isinstance(t, DontWant) for t in targets]
     cts = backward_pass(jaxpr, residuals, [True] * len(jaxpr.invars), ct_leaves,
-                        wanted=wanted)
+                        wanted=wanted, transform="transpose")
     return pytree.tree_unflatten(in_tree, [_deliver(c, a, t) for c, a, t
                                            in zip(cts, in_avals, targets)])
 

@@ -3,7 +3,7 @@ import collections
 import contextlib
 import functools
 
-from .. import dtypes, errors, leaks, pytree
+from .. import dtypes, errors, leaks, pytree, source_info
 from ..config import config
 from .. import jaxpr as jx
 from ..avals import ShapedArray
@@ -253,7 +253,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         parent = current_trace()
         trace = BatchTrace(parent, axis_data)
         tracers = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(leaves, dims)]
-        with set_current_trace(trace), _bind_axis_name(axis_name, size):
+        with set_current_trace(trace), _bind_axis_name(axis_name, size), \
+                source_info.transformed("vmap"):  # as JAX names the user's function's ops
             outs = flat_fun(*tracers)
         out, out_tree = out_tree_box[0]
         out_specs = _flatten_axes("vmap out_axes", out, out_axes)

@@ -14,10 +14,10 @@ from ._common import rule
 
 
 @rule(jit_mod.jit_p)
-def _jit(*args, jaxpr, name, **_):
-    # inline, under JAX's name for a nested jit's ops (`jit(f)/jit(inner)/cos`)
-    with jax.named_scope(f"jit({name})"):
-        return get_backend("xla").interpret(jaxpr, args)
+def _jit(*args, jaxpr, **_):
+    # inline, under JAX's name for a nested jit's ops (`jit(f)/jit(inner)/cos`, opened with
+    # the equation's names by the backend)
+    return get_backend("xla").interpret(jaxpr, args)
 
 
 @rule(checkpoint.remat_p)
@@ -65,11 +65,20 @@ def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names, *
     def body(*xs):
         return tuple(backend.interpret(jaxpr, list(xs), consts))
 
-    mapped = jax.shard_map(body, mesh=backend._devmap.jax_mesh(mesh),
+    mapped = jax.shard_map(body, mesh=_jax_mesh(backend, mesh),
                            in_specs=tuple(map(jax_spec, in_specs)),
                            out_specs=tuple(map(jax_spec, out_specs)),
                            axis_names=set(axis_names), check_vma=False)
     return list(mapped(*args))
+
+
+def _jax_mesh(backend, mesh):
+    """The JAX mesh of a shard_map: inside another shard_map's body, JAX's context mesh (whose
+    outer axes are Manual), which JAX requires a nested shard_map's mesh to be."""
+    context = jax.sharding.get_abstract_mesh()
+    if context.manual_axes and context.shape_tuple == mesh.shape_tuple:
+        return context
+    return backend._devmap.jax_mesh(mesh)
 
 
 @rule(linear_call_p)
