@@ -11,10 +11,11 @@ from ._common import out_sharding, rule
 
 
 @rule(sharding_ops.sharding_constraint_p)
-def _sharding_constraint(x, *, sharding):
+def _sharding_constraint(x, *, sharding, auto=False):
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
-    the value ends up, which the outputs' out_shardings decide."""
-    if isinstance(sharding, NamedSharding):
+    the value ends up, which the outputs' out_shardings decide. A reshard to Auto axes
+    (`auto`) asks the partitioner for nothing, as JAX's lowering of it."""
+    if isinstance(sharding, NamedSharding) and not auto:
         if not jax.typeof(x).ndim and not _explicitly_typed(x):
             # a scalar is whole on every device; constrained, JAX's constant would get an Auto
             # mesh that operands typed on Explicit axes refuse (a cotangent's `reshard 1.0`)

@@ -30,7 +30,8 @@ from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
 from ...primitive import make_primitive
-from ...sharding_types import typed_aval
+from ...sharding import P
+from ...sharding_types import spec_of, typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
@@ -595,6 +596,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     init_leaves = [as_value(x) for x in init_leaves]
     xs_leaves = [as_value(x) for x in xs_leaves]
     length = _scan_length(xs_leaves, length)
+    _check_xs_replicated(xs_leaves)
     if config.read("jax_disable_jit"):
         return _python_scan(f, init, xs_leaves, xs_tree, length, reverse)
     unroll = _canonical_unroll(unroll, length)
@@ -630,6 +632,15 @@ def _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
     closed, consts = stage_with_const_inputs(flat, list(carry_avals) + list(x_avals))
     c_tree, y_tree, n_c = box[0]
     return closed, consts, y_tree, c_tree, list(closed.out_avals[:n_c])
+
+
+def _check_xs_replicated(xs_leaves):
+    """JAX's ValueError for xs whose type shards the scanned (leading) dimension over an
+    Explicit mesh axis: each iteration would read another device's rows."""
+    types = [typed_aval(x) for x in xs_leaves]
+    if any(spec_of(a)[0] is not None for a in types):
+        raise ValueError("0th dimension of all xs should be replicated. Got "
+                         f"{', '.join(str(P(*spec_of(a))) for a in types)}")
 
 
 def _scan_length(xs_leaves, length):
