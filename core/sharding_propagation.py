@@ -259,7 +259,17 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
     finally:
         _RULE_MESH.pop()
     kind = _memory_kind(in_shardings)
-    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
+    return [_on_type_mesh(a, mesh, home) or to_sharding(s, mesh, kind, sets_of(a)[1])
+            for s, a in zip(out_specs, out_avals)]
+
+
+def _on_type_mesh(aval, mesh, home):
+    """A result typed on a mesh of another shape or other axes than the operands' (a cond
+    whose branches reshard there) is laid out as its type on that mesh, over the
+    computation's devices (None: typed on the operands' mesh, or untyped)."""
+    if not is_typed(aval) or aval.sharding.mesh.shape_tuple == mesh.abstract_mesh.shape_tuple:
+        return None
+    return on_devices_of(aval.sharding, home or mesh)
 
 
 def propagate_eager(prim, in_shardings, in_avals, out_avals, params):

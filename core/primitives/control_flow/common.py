@@ -171,6 +171,7 @@ def typed_as(out_avals_of):
     @sp.typed_only
     def rule(in_specs, in_avals, out_avals, **params):
         return [spec_of(a) for a in out_avals_of(**params)]
+    rule.types_from_jaxprs = True  # its abstract eval gives them, on their meshes
     return rule
 
 

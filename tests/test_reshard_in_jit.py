@@ -1,0 +1,259 @@
+"""Reshards and sharding types inside jit where refjax differed from JAX (issue #15): reshard
+to a mesh of Auto axes on other devices, with_sharding_constraint under Explicit and mixed
+context meshes, cond branches resharding to other meshes, the layouts and types indexing
+gives (slice, dynamic_slice, gather, squeeze, rev; eager indexing of a sharded Array is a
+gather in JAX), and scan over xs sharded on the scanned axis. Each program runs on real JAX
+0.10.2 (8 CPU devices) and on refjax and is compared: what it prints (typeof, jaxprs),
+results' types, shardings, values and layouts shard by shard, errors' classes and texts."""
+import jax as real_jax
+import numpy as np
+import pytest
+
+import refjax
+
+pytestmark = pytest.mark.backends("numpy_ref", "xla")
+
+_JAX = {}  # a program's outcome on real JAX, computed once for both backends' runs
+
+
+def layout(a):
+    """device id -> index (start, stop) pairs: where each shard of `a` lives."""
+    return {s.device.id: tuple(sl.indices(d)[:2] for sl, d in zip(s.index, a.shape))
+            for s in a.addressable_shards}
+
+
+def outcome(lib, program):
+    """What program(lib, show) shows, then per result its type, sharding, values and layout;
+    a raised error as its class and its message's first 160 characters (refjax prefixes
+    some with the operation's name, as `lax.scan: `, which is dropped)."""
+    shown = []
+    try:
+        outs = program(lib, lambda *xs: shown.append(" ".join(map(str, xs))))
+    except Exception as e:  # the error JAX raises is part of what is compared
+        message = str(e).removeprefix("lax.scan: ")
+        return shown + [(type(e).__name__, message[:160])]
+    return shown + [(str(lib.typeof(o)), str(o.sharding), np.asarray(o).tolist(), layout(o))
+                    for o in outs]
+
+
+def same_as_jax(program):
+    key = program.__qualname__
+    if key not in _JAX:
+        _JAX[key] = outcome(real_jax, program)
+    ours = outcome(refjax, program)
+    assert ours == _JAX[key]
+    return ours
+
+
+def mesh(lib, kinds, shape=(2, 4), names=("x", "y"), devices=None):
+    types = tuple(getattr(lib.sharding.AxisType, k) for k in kinds)
+    if devices is None:
+        return lib.make_mesh(shape, names, axis_types=types)
+    devices = np.array([lib.devices()[i] for i in devices]).reshape(shape)
+    return lib.sharding.Mesh(devices, names, axis_types=types)
+
+
+def arange(lib, m, *spec, shape=(8, 4)):
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    return lib.device_put(x, lib.sharding.NamedSharding(m, lib.P(*spec)))
+
+
+# ---------------------------------------------------------------- 1. reshard to Auto axes
+
+def test_reshard_inside_jit_to_a_mesh_of_auto_axes_on_other_devices():
+    """JAX accepts it: the reshard asks for no devices, types its result on no Explicit axis
+    and leaves the value where it is, named on that mesh made of the computation's devices
+    (here the reversed devices' 2x4 mesh: P('a', 'b'), the operand's own layout)."""
+    def program(lib, show):
+        other = mesh(lib, ("Auto", "Auto"), names=("a", "b"), devices=range(7, -1, -1))
+        m = mesh(lib, ("Explicit", "Explicit"))
+        outs = []
+        for x in (arange(lib, m, "x", "y"), arange(lib, m)):
+            def f(v):  # (the jaxpr shows the types inside)
+                r = lib.sharding.reshard(v, lib.NamedSharding(other, lib.P()))
+                return r, r * 2
+            show(lib.make_jaxpr(f)(x))
+            outs += lib.jit(f)(x)
+        return outs
+    shown = same_as_jax(program)
+    assert shown[-4][1].endswith("spec=P('a', 'b'), memory_kind=device)")
+
+
+def test_reshard_to_a_smaller_auto_mesh_keeps_the_layout_untyped():
+    """On a 4-device mesh of Auto axes JAX names the result a GSPMDSharding, which refjax does
+    not have: the same layout on the operand's devices, every axis Auto, is compared with
+    JAX's type and layout (and its mesh's axes checked Auto)."""
+    def program(lib, show):
+        small = mesh(lib, ("Auto", "Auto"), shape=(2, 2), names=("a", "b"), devices=range(4, 8))
+        x = arange(lib, mesh(lib, ("Explicit", "Explicit")), "x", "y")
+        r = lib.jit(lambda v: lib.sharding.reshard(v, lib.NamedSharding(small, lib.P())))(x)
+        show(lib.typeof(r), layout(r), r.sharding.is_equivalent_to(x.sharding, 2))
+        return (r,) if lib is refjax else ()
+    ours = outcome(refjax, program)
+    assert ours[:1] == outcome(real_jax, program)
+    assert ours[1][1] == ("NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), "
+                          "spec=P('x', 'y'), memory_kind=device)")
+
+
+def test_reshard_to_an_auto_mesh_of_another_shape_is_named_where_jax_fails():
+    """JAX 0.10.2 raises an IndivisibleError from inside its own naming of the result (a
+    layout over 4x2 devices named on a 2x4 mesh); refjax keeps the operand's layout, which
+    is checked shard by shard against the operand, and types it on no Explicit axis."""
+    def program(lib, show):
+        other = mesh(lib, ("Auto", "Auto"), names=("a", "b"), devices=range(7, -1, -1))
+        x = arange(lib, mesh(lib, ("Auto", "Auto"), shape=(4, 2), names=("a", "b")), "a")
+        return x, lib.jit(lambda v: lib.sharding.reshard(v, lib.NamedSharding(other, lib.P())))(x)
+    assert outcome(real_jax, program)[0][0] == "IndivisibleError"
+    x, r = program(refjax, print)
+    assert layout(r) == layout(x) and str(refjax.typeof(r)) == "float32[8,4]"
+    np.testing.assert_array_equal(np.asarray(r), np.asarray(x))
+
+
+# ---------------------------------------------------------------- 2. with_sharding_constraint
+
+SPECS = [(), ("x",), (None, "y"), ("y",)]
+
+
+@pytest.mark.parametrize("kinds", [("Explicit", "Explicit"), ("Explicit", "Auto"),
+                                   pytest.param(("Auto", "Auto"), marks=pytest.mark.thorough)],
+                         ids=["explicit", "mixed", "auto"])
+def test_with_sharding_constraint_under_explicit_mixed_and_auto_context_meshes(kinds):
+    """All Explicit: an assert (x unchanged when its type is the spec, else JAX's
+    AssertionError pointing to reshard); mixed: Explicit axes refused (ValueError), the type
+    kept and the Auto axes laid out beside it (P(('x', 'y'),)); Auto: a layout."""
+    def program(lib, show):
+        m = mesh(lib, kinds)
+        outs = []
+        with lib.set_mesh(m):
+            for x in (arange(lib, m, "x", "y"), arange(lib, m)):
+                for spec in SPECS:
+                    def f(v):
+                        r = lib.lax.with_sharding_constraint(v, lib.P(*spec))
+                        show("in jit", lib.typeof(r))
+                        return r
+                    try:
+                        outs.append(lib.jit(f)(x))
+                    except (AssertionError, ValueError) as e:
+                        show(type(e).__name__, str(e)[:200])
+        return outs
+    program.__qualname__ += str(kinds)
+    same_as_jax(program)
+
+
+def test_results_on_mixed_meshes_are_named_by_their_type():
+    """On a mesh of Explicit and Auto axes a result whose layout is its type is named by the
+    type's spec, one entry per dimension (P(None, None), P('x', None)), in and out of jit."""
+    def program(lib, show):
+        m = mesh(lib, ("Explicit", "Auto"))
+        outs = []
+        with lib.set_mesh(m):
+            for spec in [(), ("x",), (None, "y"), ("y",)]:
+                x = arange(lib, m, *spec)
+                outs += [x * 2, lib.jit(lambda v: v * 2)(x)]
+        return outs
+    same_as_jax(program)
+
+
+# ---------------------------------------------------------------- 3. cond resharding
+
+def test_cond_branches_resharding_to_other_meshes_keep_the_type():
+    """Branches resharding to a 4x2 mesh, to the reversed devices, or to a mesh of other
+    axis names: the cond's result has the branches' type, laid out on that mesh's shape over
+    the computation's devices (jaxpr, typeof, sharding, layout as JAX's)."""
+    def program(lib, show):
+        m = mesh(lib, ("Explicit", "Explicit"))
+        x = arange(lib, m, "x", "y")
+        targets = [(mesh(lib, ("Explicit", "Explicit"), shape=(4, 2)), ("x",)),
+                   (mesh(lib, ("Explicit", "Explicit"), devices=range(7, -1, -1)), (None, "y")),
+                   (mesh(lib, ("Explicit", "Explicit"), names=("a", "b")), ("a",))]
+        outs = []
+        for target, spec in targets:
+            s = lib.NamedSharding(target, lib.P(*spec))
+
+            def f(p, v):
+                return lib.lax.cond(p, lambda v: lib.sharding.reshard(v, s),
+                                    lambda v: lib.sharding.reshard(v * 2, s), v)
+            show(lib.make_jaxpr(f)(True, x))
+            outs += [lib.jit(f)(True, x), lib.jit(f)(False, x)]
+        return outs
+    same_as_jax(program)
+
+
+# ---------------------------------------------------------------- 4. indexing
+
+def _indexers(lib):
+    i, lax = lib.numpy.int32(2), lib.lax
+    return [lambda x: x[0], lambda x: x[:, 0], lambda x: x[1:3], lambda x: x[1:5],
+            lambda x: x[:, 2:6], lambda x: x[0, 0], lambda x: x[i], lambda x: x[:, i],
+            lambda x: x[np.array([1, 2])], lambda x: x[None, 0], lambda x: x[::-1],
+            lambda x: x[::2], lambda x: x[1:4], lambda x: x[0:6],
+            lambda x: lax.dynamic_slice(x, (i, 0), (1, 8)),
+            lambda x: lax.dynamic_index_in_dim(x, i, 0, keepdims=False),
+            lambda x: lax.squeeze(x[0:1], (0,)), lambda x: lax.slice(x, (0, 0), (4, 8)),
+            lambda x: lax.slice(x, (0, 0), (8, 8), (2, 1))]
+
+
+def _indexing(kinds, spec, part):
+    def program(lib, show):
+        m = mesh(lib, kinds)
+        outs = []
+        with lib.set_mesh(m):
+            x = arange(lib, m, *spec, shape=(8, 8))
+            for k in part:
+                for g in (_indexers(lib)[k], lib.jit(_indexers(lib)[k])):
+                    try:
+                        outs.append(g(x))
+                    except Exception as e:
+                        show(k, type(e).__name__, str(e)[:90])
+        return outs
+    program.__qualname__ += f"{kinds}{spec}{part}"
+    return program
+
+
+# (the programs come in parts: the default run takes the first, thorough all of them)
+PARTS = [(0, 1, 2), (3, 4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 15), (16, 17, 18)]
+CASES = [(("Auto", "Auto"), ("x", "y")), (("Explicit", "Explicit"), ("x", "y")),
+         (("Auto", "Auto"), ("y", "x")), (("Auto", "Auto"), (("x", "y"),)),
+         (("Explicit", "Explicit"), ("y", "x")), (("Explicit", "Explicit"), (None, "y"))]
+
+
+def _case(kinds, spec, part, first):
+    name = f"{kinds[0]}-{spec}-{part[0]}".replace(" ", "").replace("'", "")
+    return pytest.param(kinds, spec, part, id=name,
+                        marks=() if first else pytest.mark.thorough)
+
+
+@pytest.mark.parametrize("kinds,spec,part", [
+    _case(k, s, p, i == j == 0) for i, (k, s) in enumerate(CASES) for j, p in enumerate(PARTS)])
+def test_indexing_layouts_and_types_as_jax(kinds, spec, part):
+    """Indexing a sharded array eagerly and under jit: on Auto axes each resized dimension
+    keeps the mesh axes that still tile it (a static slice; a dynamic_slice at traced start
+    indices or a gather keep none), x[0] keeps the other dimension's axis; on Explicit axes
+    the same programs' types, or JAX's ShardingTypeErrors (eager ints and partial slices of
+    a sharded Array are a gather, an eager lax.slice a dynamic_slice)."""
+    same_as_jax(_indexing(kinds, spec, part))
+
+
+# ---------------------------------------------------------------- 5. scan over sharded xs
+
+def test_scan_refuses_xs_sharded_on_the_scanned_axis():
+    """Explicit axes: JAX's ValueError naming each xs' type, eagerly and under jit; Auto
+    axes (no type) scan as usual."""
+    def program(lib, show):
+        outs = []
+        for kinds in [("Explicit", "Explicit"), ("Auto", "Auto")]:
+            m = mesh(lib, kinds)
+            with lib.set_mesh(m):
+                xs = (arange(lib, m, "x"), arange(lib, m))
+
+                def f(xs):
+                    return lib.lax.scan(lambda c, v: (c + v[0], v[1] * 2), lib.numpy.zeros(4), xs)
+                for g in (f, lib.jit(f)):
+                    try:
+                        outs += g(xs)
+                    except ValueError as e:
+                        show(kinds, str(e).removeprefix("lax.scan: "))
+        return outs
+    shown = same_as_jax(program)
+    assert shown[0].endswith("0th dimension of all xs should be replicated. Got "
+                             "P('x', None), P(None, None)")
