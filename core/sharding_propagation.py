@@ -236,9 +236,10 @@ def _mesh_of(shardings):
     return None
 
 
-def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
+def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, folded=False):
     """Output shardings of one primitive application (None: the default single device);
-    `home`: the mesh whose devices the computation runs on, where reshards go."""
+    `home`: the mesh whose devices the computation runs on, where reshards go; `folded`:
+    its operands but the first are constants of the compiled program (`when_folded`)."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None and params.get("auto"):
         return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings))]
@@ -255,7 +256,8 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
     _RULE_MESH.append(mesh)
     try:
         out_specs = [with_type(s, a) for s, a in
-                     zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
+                     zip(_apply_rule(prim, specs, in_avals, out_avals, params, folded),
+                         out_avals)]
     finally:
         _RULE_MESH.pop()
     kind = _memory_kind(in_shardings)
@@ -380,8 +382,8 @@ def _memory_kind(shardings):
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def _apply_rule(prim, specs, in_avals, out_avals, params):
-    rule = prim.sharding
+def _apply_rule(prim, specs, in_avals, out_avals, params, folded=False):
+    rule = getattr(prim.sharding, "when_folded", prim.sharding) if folded else prim.sharding
     if rule is None:
         return [replicated(a) for a in out_avals]
     return [_strip(s, a) for s, a in zip(rule(specs, in_avals, out_avals, **params), out_avals)]
@@ -427,10 +429,14 @@ def propagate_jaxpr(closed, in_shardings, home=None):
     def read(v):
         return None if type(v) is jx.Literal else env[v]
 
+    constant = set(jaxpr.constvars)  # what XLA folds: constants and what only they make
     for eqn in jaxpr.eqns:
+        known = [type(v) is jx.Literal or v in constant for v in eqn.invars]
+        if all(known):
+            constant.update(eqn.outvars)
         outs = propagate_eqn(eqn.primitive, [read(v) for v in eqn.invars],
                              [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
-                             eqn.params, home)
+                             eqn.params, home, folded=len(known) > 1 and all(known[1:]))
         # single-device values inside a computation on a mesh count as unsharded
         env.update((v, o if isinstance(o, NamedSharding) else None)
                    for v, o in zip(eqn.outvars, outs))

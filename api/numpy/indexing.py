@@ -42,7 +42,7 @@ def _sharded_partial(x, items):
     """JAX's eager rule: an Array on several devices indexed by a static integer or a slice
     of part of a dimension is a gather (whose layout and sharding type follow gather's
     rule); an integer Array index stays a dynamic_slice."""
-    if type(x) is not Array or len(x.sharding.device_set) < 2:
+    if not st.spread_on_devices(x):
         return False
     dims = iter(x.shape)
     for item in items:

@@ -113,8 +113,8 @@ def _constrained(x, shardings, auto_only, asserting=False):
             _assert_type(typed_aval(leaf), s)
             outs.append(leaf)
             continue
-        if auto_only and isinstance(s, NamedSharding):
-            s = _with_typed_axes(s, typed_aval(leaf))
+        if auto_only and isinstance(s, NamedSharding) and isinstance(leaf, Tracer):
+            s = _with_typed_axes(s, get_aval(leaf))
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)
 
@@ -134,8 +134,9 @@ def _assert_type(aval, s):
 
 
 def _with_typed_axes(s, aval):
-    """A constraint on Auto axes keeps the operand's type on the Explicit ones (JAX lays the
-    value out over both: each dimension's typed axes, then the constraint's)."""
+    """A constraint on Auto axes inside a trace keeps the operand's type on the Explicit ones
+    (JAX lays the value out over both: each dimension's typed axes, then the constraint's;
+    eagerly JAX lays it out as the constraint says)."""
     typed = spec_of(aval)
     if not any(typed):
         return s

@@ -30,9 +30,9 @@ from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
 from ...primitive import make_primitive
-from ...sharding import P
+from ...sharding import NamedSharding, P, get_abstract_mesh
 from ...sharding_types import spec_of, typed_aval
-from ...trace import as_value, get_aval
+from ...trace import Tracer, as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
 from ...transforms.batching import bdim_at_front, moveaxis
@@ -298,8 +298,18 @@ def _trace_carried(trace, init, name, in_tree, fun):
             in_avals = [typed_aval(x) for x in init]
             traced = trace(in_avals)
             out_tree, out_avals = traced[-2], traced[-1]
-    _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals)
+    _check_carry(name, fun, in_tree, [_made_in_trace(x, a) for x, a in zip(init, in_avals)],
+                 out_tree, out_avals)
     return traced, init
+
+
+def _made_in_trace(x, aval):
+    """A carry made inside the trace from constants, which refjax leaves untyped, as JAX's
+    type: replicated on the context mesh (a body making it sharded changes its type)."""
+    mesh = get_abstract_mesh()
+    if not isinstance(x, Tracer) or aval.sharding is not None or not mesh.explicit_axes:
+        return aval
+    return aval.update(sharding=NamedSharding(mesh, P(*(None,) * aval.ndim)))
 
 
 # ---------------------------------------------------------------- lax.while_loop
