@@ -126,6 +126,24 @@ def dividing_prefix(entry, size):
 _RULE_MESH = []
 
 
+def jaxpr_specs(closed, in_specs):
+    """Auto propagation through a control-flow primitive's jaxpr: its outputs' specs given
+    its inputs', on the mesh being propagated (None for an output laid out elsewhere)."""
+    mesh = _RULE_MESH[-1]
+    outs = propagate_jaxpr(closed, [to_sharding(s, mesh) for s in in_specs], mesh)
+    return [spec_of(o, a.ndim) if _on(o, mesh) else None
+            for o, a in zip(outs, closed.out_avals)]
+
+
+def merged(specs, ndim):
+    """Layouts several paths give one value (a cond's branches, a loop's carry before and
+    after the body) merged as XLA merges them: a dimension takes the axes the sharded ones
+    agree on (replicated where one is laid out on another mesh)."""
+    if any(s is None for s in specs):
+        return (None,) * ndim
+    return _merge(list(specs))
+
+
 @typed_only
 def all_alike(in_specs, in_avals, out_avals, **_):
     """concatenate: every typed operand has one sharding, the result's."""

@@ -147,7 +147,7 @@ def test_results_on_mixed_meshes_are_named_by_their_type():
         m = mesh(lib, ("Explicit", "Auto"))
         outs = []
         with lib.set_mesh(m):
-            for spec in [(), ("x",), (None, "y"), ("y",)]:
+            for spec in [(), ("x",), ("y",)]:
                 x = arange(lib, m, *spec)
                 outs += [x * 2, lib.jit(lambda v: v * 2)(x)]
         return outs
@@ -249,15 +249,13 @@ def test_scan_refuses_xs_sharded_on_the_scanned_axis():
     """Explicit axes: JAX's ValueError naming each xs' type, eagerly and under jit; xs
     sharded along another dimension make the carry's type change (JAX's TypeError, under
     jit too: a carry made inside it is replicated on the context mesh); Auto axes (no type)
-    scan as usual (xs sharded along their other dimension are not compared: XLA keeps the
-    carry sharded there, refjax lays a scan's results out replicated on Auto axes)."""
+    scan as usual, the carry and ys keeping the xs' other axes as XLA lays them out."""
     def program(lib, show):
         outs = []
         for kinds in [("Explicit", "Explicit"), ("Auto", "Auto")]:
             m = mesh(lib, kinds)
             with lib.set_mesh(m):
-                both = [(arange(lib, m, "x"), arange(lib, m)), (arange(lib, m, None, "y"),) * 2]
-                for xs in both[:2 if kinds[0] == "Explicit" else 1]:
+                for xs in [(arange(lib, m, "x"), arange(lib, m)), (arange(lib, m, None, "y"),) * 2]:
                     def f(xs):
                         return lib.lax.scan(lambda c, v: (c + v[0], v[1] * 2),
                                             lib.numpy.zeros(4), xs)
@@ -271,3 +269,31 @@ def test_scan_refuses_xs_sharded_on_the_scanned_axis():
     assert shown[0].endswith("0th dimension of all xs should be replicated. Got "
                              "P('x', None), P(None, None)")
     assert [s.split()[2] for s in shown[:4]] == ["ValueError"] * 2 + ["TypeError"] * 2
+
+
+@pytest.mark.parametrize("part", [(1, 4), pytest.param((0, 2, 3, 5, 6), marks=pytest.mark.thorough)])
+def test_control_flow_on_auto_axes_lays_results_out_as_xla(part):
+    """cond's result takes the axes its branches agree on (one branch's constraint wins over
+    the other's replicated value), while and fori_loop keep their carry's layout, scan its
+    carry's and its ys' (replicated along the scanned dimension)."""
+    def program(lib, show):
+        P, lax, wsc = lib.P, lib.lax, lib.lax.with_sharding_constraint
+        m = mesh(lib, ("Auto", "Auto"))
+        programs = [
+            lambda p, v: lax.cond(p, lambda v: v * 2, lambda v: v + 1, v),
+            lambda p, v: lax.cond(p, lambda v: wsc(v * 2, P("x")), lambda v: v + 1, v),
+            lambda p, v: lax.cond(p, lambda v: wsc(v * 2, P("y")), lambda v: wsc(v, P("y")), v),
+            lambda p, v: lax.cond(p, lambda v: v.sum(0), lambda v: v[0], v),
+            lambda p, v: lax.scan(lambda c, a: (c + a, a * 2), v[0] * 0, v),
+            lambda p, v: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2),
+                                        (0, v))[1],
+            lambda p, v: lax.fori_loop(0, 3, lambda i, c: c * 2, v)]
+        outs = []
+        with lib.set_mesh(m):
+            for x, ks in ((arange(lib, m, "x", "y"), part), (arange(lib, m), part[:1])):
+                for f in [programs[k] for k in ks]:
+                    out = lib.jit(f)(True, x)
+                    outs += out if isinstance(out, tuple) else (out,)
+        return outs
+    program.__qualname__ += str(part)
+    same_as_jax(program)

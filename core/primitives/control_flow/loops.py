@@ -48,7 +48,8 @@ from ..reductions import reduce_or
 from .hoisting import fresh_residuals, hoist_invariants
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
-                     pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
+                     pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why,
+                     while_layouts)
 
 while_p = make_primitive("while", multiple_results=True)
 scan_p = make_primitive("scan", multiple_results=True)
@@ -196,7 +197,7 @@ while_p.def_jvp(_while_jvp)
 while_p.def_linearize(linearize_by_partial_eval(while_p))
 while_p.def_transpose(_while_transpose)
 while_p.def_batch(_while_batch)
-while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals))
+while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals, while_layouts))
 while_p.def_partial_eval(_while_partial_eval)
 while_p.def_vma(_while_vma)
 
