@@ -243,6 +243,22 @@ def test_indexing_layouts_and_types_as_jax(kinds, spec, part):
     same_as_jax(_indexing(kinds, spec, part))
 
 
+def test_lax_index_in_dim_keeps_the_dimension_by_default():
+    """lax.index_in_dim(x, i, axis) is x's slice at i with the dimension kept (keepdims=True,
+    JAX's default; refjax used to drop it); negative indices count from the end, out of
+    bounds is JAX's IndexError."""
+    def program(lib, show):
+        x = np.arange(64, dtype=np.float32).reshape(8, 8)
+        for bad in (8, -9):
+            try:
+                lib.lax.index_in_dim(x, bad, 0)
+            except IndexError as e:
+                show(str(e).removeprefix("lax.index_in_dim: "))
+        index = lib.lax.index_in_dim
+        return index(x, 1, 1), index(x, -1, 0, keepdims=False), index(x, 2, axis=1, keepdims=False)
+    assert same_as_jax(program)[2][0] == "float32[8,1]"
+
+
 # ---------------------------------------------------------------- 5. scan over sharded xs
 
 def test_scan_refuses_xs_sharded_on_the_scanned_axis():
