@@ -109,6 +109,27 @@ def test_reshard_to_an_auto_mesh_of_another_shape_is_named_where_jax_fails():
     np.testing.assert_array_equal(np.asarray(r), np.asarray(x))
 
 
+def test_reshard_cotangents_take_the_operands_type():
+    """grad through a reshard reshards the cotangent to the operand's type (JAX's transpose;
+    refjax used the forward target's). Through a reshard to Auto axes JAX 0.10.2 fails with
+    a ValueError about a device assignment of length 1; refjax gives the cotangent the
+    operand's type, checked by hand (d/dx sum(reshard(x)**2) = 2x)."""
+    def program(lib, show):
+        m = mesh(lib, ("Explicit", "Explicit"))
+        x = arange(lib, m, "x", "y")
+        with lib.set_mesh(m):
+            f = lambda u: (lib.sharding.reshard(u, lib.P()) ** 2).sum()  # noqa: E731
+            show(lib.make_jaxpr(lib.grad(f))(x))
+            return (lib.jit(lib.grad(f))(x),)
+    same_as_jax(program)
+    other = mesh(refjax, ("Auto", "Auto"), names=("a", "b"), devices=range(7, -1, -1))
+    x = arange(refjax, mesh(refjax, ("Explicit", "Explicit")), "x", "y")
+    g = refjax.jit(refjax.grad(lambda u: (refjax.sharding.reshard(
+        u, refjax.NamedSharding(other, refjax.P())) ** 2).sum()))(x)
+    assert str(refjax.typeof(g)) == "float32[8@x,4@y]" and layout(g) == layout(x)
+    np.testing.assert_array_equal(np.asarray(g), 2 * np.asarray(x))
+
+
 # ---------------------------------------------------------------- 2. with_sharding_constraint
 
 SPECS = [(), ("x",), (None, "y"), ("y",)]

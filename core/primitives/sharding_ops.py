@@ -3,7 +3,9 @@ from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
 from ..sharding.mesh import UNCONSTRAINED, axes_of
-from ..sharding_types import spec_of, typed_aval
+from ..sharding.device_sets import is_reshard
+from ..sharding_types import is_typed, spec_of, typed_aval
+from ..sharding_unreduced import sets_of
 from ..sharding import (AbstractMesh, AxisType, NamedSharding, P, Sharding,
                         get_abstract_mesh, get_current_mesh, resolve_spec)
 from ..trace import Tracer, get_aval
@@ -11,18 +13,28 @@ from ..primitive import make_primitive
 from ..transforms.ad import deflinear
 
 
-def _constraint(name, cotangent_sharding=lambda x, sharding: sharding):
+def _constraint(name, cotangent_params=lambda x, **params: params):
     """An identity primitive laying its operand out as its `sharding` param (None: where it
-    is), with the rules both constraints share; a cotangent is laid out as
-    `cotangent_sharding(primal, sharding)` gives."""
+    is), with the rules both constraints share; a cotangent is constrained with the params
+    `cotangent_params(primal, **params)` gives."""
     prim = make_primitive(name)
     prim.def_layout("sharding")
     prim.def_key_reuse(key_reuse.forward_rule)
     prim.def_abstract_eval(lambda x, **_: ShapedArray(x.shape, x.dtype, x.weak_type))
-    deflinear(prim, lambda ct, x, *, sharding, **params: [
-        prim.bind(ct, sharding=cotangent_sharding(x, sharding), **params)])
+    deflinear(prim, lambda ct, x, **params: [prim.bind(ct, **cotangent_params(x, **params))])
     prim.def_batch(_batch)
     return prim
+
+
+def _cotangent_params(x, sharding, auto=False):
+    """A reshard's cotangent is resharded to its operand's type (JAX's transpose), a
+    constraint's laid out as the constraint (`_cotangent_sharding`: its sets swapped)."""
+    primal = x.aval.sharding
+    if (auto or is_reshard(sharding)) and is_typed(x.aval) and not any(sets_of(x.aval)) \
+            and not (sharding.spec.reduced or sharding.spec.unreduced):
+        return dict(sharding=primal)
+    out = dict(sharding=_cotangent_sharding(x, sharding))
+    return dict(out, auto=True) if auto else out
 
 
 def _cotangent_sharding(x, sharding):
@@ -52,7 +64,7 @@ def _batch(axis_data, vals, dims, **_):
     return vals[0], dims[0]
 
 
-sharding_constraint_p = _constraint("sharding_constraint", _cotangent_sharding)
+sharding_constraint_p = _constraint("sharding_constraint", _cotangent_params)
 sharding_constraint_p.def_pp(
     lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
 pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
