@@ -16,7 +16,7 @@ from ..core.primitives.elementwise import (  # noqa: F401
 from ..core.primitives.structural import (  # noqa: F401
     broadcast_in_dim, broadcast, reshape, squeeze, expand_dims, transpose, rev, slice,
     slice_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_update_slice,
-    dynamic_update_slice_in_dim, pad, concatenate, iota, broadcasted_iota, copy, index_in_dim)
+    dynamic_update_slice_in_dim, pad, concatenate, iota, broadcasted_iota, copy)
 
 from ..core.primitives.sharding_ops import with_sharding_constraint  # noqa: F401,E402
 from ..core.primitives.gather import (  # noqa: F401,E402
@@ -151,7 +151,7 @@ from ..core.primitives.ragged import (  # noqa: F401,E402
     RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, ragged_dot_general_p)
 from ..core.transforms.composite import composite  # noqa: F401,E402
 from .lax_helpers import (  # noqa: F401,E402
-    broadcast_shapes, broadcast_to_rank, collapse, dtype, dynamic_index_in_dim,
+    broadcast_shapes, broadcast_to_rank, collapse, dtype, dynamic_index_in_dim, index_in_dim,
     dynamic_update_index_in_dim, full_like, reciprocal)
 from .lax_helpers import full  # noqa: F401,E402,F811  (dtype optional, sharding=, as JAX's)
 from .lax_helpers import broadcast_like, index_take, scatter_apply  # noqa: F401,E402

@@ -68,6 +68,18 @@ def broadcast_shapes(*shapes):
             from None
 
 
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """operand's slice at the static `index` (negative counts from the end) along `axis`,
+    kept with size 1 if keepdims (JAX's IndexError out of bounds)."""
+    index, axis = int(index), int(axis)
+    size = get_aval(operand).shape[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    out = st.slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return out if keepdims else st.squeeze(out, (axis,))
+
+
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
                          allow_negative_indices=True):
     """operand's slice at the traced `index` along `axis` (kept with size 1 if keepdims)."""

@@ -28,8 +28,7 @@ def named_as_jax(jaxpr, in_shardings, outs):
     if not any(map(_renamed, outs)):  # the common case, without walking the jaxpr
         return outs
     first = _first_live_input(jaxpr, in_shardings)
-    return [o if is_fixed(v) or not _renamed(o) else _named(_chosen(o, v.aval), v.aval.ndim,
-                                                             first)
+    return [o if is_fixed(v) or not _renamed(o) else _named(_chosen(o, v.aval), v.aval, first)
             for v, o in zip(jaxpr.outvars, outs)]
 
 
@@ -41,7 +40,7 @@ def named_as_jax_eqn(in_shardings, in_avals, outs, out_avals):
     first = next(((s, a.ndim) for s, a in zip(in_shardings, in_avals) if s is not None), None)
     if first is not None and not isinstance(first[0], NamedSharding):
         first = None
-    return [_named(_chosen(o, a), a.ndim, first) if _renamed(o) else o
+    return [_named(_chosen(o, a), a, first) if _renamed(o) else o
             for o, a in zip(outs, out_avals)]
 
 
@@ -56,11 +55,26 @@ def _renamed(out):
     return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit
 
 
-def _named(out, ndim, first):
+def _named(out, aval, first):
+    ndim = aval.ndim
+    typed = _as_typed(out, aval)
+    if typed is not None:
+        return typed
     if first is not None and first[1] == ndim and first[0].mesh == out.mesh \
             and out.is_equivalent_to(first[0], ndim):
         return first[0]
     return canonical(out)
+
+
+def _as_typed(out, aval):
+    """On a mesh with Explicit and Auto axes, a layout that is the result's type (nothing
+    laid over the Auto axes) is named by the type's spec, one entry per dimension (JAX's)."""
+    spec = getattr(aval.sharding, "spec", None)
+    if spec is None or not out.mesh.explicit_axes:
+        return None
+    named = NamedSharding(out.mesh, spec._normalized_spec_for_aval(aval.ndim),
+                          memory_kind=out.memory_kind)
+    return named if out.is_equivalent_to(named, aval.ndim) else None
 
 
 def canonical(sharding):

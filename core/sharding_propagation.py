@@ -7,7 +7,7 @@ from . import jaxpr as jx
 from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.device_sets import is_reshard, on_devices_of
-from .sharding.mesh import Mesh, axes_of, get_current_mesh
+from .sharding.mesh import AxisType, Mesh, axes_of, get_current_mesh
 from .sharding_names import named_as_jax, named_as_jax_eqn
 from .sharding_types import is_typed, reject, strict
 from .sharding_unreduced import sets_of
@@ -90,6 +90,58 @@ def varying_shape(name):
                              f"type={op.str_short()} and output shape={out.shape}")
         return [in_specs[0]]
     return rule
+
+
+def typed_or(typed, auto):
+    """A rule that is `typed` when typing Explicit axes and `auto` in Auto propagation."""
+    def rule(in_specs, in_avals, out_avals, **params):
+        return (typed if strict() else auto)(in_specs, in_avals, out_avals, **params)
+    return rule
+
+
+def resized(keep):
+    """slice/dynamic_slice in Auto propagation, as XLA lays the result out: a dimension of
+    unchanged size keeps its entry, a resized one what `keep(entry, size)` leaves of it."""
+    def rule(in_specs, in_avals, out_avals, **_):
+        return [tuple(e if d_in == d_out else keep(e, d_out) for d_in, d_out, e in
+                      zip(in_avals[0].shape, out_avals[0].shape, in_specs[0]))]
+    return rule
+
+
+def dividing_prefix(entry, size):
+    """The longest prefix of an entry's mesh axes that still tiles `size` evenly (XLA's
+    layout of a static slice: 6 rows of ('x', 'y') on a 2x4 mesh stay on 'x')."""
+    axes, kept, parts = axes_of(entry), [], 1
+    for a in axes:
+        parts *= _RULE_MESH[-1].shape[a]
+        if size % parts:
+            break
+        kept.append(a)
+    if len(kept) == len(axes):
+        return entry
+    return tuple(kept) if len(kept) > 1 else kept[0] if kept else None
+
+
+# The mesh propagate_eqn runs a rule on (rules needing axis sizes on Auto axes read it).
+_RULE_MESH = []
+
+
+def jaxpr_specs(closed, in_specs):
+    """Auto propagation through a control-flow primitive's jaxpr: its outputs' specs given
+    its inputs', on the mesh being propagated (None for an output laid out elsewhere)."""
+    mesh = _RULE_MESH[-1]
+    outs = propagate_jaxpr(closed, [to_sharding(s, mesh) for s in in_specs], mesh)
+    return [spec_of(o, a.ndim) if _on(o, mesh) else None
+            for o, a in zip(outs, closed.out_avals)]
+
+
+def merged(specs, ndim):
+    """Layouts several paths give one value (a cond's branches, a loop's carry before and
+    after the body) merged as XLA merges them: a dimension takes the axes the sharded ones
+    agree on (replicated where one is laid out on another mesh)."""
+    if any(s is None for s in specs):
+        return (None,) * ndim
+    return _merge(list(specs))
 
 
 @typed_only
@@ -202,10 +254,13 @@ def _mesh_of(shardings):
     return None
 
 
-def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
+def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, folded=False):
     """Output shardings of one primitive application (None: the default single device);
-    `home`: the mesh whose devices the computation runs on, where reshards go."""
+    `home`: the mesh whose devices the computation runs on, where reshards go; `folded`:
+    its operands but the first are constants of the compiled program (`when_folded`)."""
     fixed = constraint_sharding(prim, params)
+    if fixed is not None and params.get("auto"):
+        return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings))]
     if fixed is not None:
         return [_typed_constraint(on_devices_of(fixed, home), out_avals[0])]
     inner = prim.call_jaxpr(params)
@@ -216,10 +271,25 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None):
         return [single_device(in_shardings)] * len(out_avals)
     specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
              for s, a in zip(in_shardings, in_avals)]
-    out_specs = [with_type(s, a) for s, a in
-                 zip(_apply_rule(prim, specs, in_avals, out_avals, params), out_avals)]
+    _RULE_MESH.append(mesh)
+    try:
+        out_specs = [with_type(s, a) for s, a in
+                     zip(_apply_rule(prim, specs, in_avals, out_avals, params, folded),
+                         out_avals)]
+    finally:
+        _RULE_MESH.pop()
     kind = _memory_kind(in_shardings)
-    return [to_sharding(s, mesh, kind, sets_of(a)[1]) for s, a in zip(out_specs, out_avals)]
+    return [_on_type_mesh(a, mesh, home) or to_sharding(s, mesh, kind, sets_of(a)[1])
+            for s, a in zip(out_specs, out_avals)]
+
+
+def _on_type_mesh(aval, mesh, home):
+    """A result typed on a mesh of another shape or other axes than the operands' (a cond
+    whose branches reshard there) is laid out as its type on that mesh, over the
+    computation's devices (None: typed on the operands' mesh, or untyped)."""
+    if not is_typed(aval) or aval.sharding.mesh.shape_tuple == mesh.abstract_mesh.shape_tuple:
+        return None
+    return on_devices_of(aval.sharding, home or mesh)
 
 
 def propagate_eager(prim, in_shardings, in_avals, out_avals, params):
@@ -243,6 +313,39 @@ def constraint_sharding(prim, params):
     other primitive)."""
     layout = _layout(prim, params)
     return layout if isinstance(layout, Sharding) else None
+
+
+def _left_where_it_is(layout, mesh, home):
+    """A reshard to an (abstract) mesh of Auto axes: the value's layout, named as JAX names it
+    on that mesh made of the computation's devices when it has their number (by position of
+    the axes when the layout's mesh has that shape on those devices, replicated as P())."""
+    if not isinstance(layout, NamedSharding):
+        return layout
+    if home is None or mesh.size != home.size:
+        return _untyped(layout)
+    target = on_devices_of(NamedSharding(mesh, P()), home)
+    if not any(layout.spec.partitions):
+        return target
+    if layout.mesh.axis_sizes != mesh.axis_sizes or \
+            layout.mesh._flat_devices_tuple != target.mesh._flat_devices_tuple:
+        return _untyped(layout)
+    names = dict(zip(layout.mesh.axis_names, mesh.axis_names))
+    return target.update(spec=P(*(_renamed_entry(e, names) for e in layout.spec.partitions)))
+
+
+def _untyped(layout):
+    """A layout JAX cannot name on the reshard's mesh (a GSPMDSharding there): the same
+    layout on its mesh's devices with every axis Auto (its type has no Explicit axis)."""
+    mesh = layout.mesh
+    if not mesh.explicit_axes:
+        return layout
+    return layout.update(mesh=Mesh(mesh.devices, mesh.axis_names,
+                                   axis_types=(AxisType.Auto,) * len(mesh.axis_names)))
+
+
+def _renamed_entry(entry, names):
+    axes = tuple(names[a] for a in axes_of(entry))
+    return None if not axes else axes if isinstance(entry, tuple) else axes[0]
 
 
 def _typed_constraint(fixed, aval):
@@ -297,8 +400,8 @@ def _memory_kind(shardings):
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def _apply_rule(prim, specs, in_avals, out_avals, params):
-    rule = prim.sharding
+def _apply_rule(prim, specs, in_avals, out_avals, params, folded=False):
+    rule = getattr(prim.sharding, "when_folded", prim.sharding) if folded else prim.sharding
     if rule is None:
         return [replicated(a) for a in out_avals]
     return [_strip(s, a) for s, a in zip(rule(specs, in_avals, out_avals, **params), out_avals)]
@@ -344,10 +447,14 @@ def propagate_jaxpr(closed, in_shardings, home=None):
     def read(v):
         return None if type(v) is jx.Literal else env[v]
 
+    constant = set(jaxpr.constvars)  # what XLA folds: constants and what only they make
     for eqn in jaxpr.eqns:
+        known = [type(v) is jx.Literal or v in constant for v in eqn.invars]
+        if all(known):
+            constant.update(eqn.outvars)
         outs = propagate_eqn(eqn.primitive, [read(v) for v in eqn.invars],
                              [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars],
-                             eqn.params, home)
+                             eqn.params, home, folded=len(known) > 1 and all(known[1:]))
         # single-device values inside a computation on a mesh count as unsharded
         env.update((v, o if isinstance(o, NamedSharding) else None)
                    for v, o in zip(eqn.outvars, outs))

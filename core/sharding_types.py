@@ -150,8 +150,9 @@ def type_outputs(prim, in_avals, out_avals, params):
         return [type_constraint(a, params[prim.layout_param]) for a in out_avals]
     typed_in = [a for a in in_avals if is_typed(a)]
     given = _given_type(params)
-    if not (typed_in or given) or prim.call_param is not None:
-        return out_avals  # call-like primitives' avals come typed from their jaxprs
+    if not (typed_in or given) or prim.call_param is not None or getattr(
+            prim.sharding, "types_from_jaxprs", False):
+        return out_avals  # call-like primitives' (and cond's) avals come typed from jaxprs
     mesh = typed_in[0].sharding.mesh if typed_in else given.mesh.abstract_mesh
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):

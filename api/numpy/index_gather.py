@@ -81,7 +81,7 @@ def normalize_index(index, size):
     concrete indices now, traced ones by a select; unsigned ones as they are."""
     if isinstance(index, (int, np.integer)) and not _is_array(index):
         return index if isinstance(index, np.unsignedinteger) or index >= 0 else index + size
-    if not is_traced(index):
+    if not is_traced(index) and not _on_devices(index):
         index = np.asarray(index)
         return index if _dt.kind(index.dtype) == "u" else np.where(index < 0, index + size, index)
     dtype = get_aval(index).dtype
@@ -89,6 +89,12 @@ def normalize_index(index, size):
         return index
     # JAX's lax._const: the size is weakly typed when the index is
     return lax_select(ew.lt(index, 0), ew.add(index, _scalar_like(index, size)), index)
+
+
+def _on_devices(index):
+    """An Array index on several devices, normalized by lax operations as JAX's (which keep
+    its layout for the gather's result)."""
+    return type(index) is Array and len(index.sharding.device_set) > 1
 
 
 class _Builder:

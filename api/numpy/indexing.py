@@ -33,7 +33,30 @@ def getitem(x, idx):
     _check_static_slices(items)
     if builtins.any(_is_index_array(i) for i in items):
         return _advanced_index(x, items)
+    if _sharded_partial(x, items):
+        return gather(x, items, "promise_in_bounds")
     return _basic_index(x, items)
+
+
+def _sharded_partial(x, items):
+    """JAX's eager rule: an Array on several devices indexed by a static integer or a slice
+    of part of a dimension is a gather (whose layout and sharding type follow gather's
+    rule); an integer Array index stays a dynamic_slice."""
+    if not st.spread_on_devices(x):
+        return False
+    dims = iter(x.shape)
+    for item in items:
+        if item is None:
+            continue
+        size = next(dims)
+        if isinstance(item, (int, np.integer)) or isinstance(item, slice) and _partial(item, size):
+            return True
+    return False
+
+
+def _partial(item, size):
+    lo, hi, step = item.indices(size)
+    return builtins.abs(step) != 1 or builtins.abs(hi - lo) != size
 
 
 def _check_static_slices(items):

@@ -97,7 +97,7 @@ def _philox2x32(k0, x0, x1):
 
 
 def _key_word(data):
-    return lax.index_in_dim(data, 0, 0)
+    return lax.index_in_dim(data, 0, 0, keepdims=False)
 
 
 def _seed_2x32(words):

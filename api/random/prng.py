@@ -218,7 +218,7 @@ def _threefry2x32(k0, k1, x0, x1):
 
 def _key_words(data):
     """The two uint32 words of one key's data (shape (2,))."""
-    return lax.index_in_dim(data, 0, 0), lax.index_in_dim(data, 1, 0)
+    return lax.index_in_dim(data, 0, 0, keepdims=False), lax.index_in_dim(data, 1, 0, keepdims=False)
 
 
 def _counters(shape):

@@ -49,7 +49,7 @@ def _unsafe_rbg_split(data, shape):
 def _unsafe_rbg_fold_in(data, msg):
     """The key xor the last row of a (10, 4) draw from the rbg key of the message."""
     _, rows = lax.rng_bit_generator(_rbg_seed(seed_words(msg)), (10, 4), _U32)
-    return lax.bitwise_xor(data, lax.index_in_dim(rows, 9, 0))
+    return lax.bitwise_xor(data, lax.index_in_dim(rows, 9, 0, keepdims=False))
 
 
 RBG = register_impl(PRNGImpl(

@@ -300,7 +300,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     if mode == "low":
         return _uniform(data, shape, p.dtype, 0., 1.) < p
     u = _uniform(data, (2, *shape), p.dtype, 0., 1.)
-    u1, u2 = lax.index_in_dim(u, 0, 0), lax.index_in_dim(u, 1, 0)
+    u1, u2 = lax.index_in_dim(u, 0, 0, keepdims=False), lax.index_in_dim(u, 1, 0, keepdims=False)
     u2 = u2 * (2.0 ** -_dt.finfo(p.dtype).nmant)  # resolution of one uniform sample
     return u2 < p - u1
 
@@ -375,7 +375,7 @@ def _gumbel_highest(data, shape):
     """float32 mode 'highest': u from 64 random bits in fixed point, with 1 - u computed
     exactly in the integers, so that -log(-log(u)) has full precision at both tails."""
     bits = _random_bits(data, 32, (2, *shape))
-    hi, lo = lax.index_in_dim(bits, 0, 0), lax.index_in_dim(bits, 1, 0)
+    hi, lo = lax.index_in_dim(bits, 0, 0, keepdims=False), lax.index_in_dim(bits, 1, 0, keepdims=False)
     carry = lax.convert_element_type(lax.bitwise_not(lo) == _u32_const(2 ** 32 - 1, shape),
                                      _U32)
     neg_hi = lax.add(lax.bitwise_not(hi), carry)
@@ -395,7 +395,7 @@ def _gumbel(data, shape, dtype, mode):
     # 'high' (and 'highest' beyond float32): a second uniform refines the first below 1/2,
     # where -log(-log1p(-x)) needs it.
     u = _uniform(data, (2, *shape), dtype, 0., 1.)
-    high, low = lax.index_in_dim(u, 0, 0), lax.index_in_dim(u, 1, 0)
+    high, low = lax.index_in_dim(u, 0, 0, keepdims=False), lax.index_in_dim(u, 1, 0, keepdims=False)
     x = jnp.where(high >= 0.5, high, high + 2.0 ** -info.nmant * low + info.tiny)
     return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
 

@@ -47,7 +47,7 @@ def _threefry4x32(key, x):
 
 
 def _words(data):
-    return [lax.index_in_dim(data, i, 0) for i in range(4)]
+    return [lax.index_in_dim(data, i, 0, keepdims=False) for i in range(4)]
 
 
 def _stack(words, axis):
@@ -56,7 +56,7 @@ def _stack(words, axis):
 
 def _seed(words):
     """The seed's (high, low) words as the first two key words, hashing a zero counter."""
-    key = [lax.index_in_dim(words, 0, 0), lax.index_in_dim(words, 1, 0), np.uint32(0),
+    key = [lax.index_in_dim(words, 0, 0, keepdims=False), lax.index_in_dim(words, 1, 0, keepdims=False), np.uint32(0),
            np.uint32(0)]
     zero = lax.full((), 0, _U32)
     return _stack(_threefry4x32([lax.convert_element_type(k, _U32) for k in key], [zero] * 4), 0)

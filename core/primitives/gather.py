@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes, key_reuse
+from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
 from ..trace import get_aval
@@ -16,7 +17,7 @@ from ..transforms import ad
 from ..transforms.ad import Zero
 from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from . import structural as st
-from .gather_types import gather_rule, scatter_rule
+from .gather_types import gather_auto, gather_rule, scatter_rule
 from ..sharding import P
 from ..sharding_types import is_typed, typed_aval
 from .elementwise import add, div, eq, full, mul, neg, select_n, sub
@@ -336,7 +337,7 @@ gather_p.def_jvp(_gather_jvp)
 gather_p.def_transpose(_gather_transpose)
 gather_p.def_batch(_gather_batch)
 gather_p.def_key_reuse(key_reuse.forward_rule)
-gather_p.def_sharding(gather_rule)
+gather_p.def_sharding(sp.typed_or(gather_rule, gather_auto))
 
 
 def batched_dynamic_slice(axis_data, vals, dims, slice_sizes):

@@ -20,20 +20,38 @@ def gather_rule(in_specs, in_avals, out_avals, *, dimension_numbers, slice_sizes
     (op, idx), dn = in_specs, dimension_numbers
     if not any(op) and not any(idx):
         return [sp.replicated(out_avals[0])]
-    idx = list(idx)
     batch = list(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
     if not (all(slice_sizes[i] == in_avals[0].shape[i] or op[i] is None
                 for i in dn.start_index_map)
             and all(_resolvable(op[o], idx[i]) for o, i in batch)
             and all(e is None for i, e in enumerate(idx) if i not in dn.start_indices_batching_dims)):
         raise _ambiguous(".at[...].get", in_avals)
-    for o, i in batch:
+    return [_gathered(op, idx, dn, out_avals[0].ndim)]
+
+
+def _gathered(op, idx, dn, ndim, window_entry=lambda op, i: op[i]):
+    """The result's entries: each offset dim `window_entry` of its operand dim, each other
+    the indices' (batching dims: the indices' or else the operand's)."""
+    idx = list(idx)
+    for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
         idx[i] = idx[i] or op[o]
     window = iter(i for i in range(len(op))
                   if i not in dn.collapsed_slice_dims and i not in dn.operand_batching_dims)
     queries = iter(idx)
-    return [tuple(op[next(window)] if d in dn.offset_dims else next(queries)
-                  for d in range(out_avals[0].ndim))]
+    return tuple(window_entry(op, next(window)) if d in dn.offset_dims else next(queries)
+                 for d in range(ndim))
+
+
+def gather_auto(in_specs, in_avals, out_avals, *, dimension_numbers, slice_sizes, **_):
+    """Auto propagation, as XLA lays a gather out: an offset dim keeps its operand dim's
+    axes when the window takes the whole dimension, the others take the indices' axes but
+    those the offset dims use."""
+    (op, idx), dn, shape = in_specs, dimension_numbers, in_avals[0].shape
+    out = _gathered(op, idx, dn, out_avals[0].ndim,
+                    lambda op, i: op[i] if slice_sizes[i] == shape[i] else None)
+    used = {a for d in dn.offset_dims for a in sp.axes_of(out[d])}
+    return [tuple(e if d in dn.offset_dims or not used & set(sp.axes_of(e)) else None
+                  for d, e in enumerate(out))]
 
 
 def _resolvable(*entries):

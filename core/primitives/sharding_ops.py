@@ -2,26 +2,39 @@
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
-from ..sharding.mesh import axes_of
+from ..sharding.mesh import UNCONSTRAINED, axes_of
+from ..sharding.device_sets import is_reshard
+from ..sharding_types import is_typed, spec_of, typed_aval
+from ..sharding_unreduced import sets_of
 from ..sharding import (AbstractMesh, AxisType, NamedSharding, P, Sharding,
                         get_abstract_mesh, get_current_mesh, resolve_spec)
-from ..trace import get_aval
+from ..trace import Tracer, get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
 
 
-def _constraint(name, cotangent_sharding=lambda x, sharding: sharding):
+def _constraint(name, cotangent_params=lambda x, **params: params):
     """An identity primitive laying its operand out as its `sharding` param (None: where it
-    is), with the rules both constraints share; a cotangent is laid out as
-    `cotangent_sharding(primal, sharding)` gives."""
+    is), with the rules both constraints share; a cotangent is constrained with the params
+    `cotangent_params(primal, **params)` gives."""
     prim = make_primitive(name)
     prim.def_layout("sharding")
     prim.def_key_reuse(key_reuse.forward_rule)
     prim.def_abstract_eval(lambda x, **_: ShapedArray(x.shape, x.dtype, x.weak_type))
-    deflinear(prim, lambda ct, x, *, sharding, **params: [
-        prim.bind(ct, sharding=cotangent_sharding(x, sharding), **params)])
+    deflinear(prim, lambda ct, x, **params: [prim.bind(ct, **cotangent_params(x, **params))])
     prim.def_batch(_batch)
     return prim
+
+
+def _cotangent_params(x, sharding, auto=False):
+    """A reshard's cotangent is resharded to its operand's type (JAX's transpose), a
+    constraint's laid out as the constraint (`_cotangent_sharding`: its sets swapped)."""
+    primal = x.aval.sharding
+    if (auto or is_reshard(sharding)) and is_typed(x.aval) and not any(sets_of(x.aval)) \
+            and not (sharding.spec.reduced or sharding.spec.unreduced):
+        return dict(sharding=primal)
+    out = dict(sharding=_cotangent_sharding(x, sharding))
+    return dict(out, auto=True) if auto else out
 
 
 def _cotangent_sharding(x, sharding):
@@ -38,10 +51,12 @@ def _cotangent_sharding(x, sharding):
 
 
 def _is_reshard(eqn):
-    """A constraint on a mesh whose axes are all Explicit: JAX's reshard (with_sharding_
-    constraint is an assert there), printed as JAX prints it, without params."""
+    """A constraint on a mesh whose axes are all Explicit, or reshard's to Auto ones: JAX's
+    reshard (with_sharding_constraint is an assert there), printed as JAX prints it, without
+    params."""
     mesh = getattr(eqn.params["sharding"], "mesh", None)
-    return mesh is not None and all(t == AxisType.Explicit for t in mesh.axis_types)
+    return eqn.params.get("auto", False) or mesh is not None and all(
+        t == AxisType.Explicit for t in mesh.axis_types)
 
 
 def _batch(axis_data, vals, dims, **_):
@@ -49,7 +64,7 @@ def _batch(axis_data, vals, dims, **_):
     return vals[0], dims[0]
 
 
-sharding_constraint_p = _constraint("sharding_constraint", _cotangent_sharding)
+sharding_constraint_p = _constraint("sharding_constraint", _cotangent_params)
 sharding_constraint_p.def_pp(
     lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
 pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
@@ -80,12 +95,14 @@ def device_put_traced(x, target):
 def with_sharding_constraint(x, shardings):
     """x (a pytree) laid out as `shardings` (a Sharding, a PartitionSpec under a mesh
     context, or a pytree prefix of them); a NamedSharding may name Auto axes only (JAX's
-    ValueError: Explicit ones are reshard's) unless the context mesh's axes are all
-    Explicit."""
-    return _constrained(x, shardings, not get_abstract_mesh().are_all_axes_explicit)
+    ValueError: Explicit ones are reshard's) and keeps the operand's type on Explicit axes.
+    Under a context mesh whose axes are all Explicit it is JAX's assert: x unchanged when
+    its type is the NamedSharding's, else JAX's AssertionError pointing to reshard."""
+    explicit = get_abstract_mesh().are_all_axes_explicit
+    return _constrained(x, shardings, not explicit, asserting=explicit)
 
 
-def _constrained(x, shardings, auto_only):
+def _constrained(x, shardings, auto_only, asserting=False):
 
     def resolve(s):
         s = resolve_spec(s, "with_sharding_constraint", "shardings")
@@ -104,8 +121,45 @@ def _constrained(x, shardings, auto_only):
         s = resolve(s)
         if isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh):
             s.devices_indices_map(get_aval(leaf).shape)
+        if asserting and isinstance(s, NamedSharding):
+            _assert_type(typed_aval(leaf), s)
+            outs.append(leaf)
+            continue
+        if auto_only and isinstance(s, NamedSharding) and isinstance(leaf, Tracer):
+            s = _with_typed_axes(s, get_aval(leaf))
         outs.append(sharding_constraint_p.bind(leaf, sharding=s))
     return pytree.tree_unflatten(tree, outs)
+
+
+def _assert_type(aval, s):
+    """JAX's with_sharding_constraint under an all-Explicit context mesh: an assert that the
+    operand's type is `s` (UNCONSTRAINED entries match anything)."""
+    given = s.spec._normalized_spec_for_aval(aval.ndim)
+    ours = spec_of(aval)
+    if any(e is not UNCONSTRAINED and (e or None) != t
+           for e, t in zip(s.spec.partitions + (None,) * aval.ndim, ours)):
+        raise AssertionError(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+            f"`Explicit`. The array sharding: {P(*ours)} did not match the sharding provided: "
+            f"{given}. Please use `jax.sharding.reshard` to shard your input to the sharding "
+            "you want.")
+
+
+def _with_typed_axes(s, aval):
+    """A constraint on Auto axes inside a trace keeps the operand's type on the Explicit ones
+    (JAX lays the value out over both: each dimension's typed axes, then the constraint's;
+    eagerly JAX lays it out as the constraint says)."""
+    typed = spec_of(aval)
+    if not any(typed):
+        return s
+    wanted = s.spec._normalized_spec_for_aval(aval.ndim).partitions
+    return s.update(spec=s.spec.update(partitions=[
+        _merged(t, e) for t, e in zip(typed, wanted)]))
+
+
+def _merged(typed, entry):
+    axes = axes_of(typed) + axes_of(entry)
+    return None if not axes else axes[0] if len(axes) == 1 else axes
 
 
 def _check_auto(s):
@@ -134,8 +188,17 @@ def reshard(xs, out_shardings):
     targets = [out_shardings] * len(leaves) if is_target(out_shardings) else \
         pytree.broadcast_prefix("reshard", xs, out_shardings, is_target)
     return pytree.tree_unflatten(tree, [
-        sharding_constraint_p.bind(x, sharding=_reshard_target(s, get_aval(x).ndim))
-        for x, s in zip(leaves, targets)])
+        _reshard_one(x, _reshard_target(s, get_aval(x).ndim)) for x, s in zip(leaves, targets)])
+
+
+def _reshard_one(x, s):
+    """Inside a trace, a reshard to a mesh of Auto axes only is JAX's: a type on no Explicit
+    axis, no devices asked for (its mesh's abstract one), the value left where it is (`auto`:
+    the propagation names its layout on that mesh's axes)."""
+    if isinstance(x, Tracer) and s.mesh.axis_names and s.mesh.are_all_axes_auto:
+        return sharding_constraint_p.bind(
+            x, sharding=s.update(mesh=s.mesh.abstract_mesh), auto=True)
+    return sharding_constraint_p.bind(x, sharding=s)
 
 
 def _reshard_target(s, ndim):

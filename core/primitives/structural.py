@@ -8,6 +8,7 @@ import numpy as np
 from .. import dtypes, errors
 from .. import key_reuse as kr
 from .. import sharding_propagation as sp
+from ..array import Array
 from ..avals import ShapedArray
 from ..jaxpr import pp_hiding
 from ..primitive import make_primitive
@@ -18,6 +19,7 @@ from ..transforms.batching import bdim_at_front, moveaxis, not_mapped
 from .reshape_types import reshape_type
 from .sharding_ops import constrain, reshard
 from ..sharding import P
+from ..sharding_unreduced import sets_of
 from ..sharding_types import (concrete_sharding, cotangent_sharding, out_type, param_spec,
                               type_constraint, typed_aval)
 from .elementwise import (add, convert_element_type, lt, select_n,
@@ -354,7 +356,7 @@ def _rev_batch(axis_data, vals, dims, *, dimensions):
 
 
 rev_p.def_batch(_rev_batch)
-rev_p.def_sharding(sp.like_operand)
+rev_p.def_sharding(lambda in_specs, *_, **__: [in_specs[0]])  # (on Auto axes too, as XLA's)
 
 
 # ---------------------------------------------------------------- slice
@@ -387,7 +389,20 @@ def slice(x, start_indices, limit_indices, strides=None):
     strides = None if strides is None or all(s == 1 for s in strides) else strides
     if start == (0,) * len(start) and limit == _shape(x) and strides is None:
         return x
+    if strides is None and spread_on_devices(x) and all(
+            0 <= lo <= hi <= n for lo, hi, n in zip(start, limit, _shape(x))):
+        # JAX applies an eager slice as a dynamic_slice: its layout and type are that one's
+        return dynamic_slice(x, [np.int32(i) for i in start],
+                             [hi - lo for lo, hi in zip(start, limit)])
     return slice_p.bind(x, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def spread_on_devices(x):
+    """Whether x is a concrete Array on several devices (where JAX's eager indexing and
+    slicing take other paths than under jit) whose type holds no unreduced or reduced axes
+    (refjax slices those device by device, where JAX's paths refuse them)."""
+    return type(x) is Array and len(x.sharding.device_set) > 1 and not any(
+        sets_of(typed_aval(x)))
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
@@ -428,7 +443,12 @@ def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides
 
 
 slice_p.def_batch(_slice_batch)
-slice_p.def_sharding(sp.varying_shape("slicing"))
+# on Auto axes a static slice keeps the axes that still tile each resized dimension, a
+# dynamic one (its start known only when it runs) none of a resized dimension's (XLA's)
+slice_p.def_sharding(sp.typed_or(sp.varying_shape("slicing"), sp.resized(sp.dividing_prefix)))
+# (a dynamic_slice at constant start indices is folded into a static slice by XLA)
+_static_slice_layout = sp.typed_or(sp.varying_shape("dynamic_slice"),
+                                   sp.resized(sp.dividing_prefix))
 
 
 # ---------------------------------------------------------------- dynamic_slice
@@ -567,7 +587,9 @@ def index_in_dim(x, i, axis):
 
 dynamic_slice_p.def_jvp(_dynamic_slice_jvp)
 dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
-dynamic_slice_p.def_sharding(sp.varying_shape("dynamic_slice"))
+dynamic_slice_p.def_sharding(sp.typed_or(sp.varying_shape("dynamic_slice"),
+                                         sp.resized(lambda entry, size: None)))
+dynamic_slice_p.sharding.when_folded = _static_slice_layout
 dynamic_slice_p.def_batch(_dynamic_slice_batch)
 
 

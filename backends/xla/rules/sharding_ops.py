@@ -4,21 +4,28 @@ import jax
 from jax import lax
 
 from ....core.primitives import sharding_ops
-from ....core.sharding import AbstractMesh, AxisType, NamedSharding
+from ....core.sharding import AbstractMesh, AxisType, NamedSharding, keep_axes
+from ....core.sharding.mesh import axes_of
 from ....core.sharding.device_sets import is_reshard
 from ...base import get_backend
 from ._common import out_sharding, rule
 
 
 @rule(sharding_ops.sharding_constraint_p)
-def _sharding_constraint(x, *, sharding):
+def _sharding_constraint(x, *, sharding, auto=False):
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
-    the value ends up, which the outputs' out_shardings decide."""
-    if isinstance(sharding, NamedSharding):
+    the value ends up, which the outputs' out_shardings decide. A reshard to Auto axes
+    (`auto`) asks the partitioner for nothing, as JAX's lowering of it."""
+    if isinstance(sharding, NamedSharding) and not auto:
         if not jax.typeof(x).ndim and not _explicitly_typed(x):
             # a scalar is whole on every device; constrained, JAX's constant would get an Auto
             # mesh that operands typed on Explicit axes refuse (a cotangent's `reshard 1.0`)
             return x
+        auto = _auto_part(sharding)
+        if auto is not None and _explicitly_typed(x):
+            # with_sharding_constraint on Auto axes of a mixed mesh (refjax's spec holds the
+            # value's type beside them): JAX's own, which keeps the type
+            return lax.with_sharding_constraint(x, out_sharding(auto))
         if sharding.mesh.explicit_axes and _explicitly_typed(x):
             # a value JAX typed on Explicit axes (a dot_general's out_sharding=) is resharded,
             # so that what it meets next is on the same mesh
@@ -40,6 +47,18 @@ def _device_put(x, *, sharding, devices):
 def _explicitly_typed(x):
     mesh = getattr(jax.typeof(x).sharding, "mesh", None)
     return mesh is not None and bool(mesh.explicit_axes)
+
+
+def _auto_part(sharding):
+    """On a mesh of Explicit and Auto axes, a spec naming Auto ones: that spec without its
+    Explicit axes (None otherwise)."""
+    mesh = sharding.mesh
+    auto = set(mesh.axis_names) - set(mesh.explicit_axes)
+    entries = sharding.spec.partitions
+    if not mesh.explicit_axes or not any(set(axes_of(e)) & auto for e in entries):
+        return None
+    return sharding.update(spec=sharding.spec.update(
+        partitions=[keep_axes(e, auto) for e in entries]))
 
 
 def _auto(sharding):

@@ -165,21 +165,60 @@ def _same_sharding(a, b):
     return spec_of(a) == spec_of(b) and sets_of(a) == sets_of(b)
 
 
-def typed_as(out_avals_of):
+def typed_as(out_avals_of, layouts):
     """A sharding rule typing a control-flow primitive's results as its jaxpr's outputs
-    (`out_avals_of(**params)`; their types were given when the jaxpr was traced)."""
-    @sp.typed_only
-    def rule(in_specs, in_avals, out_avals, **params):
+    (`out_avals_of(**params)`; their types were given when the jaxpr was traced), and
+    laying them out on Auto axes as `layouts` propagates them through its jaxprs."""
+    def types(in_specs, in_avals, out_avals, **params):
         return [spec_of(a) for a in out_avals_of(**params)]
+    rule = sp.typed_or(types, layouts)
+    rule.types_from_jaxprs = True  # its abstract eval gives them, on their meshes
     return rule
 
 
-@sp.typed_only
-def scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
+def cond_layouts(in_specs, in_avals, out_avals, *, branches, **_):
+    """cond on Auto axes: its branches' layouts merged."""
+    outs = zip(*(sp.jaxpr_specs(b, in_specs[1:]) for b in branches))
+    return [sp.merged(o, a.ndim) for o, a in zip(outs, out_avals)]
+
+
+def carried_layouts(run, consts, init):
+    """A loop on Auto axes: the carries' layouts merged with what one more pass of the body
+    (`run(consts, carries)`: its outputs' specs, carries first) makes of them, until stable;
+    then the body's outputs."""
+    carry = list(init)
+    for _ in range(len(carry) + 1):  # each pass can only drop axes
+        outs = run(consts, carry)
+        grown = [sp.merged((c, o), len(c)) for c, o in zip(carry, outs)]
+        if grown == carry:
+            break
+        carry = grown
+    return carry + list(run(consts, carry)[len(carry):])
+
+
+def while_layouts(in_specs, in_avals, out_avals, *, body_jaxpr, body_nconsts, cond_nconsts,
+                  **_):
+    consts, init = split(in_specs[cond_nconsts:], [body_nconsts])
+    return carried_layouts(lambda k, c: sp.jaxpr_specs(body_jaxpr, k + c), consts, init)
+
+
+def scan_layouts(in_specs, in_avals, out_avals, *, jaxpr, num_consts, num_carry, **_):
+    """scan on Auto axes: a body's x is its xs' spec without the scanned dimension, the
+    stacked ys are the body's ys, replicated along it."""
+    consts, init, xs = split(in_specs, [num_consts, num_carry])
+    xs = [s[1:] for s in xs]
+    out = carried_layouts(lambda k, c: sp.jaxpr_specs(jaxpr, k + c + xs), consts, init)
+    return out[:num_carry] + [(None,) + tuple(y or ()) for y in out[num_carry:]]
+
+
+def _scan_types(in_specs, in_avals, out_avals, *, jaxpr, num_carry, **_):
     """scan's results: its carries typed as the body's, its stacked ys as the body's ys with
     a replicated leading dimension (JAX's)."""
     carry, ys = jaxpr.out_avals[:num_carry], jaxpr.out_avals[num_carry:]
     return [spec_of(a) for a in carry] + [(None,) + spec_of(y) for y in ys]
+
+
+scan_types = sp.typed_or(_scan_types, scan_layouts)
 
 
 def pcast_hint(applications, loop):

@@ -31,7 +31,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
-                     pcast_hint, same_typed, type_str, typed_as, why)
+                     pcast_hint, same_typed, type_str, typed_as, why, cond_layouts)
 
 cond_p = make_primitive("cond", multiple_results=True)
 
@@ -175,7 +175,7 @@ cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)
 cond_p.def_partial_eval(_cond_partial_eval)
 cond_p.def_vma(_cond_vma)
-cond_p.def_sharding(typed_as(lambda branches: branches[0].out_avals))
+cond_p.def_sharding(typed_as(lambda branches, **_: branches[0].out_avals, cond_layouts))
 
 
 @cond_p.def_key_reuse

@@ -30,8 +30,9 @@ from ... import jaxpr as jx
 from ...avals import same_type
 from ...config import config
 from ...primitive import make_primitive
-from ...sharding_types import typed_aval
-from ...trace import as_value, get_aval
+from ...sharding import NamedSharding, P, get_abstract_mesh
+from ...sharding_types import spec_of, typed_aval
+from ...trace import Tracer, as_value, get_aval
 from ...transforms import partial_eval as pe
 from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
 from ...transforms.batching import bdim_at_front, moveaxis
@@ -47,7 +48,8 @@ from ..reductions import reduce_or
 from .hoisting import fresh_residuals, hoist_invariants
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
-                     pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why)
+                     pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why,
+                     while_layouts)
 
 while_p = make_primitive("while", multiple_results=True)
 scan_p = make_primitive("scan", multiple_results=True)
@@ -195,7 +197,7 @@ while_p.def_jvp(_while_jvp)
 while_p.def_linearize(linearize_by_partial_eval(while_p))
 while_p.def_transpose(_while_transpose)
 while_p.def_batch(_while_batch)
-while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals))
+while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals, while_layouts))
 while_p.def_partial_eval(_while_partial_eval)
 while_p.def_vma(_while_vma)
 
@@ -297,8 +299,18 @@ def _trace_carried(trace, init, name, in_tree, fun):
             in_avals = [typed_aval(x) for x in init]
             traced = trace(in_avals)
             out_tree, out_avals = traced[-2], traced[-1]
-    _check_carry(name, fun, in_tree, in_avals, out_tree, out_avals)
+    _check_carry(name, fun, in_tree, [_made_in_trace(x, a) for x, a in zip(init, in_avals)],
+                 out_tree, out_avals)
     return traced, init
+
+
+def _made_in_trace(x, aval):
+    """A carry made inside the trace from constants, which refjax leaves untyped, as JAX's
+    type: replicated on the context mesh (a body making it sharded changes its type)."""
+    mesh = get_abstract_mesh()
+    if not isinstance(x, Tracer) or aval.sharding is not None or not mesh.explicit_axes:
+        return aval
+    return aval.update(sharding=NamedSharding(mesh, P(*(None,) * aval.ndim)))
 
 
 # ---------------------------------------------------------------- lax.while_loop
@@ -595,6 +607,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     init_leaves = [as_value(x) for x in init_leaves]
     xs_leaves = [as_value(x) for x in xs_leaves]
     length = _scan_length(xs_leaves, length)
+    _check_xs_replicated(xs_leaves)
     if config.read("jax_disable_jit"):
         return _python_scan(f, init, xs_leaves, xs_tree, length, reverse)
     unroll = _canonical_unroll(unroll, length)
@@ -630,6 +643,15 @@ def _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
     closed, consts = stage_with_const_inputs(flat, list(carry_avals) + list(x_avals))
     c_tree, y_tree, n_c = box[0]
     return closed, consts, y_tree, c_tree, list(closed.out_avals[:n_c])
+
+
+def _check_xs_replicated(xs_leaves):
+    """JAX's ValueError for xs whose type shards the scanned (leading) dimension over an
+    Explicit mesh axis: each iteration would read another device's rows."""
+    types = [typed_aval(x) for x in xs_leaves]
+    if any(spec_of(a)[0] is not None for a in types):
+        raise ValueError("0th dimension of all xs should be replicated. Got "
+                         f"{', '.join(str(P(*spec_of(a))) for a in types)}")
 
 
 def _scan_length(xs_leaves, length):
