@@ -243,6 +243,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     a, = _arrays("trace", a)
     if a.ndim >= 2 and _axis(axis1, a.ndim) == _axis(axis2, a.ndim):
         raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    dtype = None if dtype is None else _user_dtype(dtype, "trace")
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

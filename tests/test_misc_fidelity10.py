@@ -1,0 +1,107 @@
+"""Small user-visible differences from JAX 0.10.2, each settled against real JAX run side by
+side: 64-bit dtype warnings of lax functions and reductions, Array.format and traceback,
+the names jit gives callable objects, lax.pvary's removal."""
+import functools
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import refjax
+import refjax.numpy as rnp
+
+
+def _warned(fn):
+    """The warnings fn gives, as (category, message), and the files they point to."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [(w.category.__name__, str(w.message)) for w in caught], {w.filename for w in caught}
+
+
+# each call takes (jax-like module, its numpy, dtype)
+DTYPE_CALLS = {
+    "convert_element_type": lambda j, n, d: j.lax.convert_element_type(n.arange(3.0), d),
+    "convert of a scalar": lambda j, n, d: j.lax.convert_element_type(1.0, d),
+    "full": lambda j, n, d: j.lax.full((2,), 1, d),
+    "full_like": lambda j, n, d: j.lax.full_like(n.ones(2), 1, d),
+    "iota": lambda j, n, d: j.lax.iota(d, 3),
+    "broadcasted_iota": lambda j, n, d: j.lax.broadcasted_iota(d, (2, 3), 1),
+    "bitcast_convert_type": lambda j, n, d: j.lax.bitcast_convert_type(n.ones(2), d),
+    "dot": lambda j, n, d: j.lax.dot(n.ones(2), n.ones(2), preferred_element_type=d),
+    "dot_general": lambda j, n, d: j.lax.dot_general(n.ones(2), n.ones(2), (([0], [0]), ([], [])),
+                                                     None, d),
+    "sum": lambda j, n, d: n.sum(n.ones((2, 2)), 0, dtype=d),  # twice: sum, then its convert
+    "prod": lambda j, n, d: n.prod(n.ones(2), dtype=d, keepdims=True),
+    "nanprod": lambda j, n, d: n.nanprod(n.ones(2), dtype=d),
+    "cumsum": lambda j, n, d: n.cumsum(n.ones(2), dtype=d),
+    "std": lambda j, n, d: n.std(n.ones(2), dtype=d),
+    "trace": lambda j, n, d: n.trace(n.ones((2, 2)), dtype=d),
+    "float64(x)": lambda j, n, d: n.float64(n.ones(2)),
+    "uniform": lambda j, n, d: j.random.uniform(j.random.key(0), (2,), d),
+    "randint": lambda j, n, d: j.random.randint(j.random.key(0), (2,), 0, 3, d),
+    "traced": lambda j, n, d: _traced(j, n, functools.partial(j.lax.convert_element_type,
+                                                               new_dtype=d)),
+}
+
+
+def _traced(j, n, f):
+    """f staged: a jit called twice (traced once), a vmap and a grad."""
+    g = j.jit(f)
+    return g(n.ones(2)), g(n.ones(2)), j.vmap(f)(n.ones(2)), j.grad(f)(1.0)
+
+
+def _ints(d):
+    """The integer dtype of the same width (iota's, randint's)."""
+    return {"float64": "int64", "float32": "int32"}.get(d, d) if isinstance(d, str) else int
+
+
+@pytest.mark.backends("numpy_ref")
+def test_64_bit_dtypes_warn_as_jax():
+    """Every call warns as JAX's (text, count) for a 64-bit dtype, and not for a 32-bit one or
+    Python's float; refjax's warnings name the user's line, where JAX's from jitted jnp
+    functions and iota name its own source."""
+    int_named = {"iota", "broadcasted_iota", "randint", "bitcast_convert_type"}
+    for name, call in DTYPE_CALLS.items():
+        for d in ("float64", "float32", float):
+            d = _ints(d) if name in int_named else d
+            theirs, _ = _warned(lambda: call(jax, jnp, d))
+            ours, files = _warned(lambda: call(refjax, rnp, d))
+            assert ours == theirs, (name, d)
+            assert files <= {__file__}, (name, files)
+            assert bool(ours) == (d in ("float64", "int64") or name == "float64(x)"), name
+    assert len(_warned(lambda: DTYPE_CALLS["sum"](refjax, rnp, "float64"))[0]) == 2
+    assert len(_warned(lambda: DTYPE_CALLS["traced"](refjax, rnp, "float64"))[0]) == 3
+
+
+@pytest.mark.backends("numpy_ref")
+def test_reduction_warnings_name_the_function_called():
+    """JAX's nansum names nanprod and nanmean names mean (slips in its source); refjax names
+    the function called, warning as many times."""
+    assert "requested in nanprod " in str(_warned(lambda: jnp.nansum(jnp.ones(2), dtype="int64")))
+    assert "requested in mean " in str(_warned(lambda: jnp.nanmean(jnp.ones(2), dtype="float64")))
+    ours = _warned(lambda: rnp.nansum(rnp.ones(2), dtype="int64"))[0]
+    assert len(ours) == 1 and "requested in nansum " in ours[0][1]
+    ours = _warned(lambda: rnp.nanmean(rnp.ones(2), dtype="float64"))[0]
+    assert len(ours) == 1 and "requested in nanmean " in ours[0][1]
+
+
+@pytest.mark.backends("numpy_ref")
+def test_convert_element_type_keeps_jax_signature_and_errors():
+    import inspect
+    assert list(inspect.signature(refjax.lax.convert_element_type).parameters) == \
+        list(inspect.signature(jax.lax.convert_element_type).parameters)
+    for bad in (None, "foo"):
+        for lib, np_ in ((jax, jnp), (refjax, rnp)):
+            with pytest.raises(ValueError if bad is None else TypeError):
+                lib.lax.convert_element_type(np_.ones(2), bad)
+    for lib in (jax, refjax):  # the dtype is warned about before the key is refused
+        with pytest.warns(UserWarning, match="requested in convert_element_type"), \
+                pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to "
+                              "float32"):
+            lib.lax.convert_element_type(lib.random.key(0), "float64")
+    with refjax.enable_x64(True):
+        assert refjax.lax.convert_element_type(rnp.ones(2), "float64").dtype == np.float64
+        assert _warned(lambda: refjax.lax.full((2,), 1, "float64"))[0] == []
