@@ -105,3 +105,80 @@ def test_convert_element_type_keeps_jax_signature_and_errors():
     with refjax.enable_x64(True):
         assert refjax.lax.convert_element_type(rnp.ones(2), "float64").dtype == np.float64
         assert _warned(lambda: refjax.lax.full((2,), 1, "float64"))[0] == []
+
+
+# ---------------------------------------------------------------- Array.format, traceback
+
+def _format_cases(lib, np_):
+    """Arrays of several ranks and dtypes (sub-byte ones too), made as several operations
+    make them, and one split over a mesh."""
+    mesh = lib.make_mesh((2, 4), ("x", "y"), axis_types=(lib.sharding.AxisType.Auto,) * 2)
+    x = np_.arange(6.0).reshape(2, 3)
+    return [x, x.T, np_.float32(1), np_.ones((2, 3, 4), "int8"), np_.zeros((0, 3)),
+            np_.ones(3, "int4"), np_.ones(2, "bfloat16"), np_.ones(2, bool),
+            lib.jit(lambda a: a.T)(x),
+            lib.device_put(np_.ones((4, 8)), lib.NamedSharding(mesh, lib.P("x", "y")))]
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_array_format_is_jax_cpu_layout():
+    from refjax.experimental.layout import Format, Layout
+    theirs = [repr(a.format) for a in _format_cases(jax, jnp)]
+    ours = _format_cases(refjax, rnp)
+    assert [repr(a.format) for a in ours] == theirs
+    f = ours[0].format
+    assert f == Format(Layout((0, 1), ()), ours[0].sharding) and hash(f) == hash(ours[0].format)
+    assert f.layout != Layout((0, 1)) and f.layout.update(tiling=None) == Layout((0, 1))
+    with pytest.raises(AttributeError):
+        refjax.jit(lambda a: a.format)(ours[0])  # as JAX's tracers: no such attribute
+
+
+def test_layout_and_format_classes_as_jax():
+    import jax.experimental.layout as theirs
+
+    import refjax.experimental.layout as ours
+    def cases(L, sharding):
+        return [lambda: L.Layout([1, 0], [[8, 128]]), lambda: L.Layout((0,)).update(tiling=()),
+                lambda: L.Format(), lambda: L.Format(L.Layout.AUTO, sharding),
+                lambda: L.Format(None, sharding), lambda: L.Format(L.Layout((0,)), sharding),
+                lambda: L.Format(L.Layout((0,))), lambda: L.Format(sharding),
+                lambda: L.Format(None, 3), lambda: L.Layout((0, 1)).check_compatible_aval((2,)),
+                lambda: L.Layout((0, 1)) == L.Layout((0, 1), None), lambda: L.Format() == None]  # noqa: E711
+    for mine, real in zip(cases(ours, refjax.sharding.SingleDeviceSharding(refjax.devices()[0])),
+                          cases(theirs, jax.sharding.SingleDeviceSharding(jax.devices()[0]))):
+        ours_out, theirs_out = _outcome(mine), _outcome(real)
+        for where, here in (("jax._src.layout", "refjax.api.layout"),
+                            ("<class 'jax.sharding.", "<class 'refjax.core.sharding.shardings.")):
+            theirs_out = theirs_out.replace(where, here)
+        assert ours_out == theirs_out
+
+
+def _outcome(fn):
+    try:
+        return repr(fn())
+    except (TypeError, ValueError) as e:
+        return f"{type(e).__name__}: {e}"
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_array_traceback_is_where_it_was_made():
+    """Innermost frame first, the user's line last, printed `file:line (function)` per frame as
+    JAX's; the frames between are each library's own."""
+    def made_here(lib, np_):
+        return lib.jit(lambda a: a + 1)(np_.ones(2))  # the line both tracebacks end at
+
+    line = made_here.__code__.co_firstlineno + 1
+    for lib, np_ in ((jax, jnp), (refjax, rnp)):
+        tb = made_here(lib, np_).traceback
+        users = [f for f in tb.frames if f.file_name == __file__]
+        assert (users[0].function_name, users[0].line_num) == (
+            "test_array_traceback_is_where_it_was_made.<locals>.made_here", line)
+        assert users[0].function_start_line == line - 1
+        assert str(users[0]) == f"{users[0].function_name};{__file__}:{line}"
+        assert users[1].function_name == "test_array_traceback_is_where_it_was_made"
+        assert f"{__file__}:{line} (test_array_traceback_is_where_it_was_made.<locals>" \
+            f".made_here)" in str(tb).splitlines()
+    x = rnp.ones(2)
+    assert refjax.device_put(x).traceback == x.traceback != rnp.ones(2).traceback
+    with pytest.raises(AttributeError):
+        x.traceback = None
