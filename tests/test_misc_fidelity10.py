@@ -182,3 +182,73 @@ def test_array_traceback_is_where_it_was_made():
     assert refjax.device_put(x).traceback == x.traceback != rnp.ones(2).traceback
     with pytest.raises(AttributeError):
         x.traceback = None
+
+
+# ---------------------------------------------------------------- jit of callable objects
+
+class _Scaler:
+    def __init__(self, post):
+        self.post = post
+
+    def __call__(self, x):
+        return self.post(x * 2)
+
+    def shift(self, x):
+        return self.post(x + 1)
+
+
+def _add(x, y, post):
+    return post(x + y)
+
+
+def _callables(post):
+    """An instance with __call__, partials (nested too), a bound method, a lambda; `post`
+    makes their results (a valid one, or one holding no JAX value)."""
+    return [_Scaler(post), functools.partial(_add, y=1.0, post=post),
+            functools.partial(functools.partial(_add, post=post), y=2.0), _Scaler(post).shift,
+            lambda x: post(x)]
+
+
+def _names_seen(lib, np_, f, bad):
+    """What a user sees of jit(f)'s name: its __name__, its printed jaxpr, and the errors
+    naming it (bad: f returning no JAX value; a retrace under no_tracing)."""
+    x, y = np_.ones(2), np_.ones(3)
+    jaxpr = str(lib.make_jaxpr(lambda a: lib.jit(f)(a))(x))
+    errors = [_outcome(lambda: lib.jit(bad)(x))]
+    lib.jit(f)(x)
+    with lib.no_tracing(True):
+        errors.append(_error_text(lambda: lib.jit(f)(y)))
+    return lib.jit(f).__name__, jaxpr, errors
+
+
+def _error_text(fn):
+    try:
+        fn()
+    except RuntimeError as e:
+        return str(e)
+
+
+@pytest.mark.backends("numpy_ref")
+def test_jit_of_callable_objects_named_as_jax():
+    """JAX's names: an object's __name__, a partial's function's, else '<unnamed function>';
+    errors name the function and where it is defined (a partial's), else '<unknown>'."""
+    def bad(r):
+        return r, object()
+
+    def pairs():
+        return zip(_callables(lambda r: r), _callables(bad))
+    seen = [_names_seen(refjax, rnp, *mine) for mine in pairs()]
+    assert seen == [_names_seen(jax, jnp, *real) for real in pairs()]
+    assert "re-tracing function <unknown> for" in seen[0][2][1]
+    assert "function _add at " in seen[1][2][0] and "name=_add" in seen[2][1]
+    assert refjax.jit(_Scaler(bad)).__name__ == "<unnamed function>"
+
+
+@pytest.mark.backends("xla")
+def test_lowered_module_named_as_jax():
+    import re
+    def names(lib, np_, f):
+        text = lib.jit(f).lower(np_.ones(2)).as_text()
+        return re.findall(r"module @(\S+)", text)
+    for mine, real in zip(_callables(lambda r: r), _callables(lambda r: r)):
+        assert names(refjax, rnp, mine) == names(jax, jnp, real)
