@@ -252,3 +252,27 @@ def test_lowered_module_named_as_jax():
         return re.findall(r"module @(\S+)", text)
     for mine, real in zip(_callables(lambda r: r), _callables(lambda r: r)):
         assert names(refjax, rnp, mine) == names(jax, jnp, real)
+
+
+# ---------------------------------------------------------------- lax.pvary
+
+def test_pvary_kept_for_the_seeds_as_pcast_to_varying():
+    """JAX 0.10 removed lax.pvary (AttributeError with its pointer to pcast); the seeds'
+    shard_map notes use it, so refjax keeps it (README: seeds vs JAX), staged and computed as
+    JAX's pcast(..., to='varying')."""
+    with pytest.raises(AttributeError, match=r"jax.lax.pvary was deprecated in JAX v0.8.2 and "
+                       r"removed in JAX v0.10.0; use `jax.lax.pcast\(..., to='varying'\)"):
+        jax.lax.pvary  # noqa: B018
+
+    def program(lib, np_, vary):
+        mesh = lib.make_mesh((4,), ("i",), axis_types=(lib.sharding.AxisType.Auto,))
+        f = lib.shard_map(lambda x, y: vary(lib, y) * x, mesh=mesh,
+                          in_specs=(lib.P("i"), lib.P()), out_specs=lib.P("i"))
+        args = np_.arange(8.0), np_.ones(2)
+        return str(lib.make_jaxpr(f)(*args)), np.asarray(f(*args)).tolist()
+
+    def pcast(lib, y):
+        return lib.lax.pcast(y, "i", to="varying")
+    theirs = program(jax, jnp, pcast)
+    assert program(refjax, rnp, lambda lib, y: lib.lax.pvary(y, "i")) == theirs
+    assert program(refjax, rnp, pcast) == theirs
