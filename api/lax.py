@@ -1,5 +1,6 @@
 """refjax.lax: the lax functions, each binding one primitive (re-exported from core/primitives)."""
 import functools as _functools
+import inspect as _inspect
 
 from ..core import dtypes as _dtypes
 from ..core.primitives.elementwise import weak_scalar as _weak_scalar
@@ -42,9 +43,13 @@ def convert_element_type(operand, new_dtype):
     return _ew.convert_element_type(operand, _requested(new_dtype, "convert_element_type"))
 
 
-def _warns_of_truncation(fn, param, position, fun_name):
-    """fn, warning as JAX's lax function does of a 64-bit dtype argument `param` (at
-    `position` unless keyword-only) with x64 off; fun_name is the name JAX's warning gives."""
+def _warns_of_truncation(fn, param, fun_name):
+    """fn, warning as JAX's lax function does of a 64-bit dtype argument `param` with x64
+    off; fun_name is the name JAX's warning gives."""
+    params = list(_inspect.signature(fn).parameters.values())
+    at = next(i for i, p in enumerate(params) if p.name == param)
+    position = None if params[at].kind is _inspect.Parameter.KEYWORD_ONLY else at
+
     @_functools.wraps(fn)
     def warned(*args, **kwargs):
         positional = position is not None and len(args) > position
@@ -183,14 +188,21 @@ from .lax_helpers import full  # noqa: F401,E402,F811  (dtype optional, sharding
 from .lax_helpers import broadcast_like, index_take, scatter_apply  # noqa: F401,E402
 from ..core.primitives.arrays import empty, empty_p  # noqa: F401,E402
 
-# JAX's names: iota's warning names broadcasted_iota, full_like's names its `dtype`
-for _name, _param, _position, _label in (
-        ("full", "dtype", 2, "full"), ("iota", "dtype", 0, "broadcasted_iota"),
-        ("broadcasted_iota", "dtype", 0, "broadcasted_iota"), ("full_like", "dtype", 2, "dtype"),
-        ("bitcast_convert_type", "new_dtype", 1, "bitcast_convert_type"),
-        ("dot", "preferred_element_type", None, "dot"),
-        ("dot_general", "preferred_element_type", 4, "dot")):
-    globals()[_name] = _warns_of_truncation(globals()[_name], _param, _position, _label)
+# JAX's names: iota's warning names broadcasted_iota, full_like's its `dtype` argument, the
+# convolutions' conv_general_dilated, dot_general's and ragged_dot's dot
+for _name, _param, _label in (
+        ("full", "dtype", "full"), ("iota", "dtype", "broadcasted_iota"),
+        ("broadcasted_iota", "dtype", "broadcasted_iota"), ("full_like", "dtype", "dtype"),
+        ("bitcast_convert_type", "new_dtype", "bitcast_convert_type"),
+        ("rng_bit_generator", "dtype", "rng_bit_generator"),
+        ("dot", "preferred_element_type", "dot"), ("dot_general", "preferred_element_type", "dot"),
+        ("ragged_dot", "preferred_element_type", "dot"),
+        ("ragged_dot_general", "preferred_element_type", "dot"),
+        ("conv_general_dilated", "preferred_element_type", "conv_general_dilated"),
+        ("conv", "preferred_element_type", "conv_general_dilated"),
+        ("conv_with_general_padding", "preferred_element_type", "conv_general_dilated"),
+        ("conv_transpose", "preferred_element_type", "conv_general_dilated")):
+    globals()[_name] = _warns_of_truncation(globals()[_name], _param, _label)
 
 from ..core.errors import name_errors_in  # noqa: E402
 

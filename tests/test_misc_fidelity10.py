@@ -33,6 +33,12 @@ DTYPE_CALLS = {
     "dot": lambda j, n, d: j.lax.dot(n.ones(2), n.ones(2), preferred_element_type=d),
     "dot_general": lambda j, n, d: j.lax.dot_general(n.ones(2), n.ones(2), (([0], [0]), ([], [])),
                                                      None, d),
+    "conv_general_dilated": lambda j, n, d: j.lax.conv_general_dilated(
+        n.ones((1, 1, 3)), n.ones((1, 1, 2)), (1,), "VALID", preferred_element_type=d),
+    "conv_transpose": lambda j, n, d: j.lax.conv_transpose(
+        n.ones((1, 3, 1)), n.ones((2, 1, 1)), (1,), "VALID", preferred_element_type=d),
+    "convolve": lambda j, n, d: n.convolve(n.ones(3), n.ones(2), preferred_element_type=d),
+    "rng_bit_generator": lambda j, n, d: j.lax.rng_bit_generator(n.zeros(4, "uint32"), (2,), d),
     "sum": lambda j, n, d: n.sum(n.ones((2, 2)), 0, dtype=d),  # twice: sum, then its convert
     "prod": lambda j, n, d: n.prod(n.ones(2), dtype=d, keepdims=True),
     "nanprod": lambda j, n, d: n.nanprod(n.ones(2), dtype=d),
@@ -53,9 +59,11 @@ def _traced(j, n, f):
     return g(n.ones(2)), g(n.ones(2)), j.vmap(f)(n.ones(2)), j.grad(f)(1.0)
 
 
-def _ints(d):
-    """The integer dtype of the same width (iota's, randint's)."""
-    return {"float64": "int64", "float32": "int32"}.get(d, d) if isinstance(d, str) else int
+# the dtypes each call is asked for: a 64-bit one, a 32-bit one, Python's (default) type
+_KINDS = {"f": ("float64", "float32", float), "i": ("int64", "int32", int),
+          "u": ("uint64", "uint32")}
+_KIND_OF = {"iota": "i", "broadcasted_iota": "i", "randint": "i", "bitcast_convert_type": "i",
+            "rng_bit_generator": "u"}
 
 
 @pytest.mark.backends("numpy_ref")
@@ -63,17 +71,34 @@ def test_64_bit_dtypes_warn_as_jax():
     """Every call warns as JAX's (text, count) for a 64-bit dtype, and not for a 32-bit one or
     Python's float; refjax's warnings name the user's line, where JAX's from jitted jnp
     functions and iota name its own source."""
-    int_named = {"iota", "broadcasted_iota", "randint", "bitcast_convert_type"}
     for name, call in DTYPE_CALLS.items():
-        for d in ("float64", "float32", float):
-            d = _ints(d) if name in int_named else d
+        for d in _KINDS[_KIND_OF.get(name, "f")]:
             theirs, _ = _warned(lambda: call(jax, jnp, d))
             ours, files = _warned(lambda: call(refjax, rnp, d))
             assert ours == theirs, (name, d)
             assert files <= {__file__}, (name, files)
-            assert bool(ours) == (d in ("float64", "int64") or name == "float64(x)"), name
+            assert bool(ours) == (d in ("float64", "int64", "uint64") or name == "float64(x)")
     assert len(_warned(lambda: DTYPE_CALLS["sum"](refjax, rnp, "float64"))[0]) == 2
     assert len(_warned(lambda: DTYPE_CALLS["traced"](refjax, rnp, "float64"))[0]) == 3
+
+
+@pytest.mark.backends("numpy_ref")
+def test_ragged_dot_warns_as_jax_then_computes():
+    """JAX's ragged_dot warns (naming dot), then fails to lower its float32 result typed as
+    the float64 it was asked for (ValueError); refjax computes it in float32."""
+    args = np.ones((4, 2), np.float32), np.ones((2, 2, 3), np.float32), np.array([2, 2])
+
+    def asked(lib, np_):
+        return lib.lax.ragged_dot(*map(np_.asarray, args), preferred_element_type="float64")
+
+    def failing(lib, np_):
+        with pytest.raises(ValueError, match="Cannot lower jaxpr with verifier errors"):
+            asked(lib, np_)
+    assert _warned(lambda: asked(refjax, rnp))[0] == _warned(lambda: failing(jax, jnp))[0]
+    with pytest.warns(UserWarning, match="requested in dot "):
+        out = asked(refjax, rnp)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.full((4, 3), 2.0))
 
 
 @pytest.mark.backends("numpy_ref")
