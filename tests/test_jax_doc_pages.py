@@ -9,8 +9,10 @@ giving the names the snippets assume (`x`, `f`). Pages not run, and why:
 - new_docs/501/data-loading, docs/distributed_data_loading's plain twin: tf.data pipelines
   over several processes (tensorflow is not installed: both raise ModuleNotFoundError);
 - notebooks/neural_network_with_tfds_data: tensorflow_datasets is not installed;
-- notebooks/layout: XLA's device-local memory layouts (jax.experimental.layout: refjax
-  compiles no XLA program; on JAX's CPU the page's own layout assertions fail);
+- notebooks/layout: layouts XLA's compiler chooses (jit's Format(Layout.AUTO) in/out
+  shardings, Compiled.input_formats, device_put to a Format, with_layout_constraint: refjax
+  has Layout, Format and Array.format only; on JAX's CPU the page's own layout assertions
+  fail);
 - notebooks/colocated-python: JAX's colocated Python runtime (its cells fail on JAX too);
 - new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 501/export,
   501/shape-polymorphism, 401/pallas, 401/ffi, ffi, 401/cute-dsl, notebooks/cute_dsl_jax,

@@ -417,6 +417,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
     where = _check_where("nanstd", where)
+    dtype = None if dtype is None else _user_dtype(dtype, "nanstd")
     return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
@@ -496,6 +497,8 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
                              f"not specified, got shape {x.shape}.")
         axis = 0
+    if dtype is not None:  # JAX's warning of a 64-bit dtype names no function here
+        dtype = _dt.explicit_dtype(dtype, None)
     if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
         dtype = _api_accumulator(x.dtype)
     out = fn(x, axis=axis, dtype=dtype)
