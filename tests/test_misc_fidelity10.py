@@ -254,10 +254,28 @@ def _names_seen(lib, np_, f, bad):
     x, y = np_.ones(2), np_.ones(3)
     jaxpr = str(lib.make_jaxpr(lambda a: lib.jit(f)(a))(x))
     errors = [_outcome(lambda: lib.jit(bad)(x))]
-    lib.jit(f)(x)
+    errors.append(_cache_miss(lib, lambda: lib.jit(f)(np_.ones(5))))
     with lib.no_tracing(True):
         errors.append(_error_text(lambda: lib.jit(f)(y)))
     return lib.jit(f).__name__, jaxpr, errors
+
+
+def _cache_miss(lib, call):
+    """The function line of jax_explain_cache_misses' report of call (both libraries log it
+    under JAX's logger), ids aside."""
+    import logging
+    import re
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logger = logging.getLogger("jax._src.interpreters.partial_eval")
+    logger.addHandler(handler)
+    try:
+        with lib.explain_cache_misses(True):
+            call()
+    finally:
+        logger.removeHandler(handler)
+    return [re.sub(r"id=\d+", "id=", m.splitlines()[1]) for m in seen]
 
 
 def _error_text(fn):
@@ -278,7 +296,8 @@ def test_jit_of_callable_objects_named_as_jax():
         return zip(_callables(lambda r: r), _callables(bad))
     seen = [_names_seen(refjax, rnp, *mine) for mine in pairs()]
     assert seen == [_names_seen(jax, jnp, *real) for real in pairs()]
-    assert "re-tracing function <unknown> for" in seen[0][2][1]
+    assert "re-tracing function <unknown> for" in seen[0][2][2]
+    assert seen[0][2][1] == ["  for <unknown>"] and seen[1][2][1][0].startswith("  for _add defined at")
     assert "function _add at " in seen[1][2][0] and "name=_add" in seen[2][1]
     assert refjax.jit(_Scaler(bad)).__name__ == "<unnamed function>"
 

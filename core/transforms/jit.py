@@ -316,7 +316,7 @@ class JitWrapped:
             args, kwargs = pytree.tree_unflatten(signature[2], leaves)
             names = diagnostics.flat_arg_names(
                 None if signature[0] else self._signature, args, kwargs)
-            diagnostics.explain_cache_miss(self._fun, self._name, key, self._cache.keys(), names)
+            diagnostics.explain_cache_miss(self._fun, key, self._cache.keys(), names)
         with diagnostics.timed_trace(self._name):
             staged = self._trace(*signature)
         if config.read("jax_enable_checks"):

@@ -85,14 +85,15 @@ def _tuple_text(items):
 _seen_callsites = set()
 
 
-def explain_cache_miss(fun, name, key, old_keys, arg_names):
-    """jax_explain_cache_misses: why this call traces again, as JAX's message explains it."""
+def explain_cache_miss(fun, key, old_keys, arg_names):
+    """jax_explain_cache_misses: why this call traces again, as JAX's message explains it
+    (naming the function as its errors do: '<unknown>' for a callable object)."""
     if not config.read("jax_explain_cache_misses"):
         return
     info = source_info.current()
     callsite = info.summarize() if info is not None else "<unknown>"
     lines = [f"TRACING CACHE MISS at {callsite}:"]
-    defined = fun_sourceinfo(fun).partition(" at ")[2]
+    name, _, defined = fun_sourceinfo(fun).partition(" at ")
     where = f" defined at {defined}" if defined else ""
     if not old_keys:
         lines.append(f"  never seen function:\n    {name} id={id(fun)}{where}")
