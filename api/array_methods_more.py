@@ -169,8 +169,8 @@ def array_methods():
 
 def _traceback(self):
     """The Python stack where the array was made, innermost frame first (its frames are
-    refjax's where JAX's are its own, then the user's)."""
-    return self._traceback
+    refjax's where JAX's are its own, then the user's); None once it is deleted, as JAX's."""
+    return None if self.is_deleted() else self._traceback
 
 
 def _tracer_unsafe_buffer_pointer(self):

@@ -94,5 +94,6 @@ def cpu_layout(ndim):
 
 
 def array_format(self):
-    """The array's memory layout on each device and its sharding (jax.Array.format)."""
-    return Format(cpu_layout(self.ndim), self.sharding)
+    """The array's memory layout on each device and its sharding (jax.Array.format); a
+    deleted array's layout is None, as JAX's (it has no buffers)."""
+    return Format(None if self.is_deleted() else cpu_layout(self.ndim), self.sharding)

@@ -170,6 +170,11 @@ def test_array_format_is_jax_cpu_layout():
     assert f.layout != Layout((0, 1)) and f.layout.update(tiling=None) == Layout((0, 1))
     with pytest.raises(AttributeError):
         refjax.jit(lambda a: a.format)(ours[0])  # as JAX's tracers: no such attribute
+    deleted = [lib.numpy.ones(2) for lib in (jax, refjax)]
+    for x in deleted:
+        x.delete()
+    assert repr(deleted[1].format) == repr(deleted[0].format)  # no layout: no buffers
+    assert deleted[1].traceback is deleted[0].traceback is None
 
 
 def test_layout_and_format_classes_as_jax():
