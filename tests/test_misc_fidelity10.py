@@ -56,6 +56,9 @@ DTYPE_CALLS = {
     "mean": lambda j, n, d: n.mean(n.ones(2), dtype=d),
     "cumulative_sum": lambda j, n, d: n.cumulative_sum(n.ones(2), dtype=d),  # names none
     "trace": lambda j, n, d: n.trace(n.ones((2, 2)), dtype=d),
+    "empty": lambda j, n, d: n.empty(2, d),
+    "identity": lambda j, n, d: n.identity(2, d),
+    "vecdot": lambda j, n, d: n.vecdot(n.ones(2), n.ones(2), preferred_element_type=d),
     "float64(x)": lambda j, n, d: n.float64(n.ones(2)),
     "uniform": lambda j, n, d: j.random.uniform(j.random.key(0), (2,), d),
     "randint": lambda j, n, d: j.random.randint(j.random.key(0), (2,), 0, 3, d),

@@ -137,6 +137,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     x1, x2 = _move_to_end(x1, axis), _move_to_end(x2, axis)
     if _dt.kind(x1.dtype) == "c":
         x1 = ew.conj(x1)
+    if preferred_element_type is not None:  # warned of as JAX's: by the dot it runs
+        preferred_element_type = _user_dtype(preferred_element_type, "dot")
     return einsum("...i,...i->...", x1, x2, precision=precision,
                   preferred_element_type=preferred_element_type)
 
