@@ -109,6 +109,7 @@ _sys.modules[f"{__name__}.example_libraries.optimizers"] = example_libraries.opt
 _sys.modules[f"{__name__}.example_libraries.stax"] = example_libraries.stax
 _sys.modules[f"{__name__}.experimental.checkify"] = experimental.checkify
 _sys.modules[f"{__name__}.experimental.xla_metadata"] = experimental.xla_metadata
+_sys.modules[f"{__name__}.experimental.layout"] = experimental.layout
 
 from .api import extend  # noqa: E402
 

@@ -5,6 +5,7 @@ unsafe_buffer_pointer; a tracer's traceback and pickling)."""
 import numpy as np
 
 from ..core import errors
+from .layout import array_format
 from .numpy.promotion import _user_dtype as user_dtype
 
 
@@ -161,7 +162,15 @@ def array_methods():
     return {"clone": _clone, "device_buffer": _deprecated("device_buffer", "arr.addressable_data(0)"),
             "device_buffers": _deprecated(
                 "device_buffers", "[x.data for x in arr.addressable_shards]"),
-            "platform": _platform, "unsafe_buffer_pointer": _unsafe_buffer_pointer}
+            "platform": _platform, "unsafe_buffer_pointer": _unsafe_buffer_pointer,
+            "format": property(array_format, doc=array_format.__doc__),
+            "traceback": property(_traceback, doc=_traceback.__doc__)}
+
+
+def _traceback(self):
+    """The Python stack where the array was made, innermost frame first (its frames are
+    refjax's where JAX's are its own, then the user's); None once it is deleted, as JAX's."""
+    return None if self.is_deleted() else self._traceback
 
 
 def _tracer_unsafe_buffer_pointer(self):
@@ -181,8 +190,7 @@ def _tracer_reduce(self):
 
 
 def tracer_methods():
-    """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError (a
-    concrete Array's `traceback`, where it was created, is not recorded by refjax), and
+    """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError, and
     pickling, refused as JAX refuses it."""
     return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer, "__reduce__": _tracer_reduce,
             "traceback": property(_tracer_traceback, doc="Refused: a tracer has no creation "

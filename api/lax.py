@@ -1,5 +1,6 @@
 """refjax.lax: the lax functions, each binding one primitive (re-exported from core/primitives)."""
 import functools as _functools
+import inspect as _inspect
 
 from ..core import dtypes as _dtypes
 from ..core.primitives.elementwise import weak_scalar as _weak_scalar
@@ -12,7 +13,8 @@ from ..core.primitives.elementwise import (  # noqa: F401
     abs, bitwise_not, integer_pow, square, erf, erf_inv, lgamma, digamma, polygamma, real, imag,
     conj, add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
     bitwise_xor, shift_left, shift_right_logical, shift_right_arithmetic, eq, ne, lt, le, gt, ge,
-    select_n, clamp, convert_element_type, full)
+    select_n, clamp, full)
+from ..core.primitives import elementwise as _ew
 from ..core.primitives.structural import (  # noqa: F401
     broadcast_in_dim, broadcast, reshape, squeeze, expand_dims, transpose, rev, slice,
     slice_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_update_slice,
@@ -25,6 +27,35 @@ from ..core.primitives.gather import (  # noqa: F401,E402
 
 bitwise_not = bitwise_not
 not_ = bitwise_not
+
+
+def _requested(requested, fun_name):
+    """A user's dtype, canonical, with JAX's UserWarning naming fun_name when it is a 64-bit
+    type and jax_enable_x64 is off (refjax's own code calls the core functions, unwarned)."""
+    if requested is None or _dtypes.is_key_dtype(requested):
+        return requested
+    return _dtypes.explicit_dtype(requested, fun_name)
+
+
+def convert_element_type(operand, new_dtype):
+    """operand converted to new_dtype, C-style (floats truncate to integers); a 64-bit
+    new_dtype with x64 off is its 32-bit counterpart, with JAX's warning."""
+    return _ew.convert_element_type(operand, _requested(new_dtype, "convert_element_type"))
+
+
+def _warns_of_truncation(fn, param, fun_name):
+    """fn, warning as JAX's lax function does of a 64-bit dtype argument `param` with x64
+    off; fun_name is the name JAX's warning gives."""
+    params = list(_inspect.signature(fn).parameters.values())
+    at = next(i for i, p in enumerate(params) if p.name == param)
+    position = None if params[at].kind is _inspect.Parameter.KEYWORD_ONLY else at
+
+    @_functools.wraps(fn)
+    def warned(*args, **kwargs):
+        positional = position is not None and len(args) > position
+        _requested(args[position] if positional else kwargs.get(param), fun_name)
+        return fn(*args, **kwargs)
+    return warned
 
 
 def select(pred, on_true, on_false):
@@ -156,6 +187,22 @@ from .lax_helpers import (  # noqa: F401,E402
 from .lax_helpers import full  # noqa: F401,E402,F811  (dtype optional, sharding=, as JAX's)
 from .lax_helpers import broadcast_like, index_take, scatter_apply  # noqa: F401,E402
 from ..core.primitives.arrays import empty, empty_p  # noqa: F401,E402
+
+# JAX's names: iota's warning names broadcasted_iota, full_like's its `dtype` argument, the
+# convolutions' conv_general_dilated, dot_general's and ragged_dot's dot
+for _name, _param, _label in (
+        ("full", "dtype", "full"), ("iota", "dtype", "broadcasted_iota"),
+        ("broadcasted_iota", "dtype", "broadcasted_iota"), ("full_like", "dtype", "dtype"),
+        ("bitcast_convert_type", "new_dtype", "bitcast_convert_type"),
+        ("rng_bit_generator", "dtype", "rng_bit_generator"),
+        ("dot", "preferred_element_type", "dot"), ("dot_general", "preferred_element_type", "dot"),
+        ("ragged_dot", "preferred_element_type", "dot"),
+        ("ragged_dot_general", "preferred_element_type", "dot"),
+        ("conv_general_dilated", "preferred_element_type", "conv_general_dilated"),
+        ("conv", "preferred_element_type", "conv_general_dilated"),
+        ("conv_with_general_padding", "preferred_element_type", "conv_general_dilated"),
+        ("conv_transpose", "preferred_element_type", "conv_general_dilated")):
+    globals()[_name] = _warns_of_truncation(globals()[_name], _param, _label)
 
 from ..core.errors import name_errors_in  # noqa: E402
 

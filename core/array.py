@@ -9,6 +9,7 @@ from . import dtypes, errors, runtime
 from .avals import ShapedArray
 from .sequence import LeadingAxis
 from .shard import Shard
+from .tracebacks import capture
 from .trace import Tracer
 
 
@@ -16,13 +17,14 @@ class Array(LeadingAxis):
     """A concrete array held by a backend. Operators and methods are installed by
     api/array_methods (shared with Tracer), so this class holds only what is concrete."""
 
-    __slots__ = ("aval", "_buf", "_backend", "__weakref__")
+    __slots__ = ("aval", "_buf", "_backend", "_traceback", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, aval, buf, backend):
         self.aval = aval
         self._buf = buf
         self._backend = backend
+        self._traceback = capture()  # where it was made: jax.Array.traceback
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)

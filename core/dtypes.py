@@ -5,6 +5,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
+from . import source_info
 from .config import config
 from .errors import TypePromotionError
 
@@ -110,16 +111,19 @@ def canonicalize_dtype(dtype):
 
 def explicit_dtype(dtype, fun_name):
     """A dtype a user asked for, canonicalized as JAX's: with jax_enable_x64 off a 64-bit one
-    becomes its 32-bit counterpart with JAX's UserWarning naming `fun_name` (Python's scalar
-    types, which only ask for the default, silently)."""
+    becomes its 32-bit counterpart with JAX's UserWarning naming `fun_name` (jax.random's
+    name none: fun_name None) and the user's line (Python's scalar types, which only ask for
+    the default, silently)."""
     canonical = canonicalize_dtype(dtype)
     if any(dtype is t for t in (bool, int, float, complex)) or canonical == np.dtype(dtype):
         return canonical
+    where = "" if fun_name is None else f" requested in {fun_name}"
     warnings.warn(
-        f"Explicitly requested dtype {np.dtype(dtype)} requested in {fun_name} is not "
+        f"Explicitly requested dtype {np.dtype(dtype)}{where} is not "
         f"available, and will be truncated to dtype {canonical.name}. To enable more dtypes, "
         "set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
-        "variable. See https://github.com/jax-ml/jax#current-gotchas for more.", stacklevel=4)
+        "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+        stacklevel=source_info.user_stacklevel())
     return canonical
 
 

@@ -98,6 +98,18 @@ def current(base=()):
     return None
 
 
+def user_stacklevel():
+    """The stacklevel for warnings.warn, called from the function calling this one, that names
+    the first frame outside refjax: the user's line, as JAX's warnings name it."""
+    frame, level, internal = sys._getframe(1), 1, _internal
+    while frame is not None:
+        hit = internal.get(frame.f_code)
+        if not (_classify(frame.f_code) if hit is None else hit):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 1
+
+
 def rebound(base=()):
     """The source of an equation being re-bound, if any (no look-up of the user's line); else
     only the name stack beyond `base`, when there is one."""

@@ -57,7 +57,7 @@ class Ref:
     array, which `r[idx]` reads and `r[idx] = v` replaces. Methods are installed by
     core/primitives/state.py (they bind its primitives)."""
 
-    __slots__ = ("aval", "_buf", "_backend", "__weakref__")
+    __slots__ = ("aval", "_buf", "_backend", "_traceback", "__weakref__")  # Array.__init__'s
 
     __init__ = Array.__init__
     # what an Array reads from its type

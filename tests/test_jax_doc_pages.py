@@ -9,8 +9,10 @@ giving the names the snippets assume (`x`, `f`). Pages not run, and why:
 - new_docs/501/data-loading, docs/distributed_data_loading's plain twin: tf.data pipelines
   over several processes (tensorflow is not installed: both raise ModuleNotFoundError);
 - notebooks/neural_network_with_tfds_data: tensorflow_datasets is not installed;
-- notebooks/layout: XLA's device-local memory layouts (jax.experimental.layout: refjax
-  compiles no XLA program; on JAX's CPU the page's own layout assertions fail);
+- notebooks/layout: layouts XLA's compiler chooses (jit's Format(Layout.AUTO) in/out
+  shardings, Compiled.input_formats, device_put to a Format, with_layout_constraint: refjax
+  has Layout, Format and Array.format only; on JAX's CPU the page's own layout assertions
+  fail);
 - notebooks/colocated-python: JAX's colocated Python runtime (its cells fail on JAX too);
 - new_docs/201/gpu-memory, profiling, 501/multiprocess, 501/compilation-cache, 501/export,
   501/shape-polymorphism, 401/pallas, 401/ffi, ffi, 401/cute-dsl, notebooks/cute_dsl_jax,
@@ -50,9 +52,6 @@ _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
 _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
              "strongly typed value is written; JAX's shows the written value's (here strong)")
 
-_STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX stages a "
-           "broadcast_in_dim of each and a concatenate (same values)")
-
 _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
     "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
@@ -87,9 +86,7 @@ KNOWN = {
     "stateful-computations": {},
     "tracing": {0: _UNSEEDED, 1: _UNSEEDED},
     "notebooks/thinking_in_jax": {4: _CLASS},
-    "notebooks/Common_Gotchas_in_JAX": {
-        32: "jnp.array of a list of traced scalars: JAX converts each scalar, then "
-            "concatenates; refjax concatenates, then converts once (same values)"},
+    "notebooks/Common_Gotchas_in_JAX": {},
     "notebooks/autodiff_cookbook": {7: _FD},
     "notebooks/Custom_derivative_rules_for_Python_code": {},
     "jaxpr": {},
@@ -155,7 +152,7 @@ DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
 SLOW = {
     "new_docs/301/cookbook": {},
     "new_docs/101/pytrees": {9: _UNSEEDED},
-    "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
+    "new_docs/101/transformations": {7: _FD},
     "array_refs": {
         2: "jnp.sin of a reference inside jit: JAX's TypeError names its internal tracer class "
            "(DynamicJaxprTracer at position 0); refjax's says `got Ref`",

@@ -51,6 +51,9 @@ MISSING = {
     "errors": {},
     "typing": {},
     "flatten_util": {},
+    "experimental.layout": {
+        "with_layout_constraint": "not built: a constraint on XLA's layout assignment (refjax "
+                                  "arrays keep the CPU client's row-major layout)"},
     "experimental.mesh_utils": {
         "create_hybrid_device_mesh": HARDWARE + " (devices over several slices or hosts)"},
     "ref": {},

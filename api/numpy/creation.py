@@ -82,7 +82,7 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like zeros (XLA has no uninitialized memory)."""
     _check_not_forgotten_tuple("empty", shape, dtype)
-    return zeros(shape, dtype)
+    return zeros(shape, None if dtype is None else _user_dtype(dtype, "empty"))
 
 
 @takes_placement("full", fills=True)
@@ -280,7 +280,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 def identity(n, dtype=None):
     """The n x n identity matrix."""
-    return eye(n, dtype=dtype)
+    return eye(n, dtype=None if dtype is None else _user_dtype(dtype, "identity"))
 
 
 def _tri_mask(n, m, k):

@@ -11,7 +11,7 @@ from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast
                         lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
                         _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
                         _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
-                        staged_as)
+                        _user_dtype, staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -309,6 +309,8 @@ def _conv(name, a, v, mode, precision, preferred_element_type):
     a, v = _arrays(name, a, v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    if preferred_element_type is not None:  # warned of as JAX's: by the convolution it runs
+        preferred_element_type = _user_dtype(preferred_element_type, "conv_general_dilated")
     a, v = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(a, v)
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")

@@ -137,6 +137,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     x1, x2 = _move_to_end(x1, axis), _move_to_end(x2, axis)
     if _dt.kind(x1.dtype) == "c":
         x1 = ew.conj(x1)
+    if preferred_element_type is not None:  # warned of as JAX's: by the dot it runs
+        preferred_element_type = _user_dtype(preferred_element_type, "dot")
     return einsum("...i,...i->...", x1, x2, precision=precision,
                   preferred_element_type=preferred_element_type)
 
@@ -243,6 +245,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     a, = _arrays("trace", a)
     if a.ndim >= 2 and _axis(axis1, a.ndim) == _axis(axis2, a.ndim):
         raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    dtype = None if dtype is None else _user_dtype(dtype, "trace")
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

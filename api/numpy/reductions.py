@@ -96,7 +96,8 @@ def _reduction(a, name, monoid, *, axis=None, dtype=None, out=None, keepdims=Fal
         result = op(_initial(initial, comp), result)
     if keepdims:
         result = st.expand_dims(result, axes)
-    return astype(result, result_dtype)
+    # as JAX's: the user's dtype itself, so a 64-bit one is warned about a second time
+    return lax.convert_element_type(result, result_dtype if dtype is None else dtype)
 
 
 def _reduction_dtypes(name, a_dtype, dtype, promote_integers, upcast_f16):
@@ -258,6 +259,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     """Standard deviation: the square root of var."""
     where = _check_where("std", where)  # named as std, not var
+    dtype = None if dtype is None else _user_dtype(dtype, "std")
     return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                        correction=correction))
 
@@ -348,11 +350,13 @@ def _nan_filled(name, a, fill):
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaNs as zero."""
+    dtype = None if dtype is None else _user_dtype(dtype, "nansum")  # warned once, as nansum
     return sum(_nan_filled("nansum", a, 0), axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaNs as one."""
+    dtype = None if dtype is None else _user_dtype(dtype, "nanprod")  # warned once, as nanprod
     return prod(_nan_filled("nanprod", a, 1), axis, dtype, out, keepdims, initial, where)
 
 
@@ -413,6 +417,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
     where = _check_where("nanstd", where)
+    dtype = None if dtype is None else _user_dtype(dtype, "nanstd")
     return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
@@ -492,6 +497,8 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
                              f"not specified, got shape {x.shape}.")
         axis = 0
+    if dtype is not None:  # JAX's warning of a 64-bit dtype names no function here
+        dtype = _dt.explicit_dtype(dtype, None)
     if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
         dtype = _api_accumulator(x.dtype)
     out = fn(x, axis=axis, dtype=dtype)

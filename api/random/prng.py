@@ -591,16 +591,12 @@ def _words64(keys, shape):
     return keys._impl.words64(keys._base_array, shape)
 
 
-def _canonical_dtype(name, dtype, default, stacklevel=3):
-    """The dtype JAX would use: `default` when None, 64-bit types narrowed without x64."""
-    requested = np.dtype(default if dtype is None else dtype)
-    out = _dt.canonicalize_dtype(requested)
-    if dtype is not None and out != requested:
-        warnings.warn(f"Explicitly requested dtype {requested} requested in {name} is not "
-                      f"available, and will be truncated to dtype {out}. To enable more dtypes, "
-                      "set the jax_enable_x64 configuration option.", UserWarning,
-                      stacklevel=stacklevel)
-    return out
+def _canonical_dtype(name, dtype, default):
+    """The dtype JAX would use: `default` when None, 64-bit types narrowed without x64 (with
+    JAX's warning, which names no function in jax.random)."""
+    if dtype is None:
+        return _dt.canonicalize_dtype(default)
+    return _dt.explicit_dtype(dtype, None)
 
 
 def bits(key, shape=(), dtype=None):

@@ -152,7 +152,7 @@ def _uniform(data, shape, dtype, minval, maxval):
 
 
 def _float_dtype(name, dtype, kinds="f", what="a float"):
-    dtype = _canonical_dtype(name, dtype, np.float64, stacklevel=4)
+    dtype = _canonical_dtype(name, dtype, np.float64)
     if _dt.kind(dtype) not in kinds:
         raise ValueError(f"dtype argument to `{name}` must be {what} dtype, got {dtype}")
     return dtype

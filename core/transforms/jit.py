@@ -189,7 +189,7 @@ class JitWrapped:
         self._resolve_static_names()
         self._donate_argnums, self._donate_argnames = _by_number_and_name(
             self._signature, self._donate_argnums, _names(donate_argnames))
-        self._name = self.__name__ = _fun_name(fun)
+        self._name = self.__name__ = diagnostics.fun_name(fun)
         self._cache = trace_cache(fun, self._options() if shared else None)
         self._fast = self._cache.runners
 
@@ -263,12 +263,13 @@ class JitWrapped:
                 continue
             if any(c is x for c in consts):
                 raise ValueError(
-                    f"when tracing {_fun_where(self._fun)} for jit, a mutable array reference "
-                    f"of type {x.aval} was both closed over and passed as the argument {name}")
+                    f"when tracing {diagnostics.fun_sourceinfo(self._fun)} for jit, a mutable "
+                    f"array reference of type {x.aval} was both closed over and passed as the "
+                    f"argument {name}")
             if id(x) in seen:
                 raise ValueError(
                     "only one reference to a mutable array may be passed as an argument to a "
-                    f"function, but when tracing {_fun_where(self._fun)} for jit the mutable "
+                    f"function, but when tracing {diagnostics.fun_sourceinfo(self._fun)} for jit the mutable "
                     f"array reference of type {x.aval} appeared at both {seen[id(x)]} and {name}.")
             seen[id(x)] = name
 
@@ -315,7 +316,7 @@ class JitWrapped:
             args, kwargs = pytree.tree_unflatten(signature[2], leaves)
             names = diagnostics.flat_arg_names(
                 None if signature[0] else self._signature, args, kwargs)
-            diagnostics.explain_cache_miss(self._fun, self._name, key, self._cache.keys(), names)
+            diagnostics.explain_cache_miss(self._fun, key, self._cache.keys(), names)
         with diagnostics.timed_trace(self._name):
             staged = self._trace(*signature)
         if config.read("jax_enable_checks"):
@@ -470,13 +471,6 @@ def _signature(fun):
         return None
 
 
-def _fun_name(fun):
-    """The name jaxprs show for fun (a partial's underlying function's, as JAX)."""
-    while isinstance(fun, functools.partial):
-        fun = fun.func
-    return getattr(fun, "__name__", type(fun).__name__)
-
-
 def _check_hashable(value, where):
     try:
         hash(value)
@@ -500,26 +494,20 @@ def _check_output(x, fun, tree, i, origin=lambda ref: ("", "")):
     (`origin(x)`: where in the result, and where it came from)."""
     if is_ref(x):
         where, came = origin(x)
-        raise ValueError(f"function {_fun_where(fun)} traced for jit returned a mutable array "
-                         f"reference of type {get_aval(x)}{where}, but mutable array references "
-                         f"cannot be returned.{came}")
+        raise ValueError(f"function {diagnostics.fun_sourceinfo(fun)} traced for jit returned "
+                         f"a mutable array reference of type {get_aval(x)}{where}, but mutable "
+                         f"array references cannot be returned.{came}")
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
     try:
         get_aval(x)
     except TypeError:
-        path = pytree.tree_flatten_with_path(pytree.tree_unflatten(tree, range(tree.num_leaves)))
-        raise TypeError(f"function {_fun_where(fun)} traced for jit returned a value of type "
-                        f"{type(x)} at output component {pytree.keystr(path[0][i][0])}, "
-                        "which is not a valid JAX type") from None
+        path = pytree.keystr(pytree.tree_flatten_with_path(
+            pytree.tree_unflatten(tree, range(tree.num_leaves)))[0][i][0])
+        where = f" at output component {path}" if path else ""  # as JAX: none for the output
+        raise TypeError(f"function {diagnostics.fun_sourceinfo(fun)} traced for jit returned a "
+                        f"value of type {type(x)}{where}, which is not a valid JAX type") from None
     return x
-
-
-def _fun_where(fun):
-    """'name at file:line', as JAX names a traced function."""
-    code = getattr(fun, "__code__", None)
-    name = getattr(fun, "__name__", repr(fun))
-    return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else name
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

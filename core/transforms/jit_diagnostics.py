@@ -1,6 +1,9 @@
 """jit's diagnostic options: jax_log_compiles, jax_explain_cache_misses, jax_no_tracing,
 jax_no_execution and jax_enable_checks, logging what JAX logs under JAX's logger names."""
+import functools
+import inspect
 import logging
+import re
 import time
 from contextlib import contextmanager
 
@@ -25,10 +28,26 @@ def _level():
 
 
 def fun_sourceinfo(fun):
-    """'name at file:line' of a Python function, as JAX's error messages name it."""
+    """'name at file:line' of a Python function (a partial's and a wrapper's underlying one),
+    as JAX's error messages name it: a builtin by its name, other callables '<unknown>'
+    (their reprs hold addresses)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
     code = getattr(fun, "__code__", None)
-    name = getattr(fun, "__name__", type(fun).__name__)
-    return name if code is None else f"{name} at {code.co_filename}:{code.co_firstlineno}"
+    if code is not None and hasattr(fun, "__name__"):
+        return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
+    builtin = re.match(r"<built-in function (\S+)>", str(fun))
+    return builtin.group(1) if builtin else "<unknown>"
+
+
+def fun_name(fun):
+    """The name jit gives fun in jaxprs, lowered modules and its own __name__, as JAX's: its
+    __name__, a partial's function's, else '<unnamed function>' (an instance with __call__)."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    return fun_name(fun.func) if isinstance(fun, functools.partial) else "<unnamed function>"
 
 
 def check_tracing_allowed(fun):
@@ -66,14 +85,15 @@ def _tuple_text(items):
 _seen_callsites = set()
 
 
-def explain_cache_miss(fun, name, key, old_keys, arg_names):
-    """jax_explain_cache_misses: why this call traces again, as JAX's message explains it."""
+def explain_cache_miss(fun, key, old_keys, arg_names):
+    """jax_explain_cache_misses: why this call traces again, as JAX's message explains it
+    (naming the function as its errors do: '<unknown>' for a callable object)."""
     if not config.read("jax_explain_cache_misses"):
         return
     info = source_info.current()
     callsite = info.summarize() if info is not None else "<unknown>"
     lines = [f"TRACING CACHE MISS at {callsite}:"]
-    defined = fun_sourceinfo(fun).partition(" at ")[2]
+    name, _, defined = fun_sourceinfo(fun).partition(" at ")
     where = f" defined at {defined}" if defined else ""
     if not old_keys:
         lines.append(f"  never seen function:\n    {name} id={id(fun)}{where}")

@@ -1,0 +1,2 @@
+"""refjax.experimental.layout: JAX's Layout and Format (what Array.format gives)."""
+from ..layout import Format, Layout  # noqa: F401
