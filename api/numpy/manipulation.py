@@ -142,6 +142,8 @@ def _split(name, ary, indices_or_sections, axis):
         sections = _static_int(indices_or_sections, f"in jax.numpy.{name} argument 1")
         starts, stops = _even_sections(name, size, sections)
     axis = _axis(axis, ary.ndim)
+    if all(s <= e for s, e in zip(starts, stops)):  # pieces side by side: JAX's lax.split
+        return list(lax.split(ary, [np.int64(e - s) for s, e in zip(starts, stops)], axis))
     return [st.slice_in_dim(ary, s, builtins.max(s, e), 1, axis) for s, e in zip(starts, stops)]
 
 

@@ -330,7 +330,17 @@ def _broadcast_args(*args, name=None):
             raise
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(map(str, shapes))}.") from None
-    return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)  # lax broadcasts scalars and dimensions of size 1 itself, as JAX's
+    return [_to_rank(a, s, len(full)) for a, s in zip(args, shapes)]
+
+
+def _to_rank(x, shape, rank):
+    """x with leading dimensions of size 1 up to `rank` (JAX's lax.broadcast_to_rank)."""
+    lead = rank - len(shape)
+    if not lead:
+        return x
+    return st.broadcast_in_dim(asarray(x), (1,) * lead + shape, tuple(range(lead, rank)))
 
 
 def _rank_promotion(name, shapes):

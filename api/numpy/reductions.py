@@ -221,26 +221,34 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Variance with `ddof` (or `correction`) degrees of freedom removed; NaN when none
     remain."""
     _no_out("var", out)
-    correction = _correction(ddof, correction)
     a, = _arrays("var", a)
+    return _var(a, _correction(ddof, correction), where, mean, axis=_static_axes(axis),
+                dtype=dtype, keepdims=keepdims)
+
+
+def _static_axes(axis):
+    """axis as jit's static argument: a list becomes a tuple (JAX's _ensure_optional_axes)."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+@staged_as("_var", static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, correction, where, mean, *, axis, dtype, keepdims):
     where = _check_where("var", where)
     comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "var"))
     a = astype(a, comp)
     a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if mean is None \
         else astype(asarray(mean), comp)
-    centered = subtract(a, a_mean)
+    centered = ew.sub(a, a_mean)
     if _dt.kind(comp) == "c":
         centered = ew.real(ew.mul(centered, ew.conj(centered)))
         comp = centered.dtype
     else:
         centered = ew.square(centered)
     normalizer = ew.sub(_count(a, axis, keepdims, where, comp),
-                        lax_full(_reduced_shape(a.shape, _axes(axis, a.ndim), keepdims),
-                              correction, comp))
+                        ew.convert_element_type(correction, comp, weak_type=False))
     result = astype(ew.div(sum(centered, axis, dtype=comp, keepdims=keepdims, where=where),
                            normalizer), dtype)
-    return lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), result,
-                   _const_like(result, np.nan))
+    return _where(ew.gt(normalizer, _const_like(normalizer, 0)), result, np.nan)
 
 
 _mean_fn = mean
@@ -257,8 +265,16 @@ def _correction(ddof, correction):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation: the square root of var."""
+    _no_out("std", out)
+    a, = _arrays("std", a)
+    return _std(a, _correction(ddof, correction), where, mean, axis=_static_axes(axis),
+                dtype=dtype, keepdims=keepdims)
+
+
+@staged_as("_std", static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, correction, where, mean, *, axis, dtype, keepdims):
     where = _check_where("std", where)  # named as std, not var
-    return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+    return ew.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                        correction=correction))
 
 
