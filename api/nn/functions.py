@@ -30,6 +30,7 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full(g.shape, 0, g.dtype
 
 
 @custom_jvp
+@jit  # as JAX's: its custom_jvp_call holds a jit named relu6
 def relu6(x):
     """min(max(x, 0), 6); its derivative is 0 at 0 and at 6, as in JAX."""
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
@@ -38,11 +39,13 @@ def relu6(x):
 relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full(g.shape, 0, g.dtype)))
 
 
+@jit  # as JAX's
 def softplus(x):
     """log(1 + exp(x)), computed stably as logaddexp(x, 0)."""
     return jnp.logaddexp(x, 0)
 
 
+@jit  # as JAX's
 def silu(x):
     """x * sigmoid(x) (inexact inputs only, as in JAX)."""
     x = jnp.asarray(x)
@@ -61,12 +64,14 @@ def gelu(x, approximate=True):
     return 0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(x.dtype))
 
 
+@jit  # as JAX's
 def elu(x, alpha=1.0):
     """x where positive, alpha * (exp(x) - 1) elsewhere (integers promote as in JAX)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
+@jit  # as JAX's
 def leaky_relu(x, negative_slope=0.01):
     """x where non-negative, negative_slope * x elsewhere (integers promote as in JAX)."""
     x = jnp.asarray(x)
@@ -78,6 +83,7 @@ def tanh(x):
     return jnp.tanh(x)
 
 
+@jit  # as JAX's
 def log_sigmoid(x):
     """-softplus(-x); booleans are rejected (JAX: neg does not accept them)."""
     return -softplus(-_numeric("log_sigmoid", x))
@@ -99,59 +105,69 @@ def _inexact(name, *args):
     return _promote_to_inexact(*_arrays(name, *args))
 
 
+@jit  # as JAX's
 def identity(x):
     """x itself, as an array."""
     return _arrays("identity", x)[0]
 
 
+@jit  # as JAX's
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2, a smooth approximation of relu."""
     x, b = _arrays("squareplus", x, b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
+@jit  # as JAX's
 def sparse_plus(x):
     """0 below -1, x above 1, (x + 1)**2 / 4 between."""
     x = _arrays("sparse_plus", x)[0]
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@jit  # as JAX's
 def soft_sign(x):
     """x / (|x| + 1)."""
     x = _arrays("soft_sign", x)[0]
     return x / (jnp.abs(x) + 1)
 
 
+@jit  # as JAX's
 def sparse_sigmoid(x):
     """clip((x + 1) / 2, 0, 1), the derivative of sparse_plus."""
     x = _arrays("sparse_sigmoid", x)[0]
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@jit  # as JAX's
 def mish(x):
     """x * tanh(softplus(x))."""
     x = _arrays("mish", x)[0]
     return x * jnp.tanh(softplus(x))
 
 
+@jit  # as JAX's
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = _arrays("hard_tanh", x)[0]
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@jit  # as JAX's
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = _arrays("celu", x)[0]
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@jit  # as JAX's
 def selu(x):
     """Scaled exponential linear unit: scale * elu(x, alpha) with the self-normalising constants."""
     x = _arrays("selu", x)[0]
     return 1.0507009873554805 * elu(x, 1.6732632423543772)
 
 
+@jit(static_argnames=("axis",))  # as JAX's
 def glu(x, axis=-1):
     """Gated linear unit: the first half of x along axis times the sigmoid of the second half."""
     x = _arrays("glu", x)[0]
@@ -161,12 +177,14 @@ def glu(x, axis=-1):
     return x1 * sigmoid(x2)
 
 
+@jit  # as JAX's
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
     x = _arrays("hard_sigmoid", x)[0]
     return relu6(x + 3.0) / 6.0
 
 
+@jit  # as JAX's
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
     x = _arrays("hard_silu", x)[0]
@@ -177,6 +195,7 @@ hard_swish = hard_silu
 
 
 @custom_jvp
+@jit  # as JAX's
 def log1mexp(x):
     """log(1 - exp(-x)), accurate on both sides of log 2."""
     x = _arrays("log1mexp", x)[0]

@@ -354,6 +354,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return st.transpose(flip(m, ax2), perm) if k == 1 else flip(st.transpose(m, perm), ax2)
 
 
+@staged_as("append", static_argnames=("axis",))
 def append(arr, values, axis=None):
     """values appended to arr along axis (both flattened when None)."""
     arr, values = _arrays("append", arr, values)
@@ -362,6 +363,7 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+@staged_as("rollaxis", static_argnames=("axis", "start"))
 def rollaxis(a, axis, start=0):
     """a with `axis` moved to before position `start`."""
     a, = _arrays("rollaxis", a)

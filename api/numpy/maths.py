@@ -240,6 +240,7 @@ def modf(x, /, out=None):
     return subtract(x, whole), whole
 
 
+@staged_as("angle", static_argnames=("deg",))
 def angle(z, deg=False):
     """The argument of complex z (in degrees when deg); float32 for integer z."""
     z, = _arrays("angle", z)

@@ -15,7 +15,7 @@ from ..sharding import auto_axes
 from .promotion import (astype, broadcast_to, moveaxis, promote_dtypes,
                         ravel, reshape, result_type, stack, _arrays, _axis,
                         _broadcast_all, _move_to_end, _no_out,
-                        _user_dtype)
+                        _user_dtype, staged_as)
 from .ufuncs import multiply, subtract
 from .creation import diagonal, zeros_like
 from .reductions import sum
@@ -141,12 +141,14 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
                   preferred_element_type=preferred_element_type)
 
 
+@staged_as("matvec")
 def matvec(x1, x2, /):
     """Matrix-vector products, batched over leading axes."""
     x1, x2 = _arrays("matvec", x1, x2)
     return einsum("...ij,...j->...i", x1, x2)
 
 
+@staged_as("vecmat")
 def vecmat(x1, x2, /):
     """Vector-matrix products (conjugating the vector), batched over leading axes."""
     x1, x2 = _arrays("vecmat", x1, x2)

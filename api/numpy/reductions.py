@@ -443,6 +443,11 @@ def ptp(a, axis=None, out=None, keepdims=False):
     """max - min along axis."""
     _no_out("ptp", out)
     a, = _arrays("ptp", a)
+    return _ptp(a, axis=_static_axes(axis), keepdims=keepdims)
+
+
+@staged_as("_ptp", static_argnames=("axis", "keepdims"))
+def _ptp(a, *, axis, keepdims):
     return ew.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 

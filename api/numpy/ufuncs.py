@@ -272,7 +272,9 @@ def conjugate(x, /):
     return ew.conj(x) if _dt.kind(x.dtype) == "c" else x
 
 
-conj = conjugate
+def conj(x, /):
+    """Complex conjugate (jnp.conjugate under JAX's other name)."""
+    return conjugate(x)
 
 
 def real(val, /):
@@ -376,7 +378,15 @@ def _round_float(x, decimals):
         else out
 
 
-around = round
+def around(a, decimals=0, out=None):
+    """jnp.round under NumPy's other name: a jit of its own holding round's, as JAX's."""
+    _no_out("around", out)
+    return _around(a, _static_int(decimals, "'decimals' argument of jnp.around"))
+
+
+@staged_as("around", static_argnames=("decimals",))
+def _around(a, decimals):
+    return round(a, decimals)
 
 
 def trunc(x, /):
