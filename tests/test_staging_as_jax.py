@@ -210,6 +210,23 @@ def _jnp_cases(lib):
         "clip": (lambda x: jnp.clip(x, -0.2, 0.3), (x,)),
         "python floats": (lambda x: x * np.pi + 0.1, (x,)),
         "square": (lambda x: jnp.square(x) + lib.grad(lambda x: jnp.square(x).sum())(x), (x,)),
+        "var": (jnp.var, (x,)),
+        "std": (lambda x: jnp.std(x, axis=[0], ddof=1, keepdims=True), (x,)),
+        "var mean": (lambda x: jnp.var(x.astype(int), axis=1, mean=1.0), (x,)),
+        "outer": (jnp.outer, (v, v)),
+        "broadcast ranks": (lambda x, v: x[:, :1] * v[:4] - x[:1] / v[1:], (x, v)),
+        "split": (lambda x: jnp.split(x, [1, 3], axis=1) + jnp.array_split(x, 2), (x,)),
+        "hsplit": (lambda x: jnp.hsplit(x, 2), (x,)),
+        "nn": (lambda v: [f(v) for f in (lib.nn.silu, lib.nn.elu, lib.nn.leaky_relu, lib.nn.relu6,
+                                        lib.nn.hard_tanh, lib.nn.celu, lib.nn.selu,
+                                        lib.nn.soft_sign)], (v,)),
+        "glu": (lib.nn.glu, (x,)),
+        "conj": (jnp.conj, (v,)),
+        "around": (lambda v: jnp.around(v, 1), (v,)),
+        "append rollaxis": (lambda x: jnp.rollaxis(jnp.append(x, x, axis=0), 1), (x,)),
+        "matvec": (jnp.matvec, (x, v[:4])),
+        "angle ptp": (lambda v: jnp.angle(v) + jnp.ptp(v), (v,)),
+        "sorts": (lambda v: (jnp.sort_complex(v), jnp.lexsort((v, -v))), (v,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -223,3 +240,60 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     float written inline prints its own digits (refjax printed its float32 value's)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
+
+
+def test_jnp_broadcasting_and_reductions_stage_as_jax():
+    """Operands of one rank are left to lax, which broadcasts their size-1 dimensions (refjax
+    broadcast each to the full shape: a reshape and a broadcast_in_dim per operand), as in
+    jnp.outer and var's centring; var and std are jits `_var`/`_std` taking the correction as
+    a traced int and ending in `_where`; jnp.split binds lax.split with NumPy-int sizes."""
+    ours = staged(refjax, _jnp_cases, mesh=None)
+    assert "mul d e" in ours["outer"][0] and "reshape" not in ours["outer"][0]
+    assert "name=_var" in ours["var"][0] and "split[axis=0 sizes=(np.int64(2), np.int64(1))]" in ours["split"][0]
+
+
+# ---------------------------------------------------------------- cond and scan under AD, vmap
+
+def _control_flow_cases(lib):
+    jnp, lax = lib.numpy, lib.lax
+    xs = np.arange(6, dtype=np.float32).reshape(3, 2) / 5
+    w = np.full(2, 0.5, np.float32)
+
+    def cnd(p, x, w):
+        return lax.cond(p, lambda x, w: (jnp.sin(x) * w, x * 2.0),
+                        lambda x, w: (jnp.cos(x) + w, x), x, w)
+
+    def total(outs):
+        return sum(o.sum() for o in outs)
+
+    def scan_sin(c, xs, reverse=False):
+        return lax.scan(lambda c, x: (jnp.sin(c) * x, c), c, xs, reverse=reverse)
+
+    return {
+        "cond grad": (lib.grad(lambda x, w: total(cnd(True, x, w)), argnums=(0, 1)), (w, w)),
+        "cond vjp": (lambda p, x, w: lib.vjp(lambda x: cnd(p, x, w), x)[1]((w, w)), (True, w, w)),
+        "cond linearize": (lambda p, x, w: lib.linearize(lambda x: cnd(p, x, w), x)[1](x),
+                           (True, w, w)),
+        "switch grad": (lambda i, x: lib.grad(lambda x: lax.switch(
+            i, [jnp.sin, jnp.cos, lambda x: x * x], x).sum())(x), (1, w)),
+        "scan grad reverse": (lib.grad(lambda c, xs: scan_sin(c, xs, True)[0].sum()), (w, xs)),
+        "scan in jit grad": (lib.grad(lib.jit(lambda c, xs: total(scan_sin(c, xs)))), (w, xs)),
+        "scan in cond grad": (lib.grad(lambda c, xs: lax.cond(
+            True, lambda c: lax.scan(lambda c, x: (jnp.sin(c) * x, None), c, xs)[0],
+            lambda c: c, c).sum()), (w, xs)),
+        "vmap scan": (lib.vmap(lambda c, xs: lax.scan(lambda c, x: (c * x, c + x), c, xs),
+                               in_axes=(0, None)), (xs, xs)),
+    }
+
+
+def test_cond_and_scan_under_transformations_stage_as_jax():
+    """cond's partial evaluation shares residual slots among branches by type (JAX's
+    _merge_branch_residuals: two branches with one and three f32[2] residuals have three
+    slots, not four) and fills a branch's unused slots with `empty2` broadcasts; a partially
+    evaluated scan takes its forwarded xs and stacked residuals in the order its body made
+    them; vmap of an elementwise operation on a batched and an unbatched operand gives the
+    unbatched one a leading 1 (np.int64 dimensions) and lets the operation broadcast it."""
+    text = staged(refjax, _control_flow_cases, mesh=None)["cond grad"][0]
+    assert text.splitlines()[1].count(":f32[2]") == 5  # 2 outputs and 3 residual slots
+    assert "empty2[dtype=float32 memory_space=MemorySpace.Device]" in text
+    assert_stages_as_jax(_control_flow_cases, mesh=None)

@@ -222,8 +222,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     remain."""
     _no_out("var", out)
     a, = _arrays("var", a)
-    return _var(a, _correction(ddof, correction), where, mean, axis=_static_axes(axis),
-                dtype=dtype, keepdims=keepdims)
+    return _var(a, correction=_correction(ddof, correction), where=where, a_mean=mean,
+                axis=_static_axes(axis), dtype=dtype, keepdims=keepdims)
 
 
 def _static_axes(axis):
@@ -232,12 +232,13 @@ def _static_axes(axis):
 
 
 @staged_as("_var", static_argnames=("axis", "dtype", "keepdims"))
-def _var(a, correction, where, mean, *, axis, dtype, keepdims):
+def _var(a, *, correction, where, a_mean, axis, dtype, keepdims):
+    """var's jit: its keyword operands flattened in name order, as JAX's."""
     where = _check_where("var", where)
     comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "var"))
     a = astype(a, comp)
-    a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if mean is None \
-        else astype(asarray(mean), comp)
+    a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if a_mean is None \
+        else astype(asarray(a_mean), comp)
     centered = ew.sub(a, a_mean)
     if _dt.kind(comp) == "c":
         centered = ew.real(ew.mul(centered, ew.conj(centered)))
@@ -267,12 +268,12 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Standard deviation: the square root of var."""
     _no_out("std", out)
     a, = _arrays("std", a)
-    return _std(a, _correction(ddof, correction), where, mean, axis=_static_axes(axis),
-                dtype=dtype, keepdims=keepdims)
+    return _std(a, correction=_correction(ddof, correction), where=where, mean=mean,
+                axis=_static_axes(axis), dtype=dtype, keepdims=keepdims)
 
 
 @staged_as("_std", static_argnames=("axis", "dtype", "keepdims"))
-def _std(a, correction, where, mean, *, axis, dtype, keepdims):
+def _std(a, *, correction, where, mean, axis, dtype, keepdims):
     where = _check_where("std", where)  # named as std, not var
     return ew.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                        correction=correction))

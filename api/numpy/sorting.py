@@ -75,7 +75,7 @@ def msort(a):
 def sort_complex(a):
     """a sorted (lexicographically by real, then imaginary part) as complex."""
     a, = _arrays("sort_complex", a)
-    return astype(sort(a), _dt.default_complex() if _dt.kind(a.dtype) != "c" else a.dtype)
+    return astype(lax.sort(a), _dt.default_complex() if _dt.kind(a.dtype) != "c" else a.dtype)
 
 
 def _nan_last_less(x, y, inclusive):
