@@ -227,6 +227,10 @@ def _jnp_cases(lib):
         "matvec": (jnp.matvec, (x, v[:4])),
         "angle ptp": (lambda v: jnp.angle(v) + jnp.ptp(v), (v,)),
         "sorts": (lambda v: (jnp.sort_complex(v), jnp.lexsort((v, -v))), (v,)),
+        "linspace": (lambda a: jnp.linspace(a, 1.0, 5), (np.float32(0),)),
+        "spaces": (lambda: (jnp.linspace(0, 1, 4, endpoint=False), jnp.logspace(0, 1, 5),
+                            jnp.geomspace(1, 10, 5)), ()),
+        "log2 log10": (lambda v: jnp.log2(v) + jnp.log10(v), (v,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 

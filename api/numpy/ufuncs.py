@@ -249,21 +249,23 @@ rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_const(x, 180 / np.pi)), "rad
                            _promote_to_inexact)
 
 
-def _log_base(name, base):
-    """log(x) / log(base), with a strongly typed constant (per part for complex x)."""
+def _log_base(name, scale):
+    """log(x) scaled by `scale(part)`'s (operation, constant) (per part for complex x)."""
     def fn(x, /):
         x, = _promote_to_inexact(*_check_args(name, x))
         r = ew.log(asarray(x))
         if _dt.kind(r.dtype) != "c":
-            return ew.div(r, _strong_const(r, np.log(base)))
+            op, constant = scale(r)
+            return op(r, constant)
         re, im = ew.real(r), ew.imag(r)
-        scale = _strong_const(re, np.log(base))
-        return _complex_from_parts(ew.div(re, scale), ew.div(im, scale), r.dtype)
-    return named(fn, name, f"Elementwise base-{base} logarithm.")
+        op, constant = scale(re)
+        return _complex_from_parts(op(re, constant), op(im, constant), r.dtype)
+    return named(fn, name, f"Elementwise {name} (jnp.{name}).")
 
 
-log2 = _log_base("log2", 2)
-log10 = _log_base("log10", 10)
+# as JAX's: log2 divides by a staged log(2); log10 multiplies by 1/log(10) rounded once
+log2 = _log_base("log2", lambda r: (ew.div, ew.log(_strong_const(r, 2))))
+log10 = _log_base("log10", lambda r: (ew.mul, _strong_const(r, 0.4342944819032518)))
 
 
 def conjugate(x, /):
