@@ -231,6 +231,9 @@ def _jnp_cases(lib):
         "spaces": (lambda: (jnp.linspace(0, 1, 4, endpoint=False), jnp.logspace(0, 1, 5),
                             jnp.geomspace(1, 10, 5)), ()),
         "log2 log10": (lambda v: jnp.log2(v) + jnp.log10(v), (v,)),
+        "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
+        "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
+        "kron": (jnp.kron, (v[:2], v[:3])),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 

@@ -11,7 +11,7 @@ from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast
                         lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
                         _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
                         _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
-                        staged_as)
+                        _where, staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -192,13 +192,13 @@ def hypot(x1, x2, /):
     return lax_select(is_inf, _lax_const(r, np.inf), r)
 
 
+@staged_as("copysign")
 def copysign(x1, x2, /):
     """|x1| with the sign of x2."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("copysign", x1, x2))))
+    x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("copysign", x1, x2)))
     if _dt.kind(x1.dtype) == "c":
         raise TypeError("copysign does not support complex-valued inputs")
-    return lax_select(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
+    return _where(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
 
 
 def sinc(x, /):

@@ -206,6 +206,7 @@ def _tensordot_axes(a, b, axes):
                     "lists/tuples of ints.")
 
 
+@staged_as("kron")
 def kron(a, b):
     """The Kronecker product."""
     a, b = promote_dtypes(*_arrays("kron", a, b))

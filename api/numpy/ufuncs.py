@@ -11,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
                         _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
                         _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
-                        _strong_const, _where, _zeros_of, staged_as)
+                        _scalar_like, _strong_const, _where, _zeros_of, staged_as)
 
 
 # ---------------------------------------------------------------- elementwise maths
@@ -243,9 +243,10 @@ sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
 square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
-deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
+# the factor a 0-d constant (JAX's lax._const), written inline when staged
+deg2rad = radians = _unary(lambda x: ew.mul(x, _scalar_like(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
-rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_const(x, 180 / np.pi)), "rad2deg",
+rad2deg = degrees = _unary(lambda x: ew.mul(x, _scalar_like(x, 180 / np.pi)), "rad2deg",
                            _promote_to_inexact)
 
 
@@ -391,12 +392,13 @@ def _around(a, decimals):
     return round(a, decimals)
 
 
+@staged_as("trunc")
 def trunc(x, /):
     """Round towards zero (integers and booleans pass through)."""
     x, = _arrays("trunc", x)
     if not _dt.is_inexact(x.dtype):
         return x
-    return ew.select_n(ew.lt(x, _lax_const(x, 0)), ew.floor(x), ew.ceil(x))
+    return _where(ew.lt(x, _scalar_like(x, 0)), ceil(x), floor(x))
 
 
 fix = trunc
@@ -452,6 +454,7 @@ def isneginf(x, /, out=None):
     return _isposneginf("isneginf", -np.inf, x)
 
 
+@staged_as("signbit")
 def signbit(x, /):
     """Elementwise: the sign bit is set (true for -0.0 and negative NaNs)."""
     x, = promote_dtypes(*_check_args("signbit", x))
@@ -462,10 +465,7 @@ def signbit(x, /):
         return ew.lt(x, _strong_const(x, 0))
     if _dt.kind(x.dtype) != "f":
         raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
-    bits = lax.bitcast_convert_type(x, np.dtype(f"int{x.dtype.itemsize * 8}")) \
-        if hasattr(lax, "bitcast_convert_type") else None
-    if bits is None:
-        zero = _zeros_of(x)
-        negative_zero = ew.bitwise_and(ew.eq(x, zero), ew.lt(ew.div(_ones_of(x), x), zero))
-        return ew.bitwise_or(ew.lt(x, zero), negative_zero)
-    return ew.lt(bits, _zeros_of(bits))
+    int_type = np.dtype(f"int{x.dtype.itemsize * 8}")
+    bits = lax.bitcast_convert_type(x, int_type)  # the sign bit shifted over the rest, as JAX
+    top = ew.shift_right_arithmetic(bits, np.array(x.dtype.itemsize * 8 - 1, int_type))
+    return ew.convert_element_type(top, _dt.bool_, weak_type=False)
