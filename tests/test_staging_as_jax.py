@@ -234,6 +234,9 @@ def _jnp_cases(lib):
         "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
+        "nan reductions": (lambda x: (jnp.nansum(x), jnp.nanprod(x, axis=0, where=x > 0),
+                                      jnp.nanmax(x, axis=1, keepdims=True, initial=-1.0),
+                                      jnp.nanmin(x), jnp.nanmean(x, axis=(0, 1))), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 

@@ -360,39 +360,44 @@ def _nan_filled(name, a, fill):
     a, = _arrays(name, a)
     if not _dt.is_inexact(a.dtype):
         return a
-    return lax_select(isnan(a), _const_like(a, fill), a)
+    return _where(isnan(a), np.array(fill, a.dtype), a)  # as JAX's _nan_reduction
 
 
+@staged_as("nansum", static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaNs as zero."""
     return sum(_nan_filled("nansum", a, 0), axis, dtype, out, keepdims, initial, where)
 
 
+@staged_as("nanprod", static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaNs as one."""
     return prod(_nan_filled("nanprod", a, 1), axis, dtype, out, keepdims, initial, where)
 
 
+@staged_as("nanmax", static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """max ignoring NaNs (NaN where all are NaN)."""
+    """max ignoring NaNs (NaN where all are NaN, unless an initial value is given)."""
     a, = _arrays("nanmax", a)
     res = max(_nan_filled("nanmax", a, -np.inf), axis, out, keepdims, initial, where)
-    return _nan_where_all_nan(a, res, axis, keepdims)
+    return res if initial is not None else _nan_where_all_nan(a, res, axis, keepdims)
 
 
+@staged_as("nanmin", static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """min ignoring NaNs (NaN where all are NaN)."""
+    """min ignoring NaNs (NaN where all are NaN, unless an initial value is given)."""
     a, = _arrays("nanmin", a)
     res = min(_nan_filled("nanmin", a, np.inf), axis, out, keepdims, initial, where)
-    return _nan_where_all_nan(a, res, axis, keepdims)
+    return res if initial is not None else _nan_where_all_nan(a, res, axis, keepdims)
 
 
 def _nan_where_all_nan(a, res, axis, keepdims):
     if not _dt.is_inexact(a.dtype):
         return res
-    return lax_select(all(isnan(a), axis, keepdims=keepdims), _const_like(res, np.nan), res)
+    return _where(all(isnan(a), axis, keepdims=keepdims), np.array(np.nan, res.dtype), res)
 
 
+@staged_as("nanmean", static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements."""
     _no_out("nanmean", out)
