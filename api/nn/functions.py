@@ -6,7 +6,8 @@ from ...core.transforms.custom import custom_jvp
 from ...core.transforms.jit import jit
 from .. import numpy as jnp
 from .. import lax
-from ..numpy.promotion import _arrays, _promote_to_inexact, _static_int, _axes
+from ..numpy.promotion import (_arrays, _axes, _broadcast_args, _promote_to_inexact,
+                               _static_int)
 
 
 def sigmoid(x):
@@ -213,31 +214,33 @@ def _reduction_axes(a, axis):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
-    """log(sum(b * exp(a))) along axis, computed stably (jax.scipy.special.logsumexp).
+    """log(sum(b * exp(a))) along axis, computed stably (jax.scipy.special.logsumexp), with
+    JAX's equations: the max reduced with keepdims as asked, then expanded.
 
     With return_sign, returns (log|sum|, sign(sum)); otherwise a negative sum gives nan."""
     if where is not None:
         a = jnp.where(where, a, 0)
-    a, b_arr = _inexact("logsumexp", a, b) if b is not None else (_inexact("logsumexp", a)[0], None)
-    if b_arr is not None:
-        a = jnp.where(b_arr != 0, a, -np.inf)
+    if b is not None:
+        a, b = _broadcast_args(*_inexact("logsumexp", a, b), name="logsumexp")
+        a = jnp.where(b != 0, a, -np.inf)
+    else:
+        a, = _inexact("logsumexp", a)
     dims = _reduction_axes(a, axis)
-    amax = jnp.max(jnp.real(a), axis=dims, keepdims=True, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0).astype(amax.dtype))
-    exp_a = jnp.exp(a - amax.astype(a.dtype))
-    if b_arr is not None:
-        exp_a = exp_a * b_arr
-    sumexp = jnp.sum(exp_a, axis=dims, keepdims=True, where=where)
-    sign = jnp.sign(sumexp)
+    amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    expanded = amax if keepdims else lax.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, expanded.astype(a.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b)
+    sumexp = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
     complex_ = jnp.issubdtype(a.dtype, jnp.complexfloating)
     if return_sign or not complex_:
         sumexp = jnp.abs(sumexp)
-    out = jnp.log(sumexp) + amax.astype(sumexp.dtype)
-    if not keepdims:
-        out, sign = jnp.squeeze(out, dims), jnp.squeeze(sign, dims)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
         return out, sign
-    if b_arr is not None and not complex_:
+    if b is not None and not complex_:
         out = jnp.where(sign < 0, jnp.array(np.nan, out.dtype), out)
     return out
 

@@ -9,7 +9,7 @@ from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
                         lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
-                        _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
+                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const, _move_to_end,
                         _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
                         _where, staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
@@ -159,8 +159,8 @@ _logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2), "logaddexp2")
 
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("logaddexp", x1, x2))))
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("logaddexp", x1, x2))), name="logaddexp")  # ranks only, as JAX's
     return _logaddexp_e(x1, x2)
 
 
@@ -169,7 +169,8 @@ def logaddexp2(x1, x2, /):
     JAX 0.10's)."""
     args = _check_args("logaddexp2", x1, x2)
     both_weak = builtins.all(getattr(asarray(a), "weak_type", False) for a in args)
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(*args)))
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(*args)),
+                             name="logaddexp2")
     out = _logaddexp_2(x1, x2)
     return out if both_weak or not out.weak_type else ew.convert_element_type(
         out, out.dtype, weak_type=False)

@@ -308,12 +308,8 @@ def broadcast_to(x, shape, *, out_sharding=None):
                          f"shape={shape}")
     if builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
         raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape {shape}")
-    lead = nd - len(xs)
-    squeeze_dims = tuple(i for i, (a, b) in enumerate(zip(xs, shape[lead:])) if a == 1 and b != 1)
-    if squeeze_dims:
-        x = st.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze_dims))
-    kept = tuple(lead + i for i in range(len(xs)) if i not in squeeze_dims)
-    return st.broadcast_in_dim(x, shape, kept, out_sharding=out_sharding)
+    lead = nd - len(xs)  # size-1 dimensions broadcast in place, as JAX's lax.broadcast_to
+    return st.broadcast_in_dim(x, shape, tuple(range(lead, nd)), out_sharding=out_sharding)
 
 
 def _broadcast_args(*args, name=None):
