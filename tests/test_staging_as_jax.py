@@ -238,6 +238,8 @@ def _jnp_cases(lib):
         "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
+        "hypot isclose": (lambda v: (jnp.hypot(v, v[::-1]), jnp.isclose(v, v[::-1]),
+                                     jnp.allclose(v, v, equal_nan=True)), (v,)),
         "nan reductions": (lambda x: (jnp.nansum(x), jnp.nanprod(x, axis=0, where=x > 0),
                                       jnp.nanmax(x, axis=1, keepdims=True, initial=-1.0),
                                       jnp.nanmin(x), jnp.nanmean(x, axis=(0, 1))), (x,)),

@@ -8,10 +8,10 @@ from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
-                        lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
-                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const, _move_to_end,
-                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
-                        _where, staged_as)
+                        lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
+                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like,
+                        _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
+                        _scalar_like, _static_int, _with, _zero_scalar, _where, staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -26,21 +26,30 @@ from .products import dot
 
 # ---------------------------------------------------------------- comparisons and misc maths
 
+@staged_as("isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close)."""
-    a, b = promote_dtypes(*_check_args("isclose", a, b))
-    if not _dt.is_inexact(result_type(a, b)):  # never weakly typed, as JAX's
-        return ew.convert_element_type(equal(a, b), np.dtype(bool), weak_type=False)
-    a, b = _promote_to_inexact(a, b)
-    a, b = _broadcast_all(asarray(a), asarray(b))
+    """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close); integers are
+    compared as floats, as JAX 0.10's."""
+    a, b = _promote_to_inexact(*promote_dtypes(*_check_args("isclose", a, b)))
+    a, b = _broadcast_args(asarray(a), asarray(b), name="isclose")
     real = _real_dtype(a.dtype)
-    rtol_ = broadcast_to(astype(asarray(rtol), real), a.shape)
-    atol_ = broadcast_to(astype(asarray(atol), real), a.shape)
-    in_range = ew.le(ew.abs(ew.sub(a, b)), ew.add(atol_, ew.mul(rtol_, ew.abs(b))))
-    out = logical_or(ew.eq(a, b), logical_and(isfinite(b), in_range))
-    return logical_or(out, logical_and(isnan(a), isnan(b))) if equal_nan else out
+    rtol, atol = _tolerance(rtol, real), _tolerance(atol, real)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = ew.le(ew.abs(ew.sub(a, b)), ew.add(atol, ew.mul(rtol, ew.abs(b))))
+    out = logical_or(ew.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
+def _tolerance(value, dtype):
+    """A tolerance as dtype: a constant written inline when it is one (JAX converts it with
+    lax.convert_element_type, which folds constants)."""
+    if isinstance(value, (int, float, np.ndarray, np.generic)):
+        return np.array(value, dtype)
+    return ew.convert_element_type(value, dtype, weak_type=False)
+
+
+@staged_as("allclose", static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether all elements are close (an Array, as in JAX)."""
     return all(isclose(a, b, rtol, atol, equal_nan))
@@ -176,21 +185,21 @@ def logaddexp2(x1, x2, /):
         out, out.dtype, weak_type=False)
 
 
+@staged_as("hypot")
 def hypot(x1, x2, /):
-    """sqrt(x1**2 + x2**2) without intermediate overflow."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("hypot", x1, x2))))
+    """sqrt(x1**2 + x2**2) without intermediate overflow (JAX's equations)."""
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("hypot", x1, x2))), name="hypot")
     if _dt.kind(x1.dtype) == "c":
         raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                          "convert to real values first, such as by using abs(x)")
     x1, x2 = ew.abs(x1), ew.abs(x2)
     is_inf = logical_or(isposinf(x1), isposinf(x2))
     big, small = ew.max(x1, x2), ew.min(x1, x2)
-    zero = ew.eq(big, _const_like(big, 0))
-    ratio = ew.div(small, lax_select(zero, _const_like(big, 1), big))
-    r = lax_select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
-                                                       ew.square(ratio)))))
-    return lax_select(is_inf, _lax_const(r, np.inf), r)
+    at_zero = ew.eq(big, _scalar_like(big, 0))
+    safe = _where(ew.eq(big, _scalar_like(big, 0)), lax.full_like(big, 1), big)
+    r = _where(at_zero, big, ew.mul(big, ew.sqrt(add(1, ew.square(ew.div(small, safe))))))
+    return _where(is_inf, np.array(np.inf, r.dtype), r)
 
 
 @staged_as("copysign")
