@@ -238,6 +238,7 @@ def _jnp_cases(lib):
         "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
+        "sinc": (jnp.sinc, (v,)),
         "hypot isclose": (lambda v: (jnp.hypot(v, v[::-1]), jnp.isclose(v, v[::-1]),
                                      jnp.allclose(v, v, equal_nan=True)), (v,)),
         "nan reductions": (lambda x: (jnp.nansum(x), jnp.nanprod(x, axis=0, where=x > 0),
@@ -313,3 +314,18 @@ def test_cond_and_scan_under_transformations_stage_as_jax():
     assert text.splitlines()[1].count(":f32[2]") == 5  # 2 outputs and 3 residual slots
     assert "empty2[dtype=float32 memory_space=MemorySpace.Device]" in text
     assert_stages_as_jax(_control_flow_cases, mesh=None)
+
+
+def test_sinc_derivatives_at_zero_are_jax_s():
+    """jnp.sinc's value at 0 comes from JAX's custom_jvp `_sinc_maclaurin`, whose k-th
+    derivative is the Maclaurin series' k-th term: derivatives of every order at 0 are
+    right (refjax's second derivative there was 0, not -pi**2/3), and the fourth, through
+    jits of float0 cotangents of the nondifferentiable order, no longer fails."""
+    def orders(lib):
+        fs = [lib.numpy.sinc]
+        for _ in range(4):
+            fs.append(lib.grad(fs[-1]))
+        return [float(f(0.0)) for f in fs[1:]]
+    ours = orders(refjax)
+    np.testing.assert_allclose(ours, orders(real_jax), rtol=1e-6)
+    np.testing.assert_allclose(ours[1], -np.pi ** 2 / 3, rtol=1e-6)

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
+from ...core.transforms.custom import custom_jvp
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
@@ -211,16 +212,31 @@ def copysign(x1, x2, /):
     return _where(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
 
 
+@staged_as("sinc")
 def sinc(x, /):
-    """sin(pi x) / (pi x), 1 at 0."""
+    """sin(pi x) / (pi x), 1 at 0 (where its derivatives of every order are JAX's: the Maclaurin
+    series' terms)."""
     x, = _promote_to_inexact(*_check_args("sinc", x))
     x = asarray(x)
-    is_zero = ew.eq(x, _lax_const(x, 0))
-    pi_x = ew.mul(_lax_const(x, np.pi), x)
-    safe = lax_select(is_zero, _lax_const(x, 1), pi_x)
-    # The zero branch is x * 0 + 1, so its derivative at 0 is the true one (0), not NaN.
-    at_zero = ew.add(ew.mul(pi_x, _lax_const(x, 0)), _lax_const(x, 1))
-    return lax_select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
+    eq_zero = ew.eq(x, _scalar_like(x, 0))
+    pi_x = ew.mul(_scalar_like(x, np.pi), x)
+    safe = _where(eq_zero, _scalar_like(x, 1), pi_x)
+    return _where(eq_zero, _sinc_maclaurin(0, pi_x), ew.div(ew.sin(safe), safe))
+
+
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x)/x at 0, shaped as x."""
+    zero = ew.mul(x, _scalar_like(x, 0))
+    return zero if k % 2 else ew.add(zero, _scalar_like(x, (-1) ** (k // 2) / (k + 1)))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), ew.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 @staged_as("fmax")
