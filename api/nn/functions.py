@@ -267,6 +267,7 @@ def softmax(x, axis=-1, where=None):
     return result if where is None else jnp.where(where, result, 0)
 
 
+@jit(static_argnames=("axis",))  # as JAX's
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along axis, computed stably; -inf where `where` is False."""
     x = _numeric("log_softmax", x)
@@ -287,13 +288,18 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
         raise TypeError(f"one_hot: num_classes must be a non-negative integer, got {num_classes}")
     x = jnp.asarray(x)
     dtype = _dt.default_float() if dtype is None else dtype
-    out_axis = _axes(axis, x.ndim + 1, name="one_hot")[0]
+    return _one_hot(x, num_classes, dtype=dtype, axis=_axes(axis, x.ndim + 1, name="one_hot")[0])
+
+
+@jit(static_argnames=("num_classes", "dtype", "axis"))  # as JAX's
+def _one_hot(x, num_classes, *, dtype, axis):
+    expanded = jnp.expand_dims(x, axis)
     rhs_shape = [1] * x.ndim
-    rhs_shape.insert(out_axis, num_classes)
-    classes = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), out_axis)
-    return (jnp.expand_dims(x, out_axis) == classes).astype(dtype)
+    rhs_shape.insert(axis, num_classes)
+    return (expanded == lax.broadcasted_iota(x.dtype, tuple(rhs_shape), axis)).astype(dtype)
 
 
+@jit(static_argnames=("axis", "algorithm"))  # as JAX's
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """(x - mean) / sqrt(variance + epsilon), the moments along axis unless given."""

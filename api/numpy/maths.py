@@ -200,7 +200,7 @@ def hypot(x1, x2, /):
     at_zero = ew.eq(big, _scalar_like(big, 0))
     safe = _where(ew.eq(big, _scalar_like(big, 0)), lax.full_like(big, 1), big)
     r = _where(at_zero, big, ew.mul(big, ew.sqrt(add(1, ew.square(ew.div(small, safe))))))
-    return _where(is_inf, np.array(np.inf, r.dtype), r)
+    return _where(is_inf, _scalar_like(r, np.inf), r)
 
 
 @staged_as("copysign")

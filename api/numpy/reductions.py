@@ -487,6 +487,12 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", "cumsum", a, axis, dtype, out)
 
 
+@staged_as("_cumsum_with_promotion", static_argnames=("axis", "dtype"))
+def _cumsum_with_promotion(a, axis=None, dtype=None, out=None):
+    """cumsum accumulating small integers in the default int (cumulative_sum's, as JAX's)."""
+    return _cumulative("cumulative_sum", "cumsum", a, axis, dtype, out, promote_integers=True)
+
+
 @staged_as("cumprod", static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along axis (flattened when axis is None)."""
@@ -519,33 +525,29 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
             raise ValueError(f"The array passed to {name} must be 0D or 1D when axis is "
                              f"not specified, got shape {x.shape}.")
         axis = 0
-    if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
-        dtype = _api_accumulator(x.dtype)
-    out = fn(x, axis=axis, dtype=dtype)
+    out = fn(x, _axis(axis, x.ndim), dtype)
     if include_initial:
         ax = _axis(axis, out.ndim)
         out = st.concatenate([lax_full(_with(out.shape, ax, 1), identity, out.dtype), out], ax)
     return out
 
 
-def _api_accumulator(dtype):
-    """The array API's accumulation dtype: narrower integers (and bools) widen to the default
-    int (unsigned: uint) as sum does; other dtypes are kept."""
-    if dtype == np.bool_ or (_dt.kind(dtype) == "i" and dtype.itemsize < _dt.default_int().itemsize):
-        return _dt.default_int()
-    if _dt.kind(dtype) == "u" and dtype.itemsize < _dt.default_int().itemsize:
-        return _dt.canonicalize_dtype(np.uint64)
-    return None
-
-
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array-API cumulative sum (include_initial prepends a zero)."""
-    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_sum", _widening_cumsum, 0, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array-API cumulative product (include_initial prepends a one)."""
-    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_prod", _bare_cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _widening_cumsum(x, axis, dtype):  # JAX widens sums only (cumulative_prod keeps uint8)
+    return _cumsum_with_promotion(x, axis=axis, dtype=dtype)
+
+
+def _bare_cumprod(x, axis, dtype):  # lax.cumprod itself, not in a jit (as JAX's)
+    return _cumulative("cumulative_prod", "cumprod", x, axis, dtype, None)
 
 
 # ---------------------------------------------------------------- order statistics
