@@ -242,6 +242,8 @@ def _jnp_cases(lib):
         "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
+        "partition vander": (lambda v: (jnp.partition(v, 2), jnp.vander(v, 3),
+                                        jnp.trapezoid(v, dx=0.5)), (v,)),
         "sinc": (jnp.sinc, (v,)),
         "hypot isclose": (lambda v: (jnp.hypot(v, v[::-1]), jnp.isclose(v, v[::-1]),
                                      jnp.allclose(v, v, equal_nan=True)), (v,)),

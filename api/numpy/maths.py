@@ -406,6 +406,7 @@ def _interp_edges(f, x, xp, fp, left, right, period):
     return f
 
 
+@staged_as("trapezoid", static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of y along axis by the trapezoidal rule."""
     if x is None:
