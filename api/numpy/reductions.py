@@ -411,8 +411,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return divide(total, normalizer)
 
 
+@staged_as("nanvar", static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
-    """var of the non-NaN elements."""
+    """var of the non-NaN elements (JAX's equations: NaNs centred to 0 through _where, an
+    integer count of the rest)."""
     _no_out("nanvar", out)
     a, = _arrays("nanvar", a)
     where = _check_where("nanvar", where)
@@ -420,22 +422,23 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     a = astype(a, comp)
     a_mean = nanmean(a, axis, dtype=comp, keepdims=True, where=where) if mean is None else \
         astype(asarray(mean), comp)
-    centered = lax_select(isnan(a), _const_like(a, 0), subtract(a, a_mean))
+    centered = _where(isnan(a), 0, ew.sub(a, a_mean))  # a second where, for gradients
     centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
         else ew.square(centered)
-    normalizer = sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
-    normalizer = ew.sub(astype(normalizer, centered.dtype), _const_like(
-        astype(normalizer, centered.dtype), ddof))
-    result = sum(centered, axis, keepdims=keepdims, where=where)
-    out = ew.div(result, normalizer)
-    out = lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), out, _const_like(out, np.nan))
-    return astype(out, dtype)
+    normalizer = subtract(sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where), ddof)
+    empty = ew.le(normalizer, _const_like(normalizer, 0))
+    result = _where(empty, np.nan, sum(centered, axis, keepdims=keepdims, where=where))
+    divisor = _where(empty, 1, normalizer)
+    return astype(ew.div(result, ew.convert_element_type(divisor, result.dtype)), dtype)
 
 
+@staged_as("nanstd", static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
+    _no_out("nanstd", out)
     where = _check_where("nanstd", where)
-    return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    return ew.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
+                          mean=mean))
 
 
 @staged_as("count_nonzero", static_argnames=("axis", "keepdims"))
