@@ -12,7 +12,8 @@ from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast
                         lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
                         _axis, _broadcast_all, _broadcast_args, _check_args, _const_like,
                         _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
-                        _scalar_like, _static_int, _with, _zero_scalar, _where, staged_as)
+                        _lax_scalar, _scalar_like, _static_int, _with, _zero_scalar, _where,
+                        staged_as)
 from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
                      isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
                      not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
@@ -200,7 +201,7 @@ def hypot(x1, x2, /):
     at_zero = ew.eq(big, _scalar_like(big, 0))
     safe = _where(ew.eq(big, _scalar_like(big, 0)), lax.full_like(big, 1), big)
     r = _where(at_zero, big, ew.mul(big, ew.sqrt(add(1, ew.square(ew.div(small, safe))))))
-    return _where(is_inf, _scalar_like(r, np.inf), r)
+    return _where(is_inf, _lax_scalar(r, np.inf), r)
 
 
 @staged_as("copysign")
@@ -218,16 +219,16 @@ def sinc(x, /):
     series' terms)."""
     x, = _promote_to_inexact(*_check_args("sinc", x))
     x = asarray(x)
-    eq_zero = ew.eq(x, _scalar_like(x, 0))
-    pi_x = ew.mul(_scalar_like(x, np.pi), x)
-    safe = _where(eq_zero, _scalar_like(x, 1), pi_x)
+    eq_zero = ew.eq(x, _lax_scalar(x, 0))
+    pi_x = ew.mul(_lax_scalar(x, np.pi), x)
+    safe = _where(eq_zero, _lax_scalar(x, 1), pi_x)
     return _where(eq_zero, _sinc_maclaurin(0, pi_x), ew.div(ew.sin(safe), safe))
 
 
 def _sinc_maclaurin(k, x):
     """The k-th derivative of sin(x)/x at 0, shaped as x."""
     zero = ew.mul(x, _scalar_like(x, 0))
-    return zero if k % 2 else ew.add(zero, _scalar_like(x, (-1) ** (k // 2) / (k + 1)))
+    return zero if k % 2 else ew.add(zero, _lax_scalar(x, (-1) ** (k // 2) / (k + 1)))
 
 
 def _sinc_maclaurin_jvp(k, primals, tangents):

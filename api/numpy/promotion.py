@@ -392,6 +392,15 @@ def _scalar_like(x, value):
     return ew.weak_scalar(value, aval.dtype) if aval.weak_type else np.array(value, aval.dtype)
 
 
+def _lax_scalar(x, value):
+    """JAX's lax._const: value as a 0-d constant of x's dtype (written inline when staged),
+    weakly typed only when x is a weakly typed scalar."""
+    aval = get_aval(x)
+    if aval.weak_type and not aval.shape:
+        return ew.weak_scalar(value, aval.dtype)
+    return np.array(value, aval.dtype)
+
+
 def _check_args(name, *args, checked_ints=True):
     """args of jnp.`name` as arrays, tracers or Python scalars (TypeError naming `name` for
     anything else; OverflowError for a Python int outside the default int's range, unless

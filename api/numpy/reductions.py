@@ -10,7 +10,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _strong_const, _where, _with, staged_as)
+                        _scalar_like, _strong_const, _where, _with, staged_as)
 from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
                      logical_or, maximum, minimum, multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
@@ -426,7 +426,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
         else ew.square(centered)
     normalizer = subtract(sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where), ddof)
-    empty = ew.le(normalizer, _const_like(normalizer, 0))
+    empty = ew.le(normalizer, _scalar_like(normalizer, 0))
     result = _where(empty, np.nan, sum(centered, axis, keepdims=keepdims, where=where))
     divisor = _where(empty, 1, normalizer)
     return astype(ew.div(result, ew.convert_element_type(divisor, result.dtype)), dtype)

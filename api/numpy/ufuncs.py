@@ -11,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
                         _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
                         _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
-                        _scalar_like, _strong_const, _where, _zeros_of, staged_as)
+                        _lax_scalar, _strong_const, _where, _zeros_of, staged_as)
 
 
 # ---------------------------------------------------------------- elementwise maths
@@ -244,9 +244,9 @@ cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
 square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
 # the factor a 0-d constant (JAX's lax._const), written inline when staged
-deg2rad = radians = _unary(lambda x: ew.mul(x, _scalar_like(x, np.pi / 180)), "deg2rad",
+deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_scalar(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
-rad2deg = degrees = _unary(lambda x: ew.mul(x, _scalar_like(x, 180 / np.pi)), "rad2deg",
+rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_scalar(x, 180 / np.pi)), "rad2deg",
                            _promote_to_inexact)
 
 
@@ -398,7 +398,7 @@ def trunc(x, /):
     x, = _arrays("trunc", x)
     if not _dt.is_inexact(x.dtype):
         return x
-    return _where(ew.lt(x, _scalar_like(x, 0)), ceil(x), floor(x))
+    return _where(ew.lt(x, _lax_scalar(x, 0)), ceil(x), floor(x))
 
 
 fix = trunc
