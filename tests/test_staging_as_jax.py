@@ -240,6 +240,7 @@ def _jnp_cases(lib):
                             jnp.geomspace(1, 10, 5)), ()),
         "log2 log10": (lambda v: jnp.log2(v) + jnp.log10(v), (v,)),
         "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
+        "fmod modf": (lambda v: (jnp.fmod(v, 0.7), jnp.modf(v)), (v,)),
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
         "partition vander": (lambda v: (jnp.partition(v, 2), jnp.vander(v, 3),

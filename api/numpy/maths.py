@@ -14,10 +14,10 @@ from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast
                         _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
                         _lax_scalar, _scalar_like, _static_int, _with, _zero_scalar, _where,
                         staged_as)
-from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
-                     isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
-                     not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
-                     _complex_ordered)
+from .ufuncs import (absolute, add, ceil, conj, divide, equal, floor, floor_divide, greater, imag,
+                     isfinite, isnan, isneginf, isposinf, less, less_equal, logical_and,
+                     logical_or, multiply, not_equal, rad2deg, real, remainder, signbit, sqrt,
+                     subtract, _complex_ordered)
 from .creation import diagonal, zeros_like
 from .indexing import clip, take, where
 from .reductions import all, mean, sum
@@ -259,11 +259,12 @@ def divmod(x1, x2, /):
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
+@staged_as("modf")
 def modf(x, /, out=None):
     """The fractional and integral parts of x."""
     _no_out("modf", out)
-    x, = _promote_to_inexact(*_check_args("modf", x))
-    whole = trunc(x)
+    x = asarray(_promote_to_inexact(*_check_args("modf", x))[0])
+    whole = _where(ew.ge(x, _scalar_like(x, 0)), floor(x), ceil(x))
     return subtract(x, whole), whole
 
 

@@ -161,8 +161,12 @@ def mod(x1, x2, /):
     return remainder(x1, x2)
 
 
-fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
-               _promote_to_numeric)
+@staged_as("fmod")
+def fmod(x1, x2, /):
+    """Elementwise remainder with the sign of the dividend (C's fmod); an integer divisor of
+    0 counts as 1, as JAX's."""
+    x1, x2 = _promote_to_numeric(*(asarray(x) for x in _check_args("fmod", x1, x2)))
+    return ew.rem(*_broadcast_args(x1, _nonzero_divisor(x2), name="fmod"))
 
 
 def _int_power(x, y):
