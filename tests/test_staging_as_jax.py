@@ -306,6 +306,9 @@ def _control_flow_cases(lib):
         "scan in cond grad": (lib.grad(lambda c, xs: lax.cond(
             True, lambda c: lax.scan(lambda c, x: (jnp.sin(c) * x, None), c, xs)[0],
             lambda c: c, c).sum()), (w, xs)),
+        "vmap grad scan": (lib.vmap(lib.grad(lambda c, xs, w: lax.scan(
+            lambda c, x: (jnp.sin(c * w) + x, c), c, xs)[0].sum()), in_axes=(0, None, None)),
+            (xs, xs, w)),
         "vmap scan": (lib.vmap(lambda c, xs: lax.scan(lambda c, x: (c * x, c + x), c, xs),
                                in_axes=(0, None)), (xs, xs)),
     }
