@@ -429,7 +429,11 @@ def _diag_values(values, shape):
 def resize(a, new_shape):
     """a flattened, cycled and reshaped to new_shape."""
     a, = _arrays("resize", a)
-    new_shape = _shape_arg(new_shape, "resize")
+    return _resize(a, new_shape=tuple(_shape_arg(new_shape, "resize")))
+
+
+@staged_as("resize", static_argnames=("new_shape",))
+def _resize(a, new_shape):
     size = int(np.prod(new_shape, dtype=np.int64))
     flat = ravel(a)
     if flat.size == 0 or size == 0:
