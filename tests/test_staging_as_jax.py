@@ -252,6 +252,8 @@ def _jnp_cases(lib):
         "nan reductions": (lambda x: (jnp.nansum(x), jnp.nanprod(x, axis=0, where=x > 0),
                                       jnp.nanmax(x, axis=1, keepdims=True, initial=-1.0),
                                       jnp.nanmin(x), jnp.nanmean(x, axis=(0, 1))), (x,)),
+        "nanarg nancum": (lambda x: (jnp.nanargmax(x), jnp.nanargmin(x, axis=1, keepdims=True),
+                                     jnp.nancumsum(x), jnp.nancumprod(x, axis=0)), (x,)),
         "nanvar nanstd": (lambda x: (jnp.nanvar(x), jnp.nanstd(x, axis=1, ddof=1)), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}

@@ -1,5 +1,6 @@
 """Reductions (sum, mean, var, argmax, nan*), cumulative reductions and order statistics."""
 import builtins
+import operator
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _scalar_like, _strong_const, _where, _with, staged_as)
+                        _lax_scalar, _scalar_like, _strong_const, _where, _with, staged_as)
 from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
                      logical_or, maximum, minimum, multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
@@ -337,13 +338,21 @@ def argmin(a, axis=None, out=None, keepdims=None):
 
 
 def _nan_arg(name, fn, fill, a, axis, out, keepdims):
-    a, = _arrays(name, a)
-    if not _dt.is_inexact(a.dtype):
-        return fn(a, axis, out, keepdims)
-    mask = isnan(a)
-    res = fn(lax_select(mask, _const_like(a, fill), a), axis, out, keepdims)
-    all_nan = all(mask, axis, keepdims=bool(keepdims))
-    return lax_select(all_nan, _const_like(res, -1), res)
+    _no_out(name, out)
+    return _NAN_ARG[name](a, axis=None if axis is None else operator.index(axis),
+                          keepdims=bool(keepdims))
+
+
+def _nan_arg_staged(name, fn, fill):
+    """JAX's _nanargmax/_nanargmin: NaNs filled through _where, -1 where all are NaN."""
+    def staged(a, axis, keepdims):
+        a, = _arrays(name, a)
+        if not _dt.is_inexact(a.dtype):
+            return fn(a, axis, keepdims=keepdims)
+        mask = isnan(a)
+        res = fn(_where(mask, fill, a), axis, keepdims=keepdims)
+        return _where(all(mask, axis, keepdims=keepdims), -1, res)
+    return staged_as(f"_{name}", static_argnames=("axis", "keepdims"))(staged)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -354,6 +363,10 @@ def nanargmax(a, axis=None, out=None, keepdims=None):
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """argmin ignoring NaNs (-1 where all are NaN)."""
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+
+
+_NAN_ARG = {"nanargmax": _nan_arg_staged("nanargmax", argmax, -np.inf),
+            "nanargmin": _nan_arg_staged("nanargmin", argmin, np.inf)}
 
 
 def _nan_filled(name, a, fill):
@@ -470,7 +483,7 @@ def _cumulative(name, lax_name, a, axis, dtype, out, fill_nan=False, fill_value=
         a = ravel(a)
     axis = _axis(0 if axis is None else axis, a.ndim)
     if fill_nan and _dt.is_inexact(a.dtype):
-        a = lax_select(isnan(a), _const_like(a, fill_value), a)
+        a = _where(isnan(a), _lax_scalar(a, fill_value), a)
     if dtype is None:
         result = _promote_integer_dtype(a.dtype) if promote_integers or a.dtype == _dt.bool_ \
             else a.dtype
