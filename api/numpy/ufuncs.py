@@ -197,8 +197,10 @@ def power(x1, x2, /):
         return ew.integer_pow(asarray(x1), int(x2))
     a1, a2 = asarray(x1), asarray(x2)
     if _dt.is_inexact(a1.dtype) and _dt.is_int(a2.dtype):
-        # As lax.pow(float, int) in JAX: the exponent does not promote the base.
-        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype), name="power"))
+        # As JAX's: the promoted operands are staged first (JAX tests their dtypes) and left
+        # unused; lax.pow takes the integer exponent itself, which does not promote the base.
+        _promote_to_numeric(a1, a2)
+        return ew.pow(*_broadcast_args(a1, a2, name="power"))
     return _binary(_power, "power", _promote_to_numeric)(x1, x2)
 
 
