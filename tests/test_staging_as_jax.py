@@ -244,6 +244,7 @@ def _jnp_cases(lib):
         "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
         "kron": (jnp.kron, (v[:2], v[:3])),
         "power int": (jnp.power, (v, np.int32(3))),
+        "cross": (lambda x: jnp.cross(x[:, :3], x[0, 1:]), (x,)),
         "select": (lambda x: jnp.select([x > 0, x < -0.3], [x, -x], 0.5), (x,)),
         "resize": (lambda v: jnp.resize(v, (2, 4)), (v,)),  # JAX refuses a list (unhashable)
         "partition vander": (lambda v: (jnp.partition(v, 2), jnp.vander(v, 3),
