@@ -221,6 +221,7 @@ def _jnp_cases(lib):
                                         lib.nn.hard_tanh, lib.nn.celu, lib.nn.selu,
                                         lib.nn.soft_sign)], (v,)),
         "glu": (lib.nn.glu, (x,)),
+        "gelu": (lambda v: (lib.nn.gelu(v), lib.nn.gelu(v, approximate=False)), (v,)),
         "nn jits": (lambda x: (lib.nn.log_softmax(x), lib.nn.standardize(x, axis=0),
                                lib.nn.one_hot(jnp.arange(3), 4, axis=0)), (x,)),
         "cumulative": (lambda v: (jnp.cumulative_sum(v, include_initial=True),

@@ -62,7 +62,7 @@ def gelu(x, approximate=True):
     if approximate:
         c = np.sqrt(2 / np.pi).astype(x.dtype)
         return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * x ** 3))))
-    return 0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(x.dtype))
+    return jnp.array(0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(x.dtype)), dtype=x.dtype)
 
 
 @jit  # as JAX's
