@@ -87,9 +87,7 @@ KNOWN = {
     "stateful-computations": {},
     "tracing": {0: _UNSEEDED, 1: _UNSEEDED},
     "notebooks/thinking_in_jax": {4: _CLASS},
-    "notebooks/Common_Gotchas_in_JAX": {
-        32: "jnp.array of a list of traced scalars: JAX converts each scalar, then "
-            "concatenates; refjax concatenates, then converts once (same values)"},
+    "notebooks/Common_Gotchas_in_JAX": {},
     "notebooks/autodiff_cookbook": {7: _FD},
     "notebooks/Custom_derivative_rules_for_Python_code": {},
     "jaxpr": {},
