@@ -247,6 +247,7 @@ def _jnp_cases(lib):
         "power int": (jnp.power, (v, np.int32(3))),
         "cross": (lambda x: jnp.cross(x[:, :3], x[0, 1:]), (x,)),
         "select": (lambda x: jnp.select([x > 0, x < -0.3], [x, -x], 0.5), (x,)),
+        "rot90": (lambda x: jnp.rot90(x, 3), (x,)),
         "resize": (lambda v: jnp.resize(v, (2, 4)), (v,)),  # JAX refuses a list (unhashable)
         "partition vander": (lambda v: (jnp.partition(v, 2), jnp.vander(v, 3),
                                         jnp.trapezoid(v, dx=0.5)), (v,)),

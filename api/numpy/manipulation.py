@@ -335,6 +335,7 @@ def _roll_dynamic(a, shift, axes):
     return a
 
 
+@staged_as("rot90", static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
     """m rotated by 90 degrees k times in the plane of axes."""
     m, = _arrays("rot90", m)
