@@ -50,9 +50,6 @@ _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
 _REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
              "strongly typed value is written; JAX's shows the written value's (here strong)")
 
-_STACKS = ("jnp.array of a list of traced scalars stages refjax's `stack`; JAX stages a "
-           "broadcast_in_dim of each and a concatenate (same values)")
-
 _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
     "transposed jit and adds the slice there (b[c:c+1] += j); refjax transposes to the whole "
@@ -153,7 +150,7 @@ DEBUGGER_INPUT = {"debugging": "p y\nc\n" * 4}
 SLOW = {
     "new_docs/301/cookbook": {},
     "new_docs/101/pytrees": {9: _UNSEEDED},
-    "new_docs/101/transformations": {7: _FD, 19: _STACKS, 20: _STACKS, 21: _STACKS},
+    "new_docs/101/transformations": {7: _FD},
     "array_refs": {
         2: "jnp.sin of a reference inside jit: JAX's TypeError names its internal tracer class "
            "(DynamicJaxprTracer at position 0); refjax's says `got Ref`",
