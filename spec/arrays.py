@@ -1,4 +1,4 @@
-"""Spec entries of split, tile, optimization_barrier, xla_metadata_value and empty
+"""Spec entries of split, tile, optimization_barrier, xla_metadata_value, empty and empty2
 (core/primitives/arrays.py)."""
 import numpy as np
 from hypothesis import strategies as st
@@ -139,6 +139,20 @@ SPECS.append(PrimitiveSpec(
         np.float32), "out_sharding": None}, TypeError, jax_error=UNCHECKED),),
     notes="no operands; its values are unspecified (XLA's on CPU: zeros, which numpy_ref "
           "gives); JAX fails a negative dimension in MLIR (MLIRError)"))
+
+
+def _empty2_signature(dtype, diff):
+    from refjax.core.primitives.arrays import MemorySpace
+    return st.just(Signature((), {"dtype": np.dtype(dtype), "memory_space": MemorySpace.Device}))
+
+
+SPECS.append(PrimitiveSpec(
+    name="empty2", dtypes=ALL + COMPLEX, family="arrays", signature=_empty2_signature,
+    reference=lambda jax, *, dtype, memory_space: jax.lax.empty((), dtype),
+    exact=True, nondiff="zero",
+    notes="a scalar whose value is unspecified (zero on CPU, as XLA's), made where cond's "
+          "partial evaluation fills a branch's unused residual slots; JAX's lax.empty2 is "
+          "not public, so lax.empty of a scalar is its reference"))
 
 
 def _barrier(xs):

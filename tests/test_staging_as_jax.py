@@ -210,6 +210,56 @@ def _jnp_cases(lib):
         "clip": (lambda x: jnp.clip(x, -0.2, 0.3), (x,)),
         "python floats": (lambda x: x * np.pi + 0.1, (x,)),
         "square": (lambda x: jnp.square(x) + lib.grad(lambda x: jnp.square(x).sum())(x), (x,)),
+        "var": (jnp.var, (x,)),
+        "std": (lambda x: jnp.std(x, axis=[0], ddof=1, keepdims=True), (x,)),
+        "var mean": (lambda x: jnp.var(x.astype(int), axis=1, mean=1.0), (x,)),
+        "outer": (jnp.outer, (v, v)),
+        "broadcast ranks": (lambda x, v: x[:, :1] * v[:4] - x[:1] / v[1:], (x, v)),
+        "split": (lambda x: jnp.split(x, [1, 3], axis=1) + jnp.array_split(x, 2), (x,)),
+        "hsplit": (lambda x: jnp.hsplit(x, 2), (x,)),
+        "nn": (lambda v: [f(v) for f in (lib.nn.silu, lib.nn.elu, lib.nn.leaky_relu, lib.nn.relu6,
+                                        lib.nn.hard_tanh, lib.nn.celu, lib.nn.selu,
+                                        lib.nn.soft_sign)], (v,)),
+        "glu": (lib.nn.glu, (x,)),
+        "gelu": (lambda v: (lib.nn.gelu(v), lib.nn.gelu(v, approximate=False)), (v,)),
+        "nn jits": (lambda x: (lib.nn.log_softmax(x), lib.nn.standardize(x, axis=0),
+                               lib.nn.one_hot(jnp.arange(3), 4, axis=0)), (x,)),
+        "cumulative": (lambda v: (jnp.cumulative_sum(v, include_initial=True),
+                                  jnp.cumulative_prod(v)), (v,)),
+        "softplus": (lambda v: (lib.nn.softplus(v), lib.nn.log_sigmoid(v),
+                                jnp.logaddexp2(v[:, None], v[:3])), (v,)),
+        "logsumexp": (lambda x: (lib.nn.logsumexp(x), lib.nn.logsumexp(x, axis=1, b=x[0],
+                                                                       keepdims=True)), (x,)),
+        "conj": (jnp.conj, (v,)),
+        "around": (lambda v: jnp.around(v, 1), (v,)),
+        "append rollaxis": (lambda x: jnp.rollaxis(jnp.append(x, x, axis=0), 1), (x,)),
+        "matvec": (jnp.matvec, (x, v[:4])),
+        "angle ptp": (lambda v: jnp.angle(v) + jnp.ptp(v), (v,)),
+        "sorts": (lambda v: (jnp.sort_complex(v), jnp.lexsort((v, -v))), (v,)),
+        "linspace": (lambda a: jnp.linspace(a, 1.0, 5), (np.float32(0),)),
+        "spaces": (lambda: (jnp.linspace(0, 1, 4, endpoint=False), jnp.logspace(0, 1, 5),
+                            jnp.geomspace(1, 10, 5)), ()),
+        "log2 log10": (lambda v: jnp.log2(v) + jnp.log10(v), (v,)),
+        "trunc deg2rad": (lambda v: jnp.trunc(v) + jnp.deg2rad(v) + jnp.rad2deg(v), (v,)),
+        "fmod modf": (lambda v: (jnp.fmod(v, 0.7), jnp.modf(v)), (v,)),
+        "signs": (lambda v: (jnp.signbit(v), jnp.copysign(v, -v)), (v,)),
+        "kron": (jnp.kron, (v[:2], v[:3])),
+        "power int": (jnp.power, (v, np.int32(3))),
+        "cross": (lambda x: jnp.cross(x[:, :3], x[0, 1:]), (x,)),
+        "select": (lambda x: jnp.select([x > 0, x < -0.3], [x, -x], 0.5), (x,)),
+        "rot90": (lambda x: jnp.rot90(x, 3), (x,)),
+        "resize": (lambda v: jnp.resize(v, (2, 4)), (v,)),  # JAX refuses a list (unhashable)
+        "partition vander": (lambda v: (jnp.partition(v, 2), jnp.vander(v, 3),
+                                        jnp.trapezoid(v, dx=0.5)), (v,)),
+        "sinc": (jnp.sinc, (v,)),
+        "hypot isclose": (lambda v: (jnp.hypot(v, v[::-1]), jnp.isclose(v, v[::-1]),
+                                     jnp.allclose(v, v, equal_nan=True)), (v,)),
+        "nan reductions": (lambda x: (jnp.nansum(x), jnp.nanprod(x, axis=0, where=x > 0),
+                                      jnp.nanmax(x, axis=1, keepdims=True, initial=-1.0),
+                                      jnp.nanmin(x), jnp.nanmean(x, axis=(0, 1))), (x,)),
+        "nanarg nancum": (lambda x: (jnp.nanargmax(x), jnp.nanargmin(x, axis=1, keepdims=True),
+                                     jnp.nancumsum(x), jnp.nancumprod(x, axis=0)), (x,)),
+        "nanvar nanstd": (lambda x: (jnp.nanvar(x), jnp.nanstd(x, axis=1, ddof=1)), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -223,3 +273,76 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     float written inline prints its own digits (refjax printed its float32 value's)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
+
+
+def test_jnp_broadcasting_and_reductions_stage_as_jax():
+    """Operands of one rank are left to lax, which broadcasts their size-1 dimensions (refjax
+    broadcast each to the full shape: a reshape and a broadcast_in_dim per operand), as in
+    jnp.outer and var's centring; var and std are jits `_var`/`_std` taking the correction as
+    a traced int and ending in `_where`; jnp.split binds lax.split with NumPy-int sizes."""
+    ours = staged(refjax, _jnp_cases, mesh=None)
+    assert "mul d e" in ours["outer"][0] and "reshape" not in ours["outer"][0]
+    assert "name=_var" in ours["var"][0] and "split[axis=0 sizes=(np.int64(2), np.int64(1))]" in ours["split"][0]
+
+
+# ---------------------------------------------------------------- cond and scan under AD, vmap
+
+def _control_flow_cases(lib):
+    jnp, lax = lib.numpy, lib.lax
+    xs = np.arange(6, dtype=np.float32).reshape(3, 2) / 5
+    w = np.full(2, 0.5, np.float32)
+
+    def cnd(p, x, w):
+        return lax.cond(p, lambda x, w: (jnp.sin(x) * w, x * 2.0),
+                        lambda x, w: (jnp.cos(x) + w, x), x, w)
+
+    def total(outs):
+        return sum(o.sum() for o in outs)
+
+    def scan_sin(c, xs, reverse=False):
+        return lax.scan(lambda c, x: (jnp.sin(c) * x, c), c, xs, reverse=reverse)
+
+    return {
+        "cond grad": (lib.grad(lambda x, w: total(cnd(True, x, w)), argnums=(0, 1)), (w, w)),
+        "cond vjp": (lambda p, x, w: lib.vjp(lambda x: cnd(p, x, w), x)[1]((w, w)), (True, w, w)),
+        "cond linearize": (lambda p, x, w: lib.linearize(lambda x: cnd(p, x, w), x)[1](x),
+                           (True, w, w)),
+        "switch grad": (lambda i, x: lib.grad(lambda x: lax.switch(
+            i, [jnp.sin, jnp.cos, lambda x: x * x], x).sum())(x), (1, w)),
+        "scan grad reverse": (lib.grad(lambda c, xs: scan_sin(c, xs, True)[0].sum()), (w, xs)),
+        "scan in jit grad": (lib.grad(lib.jit(lambda c, xs: total(scan_sin(c, xs)))), (w, xs)),
+        "scan in cond grad": (lib.grad(lambda c, xs: lax.cond(
+            True, lambda c: lax.scan(lambda c, x: (jnp.sin(c) * x, None), c, xs)[0],
+            lambda c: c, c).sum()), (w, xs)),
+        "vmap grad scan": (lib.vmap(lib.grad(lambda c, xs, w: lax.scan(
+            lambda c, x: (jnp.sin(c * w) + x, c), c, xs)[0].sum()), in_axes=(0, None, None)),
+            (xs, xs, w)),
+        "vmap scan": (lib.vmap(lambda c, xs: lax.scan(lambda c, x: (c * x, c + x), c, xs),
+                               in_axes=(0, None)), (xs, xs)),
+    }
+
+
+def test_cond_and_scan_under_transformations_stage_as_jax():
+    """cond's partial evaluation shares residual slots among branches by type (JAX's
+    _merge_branch_residuals: two branches with one and three f32[2] residuals have three
+    slots, not four) and fills a branch's unused slots with `empty2` broadcasts; a partially
+    evaluated scan takes its forwarded xs and stacked residuals in the order its body made
+    them; vmap of an elementwise operation on a batched and an unbatched operand gives the
+    unbatched one a leading 1 (np.int64 dimensions) and lets the operation broadcast it."""
+    text = staged(refjax, _control_flow_cases, mesh=None)["cond grad"][0]
+    assert text.splitlines()[1].count(":f32[2]") == 5  # 2 outputs and 3 residual slots
+    assert "empty2[dtype=float32 memory_space=MemorySpace.Device]" in text
+    assert_stages_as_jax(_control_flow_cases, mesh=None)
+
+
+def test_sinc_derivatives_at_zero_are_jax_s():
+    """jnp.sinc's value at 0 comes from JAX's custom_jvp `_sinc_maclaurin`, whose k-th
+    derivative is the Maclaurin series' k-th term: the derivative of order 2n at 0 is
+    (-1)**n pi**(2n) / (2n + 1) (hand-computed; refjax's second derivative there was 0), and
+    the fourth, through jits of float0 cotangents of the nondifferentiable order, no longer
+    fails."""
+    fs = [refjax.numpy.sinc]
+    for _ in range(4):
+        fs.append(refjax.grad(fs[-1]))
+    np.testing.assert_allclose([float(f(0.0)) for f in fs[1:]],
+                               [0.0, -np.pi ** 2 / 3, 0.0, np.pi ** 4 / 5], rtol=1e-6)

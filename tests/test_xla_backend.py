@@ -515,6 +515,9 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "composite",
              # by test_differential.py (their spec samples) and test_toplevel_more.py
              "empty", "linear_call",
+             # by test_differential.py (its spec samples) and test_staging_as_jax.py (the
+             # unused residual slots of cond's partial evaluation, against JAX)
+             "empty2",
              # by test_differential.py (their spec samples) and test_key_reuse.py (on xla)
              "random_wrap", "random_unwrap",
              # and by test_checkify.py (programs, against JAX, on both backends) and its spec

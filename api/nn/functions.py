@@ -6,7 +6,8 @@ from ...core.transforms.custom import custom_jvp
 from ...core.transforms.jit import jit
 from .. import numpy as jnp
 from .. import lax
-from ..numpy.promotion import _arrays, _promote_to_inexact, _static_int, _axes
+from ..numpy.promotion import (_arrays, _axes, _broadcast_args, _promote_to_inexact,
+                               _static_int)
 
 
 def sigmoid(x):
@@ -30,6 +31,7 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full(g.shape, 0, g.dtype
 
 
 @custom_jvp
+@jit  # as JAX's: its custom_jvp_call holds a jit named relu6
 def relu6(x):
     """min(max(x, 0), 6); its derivative is 0 at 0 and at 6, as in JAX."""
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
@@ -38,11 +40,13 @@ def relu6(x):
 relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full(g.shape, 0, g.dtype)))
 
 
+@jit  # as JAX's
 def softplus(x):
     """log(1 + exp(x)), computed stably as logaddexp(x, 0)."""
     return jnp.logaddexp(x, 0)
 
 
+@jit  # as JAX's
 def silu(x):
     """x * sigmoid(x) (inexact inputs only, as in JAX)."""
     x = jnp.asarray(x)
@@ -58,15 +62,17 @@ def gelu(x, approximate=True):
     if approximate:
         c = np.sqrt(2 / np.pi).astype(x.dtype)
         return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * x ** 3))))
-    return 0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(x.dtype))
+    return jnp.array(0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(x.dtype)), dtype=x.dtype)
 
 
+@jit  # as JAX's
 def elu(x, alpha=1.0):
     """x where positive, alpha * (exp(x) - 1) elsewhere (integers promote as in JAX)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
+@jit  # as JAX's
 def leaky_relu(x, negative_slope=0.01):
     """x where non-negative, negative_slope * x elsewhere (integers promote as in JAX)."""
     x = jnp.asarray(x)
@@ -78,6 +84,7 @@ def tanh(x):
     return jnp.tanh(x)
 
 
+@jit  # as JAX's
 def log_sigmoid(x):
     """-softplus(-x); booleans are rejected (JAX: neg does not accept them)."""
     return -softplus(-_numeric("log_sigmoid", x))
@@ -99,59 +106,69 @@ def _inexact(name, *args):
     return _promote_to_inexact(*_arrays(name, *args))
 
 
+@jit  # as JAX's
 def identity(x):
     """x itself, as an array."""
     return _arrays("identity", x)[0]
 
 
+@jit  # as JAX's
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2, a smooth approximation of relu."""
     x, b = _arrays("squareplus", x, b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
+@jit  # as JAX's
 def sparse_plus(x):
     """0 below -1, x above 1, (x + 1)**2 / 4 between."""
     x = _arrays("sparse_plus", x)[0]
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@jit  # as JAX's
 def soft_sign(x):
     """x / (|x| + 1)."""
     x = _arrays("soft_sign", x)[0]
     return x / (jnp.abs(x) + 1)
 
 
+@jit  # as JAX's
 def sparse_sigmoid(x):
     """clip((x + 1) / 2, 0, 1), the derivative of sparse_plus."""
     x = _arrays("sparse_sigmoid", x)[0]
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@jit  # as JAX's
 def mish(x):
     """x * tanh(softplus(x))."""
     x = _arrays("mish", x)[0]
     return x * jnp.tanh(softplus(x))
 
 
+@jit  # as JAX's
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = _arrays("hard_tanh", x)[0]
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@jit  # as JAX's
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = _arrays("celu", x)[0]
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@jit  # as JAX's
 def selu(x):
     """Scaled exponential linear unit: scale * elu(x, alpha) with the self-normalising constants."""
     x = _arrays("selu", x)[0]
     return 1.0507009873554805 * elu(x, 1.6732632423543772)
 
 
+@jit(static_argnames=("axis",))  # as JAX's
 def glu(x, axis=-1):
     """Gated linear unit: the first half of x along axis times the sigmoid of the second half."""
     x = _arrays("glu", x)[0]
@@ -161,12 +178,14 @@ def glu(x, axis=-1):
     return x1 * sigmoid(x2)
 
 
+@jit  # as JAX's
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
     x = _arrays("hard_sigmoid", x)[0]
     return relu6(x + 3.0) / 6.0
 
 
+@jit  # as JAX's
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
     x = _arrays("hard_silu", x)[0]
@@ -177,6 +196,7 @@ hard_swish = hard_silu
 
 
 @custom_jvp
+@jit  # as JAX's
 def log1mexp(x):
     """log(1 - exp(-x)), accurate on both sides of log 2."""
     x = _arrays("log1mexp", x)[0]
@@ -194,31 +214,33 @@ def _reduction_axes(a, axis):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
-    """log(sum(b * exp(a))) along axis, computed stably (jax.scipy.special.logsumexp).
+    """log(sum(b * exp(a))) along axis, computed stably (jax.scipy.special.logsumexp), with
+    JAX's equations: the max reduced with keepdims as asked, then expanded.
 
     With return_sign, returns (log|sum|, sign(sum)); otherwise a negative sum gives nan."""
     if where is not None:
         a = jnp.where(where, a, 0)
-    a, b_arr = _inexact("logsumexp", a, b) if b is not None else (_inexact("logsumexp", a)[0], None)
-    if b_arr is not None:
-        a = jnp.where(b_arr != 0, a, -np.inf)
+    if b is not None:
+        a, b = _broadcast_args(*_inexact("logsumexp", a, b), name="logsumexp")
+        a = jnp.where(b != 0, a, -np.inf)
+    else:
+        a, = _inexact("logsumexp", a)
     dims = _reduction_axes(a, axis)
-    amax = jnp.max(jnp.real(a), axis=dims, keepdims=True, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0).astype(amax.dtype))
-    exp_a = jnp.exp(a - amax.astype(a.dtype))
-    if b_arr is not None:
-        exp_a = exp_a * b_arr
-    sumexp = jnp.sum(exp_a, axis=dims, keepdims=True, where=where)
-    sign = jnp.sign(sumexp)
+    amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    expanded = amax if keepdims else lax.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, expanded.astype(a.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b)
+    sumexp = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
     complex_ = jnp.issubdtype(a.dtype, jnp.complexfloating)
     if return_sign or not complex_:
         sumexp = jnp.abs(sumexp)
-    out = jnp.log(sumexp) + amax.astype(sumexp.dtype)
-    if not keepdims:
-        out, sign = jnp.squeeze(out, dims), jnp.squeeze(sign, dims)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
         return out, sign
-    if b_arr is not None and not complex_:
+    if b is not None and not complex_:
         out = jnp.where(sign < 0, jnp.array(np.nan, out.dtype), out)
     return out
 
@@ -245,6 +267,7 @@ def softmax(x, axis=-1, where=None):
     return result if where is None else jnp.where(where, result, 0)
 
 
+@jit(static_argnames=("axis",))  # as JAX's
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along axis, computed stably; -inf where `where` is False."""
     x = _numeric("log_softmax", x)
@@ -265,13 +288,18 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
         raise TypeError(f"one_hot: num_classes must be a non-negative integer, got {num_classes}")
     x = jnp.asarray(x)
     dtype = _dt.default_float() if dtype is None else dtype
-    out_axis = _axes(axis, x.ndim + 1, name="one_hot")[0]
+    return _one_hot(x, num_classes, dtype=dtype, axis=_axes(axis, x.ndim + 1, name="one_hot")[0])
+
+
+@jit(static_argnames=("num_classes", "dtype", "axis"))  # as JAX's
+def _one_hot(x, num_classes, *, dtype, axis):
+    expanded = jnp.expand_dims(x, axis)
     rhs_shape = [1] * x.ndim
-    rhs_shape.insert(out_axis, num_classes)
-    classes = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), out_axis)
-    return (jnp.expand_dims(x, out_axis) == classes).astype(dtype)
+    rhs_shape.insert(axis, num_classes)
+    return (expanded == lax.broadcasted_iota(x.dtype, tuple(rhs_shape), axis)).astype(dtype)
 
 
+@jit(static_argnames=("axis", "algorithm"))  # as JAX's
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """(x - mean) / sqrt(variance + epsilon), the moments along axis unless given."""

@@ -11,13 +11,13 @@ from ...core.trace import get_aval
 from ...core.vma import vary_like
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
-from .promotion import (asarray, astype, broadcast_arrays, broadcast_to, concrete, concrete_value,
+from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, concrete,
+                        concrete_value, _strong_const,
                         lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, result_type,
-                        stack, _arrays, _axis, _check_args, _concrete_array, _const_like, _is_array,
-                        _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _with,
-                        _zero_scalar, staged_as)
+                        stack, _arrays, _axis, _check_args, _concrete_array, _is_array,
+                        _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _zero_scalar, staged_as)
 from ..out_sharding import filled_like, strong_on_device, takes_placement
-from .ufuncs import divide, log10, multiply, power
+from .ufuncs import add, divide, log10, multiply, power, subtract
 
 
 # ---------------------------------------------------------------- array creation
@@ -198,11 +198,19 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     start, stop = _arrays("linspace", start, stop)
-    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
-        _user_dtype(dtype, "linspace")
+    dtype = None if dtype is None else _user_dtype(dtype, "linspace")
+    return _linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype,
+                     axis=axis)
+
+
+@staged_as("_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
+    """linspace's jit (JAX's _linspace), differentiable in start and stop."""
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else dtype
     comp = _to_inexact_dtype(dtype)
-    start, stop = broadcast_arrays(astype(start, comp), astype(stop, comp))
-    bounds = list(start.shape)
+    start, stop = astype(start, comp), astype(stop, comp)
+    bounds = list(broadcast_shapes(start.shape, stop.shape))
+    start, stop = broadcast_to(start, bounds), broadcast_to(stop, bounds)
     axis = len(bounds) + axis + 1 if axis < 0 else axis
     out, delta = _linspace_body(start, stop, num, endpoint, comp, bounds, axis)
     if _dt.is_int(dtype) and not _dt.is_int(out.dtype):
@@ -219,25 +227,30 @@ def _linspace_body(start, stop, num, endpoint, comp, bounds, axis):
         delta = lax_full((), np.nan, comp) if endpoint else ew.sub(stop, start)
         return reshape(start, expanded), delta
     div = num - 1 if endpoint else num
-    delta = ew.div(ew.sub(stop, start), lax_full(start.shape, div, comp))
+    delta = ew.div(subtract(stop, start), _strong_const(start, div))
     iota_shape = [1] * len(expanded)
     iota_shape[axis] = div
     real = _real_dtype(comp)
-    step = ew.div(st.iota(real, div), lax_full((div,), div, real))
-    step = broadcast_to(reshape(astype(step, comp), iota_shape), _with(expanded, axis, div))
-    lo = broadcast_to(reshape(start, expanded), step.shape)
-    hi = broadcast_to(reshape(stop, expanded), step.shape)
-    out = ew.add(ew.mul(lo, ew.sub(_const_like(step, 1), step)), ew.mul(hi, step))
+    step = astype(reshape(ew.div(st.iota(real, div), np.array(div, real)), iota_shape), comp)
+    out = add(multiply(reshape(start, expanded), subtract(1, step)),
+              multiply(reshape(stop, expanded), step))
     if endpoint:
-        out = st.concatenate([out, reshape(stop, expanded)], axis)
+        kept = tuple(d for d in range(len(expanded)) if d != axis)
+        out = st.concatenate([out, st.broadcast_in_dim(stop, tuple(expanded), kept)], axis)
     return out, delta
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """base ** linspace(start, stop)."""
     start, stop = _arrays("logspace", start, stop)
-    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
-        _user_dtype(dtype, "logspace")
+    dtype = None if dtype is None else _user_dtype(dtype, "logspace")
+    return _logspace(start, stop, base, num=_static_int(num, "'num' argument of jnp.logspace"),
+                     endpoint=endpoint, dtype=dtype, axis=axis)
+
+
+@staged_as("_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, base, *, num, endpoint, dtype, axis):
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else dtype
     comp = _to_inexact_dtype(dtype)
     lin = linspace(astype(start, comp), astype(stop, comp), num, endpoint=endpoint, axis=axis)
     return astype(power(base, lin), dtype)
@@ -246,14 +259,20 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Samples evenly spaced on a log scale from start to stop (same-sign bounds)."""
     start, stop = _arrays("geomspace", start, stop)
-    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else \
-        _user_dtype(dtype, "geomspace")
+    dtype = None if dtype is None else _user_dtype(dtype, "geomspace")
+    return _geomspace(start, stop, num=_static_int(num, "'num' argument of jnp.geomspace"),
+                      endpoint=endpoint, dtype=dtype, axis=axis)
+
+
+@staged_as("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, *, num, endpoint, dtype, axis):
+    dtype = _to_inexact_dtype(result_type(start, stop)) if dtype is None else dtype
     comp = _to_inexact_dtype(dtype)
     start, stop = astype(start, comp), astype(stop, comp)
     sign = ew.sign(start)
-    res = logspace(log10(divide(start, sign)), log10(divide(stop, sign)), num,
-                   endpoint=endpoint, base=10.0, dtype=comp, axis=0)
-    return astype(moveaxis(multiply(res, sign), 0, axis), dtype)
+    res = multiply(sign, logspace(log10(divide(start, sign)), log10(divide(stop, sign)), num,
+                                  endpoint=endpoint, base=10.0, dtype=comp, axis=0))
+    return astype(moveaxis(res, 0, axis), dtype)
 
 
 def _eye_mask(n, m, k):

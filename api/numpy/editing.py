@@ -7,7 +7,7 @@ from ...core.primitives import elementwise as ew
 from ...core.transforms.vmap import vmap
 from .. import lax
 from .promotion import (array, asarray, broadcast_arrays, broadcast_to, concrete_value, moveaxis,
-                        ravel, reshape, _arrays, _axis)
+                        ravel, reshape, _arrays, _axis, staged_as)
 from .ufuncs import negative, remainder
 from .creation import arange, indices, ones, zeros
 from .indexing import clip, nonzero, unravel_index, where
@@ -178,6 +178,7 @@ def _negated(arr):
     return ew.bitwise_not(arr) if _dt.kind(arr.dtype) in "ub" else negative(arr)
 
 
+@staged_as("partition", static_argnames=("kth", "axis"))
 def partition(a, kth, axis=-1):
     """a along axis with the kth smallest in place, the smaller ones (sorted) before it and
     the larger ones after (as JAX's: in descending order; complex: fully sorted)."""

@@ -474,13 +474,11 @@ def select(condlist, choicelist, default=0):
     if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
     conds = _arrays("select", *condlist)
-    default, *choices = promote_dtypes(*_check_args("select", default, *choicelist))
-    out = asarray(default)
-    for cond, choice in reversed(list(zip(conds, choices))):
-        cond = cond if cond.dtype == _dt.bool_ else ew.ne(cond, _const_like(cond, 0))
-        cond, choice, out = _broadcast_all(cond, asarray(choice), out)
-        out = ew.select_n(cond, out, choice)
-    return out
+    choices = promote_dtypes(*_check_args("select", default, *choicelist))
+    # as JAX's: the default first, under a False condition (argmax finds the first True)
+    conditions = astype(stack(_broadcast_all(asarray(False), *conds)), _dt.bool_)
+    which = lax.argmax(conditions, 0, _dt.default_int())
+    return ew.select_n(*_broadcast_all(which, *(asarray(c) for c in choices)))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):

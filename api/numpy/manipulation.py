@@ -142,6 +142,8 @@ def _split(name, ary, indices_or_sections, axis):
         sections = _static_int(indices_or_sections, f"in jax.numpy.{name} argument 1")
         starts, stops = _even_sections(name, size, sections)
     axis = _axis(axis, ary.ndim)
+    if all(s <= e for s, e in zip(starts, stops)):  # pieces side by side: JAX's lax.split
+        return list(lax.split(ary, [np.int64(e - s) for s, e in zip(starts, stops)], axis))
     return [st.slice_in_dim(ary, s, builtins.max(s, e), 1, axis) for s, e in zip(starts, stops)]
 
 
@@ -333,6 +335,7 @@ def _roll_dynamic(a, shift, axes):
     return a
 
 
+@staged_as("rot90", static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
     """m rotated by 90 degrees k times in the plane of axes."""
     m, = _arrays("rot90", m)
@@ -352,6 +355,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return st.transpose(flip(m, ax2), perm) if k == 1 else flip(st.transpose(m, perm), ax2)
 
 
+@staged_as("append", static_argnames=("axis",))
 def append(arr, values, axis=None):
     """values appended to arr along axis (both flattened when None)."""
     arr, values = _arrays("append", arr, values)
@@ -360,6 +364,7 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+@staged_as("rollaxis", static_argnames=("axis", "start"))
 def rollaxis(a, axis, start=0):
     """a with `axis` moved to before position `start`."""
     a, = _arrays("rollaxis", a)
@@ -425,7 +430,11 @@ def _diag_values(values, shape):
 def resize(a, new_shape):
     """a flattened, cycled and reshaped to new_shape."""
     a, = _arrays("resize", a)
-    new_shape = _shape_arg(new_shape, "resize")
+    return _resize(a, new_shape=tuple(_shape_arg(new_shape, "resize")))
+
+
+@staged_as("resize", static_argnames=("new_shape",))
+def _resize(a, new_shape):
     size = int(np.prod(new_shape, dtype=np.int64))
     flat = ravel(a)
     if flat.size == 0 or size == 0:

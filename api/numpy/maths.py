@@ -5,17 +5,19 @@ import numpy as np
 
 from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
+from ...core.transforms.custom import custom_jvp
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
-                        lax_select, promote_dtypes, ravel, reshape, result_type, squeeze, _arrays,
-                        _axis, _broadcast_all, _check_args, _const_like, _lax_const, _move_to_end,
-                        _no_out, _promote_to_inexact, _real_dtype, _static_int, _with, _zero_scalar,
+                        lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
+                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like,
+                        _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
+                        _lax_scalar, _scalar_like, _static_int, _with, _zero_scalar, _where,
                         _user_dtype, staged_as)
-from .ufuncs import (absolute, add, conj, divide, equal, floor_divide, greater, imag, isfinite,
-                     isnan, isneginf, isposinf, less, less_equal, logical_and, logical_or, multiply,
-                     not_equal, rad2deg, real, remainder, signbit, sqrt, subtract, trunc,
-                     _complex_ordered)
+from .ufuncs import (absolute, add, ceil, conj, divide, equal, floor, floor_divide, greater, imag,
+                     isfinite, isnan, isneginf, isposinf, less, less_equal, logical_and,
+                     logical_or, multiply, not_equal, rad2deg, real, remainder, signbit, sqrt,
+                     subtract, _complex_ordered)
 from .creation import diagonal, zeros_like
 from .indexing import clip, take, where
 from .reductions import all, mean, sum
@@ -26,21 +28,30 @@ from .products import dot
 
 # ---------------------------------------------------------------- comparisons and misc maths
 
+@staged_as("isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close)."""
-    a, b = promote_dtypes(*_check_args("isclose", a, b))
-    if not _dt.is_inexact(result_type(a, b)):  # never weakly typed, as JAX's
-        return ew.convert_element_type(equal(a, b), np.dtype(bool), weak_type=False)
-    a, b = _promote_to_inexact(a, b)
-    a, b = _broadcast_all(asarray(a), asarray(b))
+    """|a - b| <= atol + rtol * |b| elementwise (equal infinities are close); integers are
+    compared as floats, as JAX 0.10's."""
+    a, b = _promote_to_inexact(*promote_dtypes(*_check_args("isclose", a, b)))
+    a, b = _broadcast_args(asarray(a), asarray(b), name="isclose")
     real = _real_dtype(a.dtype)
-    rtol_ = broadcast_to(astype(asarray(rtol), real), a.shape)
-    atol_ = broadcast_to(astype(asarray(atol), real), a.shape)
-    in_range = ew.le(ew.abs(ew.sub(a, b)), ew.add(atol_, ew.mul(rtol_, ew.abs(b))))
-    out = logical_or(ew.eq(a, b), logical_and(isfinite(b), in_range))
-    return logical_or(out, logical_and(isnan(a), isnan(b))) if equal_nan else out
+    rtol, atol = _tolerance(rtol, real), _tolerance(atol, real)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = ew.le(ew.abs(ew.sub(a, b)), ew.add(atol, ew.mul(rtol, ew.abs(b))))
+    out = logical_or(ew.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
+def _tolerance(value, dtype):
+    """A tolerance as dtype: a constant written inline when it is one (JAX converts it with
+    lax.convert_element_type, which folds constants)."""
+    if isinstance(value, (int, float, np.ndarray, np.generic)):
+        return np.array(value, dtype)
+    return ew.convert_element_type(value, dtype, weak_type=False)
+
+
+@staged_as("allclose", static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether all elements are close (an Array, as in JAX)."""
     return all(isclose(a, b, rtol, atol, equal_nan))
@@ -159,8 +170,8 @@ _logaddexp_2 = _logaddexp_rule(ew.exp2, 1 / np.log(2), "logaddexp2")
 
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("logaddexp", x1, x2))))
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("logaddexp", x1, x2))), name="logaddexp")  # ranks only, as JAX's
     return _logaddexp_e(x1, x2)
 
 
@@ -169,48 +180,64 @@ def logaddexp2(x1, x2, /):
     JAX 0.10's)."""
     args = _check_args("logaddexp2", x1, x2)
     both_weak = builtins.all(getattr(asarray(a), "weak_type", False) for a in args)
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(*args)))
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(*args)),
+                             name="logaddexp2")
     out = _logaddexp_2(x1, x2)
     return out if both_weak or not out.weak_type else ew.convert_element_type(
         out, out.dtype, weak_type=False)
 
 
+@staged_as("hypot")
 def hypot(x1, x2, /):
-    """sqrt(x1**2 + x2**2) without intermediate overflow."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("hypot", x1, x2))))
+    """sqrt(x1**2 + x2**2) without intermediate overflow (JAX's equations)."""
+    x1, x2 = _broadcast_args(*(asarray(x) for x in _promote_to_inexact(
+        *_check_args("hypot", x1, x2))), name="hypot")
     if _dt.kind(x1.dtype) == "c":
         raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                          "convert to real values first, such as by using abs(x)")
     x1, x2 = ew.abs(x1), ew.abs(x2)
     is_inf = logical_or(isposinf(x1), isposinf(x2))
     big, small = ew.max(x1, x2), ew.min(x1, x2)
-    zero = ew.eq(big, _const_like(big, 0))
-    ratio = ew.div(small, lax_select(zero, _const_like(big, 1), big))
-    r = lax_select(zero, big, ew.mul(big, ew.sqrt(ew.add(_const_like(big, 1),
-                                                       ew.square(ratio)))))
-    return lax_select(is_inf, _lax_const(r, np.inf), r)
+    at_zero = ew.eq(big, _scalar_like(big, 0))
+    safe = _where(ew.eq(big, _scalar_like(big, 0)), lax.full_like(big, 1), big)
+    r = _where(at_zero, big, ew.mul(big, ew.sqrt(add(1, ew.square(ew.div(small, safe))))))
+    return _where(is_inf, _lax_scalar(r, np.inf), r)
 
 
+@staged_as("copysign")
 def copysign(x1, x2, /):
     """|x1| with the sign of x2."""
-    x1, x2 = _broadcast_all(*(asarray(x) for x in _promote_to_inexact(
-        *_check_args("copysign", x1, x2))))
+    x1, x2 = (asarray(x) for x in _promote_to_inexact(*_check_args("copysign", x1, x2)))
     if _dt.kind(x1.dtype) == "c":
         raise TypeError("copysign does not support complex-valued inputs")
-    return lax_select(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
+    return _where(signbit(x2), ew.neg(ew.abs(x1)), ew.abs(x1))
 
 
+@staged_as("sinc")
 def sinc(x, /):
-    """sin(pi x) / (pi x), 1 at 0."""
+    """sin(pi x) / (pi x), 1 at 0 (where its derivatives of every order are JAX's: the Maclaurin
+    series' terms)."""
     x, = _promote_to_inexact(*_check_args("sinc", x))
     x = asarray(x)
-    is_zero = ew.eq(x, _lax_const(x, 0))
-    pi_x = ew.mul(_lax_const(x, np.pi), x)
-    safe = lax_select(is_zero, _lax_const(x, 1), pi_x)
-    # The zero branch is x * 0 + 1, so its derivative at 0 is the true one (0), not NaN.
-    at_zero = ew.add(ew.mul(pi_x, _lax_const(x, 0)), _lax_const(x, 1))
-    return lax_select(is_zero, at_zero, ew.div(ew.sin(safe), safe))
+    eq_zero = ew.eq(x, _lax_scalar(x, 0))
+    pi_x = ew.mul(_lax_scalar(x, np.pi), x)
+    safe = _where(eq_zero, _lax_scalar(x, 1), pi_x)
+    return _where(eq_zero, _sinc_maclaurin(0, pi_x), ew.div(ew.sin(safe), safe))
+
+
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x)/x at 0, shaped as x."""
+    zero = ew.mul(x, _scalar_like(x, 0))
+    return zero if k % 2 else ew.add(zero, _lax_scalar(x, (-1) ** (k // 2) / (k + 1)))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), ew.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 @staged_as("fmax")
@@ -232,14 +259,16 @@ def divmod(x1, x2, /):
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
+@staged_as("modf")
 def modf(x, /, out=None):
     """The fractional and integral parts of x."""
     _no_out("modf", out)
-    x, = _promote_to_inexact(*_check_args("modf", x))
-    whole = trunc(x)
+    x = asarray(_promote_to_inexact(*_check_args("modf", x))[0])
+    whole = _where(ew.ge(x, _scalar_like(x, 0)), floor(x), ceil(x))
     return subtract(x, whole), whole
 
 
+@staged_as("angle", static_argnames=("deg",))
 def angle(z, deg=False):
     """The argument of complex z (in degrees when deg); float32 for integer z."""
     z, = _arrays("angle", z)
@@ -381,6 +410,7 @@ def _interp_edges(f, x, xp, fp, left, right, period):
     return f
 
 
+@staged_as("trapezoid", static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of y along axis by the trapezoidal rule."""
     if x is None:

@@ -7,7 +7,7 @@ from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, atleast_1d, promote_dtypes, reshape, _arrays, _promote_to_inexact,
-                        _static_int, concrete_value)
+                        _static_int, concrete_value, staged_as)
 from .ufuncs import cos, negative, power, sqrt, subtract, true_divide, absolute
 from .creation import full, ones, zeros
 from .manipulation import concatenate, expand_dims
@@ -138,6 +138,7 @@ def _trim_leading(r, small):
     return r[start:]
 
 
+@staged_as("vander", static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-d x: columns x**(N-1), ..., x, 1 (reversed when
     increasing)."""

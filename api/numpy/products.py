@@ -12,10 +12,10 @@ from ...core.primitives.reductions import constrain
 from ...core.sharding_types import out_type
 from .. import lax
 from ..sharding import auto_axes
-from .promotion import (astype, broadcast_to, moveaxis, promote_dtypes,
-                        ravel, reshape, result_type, stack, _arrays, _axis,
-                        _broadcast_all, _move_to_end, _no_out,
-                        _user_dtype)
+from .promotion import (array, astype, broadcast_to, moveaxis, promote_dtypes,
+                        ravel, reshape, result_type, _arrays, _axis,
+                        _move_to_end, _no_out,
+                        _user_dtype, staged_as)
 from .ufuncs import multiply, subtract
 from .creation import diagonal, zeros_like
 from .reductions import sum
@@ -143,12 +143,14 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
                   preferred_element_type=preferred_element_type)
 
 
+@staged_as("matvec")
 def matvec(x1, x2, /):
     """Matrix-vector products, batched over leading axes."""
     x1, x2 = _arrays("matvec", x1, x2)
     return einsum("...ij,...j->...i", x1, x2)
 
 
+@staged_as("vecmat")
 def vecmat(x1, x2, /):
     """Vector-matrix products (conjugating the vector), batched over leading axes."""
     x1, x2 = _arrays("vecmat", x1, x2)
@@ -206,6 +208,7 @@ def _tensordot_axes(a, b, axes):
                     "lists/tuples of ints.")
 
 
+@staged_as("kron")
 def kron(a, b):
     """The Kronecker product."""
     a, b = promote_dtypes(*_arrays("kron", a, b))
@@ -220,6 +223,7 @@ def kron(a, b):
     return reshape(multiply(a_e, b_e), tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
+@staged_as("cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-vectors along the given axes."""
     a, b = promote_dtypes(*_arrays("cross", a, b))
@@ -232,11 +236,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return subtract(multiply(a[..., 0], b[..., 1]), multiply(a[..., 1], b[..., 0]))
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2] if a.shape[-1] == 3 else zeros_like(a[..., 0])
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2] if b.shape[-1] == 3 else zeros_like(b[..., 0])
-    c = stack(_broadcast_all(subtract(multiply(a1, b2), multiply(a2, b1)),
-                             subtract(multiply(a2, b0), multiply(a0, b2)),
-                             subtract(multiply(a0, b1), multiply(a1, b0))), -1)
-    c = ew.convert_element_type(c, c.dtype, weak_type=False)  # JAX's jnp.array([...]) of them
-    return moveaxis(c, -1, axisc)
+    c = array([subtract(multiply(a1, b2), multiply(a2, b1)),
+               subtract(multiply(a2, b0), multiply(a0, b2)),
+               subtract(multiply(a0, b1), multiply(a1, b0))])  # as JAX's
+    return moveaxis(c, 0, axisc)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):

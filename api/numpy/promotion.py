@@ -308,12 +308,8 @@ def broadcast_to(x, shape, *, out_sharding=None):
                          f"shape={shape}")
     if builtins.any(a != 1 and a != b for a, b in zip(xs[::-1], shape[::-1])):
         raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape {shape}")
-    lead = nd - len(xs)
-    squeeze_dims = tuple(i for i, (a, b) in enumerate(zip(xs, shape[lead:])) if a == 1 and b != 1)
-    if squeeze_dims:
-        x = st.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze_dims))
-    kept = tuple(lead + i for i in range(len(xs)) if i not in squeeze_dims)
-    return st.broadcast_in_dim(x, shape, kept, out_sharding=out_sharding)
+    lead = nd - len(xs)  # size-1 dimensions broadcast in place, as JAX's lax.broadcast_to
+    return st.broadcast_in_dim(x, shape, tuple(range(lead, nd)), out_sharding=out_sharding)
 
 
 def _broadcast_args(*args, name=None):
@@ -330,7 +326,17 @@ def _broadcast_args(*args, name=None):
             raise
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(map(str, shapes))}.") from None
-    return [a if s == full or s == () else broadcast_to(a, full) for a, s in zip(args, shapes)]
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)  # lax broadcasts scalars and dimensions of size 1 itself, as JAX's
+    return [_to_rank(a, s, len(full)) for a, s in zip(args, shapes)]
+
+
+def _to_rank(x, shape, rank):
+    """x with leading dimensions of size 1 up to `rank` (JAX's lax.broadcast_to_rank)."""
+    lead = rank - len(shape)
+    if not lead:
+        return x
+    return st.broadcast_in_dim(asarray(x), (1,) * lead + shape, tuple(range(lead, rank)))
 
 
 def _rank_promotion(name, shapes):
@@ -384,6 +390,15 @@ def _scalar_like(x, value):
     friends): a concrete value, written inline when staged."""
     aval = get_aval(x)
     return ew.weak_scalar(value, aval.dtype) if aval.weak_type else np.array(value, aval.dtype)
+
+
+def _lax_scalar(x, value):
+    """JAX's lax._const: value as a 0-d constant of x's dtype (written inline when staged),
+    weakly typed only when x is a weakly typed scalar."""
+    aval = get_aval(x)
+    if aval.weak_type and not aval.shape:
+        return ew.weak_scalar(value, aval.dtype)
+    return np.array(value, aval.dtype)
 
 
 def _check_args(name, *args, checked_ints=True):

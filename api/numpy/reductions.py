@@ -1,5 +1,6 @@
 """Reductions (sum, mean, var, argmax, nan*), cumulative reductions and order statistics."""
 import builtins
+import operator
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
                         ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
                         _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _strong_const, _where, _with, staged_as)
+                        _lax_scalar, _scalar_like, _strong_const, _where, _with, staged_as)
 from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
                      logical_or, maximum, minimum, multiply, subtract, true_divide)
 from .indexing import take_along_axis, where
@@ -222,26 +223,35 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Variance with `ddof` (or `correction`) degrees of freedom removed; NaN when none
     remain."""
     _no_out("var", out)
-    correction = _correction(ddof, correction)
     a, = _arrays("var", a)
+    return _var(a, correction=_correction(ddof, correction), where=where, a_mean=mean,
+                axis=_static_axes(axis), dtype=dtype, keepdims=keepdims)
+
+
+def _static_axes(axis):
+    """axis as jit's static argument: a list becomes a tuple (JAX's _ensure_optional_axes)."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+@staged_as("_var", static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, *, correction, where, a_mean, axis, dtype, keepdims):
+    """var's jit: its keyword operands flattened in name order, as JAX's."""
     where = _check_where("var", where)
     comp, dtype = _var_dtypes(a.dtype, None if dtype is None else _user_dtype(dtype, "var"))
     a = astype(a, comp)
-    a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if mean is None \
-        else astype(asarray(mean), comp)
-    centered = subtract(a, a_mean)
+    a_mean = _mean_fn(a, axis, dtype=comp, keepdims=True, where=where) if a_mean is None \
+        else astype(asarray(a_mean), comp)
+    centered = ew.sub(a, a_mean)
     if _dt.kind(comp) == "c":
         centered = ew.real(ew.mul(centered, ew.conj(centered)))
         comp = centered.dtype
     else:
         centered = ew.square(centered)
     normalizer = ew.sub(_count(a, axis, keepdims, where, comp),
-                        lax_full(_reduced_shape(a.shape, _axes(axis, a.ndim), keepdims),
-                              correction, comp))
+                        ew.convert_element_type(correction, comp, weak_type=False))
     result = astype(ew.div(sum(centered, axis, dtype=comp, keepdims=keepdims, where=where),
                            normalizer), dtype)
-    return lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), result,
-                   _const_like(result, np.nan))
+    return _where(ew.gt(normalizer, _const_like(normalizer, 0)), result, np.nan)
 
 
 _mean_fn = mean
@@ -258,9 +268,17 @@ def _correction(ddof, correction):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation: the square root of var."""
-    where = _check_where("std", where)  # named as std, not var
+    _no_out("std", out)
+    a, = _arrays("std", a)
     dtype = None if dtype is None else _user_dtype(dtype, "std")
-    return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+    return _std(a, correction=_correction(ddof, correction), where=where, mean=mean,
+                axis=_static_axes(axis), dtype=dtype, keepdims=keepdims)
+
+
+@staged_as("_std", static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, *, correction, where, mean, axis, dtype, keepdims):
+    where = _check_where("std", where)  # named as std, not var
+    return ew.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                        correction=correction))
 
 
@@ -322,13 +340,21 @@ def argmin(a, axis=None, out=None, keepdims=None):
 
 
 def _nan_arg(name, fn, fill, a, axis, out, keepdims):
-    a, = _arrays(name, a)
-    if not _dt.is_inexact(a.dtype):
-        return fn(a, axis, out, keepdims)
-    mask = isnan(a)
-    res = fn(lax_select(mask, _const_like(a, fill), a), axis, out, keepdims)
-    all_nan = all(mask, axis, keepdims=bool(keepdims))
-    return lax_select(all_nan, _const_like(res, -1), res)
+    _no_out(name, out)
+    return _NAN_ARG[name](a, axis=None if axis is None else operator.index(axis),
+                          keepdims=bool(keepdims))
+
+
+def _nan_arg_staged(name, fn, fill):
+    """JAX's _nanargmax/_nanargmin: NaNs filled through _where, -1 where all are NaN."""
+    def staged(a, axis, keepdims):
+        a, = _arrays(name, a)
+        if not _dt.is_inexact(a.dtype):
+            return fn(a, axis, keepdims=keepdims)
+        mask = isnan(a)
+        res = fn(_where(mask, fill, a), axis, keepdims=keepdims)
+        return _where(all(mask, axis, keepdims=keepdims), -1, res)
+    return staged_as(f"_{name}", static_argnames=("axis", "keepdims"))(staged)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -341,45 +367,54 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 
 
+_NAN_ARG = {"nanargmax": _nan_arg_staged("nanargmax", argmax, -np.inf),
+            "nanargmin": _nan_arg_staged("nanargmin", argmin, np.inf)}
+
+
 def _nan_filled(name, a, fill):
     a, = _arrays(name, a)
     if not _dt.is_inexact(a.dtype):
         return a
-    return lax_select(isnan(a), _const_like(a, fill), a)
+    return _where(isnan(a), np.array(fill, a.dtype), a)  # as JAX's _nan_reduction
 
 
+@staged_as("nansum", static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """sum treating NaNs as zero."""
     dtype = None if dtype is None else _user_dtype(dtype, "nansum")  # warned once, as nansum
     return sum(_nan_filled("nansum", a, 0), axis, dtype, out, keepdims, initial, where)
 
 
+@staged_as("nanprod", static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """prod treating NaNs as one."""
     dtype = None if dtype is None else _user_dtype(dtype, "nanprod")  # warned once, as nanprod
     return prod(_nan_filled("nanprod", a, 1), axis, dtype, out, keepdims, initial, where)
 
 
+@staged_as("nanmax", static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """max ignoring NaNs (NaN where all are NaN)."""
+    """max ignoring NaNs (NaN where all are NaN, unless an initial value is given)."""
     a, = _arrays("nanmax", a)
     res = max(_nan_filled("nanmax", a, -np.inf), axis, out, keepdims, initial, where)
-    return _nan_where_all_nan(a, res, axis, keepdims)
+    return res if initial is not None else _nan_where_all_nan(a, res, axis, keepdims)
 
 
+@staged_as("nanmin", static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """min ignoring NaNs (NaN where all are NaN)."""
+    """min ignoring NaNs (NaN where all are NaN, unless an initial value is given)."""
     a, = _arrays("nanmin", a)
     res = min(_nan_filled("nanmin", a, np.inf), axis, out, keepdims, initial, where)
-    return _nan_where_all_nan(a, res, axis, keepdims)
+    return res if initial is not None else _nan_where_all_nan(a, res, axis, keepdims)
 
 
 def _nan_where_all_nan(a, res, axis, keepdims):
     if not _dt.is_inexact(a.dtype):
         return res
-    return lax_select(all(isnan(a), axis, keepdims=keepdims), _const_like(res, np.nan), res)
+    return _where(all(isnan(a), axis, keepdims=keepdims), np.array(np.nan, res.dtype), res)
 
 
+@staged_as("nanmean", static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """mean of the non-NaN elements."""
     _no_out("nanmean", out)
@@ -393,8 +428,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return divide(total, normalizer)
 
 
+@staged_as("nanvar", static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
-    """var of the non-NaN elements."""
+    """var of the non-NaN elements (JAX's equations: NaNs centred to 0 through _where, an
+    integer count of the rest)."""
     _no_out("nanvar", out)
     a, = _arrays("nanvar", a)
     where = _check_where("nanvar", where)
@@ -402,23 +439,24 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     a = astype(a, comp)
     a_mean = nanmean(a, axis, dtype=comp, keepdims=True, where=where) if mean is None else \
         astype(asarray(mean), comp)
-    centered = lax_select(isnan(a), _const_like(a, 0), subtract(a, a_mean))
+    centered = _where(isnan(a), 0, ew.sub(a, a_mean))  # a second where, for gradients
     centered = ew.real(ew.mul(centered, ew.conj(centered))) if _dt.kind(comp) == "c" \
         else ew.square(centered)
-    normalizer = sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where)
-    normalizer = ew.sub(astype(normalizer, centered.dtype), _const_like(
-        astype(normalizer, centered.dtype), ddof))
-    result = sum(centered, axis, keepdims=keepdims, where=where)
-    out = ew.div(result, normalizer)
-    out = lax_select(ew.gt(normalizer, _const_like(normalizer, 0)), out, _const_like(out, np.nan))
-    return astype(out, dtype)
+    normalizer = subtract(sum(logical_not(isnan(a)), axis, keepdims=keepdims, where=where), ddof)
+    empty = ew.le(normalizer, _scalar_like(normalizer, 0))
+    result = _where(empty, np.nan, sum(centered, axis, keepdims=keepdims, where=where))
+    divisor = _where(empty, 1, normalizer)
+    return astype(ew.div(result, ew.convert_element_type(divisor, result.dtype)), dtype)
 
 
+@staged_as("nanstd", static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """std of the non-NaN elements."""
+    _no_out("nanstd", out)
     where = _check_where("nanstd", where)
     dtype = None if dtype is None else _user_dtype(dtype, "nanstd")
-    return ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    return ew.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
+                          mean=mean))
 
 
 @staged_as("count_nonzero", static_argnames=("axis", "keepdims"))
@@ -432,6 +470,11 @@ def ptp(a, axis=None, out=None, keepdims=False):
     """max - min along axis."""
     _no_out("ptp", out)
     a, = _arrays("ptp", a)
+    return _ptp(a, axis=_static_axes(axis), keepdims=keepdims)
+
+
+@staged_as("_ptp", static_argnames=("axis", "keepdims"))
+def _ptp(a, *, axis, keepdims):
     return ew.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -445,7 +488,7 @@ def _cumulative(name, lax_name, a, axis, dtype, out, fill_nan=False, fill_value=
         a = ravel(a)
     axis = _axis(0 if axis is None else axis, a.ndim)
     if fill_nan and _dt.is_inexact(a.dtype):
-        a = lax_select(isnan(a), _const_like(a, fill_value), a)
+        a = _where(isnan(a), _lax_scalar(a, fill_value), a)
     if dtype is None:
         result = _promote_integer_dtype(a.dtype) if promote_integers or a.dtype == _dt.bool_ \
             else a.dtype
@@ -463,6 +506,12 @@ def _cumulative(name, lax_name, a, axis, dtype, out, fill_nan=False, fill_value=
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along axis (flattened when axis is None; bools count as int32)."""
     return _cumulative("cumsum", "cumsum", a, axis, dtype, out)
+
+
+@staged_as("_cumsum_with_promotion", static_argnames=("axis", "dtype"))
+def _cumsum_with_promotion(a, axis=None, dtype=None, out=None):
+    """cumsum accumulating small integers in the default int (cumulative_sum's, as JAX's)."""
+    return _cumulative("cumulative_sum", "cumsum", a, axis, dtype, out, promote_integers=True)
 
 
 @staged_as("cumprod", static_argnames=("axis", "dtype"))
@@ -499,33 +548,29 @@ def _cumulative_api(name, fn, identity, x, axis, dtype, include_initial):
         axis = 0
     if dtype is not None:  # JAX's warning of a 64-bit dtype names no function here
         dtype = _dt.explicit_dtype(dtype, None)
-    if dtype is None and fn is cumsum:  # JAX widens sums only (cumulative_prod keeps uint8)
-        dtype = _api_accumulator(x.dtype)
-    out = fn(x, axis=axis, dtype=dtype)
+    out = fn(x, _axis(axis, x.ndim), dtype)
     if include_initial:
         ax = _axis(axis, out.ndim)
         out = st.concatenate([lax_full(_with(out.shape, ax, 1), identity, out.dtype), out], ax)
     return out
 
 
-def _api_accumulator(dtype):
-    """The array API's accumulation dtype: narrower integers (and bools) widen to the default
-    int (unsigned: uint) as sum does; other dtypes are kept."""
-    if dtype == np.bool_ or (_dt.kind(dtype) == "i" and dtype.itemsize < _dt.default_int().itemsize):
-        return _dt.default_int()
-    if _dt.kind(dtype) == "u" and dtype.itemsize < _dt.default_int().itemsize:
-        return _dt.canonicalize_dtype(np.uint64)
-    return None
-
-
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array-API cumulative sum (include_initial prepends a zero)."""
-    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_sum", _widening_cumsum, 0, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array-API cumulative product (include_initial prepends a one)."""
-    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_prod", _bare_cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _widening_cumsum(x, axis, dtype):  # JAX widens sums only (cumulative_prod keeps uint8)
+    return _cumsum_with_promotion(x, axis=axis, dtype=dtype)
+
+
+def _bare_cumprod(x, axis, dtype):  # lax.cumprod itself, not in a jit (as JAX's)
+    return _cumulative("cumulative_prod", "cumprod", x, axis, dtype, None)
 
 
 # ---------------------------------------------------------------- order statistics

@@ -51,6 +51,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     return st.rev(indices, (axis,)) if descending else indices
 
 
+@staged_as("lexsort", static_argnames=("axis",))
 def lexsort(keys, axis=-1):
     """Indices sorting by the last key, then the one before, ... (stable)."""
     keys = _arrays("lexsort", *_sequence(keys, "lexsort"))
@@ -70,10 +71,11 @@ def msort(a):
     return sort(a, axis=0)
 
 
+@staged_as("sort_complex")
 def sort_complex(a):
     """a sorted (lexicographically by real, then imaginary part) as complex."""
     a, = _arrays("sort_complex", a)
-    return astype(sort(a), _dt.default_complex() if _dt.kind(a.dtype) != "c" else a.dtype)
+    return astype(lax.sort(a), _dt.default_complex() if _dt.kind(a.dtype) != "c" else a.dtype)
 
 
 def _nan_last_less(x, y, inclusive):

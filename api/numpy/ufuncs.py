@@ -11,7 +11,7 @@ from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
                         _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
                         _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
-                        _strong_const, _where, _zeros_of, staged_as)
+                        _lax_scalar, _strong_const, _where, _zeros_of, staged_as)
 
 
 # ---------------------------------------------------------------- elementwise maths
@@ -161,8 +161,12 @@ def mod(x1, x2, /):
     return remainder(x1, x2)
 
 
-fmod = _binary(lambda x, y: ew.rem(*_broadcast_all(x, _nonzero_divisor(y))), "fmod",
-               _promote_to_numeric)
+@staged_as("fmod")
+def fmod(x1, x2, /):
+    """Elementwise remainder with the sign of the dividend (C's fmod); an integer divisor of
+    0 counts as 1, as JAX's."""
+    x1, x2 = _promote_to_numeric(*(asarray(x) for x in _check_args("fmod", x1, x2)))
+    return ew.rem(*_broadcast_args(x1, _nonzero_divisor(x2), name="fmod"))
 
 
 def _int_power(x, y):
@@ -193,8 +197,10 @@ def power(x1, x2, /):
         return ew.integer_pow(asarray(x1), int(x2))
     a1, a2 = asarray(x1), asarray(x2)
     if _dt.is_inexact(a1.dtype) and _dt.is_int(a2.dtype):
-        # As lax.pow(float, int) in JAX: the exponent does not promote the base.
-        return ew.pow(*_broadcast_args(a1, astype(a2, a1.dtype), name="power"))
+        # As JAX's: the promoted operands are staged first (JAX tests their dtypes) and left
+        # unused; lax.pow takes the integer exponent itself, which does not promote the base.
+        _promote_to_numeric(a1, a2)
+        return ew.pow(*_broadcast_args(a1, a2, name="power"))
     return _binary(_power, "power", _promote_to_numeric)(x1, x2)
 
 
@@ -243,27 +249,30 @@ sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
 square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
-deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_const(x, np.pi / 180)), "deg2rad",
+# the factor a 0-d constant (JAX's lax._const), written inline when staged
+deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_scalar(x, np.pi / 180)), "deg2rad",
                            _promote_to_inexact)
-rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_const(x, 180 / np.pi)), "rad2deg",
+rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_scalar(x, 180 / np.pi)), "rad2deg",
                            _promote_to_inexact)
 
 
-def _log_base(name, base):
-    """log(x) / log(base), with a strongly typed constant (per part for complex x)."""
+def _log_base(name, scale):
+    """log(x) scaled by `scale(part)`'s (operation, constant) (per part for complex x)."""
     def fn(x, /):
         x, = _promote_to_inexact(*_check_args(name, x))
         r = ew.log(asarray(x))
         if _dt.kind(r.dtype) != "c":
-            return ew.div(r, _strong_const(r, np.log(base)))
+            op, constant = scale(r)
+            return op(r, constant)
         re, im = ew.real(r), ew.imag(r)
-        scale = _strong_const(re, np.log(base))
-        return _complex_from_parts(ew.div(re, scale), ew.div(im, scale), r.dtype)
-    return named(fn, name, f"Elementwise base-{base} logarithm.")
+        op, constant = scale(re)
+        return _complex_from_parts(op(re, constant), op(im, constant), r.dtype)
+    return named(fn, name, f"Elementwise {name} (jnp.{name}).")
 
 
-log2 = _log_base("log2", 2)
-log10 = _log_base("log10", 10)
+# as JAX's: log2 divides by a staged log(2); log10 multiplies by 1/log(10) rounded once
+log2 = _log_base("log2", lambda r: (ew.div, ew.log(_strong_const(r, 2))))
+log10 = _log_base("log10", lambda r: (ew.mul, _strong_const(r, 0.4342944819032518)))
 
 
 def conjugate(x, /):
@@ -272,7 +281,9 @@ def conjugate(x, /):
     return ew.conj(x) if _dt.kind(x.dtype) == "c" else x
 
 
-conj = conjugate
+def conj(x, /):
+    """Complex conjugate (jnp.conjugate under JAX's other name)."""
+    return conjugate(x)
 
 
 def real(val, /):
@@ -376,15 +387,24 @@ def _round_float(x, decimals):
         else out
 
 
-around = round
+def around(a, decimals=0, out=None):
+    """jnp.round under NumPy's other name: a jit of its own holding round's, as JAX's."""
+    _no_out("around", out)
+    return _around(a, _static_int(decimals, "'decimals' argument of jnp.around"))
 
 
+@staged_as("around", static_argnames=("decimals",))
+def _around(a, decimals):
+    return round(a, decimals)
+
+
+@staged_as("trunc")
 def trunc(x, /):
     """Round towards zero (integers and booleans pass through)."""
     x, = _arrays("trunc", x)
     if not _dt.is_inexact(x.dtype):
         return x
-    return ew.select_n(ew.lt(x, _lax_const(x, 0)), ew.floor(x), ew.ceil(x))
+    return _where(ew.lt(x, _lax_scalar(x, 0)), ceil(x), floor(x))
 
 
 fix = trunc
@@ -440,6 +460,7 @@ def isneginf(x, /, out=None):
     return _isposneginf("isneginf", -np.inf, x)
 
 
+@staged_as("signbit")
 def signbit(x, /):
     """Elementwise: the sign bit is set (true for -0.0 and negative NaNs)."""
     x, = promote_dtypes(*_check_args("signbit", x))
@@ -450,10 +471,7 @@ def signbit(x, /):
         return ew.lt(x, _strong_const(x, 0))
     if _dt.kind(x.dtype) != "f":
         raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
-    bits = lax.bitcast_convert_type(x, np.dtype(f"int{x.dtype.itemsize * 8}")) \
-        if hasattr(lax, "bitcast_convert_type") else None
-    if bits is None:
-        zero = _zeros_of(x)
-        negative_zero = ew.bitwise_and(ew.eq(x, zero), ew.lt(ew.div(_ones_of(x), x), zero))
-        return ew.bitwise_or(ew.lt(x, zero), negative_zero)
-    return ew.lt(bits, _zeros_of(bits))
+    int_type = np.dtype(f"int{x.dtype.itemsize * 8}")
+    bits = lax.bitcast_convert_type(x, int_type)  # the sign bit shifted over the rest, as JAX
+    top = ew.shift_right_arithmetic(bits, np.array(x.dtype.itemsize * 8 - 1, int_type))
+    return ew.convert_element_type(top, _dt.bool_, weak_type=False)

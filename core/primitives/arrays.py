@@ -1,11 +1,15 @@
-"""split, stack, unstack, tile, optimization_barrier, xla_metadata_value and empty: array
+"""split, stack, unstack, tile, optimization_barrier, xla_metadata_value, empty and empty2:
 primitives beside structural.py, with all their rules and the lax functions binding them."""
+import enum
 import operator
+
+import numpy as np
 
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
 from ..primitive import make_primitive
-from ..sharding_types import reject, strict
+from ..sharding import NamedSharding
+from ..sharding_types import concrete_sharding, is_typed, reject, strict
 from ..trace import get_aval
 from ..transforms import ad
 from ..transforms.ad import Zero
@@ -31,7 +35,8 @@ def _split_abstract_eval(x, *, sizes, axis):
 def split(operand, sizes, axis=0):
     """operand cut along `axis` into pieces of the given sizes (lax.split)."""
     axis = _canonical_axis("split", axis, len(get_aval(operand).shape))
-    return split_p.bind(operand, sizes=tuple(map(operator.index, sizes)), axis=axis)
+    sizes = tuple(s if isinstance(s, np.integer) else operator.index(s) for s in sizes)
+    return split_p.bind(operand, sizes=sizes, axis=axis)  # NumPy ints kept (printed), as JAX
 
 
 def _split_transpose(cts, x, *, sizes, axis):
@@ -297,3 +302,37 @@ def empty(shape, dtype, *, out_sharding=None):
         return out
     from .sharding_ops import reshard  # as JAX's: Explicit mesh axes only
     return reshard(out, out_sharding)
+
+
+# ---------------------------------------------------------------- empty2
+
+class MemorySpace(enum.Enum):
+    """Where a value lives (JAX's core.MemorySpace, printed in empty2's params)."""
+    Device = "device"
+
+    def __str__(self):
+        return f"MemorySpace.{self.name}"
+
+
+empty2_p = make_primitive("empty2")
+
+
+@empty2_p.def_abstract_eval
+def _empty2_abstract_eval(*, dtype, memory_space):
+    return ShapedArray((), dtype)
+
+
+ad.defnondiff(empty2_p)
+
+
+def empty2(dtype, memory_space=MemorySpace.Device):
+    """A scalar of dtype whose value is unspecified (JAX's lax.empty2): zero here, as XLA's."""
+    return empty2_p.bind(dtype=dtype, memory_space=memory_space)
+
+
+def empty_like_aval(aval):
+    """A value of aval's type whose values are unspecified, as JAX's ad_util.empty_like_aval
+    makes it: an empty2 scalar broadcast to the type (cond's unfilled residual slots)."""
+    s = aval.sharding
+    s = concrete_sharding(s) if is_typed(aval) and isinstance(s, NamedSharding) else None
+    return st.broadcast_in_dim(empty2(aval.dtype), aval.shape, (), out_sharding=s)

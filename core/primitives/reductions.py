@@ -66,10 +66,11 @@ def _reducer_abstract_eval(name, check_dtype, keep_weak):
 
 
 def _reducer_batch(prim):
-    """The batch dim stays where it is; the reduced axes shift past it."""
+    """The batch dim stays where it is; the reduced axes shift past it (NumPy ints, as JAX's
+    reducer_batcher makes them and prints them)."""
     def rule(axis_data, vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        moved = tuple(a + (a >= d) for a in axes)
+        moved = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1))) if axes else ()
         return prim.bind(x, axes=moved, **params), d - sum(a < d for a in axes)
     prim.def_batch(rule)
     return rule

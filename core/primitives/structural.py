@@ -97,7 +97,8 @@ broadcast_in_dim_p.def_pp(pp_hiding("shape", "sharding", broadcast_dimensions=()
 def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     """x broadcast to `shape`, operand dim i becoming output dim broadcast_dimensions[i]."""
     shape = _as_shape("broadcast_in_dim", shape)
-    dims = static_ints("broadcast_in_dim", broadcast_dimensions, "broadcast_dimensions")
+    dims = _numpy_ints_kept(broadcast_dimensions, static_ints(
+        "broadcast_in_dim", broadcast_dimensions, "broadcast_dimensions"))
     if _shape(x) == shape and dims == tuple(range(len(shape))):
         if out_sharding is None:
             return x
@@ -107,6 +108,12 @@ def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
     typed_as = out_type(out_sharding, "broadcast_in_dim")
     out = broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=typed_as)
     return out if typed_as is not None else constrain(out, out_sharding)
+
+
+def _numpy_ints_kept(given, ints):
+    """ints, with the NumPy integers among `given` kept as they were (JAX keeps a param's
+    values, and prints np.int64(1) for one)."""
+    return tuple(g if isinstance(g, np.integer) else i for g, i in zip(given, ints))
 
 
 def _retyped(x, sharding):

@@ -1,6 +1,8 @@
 """Batching vocabulary shared by rules: not_mapped, moving and broadcasting batch dims."""
 from typing import NamedTuple, Optional
 
+import numpy as np
+
 from ..trace import get_aval
 
 not_mapped = None
@@ -31,11 +33,12 @@ def moveaxis(x, src, dst):
 
 
 def bdim_at_front(x, bdim, size):
-    """x with its batch dim at 0, broadcasting unbatched x to size."""
+    """x with its batch dim at 0, broadcasting unbatched x to size (its dimensions NumPy
+    ints, printed as JAX prints them)."""
     from ..primitives import structural as st
     if bdim is not_mapped:
         shape = _shape(x)
-        return st.broadcast_in_dim(x, (size,) + shape, tuple(range(1, len(shape) + 1)))
+        return st.broadcast_in_dim(x, (size,) + shape, tuple(np.arange(1, len(shape) + 1)))
     return moveaxis(x, bdim, 0)
 
 
@@ -48,12 +51,37 @@ def vectorized_batcher(prim, full_args=lambda i: False):
     unbatched non-scalars and batched scalars are broadcast to the batched full shape.
     Operands i with full_args(i) (select_n's cases, clamp's operand) are always broadcast to
     it, as only the others (the predicate, the bounds) may stay rank-0 beside arrays."""
+    forced = any(map(full_args, range(3)))
+
     def rule(axis_data, vals, dims, **params):
+        if len(vals) > 1 and not forced:
+            return _broadcasting(prim, vals, dims, params)
         full = (axis_data.size,) + _unbatched_shape(vals, dims)
         moved = [_to_full(v, d, full, full_args(i)) for i, (v, d) in enumerate(zip(vals, dims))]
         return prim.bind(*moved, **params), 0
     prim.def_batch(rule)
     return rule
+
+
+def _broadcasting(prim, vals, dims, params):
+    """JAX's broadcast_batcher: operands of one shape batched alike (and scalars) are bound
+    as they are; otherwise batch dims go to 0, unbatched arrays get a leading 1 and batched
+    scalars trailing 1s, and the primitive broadcasts its size-1 dimensions."""
+    shape, dim = next((_shape(v), d) for v, d in zip(vals, dims) if d is not None)
+    if all(_shape(v) == shape and d == dim for v, d in zip(vals, dims) if _shape(v)):
+        return prim.bind(*vals, **params), dim
+    vals = [bdim_at_front(v, d, 1) if _shape(v) else v for v, d in zip(vals, dims)]
+    nd = max(len(_shape(v)) for v in vals)
+    return prim.bind(*(_trailing_ones(v, nd) if d is not None else v
+                       for v, d in zip(vals, dims)), **params), 0
+
+
+def _trailing_ones(x, nd):
+    from ..primitives import structural as st
+    shape = _shape(x)
+    if len(shape) == nd:
+        return x
+    return st.broadcast_in_dim(x, shape + (1,) * (nd - len(shape)), tuple(range(len(shape))))
 
 
 def _unbatched_shape(vals, dims):

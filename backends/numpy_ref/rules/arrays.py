@@ -36,6 +36,11 @@ def _empty(*, shape, dtype, out_sharding):
     return np.zeros(shape, dtype)  # XLA's values on CPU
 
 
+@rule(arrays.empty2_p)
+def _empty2(*, dtype, memory_space):
+    return np.zeros((), dtype)  # XLA's value on CPU
+
+
 @rule(arrays.xla_metadata_value_p)
 def _xla_metadata_value(x, *, xla_metadata_kvs):
     return x  # XLA's frontend attributes: nothing to compute

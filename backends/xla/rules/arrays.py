@@ -37,6 +37,11 @@ def _empty(*, shape, dtype, out_sharding):
     return lax.empty(shape, dtype)
 
 
+@rule(arrays.empty2_p)
+def _empty2(*, dtype, memory_space):
+    return lax.empty((), dtype)
+
+
 @rule(arrays.xla_metadata_value_p)
 def _xla_metadata_value(x, *, xla_metadata_kvs):
     return set_xla_metadata(x, **dict(xla_metadata_kvs))

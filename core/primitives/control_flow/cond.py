@@ -5,6 +5,8 @@
       branches  tuple of ClosedJaxprs, each (*operands) -> (*outs), all of identical type.
       results   branches[index](*operands).
 """
+import collections
+
 import numpy as np
 
 from ... import dtypes, key_reuse, pytree
@@ -14,12 +16,10 @@ from ...config import config
 from ...errors import JAXTypeError
 from ...primitive import make_primitive
 from ...pytree_prefix import structure_differences
-from ...sharding import NamedSharding
 from ...sharding_types import typed_aval
-from ...sharding_unreduced import swapped_sets
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
-from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_aval
+from ...transforms.ad import Zero, instantiate, is_undefined_primal
 from ...transforms.batching import bdim_at_front, moveaxis
 from ...transforms.jit_diagnostics import fun_sourceinfo
 from ...transforms.jvp import jvp_jaxpr, stop_gradient
@@ -29,6 +29,7 @@ from ...transforms.transpose import backward_pass
 from ...transforms.vmap import batch_jaxpr, vmap_flat
 from ...vma import jaxpr_vma
 from .. import elementwise as ew
+from ..arrays import empty_like_aval
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
                      pcast_hint, same_typed, type_str, typed_as, why, cond_layouts)
@@ -62,8 +63,10 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 def _cond_partial_eval(eqn, unknowns):
-    """Known cond: known operands -> known outputs and every branch's residuals (a branch
-    fills the other branches' residual slots with zeros); unknown cond: those -> the rest."""
+    """Known cond: known operands -> known outputs and residuals; unknown cond: those -> the
+    rest. The branches share residual slots as JAX's _merge_branch_residuals shares them: a
+    branch's k-th residual of a type goes in that type's k-th slot, and a branch fills the
+    slots it does not use with empty values."""
     index_uk, ops_uk = unknowns[0], unknowns[1:]
     branches, n_out = eqn.params["branches"], len(eqn.outvars)
     if index_uk:
@@ -71,10 +74,11 @@ def _cond_partial_eval(eqn, unknowns):
     out_uk = any_columns(pe.partial_eval_jaxpr(b, ops_uk)[2] for b in branches)
     splits = [pe.partial_eval_jaxpr(b, ops_uk, out_uk) for b in branches]
     res_avals = [k.out_avals[len(k.out_avals) - n_res:] for k, _, _, n_res in splits]
+    slots, places = _residual_slots(res_avals)
     n_known = n_out - sum(out_uk)
-    known = tuple(_with_residual_slots(s[0], i, res_avals, n_known) for i, s in enumerate(splits))
-    unknown = tuple(_with_residual_inputs(s[1], i, res_avals) for i, s in enumerate(splits))
-    res_vars = [jx.Var(a) for avals in res_avals for a in avals]
+    known = tuple(_with_residual_slots(s[0], p, slots, n_known) for s, p in zip(splits, places))
+    unknown = tuple(_with_residual_inputs(s[1], p, slots) for s, p in zip(splits, places))
+    res_vars = [jx.Var(a) for a in slots]
     index, ops = eqn.invars[0], eqn.invars[1:]
     k_outs = pick(eqn.outvars, out_uk, False) + res_vars
     k_eqn = jx.JaxprEqn(cond_p, [index] + pick(ops, ops_uk, False), k_outs, dict(branches=known))
@@ -83,30 +87,41 @@ def _cond_partial_eval(eqn, unknowns):
     return [k_eqn] if k_outs else [], [u_eqn] if any(out_uk) else [], out_uk
 
 
-def _with_residual_slots(known, i, res_avals, n_known):
+def _residual_slots(res_avals):
+    """(the slots' types, each branch's slot per residual): the k-th residual of a type in a
+    branch takes that type's k-th slot."""
+    tagged = [_numbered(avals) for avals in res_avals]
+    order = list(dict.fromkeys(t for branch in tagged for t in branch))
+    slot_of = {t: i for i, t in enumerate(order)}
+    return [a for a, _ in order], [[slot_of[t] for t in branch] for branch in tagged]
+
+
+def _numbered(avals):
+    """Each aval with the number of equal ones before it."""
+    counts = collections.Counter()
+    out = []
+    for a in avals:
+        out.append((a, counts[a]))
+        counts[a] += 1
+    return out
+
+
+def _with_residual_slots(known, places, slots, n_known):
     def fun(*args):
         outs = fun_of(known)(*args)
-        own = iter(outs[n_known:])
-        res = [next(own) if j == i else _zeros_of(a)
-               for j, avals in enumerate(res_avals) for a in avals]
+        res = [empty_like_aval(a) for a in slots]
+        for place, r in zip(places, outs[n_known:]):
+            res[place] = r
         return outs[:n_known] + res
     return stage_closed(fun, known.in_avals)
 
 
-def _zeros_of(aval):
-    """Zeros of aval's own type (zeros_like_aval makes a cotangent's: its reduced and
-    unreduced axes swapped)."""
-    s = aval.sharding
-    return zeros_like_aval(aval.update(sharding=swapped_sets(s)) if isinstance(s, NamedSharding)
-                           else aval)
-
-
-def _with_residual_inputs(unknown, i, res_avals):
+def _with_residual_inputs(unknown, places, slots):
     invars = unknown.jaxpr.invars
-    own, rest = invars[:len(res_avals[i])], invars[len(res_avals[i]):]
-    res = [v for j, avals in enumerate(res_avals)
-           for v in (own if j == i else [jx.Var(a) for a in avals])]
-    return jx.with_binders(unknown, invars=res + list(rest))
+    res = [jx.Var(a) for a in slots]
+    for place, v in zip(places, invars[:len(places)]):
+        res[place] = v
+    return jx.with_binders(unknown, invars=res + list(invars[len(places):]))
 
 
 def _cond_transpose(cts, index, *ops, branches):

@@ -465,14 +465,13 @@ def _known_scan(eqn, known, consts, body_uk, out_uk, res_kind, res_outer, n_res)
 
 
 def _unknown_scan(eqn, unknown, body_uk, out_uk, res_kind, res_outer, n_res):
-    """Operands: const residuals and unknown consts | unknown carries | unknown xs, forwarded
-    xs residuals and stacked residuals."""
+    """Operands: const residuals and unknown consts | unknown carries | unknown xs, then the
+    forwarded xs and stacked residuals in the order the body made them (as JAX's)."""
     p = eqn.params
     nc, nk = p["num_consts"], p["num_carry"]
     res_in, uk_in = unknown.jaxpr.invars[:n_res], unknown.jaxpr.invars[n_res:]
     const_res = [i for i, k in enumerate(res_kind) if k == "const"]
-    ext_res = ([i for i, k in enumerate(res_kind) if k == "xs"]
-               + [i for i, k in enumerate(res_kind) if k == "stacked"])
+    ext_res = [i for i, k in enumerate(res_kind) if k != "const"]  # in order, as JAX's
     invars = [res_in[i] for i in const_res] + list(uk_in) + [res_in[i] for i in ext_res]
     operands = ([res_outer[i] for i in const_res] + pick(eqn.invars, body_uk)
                 + [res_outer[i] for i in ext_res])
