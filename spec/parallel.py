@@ -151,6 +151,12 @@ SPECS = [
                lambda lax, v, n: lax.psum(v, "x"),
                notes="lax.pcast(..., to='unreduced') of a varying value (the identity on each "
                      "device's value), summed by psum; transposed to reduced_vary_cast_p"),
+    collective("unreduced_psum", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.psum(lax.pcast(v, "x", to="unreduced"), "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.psum of an unreduced value in a check_vma shard_map body (each "
+                     "device's partial value summed; JAX's unreduced_psum); transposed to "
+                     "preduced"),
     collective("all_gather", ALL + COMPLEX, _gather_params,
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),

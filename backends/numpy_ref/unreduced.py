@@ -7,9 +7,34 @@ from ...core.sharding.mesh import axes_of
 from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
 from ...core.sharding_propagation import elementwise
-from ..partial_values import by_iterations, in_program, involved, op_by_op, unreduced_axes
+from ...core.sharding_types import is_typed
+from ..partial_values import by_iterations, in_program, involved, unreduced_axes
+from ..partial_values import op_by_op as _op_by_op
 
 __all__ = ["execute", "in_program", "involved", "op_by_op", "refuse_value", "unreduced_axes"]
+
+
+def op_by_op(backend, closed_jaxpr):
+    """partial_values.op_by_op, its results named by their types as a jit's results are
+    (`P(None, None)` where the eager operation that made one names `P()`, as JAX's)."""
+    run = _op_by_op(backend, closed_jaxpr)
+    return lambda bufs: [_named(b, a) for b, a in zip(run(bufs), closed_jaxpr.out_avals)]
+
+
+def _named(buf, aval):
+    """buf's layout named by aval's type where the two are the same layout."""
+    own = getattr(buf, "sharding", None)
+    if not (is_typed(aval) and isinstance(own, sh.NamedSharding)):
+        return buf
+    spec, want = own.spec, aval.sharding.spec
+    if (spec.unreduced, spec.reduced) != (want.unreduced, want.reduced) or \
+            _entries(spec, aval.ndim) != _entries(want, aval.ndim):
+        return buf
+    return type(buf)(sh.NamedSharding(own.mesh, want), buf.shards, buf._value, buf.committed)
+
+
+def _entries(spec, ndim):
+    return tuple(spec.partitions) + (None,) * (ndim - len(spec.partitions))
 
 
 def refuse_value():

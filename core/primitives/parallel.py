@@ -76,8 +76,8 @@ def _check_psum_axes(eqn, ins):
 
 def _check_psum_mix(axes, aval, api="jax.lax.psum"):
     """JAX's ValueError for a psum (or psum_scatter) over a mix, followed by the axes the value
-    varies and does not vary over (JAX's lists only the states)."""
-    axis_state(aval, axes, api, mix_hint(axes, aval))
+    varies and does not vary over (JAX's lists only the states); else the value's state."""
+    return axis_state(aval, axes, api, mix_hint(axes, aval))
 
 
 psum_p.def_vma(_psum_vma)
@@ -169,8 +169,9 @@ def _bind_allreduce(prim, x, axes):
     its axes, and psum as psum_invariant."""
     if not vma_checked():
         return prim.bind(x, axes=axes)
-    if prim is psum_p:
-        _check_psum_mix(axes, get_aval(x))
+    if prim is psum_p and _check_psum_mix(axes, get_aval(x)) == "unreduced":
+        from .parallel_vma import unreduced_psum_p  # the casts build on the collectives
+        return unreduced_psum_p.bind(x, axes=axes)
     return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
@@ -274,15 +275,7 @@ pvary_p.def_batch(_pvary_batch)
 pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
 # Each lane's copy of an invariant value gets its own cotangent: they are summed (JAX's).
 deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
-deflinear(psum_invariant_p, lambda ct, x, *, axes: [_psum_invariant_transpose(ct, x, axes)])
-
-
-def _psum_invariant_transpose(ct, x, axes):
-    """pvary; the psum of an unreduced value (JAX's unreduced psum) transposes to the free
-    cast of its invariant cotangent to reduced."""
-    from .parallel_vma import preduced_p  # the casts build on the collectives
-    unreduced = getattr(getattr(x.aval.sharding, "spec", None), "unreduced", ())
-    return (preduced_p if unreduced else pvary_p).bind(ct, axes=axes)
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
 
 
 # ---------------------------------------------------------------- all_gather

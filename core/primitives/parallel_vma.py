@@ -1,6 +1,7 @@
 """pvary and pcast: the lax functions casting values among JAX's manual-axis types (varying,
 invarying, unreduced, reduced), binding `pvary` (parallel.py) and the free casts between
-varying and unreduced or reduced values (`vary_unreduced_cast_p`, `reduced_vary_cast_p`)."""
+varying and unreduced or reduced values (`vary_unreduced_cast_p`, `reduced_vary_cast_p`);
+`unreduced_psum_p`, lax.psum of an unreduced value."""
 from .. import pytree
 from ..primitive import make_primitive
 from ..sharding_unreduced import sets_of, with_manual_sets
@@ -8,7 +9,8 @@ from ..trace import EvalTrace, as_value, current_trace, get_aval
 from ..transforms.ad import deflinear
 from ..vma import axis_state
 from .axis_env import _axis_names, axis_scope, binding_order, check_axis_names, vma_checked
-from .parallel import psum_invariant_p, pvary_p
+from .parallel import _allreduce_batcher, _reduced_vma, _times_axis_size, pvary_p
+from .reductions import reduce_sum
 
 
 def pvary(x, axis_name):
@@ -87,7 +89,7 @@ preduced_p = make_primitive("preduced")
 preduced_p.def_uses_axis_env()
 preduced_p.def_batch(lambda axis_data, vals, dims, *, axes: (vals[0], dims[0]))
 preduced_p.def_vma(lambda eqn, ins, strict: [ins[0]])
-deflinear(preduced_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+deflinear(preduced_p, lambda ct, x, *, axes: [unreduced_psum_p.bind(ct, axes=axes)])
 
 
 @preduced_p.def_abstract_eval
@@ -103,6 +105,35 @@ def _preduced_type(aval, *, axes):
         raise ValueError("preduced input cannot be reduced across the axis_name provided. Got "
                          f"x={aval.str_short(True)} and axis_name={tuple(axes)}")
     return with_manual_sets(aval, unreduced, reduced | set(axes))
+
+
+# ---------------------------------------------------------------- psum of an unreduced value
+
+# lax.psum of a value unreduced over its axes, as JAX 0.10 binds it in a check_vma body: each
+# device's partial value summed, the result invariant over the axes; transposed to preduced
+unreduced_psum_p = make_primitive("unreduced_psum")
+unreduced_psum_p.def_uses_axis_env()
+unreduced_psum_p.def_vma(_reduced_vma)
+_allreduce_batcher(unreduced_psum_p, lambda x, a: reduce_sum(x, a), _times_axis_size)
+deflinear(unreduced_psum_p, lambda ct, x, *, axes: [preduced_p.bind(ct, axes=axes)])
+
+
+@unreduced_psum_p.def_abstract_eval
+def _unreduced_psum_type(aval, *, axes):
+    """JAX's checks: the value is unreduced over some of the axes and varies over none."""
+    unreduced, reduced = sets_of(aval)
+    if not unreduced:
+        raise ValueError(f"unreduced_psum only accepts inputs that are unreduced. Got "
+                         f"{aval.str_short(True)}")
+    if not unreduced & set(axes):
+        raise ValueError(
+            "unreduced_psum is a Unreduced -> Invariant collective. This means that the "
+            f"axes={tuple(axes)} passed to `unreduced_psum` must be present in "
+            f"jax.typeof(x).mat.unreduced={set(unreduced)}")
+    if aval.vma & set(axes):
+        raise ValueError("unreduced_psum's input cannot be varying across the  axis_name "
+                         f"provided. Got x={aval.str_short(True)} and axes={tuple(axes)}")
+    return with_manual_sets(aval, unreduced - set(axes), reduced)
 
 
 _PCAST_TARGETS = ("varying", "reduced", "unreduced")

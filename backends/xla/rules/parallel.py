@@ -6,11 +6,11 @@ from ....core.avals import ShapedArray
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
 from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
-                                                 vary_unreduced_cast_p)
+                                                 unreduced_psum_p, vary_unreduced_cast_p)
 from ._common import rule
 
 
-@rule(par.psum_p, par.psum_invariant_p)
+@rule(par.psum_p, par.psum_invariant_p, unreduced_psum_p)
 def _psum(x, *, axes):
     return lax.psum(x, axes)
 
