@@ -4,8 +4,11 @@ shard_map, unreduced arguments split inside a compiled jit, and a loop over unre
 compiled as one program on the xla backend; each program run on real JAX 0.10.2 and on
 refjax and compared (printed jaxprs, typeof text, every device's data, error class and
 message)."""
+import jax as real_jax
 import pytest
 from test_unreduced import _same_as_jax
+
+import refjax
 
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")  # xla: JAX holds the partial values
@@ -43,3 +46,50 @@ def test_psum_of_an_unreduced_value_binds_unreduced_psum():
                                    in_specs=UN, out_specs=P())(u))
     shown = _same_as_jax(program)
     assert "unreduced_psum[axes=('X',)] c" in shown[0]
+
+
+def test_partially_manual_specs_with_unreduced_or_reduced_axes_are_refused_as_jax():
+    """JAX 0.10.2 supports no combination of unreduced/reduced specs in a shard_map leaving
+    some mesh axis automatic: each in_spec or out_spec naming them (on manual axes or not,
+    given or inferred from the arguments' types) is its NotImplementedError, raised before the
+    body is traced, in_specs first; an argument whose unreduced/reduced axes are not its
+    spec's is its ValueError."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a, b, u = _operands(lib)
+        r = lib.reshard(jnp.ones((2, 2)), P(None, None, reduced={"X"}))
+        UN, RE = P(None, None, unreduced={"X"}), P(None, None, reduced={"X"})
+        sm = lambda f, i, o: lib.shard_map(f, in_specs=i, out_specs=o,  # noqa: E731
+                                           axis_names={"X"})
+        for run in (lambda f: f, lib.jit):
+            for f in (
+                    lambda: run(sm(lambda a, b: lax.pcast(a @ b, "X", to="unreduced"),
+                                   (P(None, "X"), P("X", None)), UN))(a, b),
+                    lambda: run(sm(lambda v: v + v, UN, UN))(u),
+                    lambda: run(sm(lambda v: lax.psum(v, "X"), UN, P()))(u),
+                    lambda: run(sm(lambda v: v.no_such_attribute, RE, UN))(r),
+                    lambda: run(sm(lambda v: lax.pcast(v, "X", to="reduced"), P(), RE))(
+                        jnp.ones((2, 2))),
+                    lambda: run(sm(lambda v: v, P(None, None, reduced={"Y"}), P()))(r),
+                    lambda: run(sm(lambda v: v, P(None, None, unreduced={"Z"}), P()))(u),
+                    lambda: run(sm(lambda v: v, P("X"), P("X")))(u),
+                    lambda: run(sm(lambda v: v * 2.0, P(), P()))(r),
+                    lambda: run(lib.shard_map(lambda v: v, out_specs=P(), axis_names={"X"}))(u),
+                    lambda: run(lib.shard_map(lambda v: v * 1.0, out_specs=UN))(u)):
+                show(f)
+    shown = _same_as_jax(program, sizes=(2, 2), names=("X", "Y"))
+    assert shown[0].startswith("NotImplementedError: unreduced/reduced can only be passed to "
+                               "out_specs when shard_map is in full manual mode")
+
+
+def test_an_unknown_unreduced_axis_is_named_where_jax_raises_a_bare_key_error():
+    """Better than JAX: an unreduced axis of no mesh in a fully manual shard_map's spec is a
+    ValueError naming the mesh's axes (JAX 0.10.2: KeyError 'Z')."""
+    for lib, error, text in ((real_jax, KeyError, "Z"), (refjax, ValueError, (
+            r"in_specs: spec P\(unreduced={'Z'}\) names mesh axis 'Z', which is not an axis "
+            r"of Mesh\('X': 2, axis_types=\(Explicit,\)\) \(axes \('X',\)\)"))):
+        with lib.set_mesh(lib.make_mesh((2,), ("X",), axis_types=(
+                lib.sharding.AxisType.Explicit,))):
+            f = lib.shard_map(lambda v: v, in_specs=lib.P(unreduced={"Z"}), out_specs=lib.P())
+            with pytest.raises(error, match=text):
+                f(lib.numpy.ones(2))
