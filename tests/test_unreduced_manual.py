@@ -93,3 +93,36 @@ def test_an_unknown_unreduced_axis_is_named_where_jax_raises_a_bare_key_error():
             f = lib.shard_map(lambda v: v, in_specs=lib.P(unreduced={"Z"}), out_specs=lib.P())
             with pytest.raises(error, match=text):
                 f(lib.numpy.ones(2))
+
+
+def test_unreduced_arguments_split_inside_compiled_programs():
+    """A shard_map splitting an unreduced value made inside the same jit (by a contraction
+    with an unreduced out_sharding), inside a loop or a branch of a jit, under grad: each
+    device's partial value reaches its lane (numpy_ref runs such programs device by device,
+    the xla backend compiles them whole on JAX's Explicit mesh, as JAX does)."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a, b, u = _operands(lib)
+        UN = P(None, None, unreduced={"X"})
+        total = lib.shard_map(lambda v: lax.psum(v, "X"), in_specs=UN, out_specs=P())
+        double = lib.shard_map(lambda v: v + v, in_specs=UN, out_specs=UN)
+        made = lambda a, b: jnp.einsum("ij,jk->ik", a, b, out_sharding=UN)  # noqa: E731
+        show(lambda: lib.jit(lambda a, b: total(made(a, b)))(a, b))
+        show(lambda: lib.jit(lambda a, b: lib.reshard(double(made(a, b)), P()))(a, b))
+        show(lambda: lib.jit(lambda u: lax.scan(lambda c, _: (double(c), None), u, None,
+                                                length=3)[0])(u))
+        show(lambda: lib.jit(lambda a, b: lax.scan(
+            lambda c, x: (c + x * total(made(a, b)), None), jnp.zeros((2, 2)),
+            jnp.arange(3.0))[0])(a, b))
+        show(lambda: lib.jit(lambda p, a, b: lax.cond(p, lambda: total(made(a, b)),
+                                                      lambda: jnp.ones((2, 2))))(True, a, b))
+        show(lambda: lib.jit(lib.grad(lambda a, b: jnp.sum(total(made(a, b)) ** 2),
+                                      argnums=(0, 1)))(a, b))
+        # JAX's lowering of refjax's `mul r 2.0` refuses the reduced operand: the xla backend
+        # runs this one op by op
+        r = lib.reshard(jnp.ones((2, 2)), P(None, None, reduced={"X"}))
+        branches = lambda p, u, r: lax.cond(  # noqa: E731
+            p, lambda u, r: (u, r), lambda u, r: (u + u, r * 2.0), u, r)
+        for p in (True, False):
+            show(lambda: [lib.reshard(v, P()) for v in lib.jit(branches)(p, u, r)])
+    _same_as_jax(program)

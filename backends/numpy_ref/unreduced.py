@@ -8,10 +8,18 @@ from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
 from ...core.sharding_propagation import elementwise
 from ...core.sharding_types import is_typed
-from ..partial_values import by_iterations, in_program, involved, unreduced_axes
+from ..partial_values import by_iterations, in_program, splits_partials, unreduced_axes
+from ..partial_values import involved as _involved
 from ..partial_values import op_by_op as _op_by_op
 
 __all__ = ["execute", "in_program", "involved", "op_by_op", "refuse_value", "unreduced_axes"]
+
+
+def involved(bufs, out_avals, params):
+    """Whether an operation reads or makes an unreduced value, or holds a program splitting
+    one into each device's partial value (a shard_map's unreduced in_spec, in a jit, loop or
+    branch): those run device by device, iteration by iteration or equation by equation."""
+    return _involved(bufs, out_avals) or splits_partials(params.values())
 
 
 def op_by_op(backend, closed_jaxpr):
