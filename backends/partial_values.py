@@ -23,11 +23,13 @@ def involved(bufs, out_avals):
 
 def in_program(jaxpr):
     """Whether a program reads, makes or returns a value of unreduced type, or holds a loop,
-    branch or call that does."""
+    branch or call that does (a shard_map body's unreduced values are its lanes' own: the
+    backends' lowerings of shard_map hold them)."""
     avals = [v.aval for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval")]
     avals += [v.aval for e in jaxpr.eqns for v in e.outvars]
     return any(sets_of(a)[0] for a in avals if getattr(a, "sharding", None) is not None) or \
-        any(in_program(j) for e in jaxpr.eqns for j in subjaxprs(e.params.values()))
+        any(in_program(j) for e in jaxpr.eqns if e.primitive is not shard_map_p
+            for j in subjaxprs(e.params.values()))
 
 
 def splits_partials(params):

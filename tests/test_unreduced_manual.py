@@ -27,7 +27,9 @@ def _operands(lib):
 def test_psum_of_an_unreduced_value_binds_unreduced_psum():
     """In a check_vma body lax.psum of a value unreduced over its axes binds JAX's
     `unreduced_psum` (each device's partial value summed; the result invariant), printed as
-    JAX prints it, transposed to `preduced`; JAX's errors for what it cannot sum."""
+    JAX prints it, transposed to `preduced`; lax.psum_scatter binds its
+    `unreduced_reduce_scatter` (transposed to `all_gather_reduced`); JAX's errors for what it
+    cannot sum, and for pmax or all_gather of partial values (JAX's pvary refusing them)."""
     def program(lib, show):
         jnp, P, lax = lib.numpy, lib.P, lib.lax
         a, b, u = _operands(lib)
@@ -42,12 +44,21 @@ def test_psum_of_an_unreduced_value_binds_unreduced_psum():
         show(lambda: lib.jit(total)(u))
         show(lambda: lib.jit(cast)(a, b))
         show(lambda: lib.jit(lib.grad(loss, argnums=(0, 1)))(a, b))
+        scatter = lib.shard_map(lambda a, b: lax.psum_scatter(lax.pcast(
+            a @ b, "X", to="unreduced"), "X", scatter_dimension=1, tiled=True),
+            in_specs=(P(None, "X"), P("X", None)), out_specs=P(None, "X"))
+        show(lambda: lib.make_jaxpr(scatter)(a, b))
+        show(lambda: lib.jit(lib.grad(lambda a, b: jnp.sum(scatter(a, b) ** 2),
+                                      argnums=(0, 1)))(a, b))
+        for collective in (lambda v: lax.pmax(v, "X"), lambda v: lax.all_gather(v, "X")):
+            show(lambda: lib.shard_map(collective, in_specs=UN, out_specs=P())(u))
         show(lambda: lib.shard_map(lambda v: lax.psum(v * 2.0, "X"), in_specs=UN,
                                    out_specs=P())(u))
         show(lambda: lib.shard_map(lambda v: lax.psum(lax.pcast(v, "X", to="unreduced"), "X"),
                                    in_specs=UN, out_specs=P())(u))
     shown = _same_as_jax(program)
     assert "unreduced_psum[axes=('X',)] c" in shown[0]
+    assert "unreduced_reduce_scatter[" in shown[6] and "pvary cannot accept" in shown[8]
 
 
 def test_partially_manual_specs_with_unreduced_or_reduced_axes_are_refused_as_jax():

@@ -2,6 +2,7 @@
 import math
 
 from .. import dtypes, pytree
+from ..errors import in_jax_words
 from ..vma import axis_state, mix_hint
 from ..avals import ShapedArray
 from ..primitive import make_primitive
@@ -157,10 +158,11 @@ def _varying(x, axes):
     """In a check_vma body, as JAX 0.10: a collective's operand is first made varying over the
     axes it acts on (pvary over those it is invariant over)."""
     aval = get_aval(x)
-    partial = getattr(getattr(aval.sharding, "spec", None), "unreduced", ())
-    # an unreduced value's partial sums are summed as they are (JAX's unreduced psum)
-    missing = tuple(a for a in axes if a not in aval.vma and a not in partial) \
-        if vma_checked() else ()
+    missing = tuple(a for a in axes if a not in aval.vma) if vma_checked() else ()
+    partial = set(missing) & set(getattr(getattr(aval.sharding, "spec", None), "unreduced", ()))
+    if partial:  # each device's partial value is no operand of a collective but the sums
+        raise in_jax_words(ValueError(f"pvary cannot accept args which are unreduced. Got "
+                                      f"{aval.str_short(True)} and axes={set(missing)}"))
     return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
 
 
@@ -462,11 +464,13 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(leaf):
         leaf = _as_array(leaf)
-        if vma_checked():
-            _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
+        state = vma_checked() and _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
         dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
         params = dict(axis_name=_param(names), scatter_dimension=dim, tiled=bool(tiled),
                       axis_size=size)
+        if state == "unreduced" and groups is None:  # JAX's unreduced psum_scatter
+            from .parallel_vma import unreduced_reduce_scatter_p
+            return unreduced_reduce_scatter_p.bind(leaf, **params)
         if groups is None:
             return psum_scatter_p.bind(_varying(leaf, names), **params)
         _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors
