@@ -390,7 +390,7 @@ class XlaBackend(Backend):
         ClosedJaxpr lives; the jax.jit itself is shared by structurally equal jaxprs
         (transformations stage new but equal jaxprs on every call), whose constants are its
         arguments."""
-        if unreduced.in_program(closed_jaxpr.jaxpr):
+        if self._in_program(closed_jaxpr):
             return self._compiled.get_or_make(closed_jaxpr, "unreduced", lambda: (
                 unreduced.whole_program(self, closed_jaxpr, self._scope(closed_jaxpr))))
 
@@ -405,7 +405,7 @@ class XlaBackend(Backend):
         default device and a jaxpr that sets no layout and has no float0 values (the default
         device is read once here: jit's fast path keys its runners on the config's version
         and is off under scoped overrides)."""
-        if unreduced.in_program(closed_jaxpr.jaxpr):
+        if self._in_program(closed_jaxpr):
             return None
         entry = self.compile(closed_jaxpr)
         program = entry.program
@@ -482,6 +482,11 @@ class XlaBackend(Backend):
                                      args, kwargs)
         with scope():
             return jitted.lower(*args, **kwargs)
+
+    def _in_program(self, closed_jaxpr):
+        """unreduced.in_program, once per jaxpr (it walks the loops' and calls' jaxprs too)."""
+        return self._compiled.get_or_make(closed_jaxpr, "in_program", lambda: (
+            unreduced.in_program(closed_jaxpr.jaxpr)))
 
     def _scope(self, closed_jaxpr):
         """The JAX configuration a program runs under: x64 where it needs it, refjax's default
