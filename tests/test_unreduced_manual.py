@@ -7,6 +7,7 @@ message)."""
 import re
 
 import jax as real_jax
+import numpy as np
 import pytest
 from test_unreduced import _same_as_jax
 
@@ -159,3 +160,33 @@ def test_an_argument_unreduced_where_its_spec_is_not_is_named_without_check_vma(
                 "in_specs containing unreduced P() passed to shard_map should be equal to the "
                 "unreduced present on the in_aval f32[2,2]{U:X}")):
             call(refjax)
+
+
+@pytest.mark.backends("xla")
+def test_a_loop_over_unreduced_values_compiles_whole_on_xla():
+    """A jitted scan accumulating unreduced contractions is one program on the xla backend
+    (as in JAX): its compiled text has JAX's all-reduces, named as JAX names them (the one
+    at the final reshard, none in the loop), and its values are JAX's."""
+    def program(lib):
+        jnp, P = lib.numpy, lib.P
+
+        @lib.jit
+        def step(a, xs):
+            def body(acc, x):
+                return acc + jnp.einsum("ij,jk->ik", a, x,
+                                        out_sharding=P(None, None, unreduced={"X"})), None
+            acc = lib.reshard(jnp.zeros((2, 2)), P(None, None, unreduced={"X"}))
+            return lib.reshard(lib.lax.scan(body, acc, xs)[0], P())
+        a = lib.device_put(jnp.arange(8.0).reshape(2, 4), P(None, "X"))
+        xs = lib.device_put(jnp.arange(24.0).reshape(3, 4, 2), P(None, "X", None))
+        text = step.lower(a, xs).compile().as_text()
+        names = [re.search(r'op_name="([^"]*)"', line).group(1) for line in text.splitlines()
+                 if "all-reduce(" in line or "all-reduce-start(" in line]
+        return names, np.asarray(step(a, xs)).tolist()
+    shown = []
+    for lib in (refjax, real_jax):
+        with lib.set_mesh(lib.make_mesh((2,), ("X",), axis_types=(
+                lib.sharding.AxisType.Explicit,))):
+            shown.append(program(lib))
+    assert shown[0] == shown[1]
+    assert shown[0][0] == ["jit(step)/reshard"]
