@@ -96,6 +96,25 @@ def test_partially_manual_specs_with_unreduced_or_reduced_axes_are_refused_as_ja
                                "out_specs when shard_map is in full manual mode")
 
 
+def test_an_unreduced_in_spec_that_also_splits_the_argument():
+    """In a shard_map over every axis of a 2-D mesh, an in_spec splitting an argument over one
+    axis and naming it unreduced over the other: each device's lane is its block of its
+    partial value (eagerly and under jit, summed by psum in the body); an output split over
+    the unreduced axis is JAX's pvary error."""
+    def program(lib, show):
+        jnp, P, lax = lib.numpy, lib.P, lib.lax
+        a = lib.device_put(jnp.arange(16.0).reshape(4, 4), P("X", "Y"))
+        b = lib.device_put(jnp.arange(8.0).reshape(4, 2), P("Y", None))
+        spec = P("X", None, unreduced={"Y"})
+        u = jnp.einsum("ij,jk->ik", a, b, out_sharding=spec)
+        total = lib.shard_map(lambda v: lax.psum(v, "Y"), in_specs=spec, out_specs=P("X"))
+        double = lib.shard_map(lambda v: v + v, in_specs=spec, out_specs=P("X", "Y"))
+        show(lambda: total(u))
+        show(lambda: lib.jit(lambda u: lib.reshard(total(u), P()))(u))
+        show(lambda: lib.jit(double)(u))  # an output's block must not be a partial value
+    _same_as_jax(program, sizes=(2, 2), names=("X", "Y"))
+
+
 def test_an_unknown_unreduced_axis_is_named_where_jax_raises_a_bare_key_error():
     """Better than JAX: an unreduced axis of no mesh in a fully manual shard_map's spec is a
     ValueError naming the mesh's axes (JAX 0.10.2: KeyError 'Z')."""

@@ -159,11 +159,16 @@ def _varying(x, axes):
     axes it acts on (pvary over those it is invariant over)."""
     aval = get_aval(x)
     missing = tuple(a for a in axes if a not in aval.vma) if vma_checked() else ()
-    partial = set(missing) & set(getattr(getattr(aval.sharding, "spec", None), "unreduced", ()))
-    if partial:  # each device's partial value is no operand of a collective but the sums
-        raise in_jax_words(ValueError(f"pvary cannot accept args which are unreduced. Got "
-                                      f"{aval.str_short(True)} and axes={set(missing)}"))
+    check_not_partial(aval, missing)
     return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
+
+
+def check_not_partial(aval, axes):
+    """JAX's pvary refuses a value unreduced over its axes: each device's partial value is no
+    operand of a collective, nor an output's block, but their sum."""
+    if set(axes) & set(getattr(getattr(aval.sharding, "spec", None), "unreduced", ())):
+        raise in_jax_words(ValueError(f"pvary cannot accept args which are unreduced. Got "
+                                      f"{aval.str_short(True)} and axes={set(axes)}"))
 
 
 def _bind_allreduce(prim, x, axes):

@@ -566,6 +566,7 @@ def _vary_as_spec(x, spec, order):
         return x
     vma = get_aval(x).vma
     missing = tuple(a for a in order if a in _spec_axes(spec) and a not in vma)
+    par.check_not_partial(get_aval(x), missing)
     x = par.pvary_p.bind(as_value(x), axes=missing) if missing else x
     partial = tuple(a for a in order if a in spec.unreduced and a in vma)
     return vary_unreduced_cast_p.bind(x, axes=partial) if partial else x

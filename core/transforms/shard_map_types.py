@@ -95,13 +95,13 @@ def not_replicated(aval):
 
 
 def _unreduced_lanes(x, spec, mesh, order):
-    """An unreduced argument's per-device partial values as lanes over its unreduced axes,
-    read from a concrete Array's shards (a traced one has none to read)."""
-    axes = tuple(a for a in order if a in spec.unreduced)
-    if _spec_axes(spec) or isinstance(x, Tracer):
+    """An unreduced argument's lanes over its unreduced and split axes: each device's block of
+    its partial value, read from a concrete Array's shards (a traced one has none to read)."""
+    axes = tuple(a for a in order if a in spec.unreduced or a in _spec_axes(spec))
+    if isinstance(x, Tracer):
         raise NotImplementedError(
-            f"shard_map in_specs {spec}: refjax splits unreduced arguments replicated "
-            "otherwise, and only concrete ones (outside jit, or in a jit run op by op)")
+            f"shard_map in_specs {spec}: refjax splits only concrete unreduced arguments "
+            "(outside jit, or in a jit run op by op)")
     data = {s.device: s.data for s in x.addressable_shards}
     names = tuple(mesh.axis_names)
     blocks = [data[mesh.devices[tuple(c[axes.index(a)] if a in axes else 0 for a in names)]]
