@@ -26,19 +26,24 @@ def op_by_op(backend, closed_jaxpr):
     """partial_values.op_by_op, its results named by their types as a jit's results are
     (`P(None, None)` where the eager operation that made one names `P()`, as JAX's)."""
     run = _op_by_op(backend, closed_jaxpr)
-    return lambda bufs: [_named(b, a) for b, a in zip(run(bufs), closed_jaxpr.out_avals)]
+    return lambda bufs: [_named(backend, b, a)
+                         for b, a in zip(run(bufs), closed_jaxpr.out_avals)]
 
 
-def _named(buf, aval):
-    """buf's layout named by aval's type where the two are the same layout."""
+def _named(backend, buf, aval):
+    """buf laid out and named by aval's type, as a compiled jit's results are (a shard_map
+    run lane by lane leaves its results replicated): renamed where the layouts agree."""
     own = getattr(buf, "sharding", None)
     if not (is_typed(aval) and isinstance(own, sh.NamedSharding)):
         return buf
     spec, want = own.spec, aval.sharding.spec
-    if (spec.unreduced, spec.reduced) != (want.unreduced, want.reduced) or \
-            _entries(spec, aval.ndim) != _entries(want, aval.ndim):
+    target = sh.NamedSharding(own.mesh, want)
+    if (spec.unreduced, spec.reduced) == (want.unreduced, want.reduced) and \
+            _entries(spec, aval.ndim) == _entries(want, aval.ndim):
+        return type(buf)(target, buf.shards, buf._value, buf.committed)
+    if spec.unreduced or want.unreduced or want.reduced:
         return buf
-    return type(buf)(sh.NamedSharding(own.mesh, want), buf.shards, buf._value, buf.committed)
+    return backend.own(buf.value, aval, target, True)
 
 
 def _entries(spec, ndim):
