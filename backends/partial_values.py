@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.trace import get_aval
-from ..core.jaxpr import eval_jaxpr
+from ..core.jaxpr import eval_jaxpr, subjaxprs
 from ..core.primitives.control_flow.iterations import ITERATIONS, operand_avals
 from ..core.transforms.shard_map import global_in_avals, shard_map_lanes, shard_map_p
 from ..core.sharding_unreduced import sets_of
@@ -22,10 +22,23 @@ def involved(bufs, out_avals):
 
 
 def in_program(jaxpr):
-    """Whether a program reads, makes or returns a value of unreduced type."""
+    """Whether a program reads, makes or returns a value of unreduced type, or holds a loop,
+    branch or call that does (a shard_map body's unreduced values are its lanes' own: the
+    backends' lowerings of shard_map hold them)."""
     avals = [v.aval for v in (*jaxpr.invars, *jaxpr.outvars) if hasattr(v, "aval")]
     avals += [v.aval for e in jaxpr.eqns for v in e.outvars]
-    return any(sets_of(a)[0] for a in avals if getattr(a, "sharding", None) is not None)
+    return any(sets_of(a)[0] for a in avals if getattr(a, "sharding", None) is not None) or \
+        any(in_program(j) for e in jaxpr.eqns if e.primitive is not shard_map_p
+            for j in subjaxprs(e.params.values()))
+
+
+def splits_partials(params):
+    """Whether an equation's sub-jaxprs (at any depth) hold a shard_map splitting an argument
+    by an unreduced in_spec: it needs each device's partial value, which an interpreter of
+    whole values does not hold (it holds their sum)."""
+    return any(e.primitive is shard_map_p and any(s.unreduced for s in e.params["in_specs"])
+               or splits_partials(e.params.values())
+               for j in subjaxprs(params) for e in j.eqns)
 
 
 def op_by_op(backend, closed_jaxpr):

@@ -131,6 +131,13 @@ class KeyReuseError(JAXTypeError):
 _NAMED = (TypeError, ValueError, IndexError, NameError, OverflowError, NotImplementedError)
 
 
+def in_jax_words(error):
+    """error marked to keep its message as it is (JAX's text, raised by a primitive another
+    operation binds: naming_errors adds no name to it)."""
+    error.jax_words = True
+    return error
+
+
 def naming_errors(fn, op):
     """fn, whose errors of the usual classes name `op` ("jnp.sum: axis 5 is out of bounds"):
     a message that does not mention the operation gets it as a prefix. The class, the other
@@ -147,7 +154,7 @@ def naming_errors(fn, op):
                 # this function's arguments, as JAX's jitted jnp functions name them
                 from .sharding.device_sets import renamed
                 raise renamed(e, short, _named_leaves(fn, args, kwargs)) from None
-            if hasattr(e, "incompatible_devices"):
+            if hasattr(e, "incompatible_devices") or hasattr(e, "jax_words"):
                 raise
             # KeyReuseError names the operation consuming the key, in JAX's words.
             if e.args and isinstance(e.args[0], str) and short not in e.args[0] and \

@@ -111,6 +111,14 @@ def _via_reduced(lax, v, n):
     return lax.pcast(lax.pcast(lax.psum(v, "x"), "x", to="reduced"), "x", to="varying")
 
 
+def _gather_reduced(lax, v, n, axis, tiled):
+    """The blocks gathered into a reduced value (no lax function binds it), cast back to
+    varying."""
+    from ..core.primitives.parallel_vma import all_gather_reduced_p
+    out = all_gather_reduced_p.bind(v, axis_name="x", axis=axis, tiled=tiled, axis_size=n)
+    return lax.pcast(out, "x", to="varying")
+
+
 def _psum(lax, v, n):
     return lax.psum(v, "x")
 
@@ -151,6 +159,12 @@ SPECS = [
                lambda lax, v, n: lax.psum(v, "x"),
                notes="lax.pcast(..., to='unreduced') of a varying value (the identity on each "
                      "device's value), summed by psum; transposed to reduced_vary_cast_p"),
+    collective("unreduced_psum", ALL + COMPLEX, _plain,
+               lambda lax, v, n: lax.psum(lax.pcast(v, "x", to="unreduced"), "x"),
+               lambda lax, v, n: lax.psum(v, "x"),
+               notes="lax.psum of an unreduced value in a check_vma shard_map body (each "
+                     "device's partial value summed; JAX's unreduced_psum); transposed to "
+                     "preduced"),
     collective("all_gather", ALL + COMPLEX, _gather_params,
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
                lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
@@ -162,6 +176,20 @@ SPECS = [
                    v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
                notes="what lax.psum_scatter binds (JAX's name), run per device inside "
                      "shard_map over mesh axis 'x'; reference: jax.vmap(axis_name='x')"),
+    collective("unreduced_reduce_scatter", NUM + COMPLEX, _scatter_params,
+               lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
+                   lax.pcast(v, "x", to="unreduced"), "x", scatter_dimension=scatter_dimension,
+                   tiled=tiled),
+               lambda lax, v, n, scatter_dimension, tiled: lax.psum_scatter(
+                   v, "x", scatter_dimension=scatter_dimension, tiled=tiled),
+               notes="lax.psum_scatter of an unreduced value (JAX's unreduced psum_scatter: "
+                     "each device's partial value summed and scattered); transposed to "
+                     "all_gather_reduced"),
+    collective("all_gather_reduced", ALL + COMPLEX, _gather_params, _gather_reduced,
+               lambda lax, v, n, axis, tiled: lax.all_gather(v, "x", axis=axis, tiled=tiled),
+               exact=True,
+               notes="the transpose of unreduced_reduce_scatter (bound here directly): "
+                     "all_gather of varying blocks into a value reduced over 'x'"),
     collective("ppermute", ALL + COMPLEX, _permute_params,
                lambda lax, v, n, perm: lax.ppermute(v, "x", perm),
                lambda lax, v, n, perm: lax.ppermute(v, "x", perm), exact=True),

@@ -529,7 +529,10 @@ DEDICATED = {"jit", "stop_gradient", "custom_jvp_call", "custom_vjp_call", "cust
              "device_put",
              # by test_unreduced_loops.py (programs, against JAX on both backends) and
              # test_differential.py (their spec samples)
-             "preduced", "reduced_vary_cast_p", "vary_unreduced_cast_p"}
+             "preduced", "reduced_vary_cast_p", "vary_unreduced_cast_p",
+             # by test_unreduced_manual.py (programs, against JAX on both backends) and
+             # test_differential.py (its spec samples)
+             "unreduced_psum", "unreduced_reduce_scatter", "all_gather_reduced"}
 
 
 def test_every_primitive_has_a_rule():

@@ -173,7 +173,7 @@ class NumpyRefBackend(Backend):
         return NumpyBuffer(sharding, shards, None, True)
 
     def execute(self, prim, bufs, params, out_avals):
-        if unreduced.involved(bufs, out_avals):
+        if unreduced.involved(bufs, out_avals, params):
             return unreduced.execute(self, prim, bufs, params, out_avals)
         out = self.rule(prim)(*[b.value for b in bufs], **params)
         outs = out if prim.multiple_results else (out,)

@@ -7,9 +7,47 @@ from ...core.sharding.mesh import axes_of
 from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
 from ...core.sharding_propagation import elementwise
-from ..partial_values import by_iterations, in_program, involved, op_by_op, unreduced_axes
+from ...core.sharding_types import is_typed
+from ..partial_values import by_iterations, in_program, splits_partials, unreduced_axes
+from ..partial_values import involved as _involved
+from ..partial_values import op_by_op as _op_by_op
 
 __all__ = ["execute", "in_program", "involved", "op_by_op", "refuse_value", "unreduced_axes"]
+
+
+def involved(bufs, out_avals, params):
+    """Whether an operation reads or makes an unreduced value, or holds a program splitting
+    one into each device's partial value (a shard_map's unreduced in_spec, in a jit, loop or
+    branch): those run device by device, iteration by iteration or equation by equation."""
+    return _involved(bufs, out_avals) or splits_partials(params.values())
+
+
+def op_by_op(backend, closed_jaxpr):
+    """partial_values.op_by_op, its results named by their types as a jit's results are
+    (`P(None, None)` where the eager operation that made one names `P()`, as JAX's)."""
+    run = _op_by_op(backend, closed_jaxpr)
+    return lambda bufs: [_named(backend, b, a)
+                         for b, a in zip(run(bufs), closed_jaxpr.out_avals)]
+
+
+def _named(backend, buf, aval):
+    """buf laid out and named by aval's type, as a compiled jit's results are (a shard_map
+    run lane by lane leaves its results replicated): renamed where the layouts agree."""
+    own = getattr(buf, "sharding", None)
+    if not (is_typed(aval) and isinstance(own, sh.NamedSharding)):
+        return buf
+    spec, want = own.spec, aval.sharding.spec
+    target = sh.NamedSharding(own.mesh, want)
+    if (spec.unreduced, spec.reduced) == (want.unreduced, want.reduced) and \
+            _entries(spec, aval.ndim) == _entries(want, aval.ndim):
+        return type(buf)(target, buf.shards, buf._value, buf.committed)
+    if spec.unreduced or want.unreduced or want.reduced:
+        return buf
+    return backend.own(buf.value, aval, target, True)
+
+
+def _entries(spec, ndim):
+    return tuple(spec.partitions) + (None,) * (ndim - len(spec.partitions))
 
 
 def refuse_value():

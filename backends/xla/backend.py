@@ -398,8 +398,9 @@ class XlaBackend(Backend):
         ClosedJaxpr lives; the jax.jit itself is shared by structurally equal jaxprs
         (transformations stage new but equal jaxprs on every call), whose constants are its
         arguments."""
-        if unreduced.in_program(closed_jaxpr.jaxpr):
-            return unreduced.op_by_op(self, closed_jaxpr)
+        if self._in_program(closed_jaxpr):
+            return self._compiled.get_or_make(closed_jaxpr, "unreduced", lambda: (
+                unreduced.whole_program(self, closed_jaxpr, self._scope(closed_jaxpr))))
 
         def make():
             program = self._program(closed_jaxpr, in_shardings)
@@ -412,7 +413,7 @@ class XlaBackend(Backend):
         default device and a jaxpr that sets no layout and has no float0 values (the default
         device is read once here: jit's fast path keys its runners on the config's version
         and is off under scoped overrides)."""
-        if unreduced.in_program(closed_jaxpr.jaxpr):
+        if self._in_program(closed_jaxpr):
             return None
         entry = self.compile(closed_jaxpr)
         program = entry.program
@@ -469,21 +470,37 @@ class XlaBackend(Backend):
         XLA's partitioner, as JAX leaves them, or typed on Explicit axes). None for a program
         run op by op or with float0 values (which JAX's programs do not carry)."""
         program = self._program(closed_jaxpr, None)
-        if unreduced.in_program(closed_jaxpr.jaxpr) or \
-                len(program.live_in) < len(arg_shardings) or not all(program.live_out):
+        partial = unreduced.in_program(closed_jaxpr.jaxpr)
+        if len(program.live_in) < len(arg_shardings) or not all(program.live_out):
             return None
-        if program.typed:
+        if program.typed and not partial:
             out_shardings = [given or (typed if isinstance(typed, sh.NamedSharding) else None)
                              for given, typed in zip(out_shardings, program.layout_of(
                                  tuple(arg_shardings)))]
         structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._stage_sharding(s))
                    for a, s in zip(closed_jaxpr.in_avals, arg_shardings)]
-        fun, (args, kwargs), out_tree, options = as_user_function(
-            program.flat(self.compile(closed_jaxpr).consts), structs)
+        consts = [self.const_buffer(c, v.aval)
+                  for c, v in zip(closed_jaxpr.consts, closed_jaxpr.jaxpr.constvars)]
+        fun, (args, kwargs), out_tree, options = as_user_function(program.flat(consts), structs)
         if any(s is not None for s in out_shardings):
             options["out_shardings"] = out_tree(list(map(self._stage_sharding, out_shardings)))
-        with self.jax_default_device(), _x64(program.x64):
-            return jax.jit(fun, **options).lower(*args, **kwargs)
+        jitted, scope = jax.jit(fun, **options), self._scope(closed_jaxpr)
+        if partial:  # on JAX's Explicit mesh, as its runner (None where JAX refuses it)
+            return unreduced.lowered(jitted, unreduced.jax_mesh(self, arg_shardings), scope,
+                                     args, kwargs)
+        with scope():
+            return jitted.lower(*args, **kwargs)
+
+    def _in_program(self, closed_jaxpr):
+        """unreduced.in_program, once per jaxpr (it walks the loops' and calls' jaxprs too)."""
+        return self._compiled.get_or_make(closed_jaxpr, "in_program", lambda: (
+            unreduced.in_program(closed_jaxpr.jaxpr)))
+
+    def _scope(self, closed_jaxpr):
+        """The JAX configuration a program runs under: x64 where it needs it, refjax's default
+        device as JAX's."""
+        x64 = _uses_x64(closed_jaxpr.jaxpr)
+        return lambda: _scoped(self.jax_default_device(), _x64(x64))
 
     def jax_compile(self, lowered, compiler_options):
         """JAX's Compiled of a jax_lowered program, with XLA's `compiler_options`; XLA's
@@ -670,6 +687,15 @@ def _uses_x64(jaxpr):
         v for eqn in jaxpr.eqns for v in list(eqn.invars) + list(eqn.outvars)]
     return any(v.aval.dtype in _X64_DTYPES for v in binders) or any(
         _uses_x64(inner) for eqn in jaxpr.eqns for inner in subjaxprs(eqn.params.values()))
+
+
+@contextlib.contextmanager
+def _scoped(*contexts):
+    """All these contexts entered, in order."""
+    with contextlib.ExitStack() as stack:
+        for c in contexts:
+            stack.enter_context(c)
+        yield
 
 
 def _named_scopes(eqn):

@@ -2,6 +2,7 @@
 import math
 
 from .. import dtypes, pytree
+from ..errors import in_jax_words
 from ..vma import axis_state, mix_hint
 from ..avals import ShapedArray
 from ..primitive import make_primitive
@@ -76,8 +77,8 @@ def _check_psum_axes(eqn, ins):
 
 def _check_psum_mix(axes, aval, api="jax.lax.psum"):
     """JAX's ValueError for a psum (or psum_scatter) over a mix, followed by the axes the value
-    varies and does not vary over (JAX's lists only the states)."""
-    axis_state(aval, axes, api, mix_hint(axes, aval))
+    varies and does not vary over (JAX's lists only the states); else the value's state."""
+    return axis_state(aval, axes, api, mix_hint(axes, aval))
 
 
 psum_p.def_vma(_psum_vma)
@@ -157,11 +158,17 @@ def _varying(x, axes):
     """In a check_vma body, as JAX 0.10: a collective's operand is first made varying over the
     axes it acts on (pvary over those it is invariant over)."""
     aval = get_aval(x)
-    partial = getattr(getattr(aval.sharding, "spec", None), "unreduced", ())
-    # an unreduced value's partial sums are summed as they are (JAX's unreduced psum)
-    missing = tuple(a for a in axes if a not in aval.vma and a not in partial) \
-        if vma_checked() else ()
+    missing = tuple(a for a in axes if a not in aval.vma) if vma_checked() else ()
+    check_not_partial(aval, missing)
     return pvary_p.bind(x, axes=binding_order(missing)) if missing else x
+
+
+def check_not_partial(aval, axes):
+    """JAX's pvary refuses a value unreduced over its axes: each device's partial value is no
+    operand of a collective, nor an output's block, but their sum."""
+    if set(axes) & set(getattr(getattr(aval.sharding, "spec", None), "unreduced", ())):
+        raise in_jax_words(ValueError(f"pvary cannot accept args which are unreduced. Got "
+                                      f"{aval.str_short(True)} and axes={set(axes)}"))
 
 
 def _bind_allreduce(prim, x, axes):
@@ -169,8 +176,9 @@ def _bind_allreduce(prim, x, axes):
     its axes, and psum as psum_invariant."""
     if not vma_checked():
         return prim.bind(x, axes=axes)
-    if prim is psum_p:
-        _check_psum_mix(axes, get_aval(x))
+    if prim is psum_p and _check_psum_mix(axes, get_aval(x)) == "unreduced":
+        from .parallel_vma import unreduced_psum_p  # the casts build on the collectives
+        return unreduced_psum_p.bind(x, axes=axes)
     return (psum_invariant_p if prim is psum_p else prim).bind(_varying(x, axes), axes=axes)
 
 
@@ -274,15 +282,7 @@ pvary_p.def_batch(_pvary_batch)
 pvary_p.def_vma(lambda eqn, ins, strict: [frozenset().union(*ins) | set(eqn.params["axes"])])
 # Each lane's copy of an invariant value gets its own cotangent: they are summed (JAX's).
 deflinear(pvary_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
-deflinear(psum_invariant_p, lambda ct, x, *, axes: [_psum_invariant_transpose(ct, x, axes)])
-
-
-def _psum_invariant_transpose(ct, x, axes):
-    """pvary; the psum of an unreduced value (JAX's unreduced psum) transposes to the free
-    cast of its invariant cotangent to reduced."""
-    from .parallel_vma import preduced_p  # the casts build on the collectives
-    unreduced = getattr(getattr(x.aval.sharding, "spec", None), "unreduced", ())
-    return (preduced_p if unreduced else pvary_p).bind(ct, axes=axes)
+deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
 
 
 # ---------------------------------------------------------------- all_gather
@@ -469,11 +469,13 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(leaf):
         leaf = _as_array(leaf)
-        if vma_checked():
-            _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
+        state = vma_checked() and _check_psum_mix(names, get_aval(leaf), "jax.lax.psum_scatter")
         dim = _check_axis("psum_scatter", scatter_dimension, len(get_aval(leaf).shape))
         params = dict(axis_name=_param(names), scatter_dimension=dim, tiled=bool(tiled),
                       axis_size=size)
+        if state == "unreduced" and groups is None:  # JAX's unreduced psum_scatter
+            from .parallel_vma import unreduced_reduce_scatter_p
+            return unreduced_reduce_scatter_p.bind(leaf, **params)
         if groups is None:
             return psum_scatter_p.bind(_varying(leaf, names), **params)
         _psum_scatter_abstract_eval(get_aval(leaf), **params)  # JAX's shape/dtype errors

@@ -1,6 +1,8 @@
 """pvary and pcast: the lax functions casting values among JAX's manual-axis types (varying,
 invarying, unreduced, reduced), binding `pvary` (parallel.py) and the free casts between
-varying and unreduced or reduced values (`vary_unreduced_cast_p`, `reduced_vary_cast_p`)."""
+varying and unreduced or reduced values (`vary_unreduced_cast_p`, `reduced_vary_cast_p`);
+`unreduced_psum_p`, lax.psum of an unreduced value, and `unreduced_reduce_scatter_p`, its
+psum_scatter (transposed to `all_gather_reduced_p`)."""
 from .. import pytree
 from ..primitive import make_primitive
 from ..sharding_unreduced import sets_of, with_manual_sets
@@ -8,7 +10,9 @@ from ..trace import EvalTrace, as_value, current_trace, get_aval
 from ..transforms.ad import deflinear
 from ..vma import axis_state
 from .axis_env import _axis_names, axis_scope, binding_order, check_axis_names, vma_checked
-from .parallel import psum_invariant_p, pvary_p
+from . import parallel_lanes as lanes
+from .parallel import (_reduced_vma, _varying_over_axis_name, all_gather_p, psum_invariant_p,
+                       psum_scatter_p, pvary_p)
 
 
 def pvary(x, axis_name):
@@ -87,7 +91,7 @@ preduced_p = make_primitive("preduced")
 preduced_p.def_uses_axis_env()
 preduced_p.def_batch(lambda axis_data, vals, dims, *, axes: (vals[0], dims[0]))
 preduced_p.def_vma(lambda eqn, ins, strict: [ins[0]])
-deflinear(preduced_p, lambda ct, x, *, axes: [psum_invariant_p.bind(ct, axes=axes)])
+deflinear(preduced_p, lambda ct, x, *, axes: [unreduced_psum_p.bind(ct, axes=axes)])
 
 
 @preduced_p.def_abstract_eval
@@ -103,6 +107,80 @@ def _preduced_type(aval, *, axes):
         raise ValueError("preduced input cannot be reduced across the axis_name provided. Got "
                          f"x={aval.str_short(True)} and axis_name={tuple(axes)}")
     return with_manual_sets(aval, unreduced, reduced | set(axes))
+
+
+# ---------------------------------------------------------------- psum of an unreduced value
+
+# lax.psum of a value unreduced over its axes, as JAX 0.10 binds it in a check_vma body: each
+# device's partial value summed, the result invariant over the axes; transposed to preduced
+unreduced_psum_p = make_primitive("unreduced_psum")
+unreduced_psum_p.def_uses_axis_env()
+unreduced_psum_p.def_vma(_reduced_vma)
+# psum_invariant's lanes: on other axes it binds psum_invariant, as under vmap the free casts
+# leave each lane's (varying) value itself
+unreduced_psum_p.def_batch(psum_invariant_p.batch)
+deflinear(unreduced_psum_p, lambda ct, x, *, axes: [preduced_p.bind(ct, axes=axes)])
+
+
+@unreduced_psum_p.def_abstract_eval
+def _unreduced_psum_type(aval, *, axes):
+    """JAX's checks: the value is unreduced over some of the axes and varies over none."""
+    unreduced, reduced = sets_of(aval)
+    if not unreduced:
+        raise ValueError(f"unreduced_psum only accepts inputs that are unreduced. Got "
+                         f"{aval.str_short(True)}")
+    if not unreduced & set(axes):
+        raise ValueError(
+            "unreduced_psum is a Unreduced -> Invariant collective. This means that the "
+            f"axes={tuple(axes)} passed to `unreduced_psum` must be present in "
+            f"jax.typeof(x).mat.unreduced={set(unreduced)}")
+    if aval.vma & set(axes):
+        raise ValueError("unreduced_psum's input cannot be varying across the  axis_name "
+                         f"provided. Got x={aval.str_short(True)} and axes={tuple(axes)}")
+    return with_manual_sets(aval, unreduced - set(axes), reduced)
+
+
+def _like(name, base, sets, vma):
+    """A collective computing what `base` computes (its shape rule and lanes), typed by
+    `sets(in_aval, axes)` -> its result's (unreduced, reduced) axes and its `vma` rule."""
+    prim = make_primitive(name)
+    prim.def_uses_axis_env()
+    prim.def_batch(base.batch)
+    prim.def_vma(vma)
+
+    @prim.def_abstract_eval
+    def _type(x, **params):
+        axes = set(lanes.names_of(params["axis_name"]))
+        try:
+            out = base.abstract_eval(x, **params)
+        except (TypeError, ValueError) as e:  # named as this primitive, not the one it is like
+            raise type(e)(f"{name}: {e}") from None
+        return with_manual_sets(out, *sets(x, axes), getattr(x.sharding, "mesh", None))
+    return prim
+
+
+def _not_varying(eqn, ins, strict):
+    return [frozenset().union(*ins) - set(lanes.names_of(eqn.params["axis_name"]))]
+
+
+# lax.psum_scatter of an unreduced value (unreduced -> varying) and its transpose, the
+# all_gather of varying chunks into a reduced value (varying -> reduced), as JAX 0.10's
+unreduced_reduce_scatter_p = _like(
+    "unreduced_reduce_scatter", psum_scatter_p,
+    lambda x, axes: (sets_of(x)[0] - axes, sets_of(x)[1]), _varying_over_axis_name)
+all_gather_reduced_p = _like(
+    "all_gather_reduced", all_gather_p,
+    lambda x, axes: (sets_of(x)[0], sets_of(x)[1] | axes), _not_varying)
+unreduced_reduce_scatter_p.def_pp(lambda eqn, context: sorted(
+    dict(eqn.params, axis_name=lanes.names_of(eqn.params["axis_name"])).items()))
+all_gather_reduced_p.def_pp(lambda eqn, context: [
+    ("all_gather_dimension", eqn.params["axis"]),
+    ("axis_name", lanes.names_of(eqn.params["axis_name"])),
+    ("axis_size", eqn.params["axis_size"]), ("tiled", eqn.params["tiled"])])
+deflinear(unreduced_reduce_scatter_p, lambda ct, x, *, scatter_dimension, **params: [
+    all_gather_reduced_p.bind(ct, axis=scatter_dimension, **params)])
+deflinear(all_gather_reduced_p, lambda ct, x, *, axis, **params: [
+    unreduced_reduce_scatter_p.bind(ct, scatter_dimension=axis, **params)])
 
 
 _PCAST_TARGETS = ("varying", "reduced", "unreduced")

@@ -19,8 +19,8 @@ from .batching import AxisData, moveaxis
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
-    _assemble_unreduced, _body_avals, _check_name, _check_sets, _drop_lanes, _spec_vma,
-    _unreduced_lanes, body_scope, manual_mesh_of, not_replicated)
+    _assemble_unreduced, _body_avals, _check_name, _drop_lanes, _spec_vma, _unreduced_lanes,
+    body_scope, check_arg_sets, check_spec_sets, manual_mesh_of, not_replicated)
 from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
                               result_type)
 from .shard_map_vma import check_out_vmas, spec_paths
@@ -51,7 +51,6 @@ def _check_spec(spec, aval, mesh, manual, what):
         spec = P()
     if not isinstance(spec, P):
         raise TypeError(f"shard_map {what}: expected a PartitionSpec, got {spec!r}")
-    _check_sets(spec, mesh, manual, what)
     if len(spec.partitions) > aval.ndim:
         raise ValueError(f"shard_map {what}: spec {spec} has {len(spec.partitions)} entries but "
                          f"the value {aval.str_short()} has only {aval.ndim} dimensions")
@@ -416,6 +415,7 @@ def _vary_as_spec(x, spec, order):
         return x
     vma = get_aval(x).vma
     missing = tuple(a for a in order if a in _spec_axes(spec) and a not in vma)
+    par.check_not_partial(get_aval(x), missing)
     x = par.pvary_p.bind(as_value(x), axes=missing) if missing else x
     partial = tuple(a for a in order if a in spec.unreduced and a in vma)
     return vary_unreduced_cast_p.bind(x, axes=partial) if partial else x
@@ -464,11 +464,13 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     leaves, in_tree = pytree.tree_flatten(args)
     leaves = [as_value(x) for x in leaves]
     paths = _paths("args", args)
+    check_spec_sets(mesh, order, in_specs, out_specs)
     specs = infer_in_specs(mesh, order, leaves, axis_names) if in_specs is None else \
         check_typed_specs(mesh, order, leaves, _flatten_specs("shard_map in_specs", args,
                                                               in_specs))
     specs = [_check_spec(s, get_aval(x), mesh, order, f"in_specs for {p}")
              for s, x, p in zip(specs, leaves, paths)]
+    check_arg_sets(leaves, specs)
     local = [block_type(x, _local_aval(get_aval(x), s, mesh, f"argument {p}"), mesh,
                         order) for x, s, p in zip(leaves, specs, paths)]
     from .shard_map_eager import eager_shard_map, runs_eagerly  # it builds on this module

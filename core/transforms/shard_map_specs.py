@@ -6,6 +6,7 @@ from ..sharding.context import keep_axes
 from ..sharding.mesh import axes_of
 from ..sharding_types import is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
+from .shard_map_types import check_spec_sets
 
 
 def infer_in_specs(mesh, order, leaves, axis_names=None):
@@ -18,12 +19,15 @@ def infer_in_specs(mesh, order, leaves, axis_names=None):
             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
             f"instances, but it was `None` when axis_names={shown} are of type "
             f"{', '.join(str(mesh._name_to_type[a]) for a in shown)}")
-    return [_manual_spec(order, _type_spec_of(x)) for x in leaves]
+    specs = [_manual_spec(order, _type_spec_of(x)) for x in leaves]
+    check_spec_sets(mesh, order, specs, ())
+    return specs
 
 
 def _manual_spec(manual, spec):
     """An inferred spec reduced to the manual axes (the others stay in the value's type), as
-    JAX's: a tuple entry may lose trailing axes only (ValueError otherwise)."""
+    JAX's: a tuple entry may lose trailing axes only (ValueError otherwise); its unreduced
+    and reduced axes kept."""
     out = []
     for entry in spec.partitions:
         kept = [a if a in manual else None for a in (entry if isinstance(entry, tuple)
@@ -34,7 +38,7 @@ def _manual_spec(manual, spec):
             raise ValueError(f"Invalid spec: {spec}")
         out.append(None if not kept else kept[0] if not isinstance(entry, tuple)
                    else tuple(kept))
-    return P(*out)
+    return P(*out, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def check_typed_specs(mesh, order, leaves, specs):

@@ -5,6 +5,7 @@ import contextlib
 
 import numpy as np
 
+from .. import pytree
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
@@ -12,20 +13,27 @@ from ..primitives.linalg import dot_general
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import AbstractMesh, AxisType, NamedSharding, P
 from ..sharding.abstract_mesh import manual_view
-from ..sharding_types import untyped
+from ..sharding_types import typed_aval, untyped
 from ..sharding_unreduced import sets_of, with_manual_sets
 from ..trace import Tracer, as_value
 from .shard_map_vma import omitted as _omitted  # noqa: F401  (shard_map's name for it)
 from .shard_map_vma import spec_axes as _spec_axes
 
 
+def check_spec_sets(mesh, manual, in_specs, out_specs):
+    """JAX's checks of the unreduced and reduced axes specs name, before the body is traced
+    (in_specs first, then out_specs): only a shard_map over every mesh axis may name them
+    (NotImplementedError, JAX's text), on Explicit axes only (ValueError). An axis of no mesh
+    is refjax's ValueError naming the mesh's axes (JAX's is a bare KeyError)."""
+    for prefix, specs in (("in", in_specs), ("out", out_specs)):
+        for spec in pytree.tree_leaves(specs, is_leaf=lambda x: isinstance(x, P)):
+            if isinstance(spec, P):
+                _check_sets(spec, mesh, manual, f"{prefix}_specs")
+
+
 def _check_sets(spec, mesh, manual, what):
-    """Unreduced and reduced axes name manual axes, all of them Explicit, of a shard_map over
-    every mesh axis (JAX's errors)."""
     if not (spec.unreduced or spec.reduced):
         return
-    for a in sorted(spec.unreduced | spec.reduced):
-        _check_name(a, spec, mesh, manual, what)
     prefix = what.split("_")[0]
     if set(manual) != set(mesh.axis_names):
         raise NotImplementedError(
@@ -33,11 +41,25 @@ def _check_sets(spec, mesh, manual, what):
             f"manual mode. Got mesh axis names {mesh.axis_names}, manual_axes: "
             f"{frozenset(manual)}, specs: {spec}. Please file a bug at "
             "https://github.com/jax-ml/jax/issues.")
+    for a in sorted(spec.unreduced | spec.reduced):
+        _check_name(a, spec, mesh, manual, what)
     for kind, axes in (("unreduced", spec.unreduced), ("reduced", spec.reduced)):
         if any(a not in mesh.explicit_axes for a in axes):
             raise ValueError(f"{kind} in {prefix}_specs {spec} can only be used when the mesh "
                              "passed to shard_map contains axis names all of type `Explicit`. "
                              f"Got mesh {mesh}")
+
+
+def check_arg_sets(leaves, specs):
+    """An argument's unreduced and reduced axes are its spec's, as JAX checks them (where its
+    type does not fix its whole spec: a shard_map leaving some axes automatic)."""
+    for x, spec in zip(leaves, specs):
+        aval = typed_aval(x)
+        for kind, have in zip(("unreduced", "reduced"), sets_of(aval)):
+            if getattr(spec, kind) != have:
+                raise ValueError(
+                    f"in_specs containing {kind} {spec} passed to shard_map should be equal to "
+                    f"the {kind} present on the in_aval {aval.str_short(True)}")
 
 
 def _check_name(a, spec, mesh, manual, what):
@@ -87,13 +109,13 @@ def not_replicated(aval):
 
 
 def _unreduced_lanes(x, spec, mesh, order):
-    """An unreduced argument's per-device partial values as lanes over its unreduced axes,
-    read from a concrete Array's shards (a traced one has none to read)."""
-    axes = tuple(a for a in order if a in spec.unreduced)
-    if _spec_axes(spec) or isinstance(x, Tracer):
+    """An unreduced argument's lanes over its unreduced and split axes: each device's block of
+    its partial value, read from a concrete Array's shards (a traced one has none to read)."""
+    axes = tuple(a for a in order if a in spec.unreduced or a in _spec_axes(spec))
+    if isinstance(x, Tracer):
         raise NotImplementedError(
-            f"shard_map in_specs {spec}: refjax splits unreduced arguments replicated "
-            "otherwise, and only concrete ones (outside jit, or in a jit run op by op)")
+            f"shard_map in_specs {spec}: refjax splits only concrete unreduced arguments "
+            "(outside jit, or in a jit run op by op)")
     data = {s.device: s.data for s in x.addressable_shards}
     names = tuple(mesh.axis_names)
     blocks = [data[mesh.devices[tuple(c[axes.index(a)] if a in axes else 0 for a in names)]]

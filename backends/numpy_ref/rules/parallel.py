@@ -2,8 +2,9 @@
 backend ran outside any vmap, pmap or shard_map binding its axis name."""
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
-from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
-                                                 vary_unreduced_cast_p)
+from ....core.primitives.parallel_vma import (
+    all_gather_reduced_p, preduced_p, reduced_vary_cast_p, unreduced_psum_p,
+    unreduced_reduce_scatter_p, vary_unreduced_cast_p)
 from ._common import rule
 
 
@@ -17,5 +18,6 @@ def _unbound(prim):
 
 
 for _p in par.COLLECTIVES + (pbroadcast_p, vary_unreduced_cast_p, reduced_vary_cast_p,
-                                   preduced_p):
+                                   preduced_p, unreduced_psum_p, unreduced_reduce_scatter_p,
+                                   all_gather_reduced_p):
     rule(_p)(_unbound(_p))

@@ -5,12 +5,13 @@ from jax import lax
 from ....core.avals import ShapedArray
 from ....core.primitives import parallel as par
 from ....core.primitives.parallel_more import pbroadcast_p
-from ....core.primitives.parallel_vma import (preduced_p, reduced_vary_cast_p,
-                                                 vary_unreduced_cast_p)
+from ....core.primitives.parallel_vma import (
+    all_gather_reduced_p, preduced_p, reduced_vary_cast_p, unreduced_psum_p,
+    unreduced_reduce_scatter_p, vary_unreduced_cast_p)
 from ._common import rule
 
 
-@rule(par.psum_p, par.psum_invariant_p)
+@rule(par.psum_p, par.psum_invariant_p, unreduced_psum_p)
 def _psum(x, *, axes):
     return lax.psum(x, axes)
 
@@ -46,7 +47,7 @@ def _empty_result(x, params, prim):
     return jnp.zeros(aval.shape, x.dtype)
 
 
-@rule(par.all_gather_p)
+@rule(par.all_gather_p, all_gather_reduced_p)
 def _all_gather(x, *, axis_name, axis, tiled, axis_size):
     if x.size == 0:
         return _empty_result(x, dict(axis_name=axis_name, axis=axis, tiled=tiled,
@@ -54,7 +55,7 @@ def _all_gather(x, *, axis_name, axis, tiled, axis_size):
     return lax.all_gather(x, axis_name, axis=axis, tiled=tiled)
 
 
-@rule(par.psum_scatter_p)
+@rule(par.psum_scatter_p, unreduced_reduce_scatter_p)
 def _psum_scatter(x, *, axis_name, scatter_dimension, tiled, axis_size):
     if x.size == 0:
         return _empty_result(x, dict(axis_name=axis_name, scatter_dimension=scatter_dimension,
