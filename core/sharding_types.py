@@ -150,10 +150,11 @@ def type_outputs(prim, in_avals, out_avals, params):
         return [type_constraint(a, params[prim.layout_param]) for a in out_avals]
     typed_in = [a for a in in_avals if is_typed(a)]
     given = _given_type(params)
-    if not (typed_in or given) or prim.call_param is not None or getattr(
-            prim.sharding, "types_from_jaxprs", False):
-        return out_avals  # call-like primitives' (and cond's) avals come typed from jaxprs
+    if not (typed_in or given) or prim.call_param is not None:
+        return out_avals  # call-like primitives' avals come typed from jaxprs
     mesh = typed_in[0].sharding.mesh if typed_in else given.mesh.abstract_mesh
+    if getattr(prim.sharding, "types_from_jaxprs", False):  # cond's, loops': from jaxprs,
+        return [a if is_typed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]  # on theirs
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
