@@ -129,7 +129,7 @@ def _dynamic_slice(x, *_):
 
 
 def _operands_sets(x, *_):
-    """The first operand's sets (slices, pads, squeezes of each device's partial value)."""
+    """The first operand's sets (slices, splits, pads, squeezes of each device's partial value)."""
     return sets_of(x)
 
 
@@ -144,7 +144,7 @@ _RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate
           "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
           "stack": _concatenate, "reshape": _read_as_tuple("pspec[...]", "spec.partitions[...]"),
           "tile": _read_as_tuple("*pspec", "*spec.partitions"),
-          **dict.fromkeys(("transpose", "slice", "squeeze", "pad"), _operands_sets)}
+          **dict.fromkeys(("transpose", "slice", "split", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
 _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes=axes,
                                                                          given=given),

@@ -266,3 +266,21 @@ def test_a_backend_without_partial_values_refuses_unreduced_values(monkeypatch):
         with pytest.raises(NotImplementedError, match="this backend holds reduced values only"):
             refjax.numpy.einsum("ij,jk->ik", a, b,
                                 out_sharding=refjax.P(None, None, unreduced={"X"}))
+
+
+def test_broadcasting_size_one_dimensions_keeps_each_devices_partial_value():
+    """lax.broadcast_in_dim growing a size-1 dimension of an unreduced value, eagerly and in
+    a jit: each device broadcasts its own partial value (hand-computed: the partial products'
+    column sums [8, 10] and [24, 28]). JAX 0.10.2 broadcasts the reduced total [32, 38] on
+    every device while typing the result unreduced, so its sum counts the total twice."""
+    mesh = refjax.make_mesh((2,), ("X",), axis_types=(refjax.sharding.AxisType.Explicit,))
+    with refjax.set_mesh(mesh):
+        a, b = _operands(refjax)
+        c = refjax.numpy.einsum("ij,jk->ik", a, b, out_sharding=refjax.P(None, None, unreduced={"X"}))
+        s = refjax.lax.expand_dims(c.sum(0), (0,))
+        grow = lambda s: refjax.lax.broadcast_in_dim(s, (2, 2), (0, 1))  # noqa: E731
+        for f in (grow, refjax.jit(grow)):
+            r = f(s)
+            assert str(refjax.typeof(r)) == "float32[2,2]{U:X}"
+            assert [np.asarray(x.data).tolist() for x in r.addressable_shards] == [
+                [[8.0, 10.0], [8.0, 10.0]], [[24.0, 28.0], [24.0, 28.0]]]

@@ -5,12 +5,18 @@ from jax import lax
 from ....core import dtypes
 from ....core.primitives import elementwise as ew
 from ._common import convert, rule
+from .structural import broadcast_in_dim
 
 
 def _broadcast(*xs):
-    """lax wants equal shapes; refjax's n-ary elementwise ops let rank-0 operands broadcast."""
-    shape = max((np.shape(x) for x in xs), key=len)
-    return [x if np.shape(x) == shape else lax.broadcast_in_dim(x, shape, ()) for x in xs]
+    """lax's n-ary ops want equal shapes; refjax's (as JAX's lax) let rank-0 operands and
+    size-1 dimensions broadcast: spelled out as broadcast_in_dim (JAX's implicit broadcast of
+    an unreduced operand is a NotImplementedError)."""
+    ranked = [np.shape(x) for x in xs if np.ndim(x)]
+    shape = tuple(next((n for n in sizes if n != 1), 1) for sizes in zip(*ranked)) \
+        if ranked else ()
+    return [x if np.shape(x) == shape else broadcast_in_dim(x, shape, tuple(range(np.ndim(x))))
+            for x in xs]
 
 
 def _nary(fn):

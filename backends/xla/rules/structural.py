@@ -7,8 +7,17 @@ from ._common import out_sharding, pad, rule
 
 @rule(st.broadcast_in_dim_p)
 def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding=None):
-    return lax.broadcast_in_dim(x, shape, broadcast_dimensions,
-                                out_sharding=out_sharding(sharding))
+    return broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding(sharding))
+
+
+def broadcast_in_dim(x, shape, dims, sharding=None):
+    """lax.broadcast_in_dim with the size-1 dimensions that grow squeezed first: JAX 0.10.2
+    broadcasts those of an unreduced value from its reduced total (each device's partial
+    value lost), while a new dimension keeps each device's own."""
+    grown = [i for i, d in enumerate(dims) if x.shape[i] == 1 != shape[d]]
+    if grown:
+        x, dims = lax.squeeze(x, grown), tuple(d for i, d in enumerate(dims) if i not in grown)
+    return lax.broadcast_in_dim(x, shape, dims, out_sharding=sharding)
 
 
 @rule(st.reshape_p)
