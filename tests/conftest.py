@@ -57,6 +57,9 @@ def pytest_addoption(parser):
 # runs JAX and rewrites the recordings of the tests it ran.
 def pytest_configure(config):
     if config.getoption("record_jax") or os.environ.get(jax_recordings.RECORD_ENV) == "1":
+        if _thorough(config):  # its random examples are not the ones the default run draws
+            raise pytest.UsageError("--record-jax records what the default run compares: "
+                                    "run it without the thorough profile")
         jax_recordings.set_mode("record")
     elif _thorough(config):
         jax_recordings.set_mode("verify")
@@ -64,7 +67,7 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _jax_recording_keys(request):
-    with jax_recordings.running(request.path.stem, request.node.name):
+    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)):
         yield
 
 

@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import pathlib
+import re
 
 import jax
 import numpy as np
@@ -24,7 +25,7 @@ RECORD_ENV = "REFJAX_RECORD_JAX"
 # replay (the default run), verify (thorough) or record; set by conftest
 _mode = "replay"
 _files = {}  # module name -> its recording (as read, then as recorded)
-_recorded = set()  # modules recorded into this session
+_recorded = set()  # (module, test) recorded in this session
 _current = []  # [(module, test name, {case: calls so far})] of the running test
 live_cases = []  # (module, test, case) run on live JAX in replay mode for lack of a recording
 
@@ -57,6 +58,15 @@ def running(module, test):
         _current.pop()
 
 
+def test_key(node):
+    """A test's name without the refjax backend it runs on (JAX's side is the same on each)."""
+    callspec = getattr(node, "callspec", None)
+    backend = callspec.params.get("refjax_backend") if callspec else None
+    if not backend:
+        return node.name
+    return re.sub(rf"(?<=[\[-]){re.escape(backend)}(-|(?=\]))", "", node.name).replace("[]", "")
+
+
 def fingerprint(*parts):
     """A short digest of a case's inputs: a recording made from other inputs is not used."""
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
@@ -84,6 +94,23 @@ def recorded(case, compute, inputs="", same=None):
         raise AssertionError(f"the recording of JAX's output for {test} [{key}] in "
                              f"{_path(module)} differs from what JAX {jax.__version__} gives: "
                              f"re-record with `python -m pytest tests/{module}.py --record-jax`")
+    return value
+
+
+def on_jax(fn, *args):
+    """`fn(jax, *args)` on real JAX with its arrays as NumPy arrays, or its recording (the
+    case named by `fn`, made from the same `args`)."""
+    return recorded(fn.__name__, lambda: as_numpy(fn(jax, *args)), fingerprint(*args))
+
+
+def as_numpy(value):
+    """`value` with JAX arrays as NumPy arrays (in lists, tuples and dicts)."""
+    if isinstance(value, jax.Array):
+        return np.asarray(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_numpy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: as_numpy(v) for k, v in value.items()}
     return value
 
 
@@ -120,18 +147,21 @@ def _store(module, test, key, inputs, value):
         data.update(stamp(), entries={})
     encoded = encode(value)
     assert _equal(decode(encoded), value), f"{test} [{key}]: {value!r} does not record exactly"
-    data["entries"].setdefault(test, {})[key] = {"inputs": inputs, "value": encoded}
-    _recorded.add(module)
+    if (module, test) not in _recorded:  # a test recorded again: its old cases go
+        data["entries"][test] = {}
+    data["entries"][test][key] = {"inputs": inputs, "value": encoded}
+    _recorded.add((module, test))
 
 
 def save():
     """Write the recordings made in this session (deterministic: sorted keys, one file per
     test module)."""
     DIRECTORY.mkdir(exist_ok=True)
-    for module in sorted(_recorded):
+    modules = sorted({module for module, _ in _recorded})
+    for module in modules:
         text = json.dumps(_files[module], sort_keys=True, indent=1, ensure_ascii=False)
         _path(module).write_text(text + "\n")
-    return sorted(_recorded)
+    return modules
 
 
 # ---------------------------------------------------------------- values as JSON
