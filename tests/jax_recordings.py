@@ -231,7 +231,7 @@ def _equal(a, b):
     equal to NaN)."""
     if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
         return (type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
-                and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+                and _same_elements(a, b))
     if type(a) is not type(b):
         return False
     if isinstance(a, (list, tuple)):
@@ -241,6 +241,15 @@ def _equal(a, b):
     if isinstance(a, float) and math.isnan(a):
         return math.isnan(b)
     return a == b
+
+
+def _same_elements(a, b):
+    """NaN equal to NaN where the dtype has NaN (bfloat16 and float8 too, as floats)."""
+    if a.dtype.kind in "biuSUO":
+        return np.array_equal(a, b)
+    if a.dtype.kind not in "fc":  # ml_dtypes' floats
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return np.array_equal(a, b, equal_nan=True)
 
 
 def summary():
