@@ -15,6 +15,7 @@ import json
 import math
 import pathlib
 import re
+import types
 
 import jax
 import numpy as np
@@ -73,10 +74,27 @@ def fingerprint(*parts):
     return hashlib.sha256(repr([_part(p) for p in parts]).encode()).hexdigest()[:16]
 
 
+def of_function(fn):
+    """What a function computes from, for a fingerprint: its name, its code and the values it
+    closes over (functions among them alike; reprs without addresses or line numbers)."""
+    cells = [cell.cell_contents for cell in fn.__closure__ or ()]
+    return [fn.__qualname__, _code(fn.__code__),
+            *(of_function(c) if isinstance(c, types.FunctionType) else _text(c) for c in cells)]
+
+
+def _code(code):
+    return [code.co_code.hex(), code.co_names,
+            *(_code(c) if isinstance(c, types.CodeType) else _text(c) for c in code.co_consts)]
+
+
+def _text(value):
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
 def _part(value):
     if isinstance(value, np.ndarray):
         return value.dtype.str, value.shape, hashlib.sha256(value.tobytes()).hexdigest()
-    return value
+    return of_function(value) if isinstance(value, types.FunctionType) else _text(value)
 
 
 def recorded(case, compute, inputs="", same=None):
@@ -107,7 +125,8 @@ def recorded(case, compute, inputs="", same=None):
 def on_jax(fn, *args):
     """`fn(jax, *args)` on real JAX with its arrays as NumPy arrays, or its recording (the
     case named by `fn`, made from the same `args`)."""
-    return recorded(fn.__name__, lambda: as_numpy(fn(jax, *args)), fingerprint(*args))
+    return recorded(fn.__name__, lambda: as_numpy(fn(jax, *args)),
+                    fingerprint(*args, *of_function(fn)))
 
 
 def as_numpy(value):

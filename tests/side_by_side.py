@@ -1,7 +1,7 @@
 """Scenarios run on real JAX and on refjax side by side: each scenario is a function of the
 library (jax, jnp) returning thunks; their outcomes (value or error class and first line)
 are compared. JAX's outcomes are recorded (tests/jax_recordings.py): the default run reads
-them, keyed by the scenario's name and fingerprinted by what its closure holds."""
+them, keyed by the scenario's name and fingerprinted by its code and closure."""
 import re
 import warnings
 
@@ -10,7 +10,7 @@ import jax.numpy as real_jnp
 import numpy as np
 
 import refjax
-from jax_recordings import fingerprint, recorded
+from jax_recordings import fingerprint, of_function, recorded
 
 
 def outcome(fn):
@@ -58,14 +58,5 @@ def both(scenario):
     """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
     theirs = recorded(scenario.__qualname__,
                       lambda: [outcome(f) for f in scenario(real_jax, real_jnp)],
-                      fingerprint(*map(_text, _closure(scenario))))
+                      fingerprint(*of_function(scenario)))
     return theirs, [outcome(f) for f in scenario(refjax, refjax.numpy)]
-
-
-def _closure(fn):
-    return [cell.cell_contents for cell in fn.__closure__ or ()]
-
-
-def _text(value):
-    """A closure value's repr without the addresses of objects (the same on every run)."""
-    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
