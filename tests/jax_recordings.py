@@ -88,6 +88,8 @@ def _code(code):
 
 
 def _text(value):
+    if isinstance(value, types.ModuleType):  # not its file: the same in every checkout
+        return f"<module {value.__name__}>"
     return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
 
 
