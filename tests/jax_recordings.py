@@ -184,8 +184,9 @@ def _store(module, test, key, inputs, value):
 def save():
     """Write the recordings made in this session (deterministic: sorted keys, one file per
     test module)."""
-    DIRECTORY.mkdir(exist_ok=True)
     modules = sorted({module for module, _ in _recorded})
+    if modules:
+        DIRECTORY.mkdir(exist_ok=True)
     for module in modules:
         text = json.dumps(_files[module], sort_keys=True, indent=1, ensure_ascii=False)
         _path(module).write_text(text + "\n")
