@@ -56,7 +56,14 @@ def same(ours, theirs, ulps=4):
 
 def both(scenario):
     """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
-    theirs = recorded(scenario.__qualname__,
-                      lambda: [outcome(f) for f in scenario(real_jax, real_jnp)],
-                      fingerprint(*of_function(scenario)))
-    return theirs, [outcome(f) for f in scenario(refjax, refjax.numpy)]
+    return jax_outcomes(scenario), [outcome(f) for f in scenario(refjax, refjax.numpy)]
+
+
+def jax_outcomes(scenario, shown=None):
+    """The outcomes of scenario(real JAX), each result passed through `shown` first
+    (recorded: tests/jax_recordings.py, fingerprinted by both functions' code)."""
+    def run():
+        return [outcome(lambda f=f: shown(f()) if shown else f())
+                for f in scenario(real_jax, real_jnp)]
+    return recorded(scenario.__qualname__, run,
+                    fingerprint(*of_function(scenario), *(of_function(shown) if shown else ())))
