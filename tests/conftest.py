@@ -61,7 +61,7 @@ def pytest_configure(config):
             raise pytest.UsageError("--record-jax records what the default run compares: "
                                     "run it without the thorough profile")
         jax_recordings.set_mode("record")
-    elif _thorough(config):
+    elif _thorough(config) or os.environ.get(jax_recordings.RECORD_ENV) == "verify":
         jax_recordings.set_mode("verify")
 
 

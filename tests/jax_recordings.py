@@ -197,8 +197,8 @@ def save():
 
 
 def encode(value):
-    """`value` as JSON: lists, str-keyed dicts, str/int/bool/None and finite floats as
-    themselves; tuples, arrays, NumPy scalars, complex and non-finite floats tagged."""
+    """`value` as JSON: lists, str/int/bool/None and finite floats as themselves; tuples,
+    dicts, arrays, NumPy scalars, complex and non-finite floats tagged."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -208,18 +208,14 @@ def encode(value):
     if isinstance(value, (list, tuple)):
         items = [encode(v) for v in value]
         return items if isinstance(value, list) else {"tuple": items}
-    if isinstance(value, dict):
-        return {"dict": {_key(k): encode(v) for k, v in value.items()}}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"dict": {k: encode(v) for k, v in value.items()}}
+    if isinstance(value, dict):  # other keys: its items, in order
+        return {"items": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, (np.ndarray, np.generic)):
         return {"array": encode(value.tolist()), "dtype": str(value.dtype),
                 "shape": list(value.shape), "scalar": isinstance(value, np.generic)}
     raise TypeError(f"cannot record a {type(value).__name__}: {value!r}")
-
-
-def _key(k):
-    if not isinstance(k, str):
-        raise TypeError(f"cannot record a dict keyed by {type(k).__name__}")
-    return k
 
 
 def decode(data):
@@ -251,6 +247,7 @@ _DECODERS = {
     "complex": lambda d: complex(*d["complex"]),
     "tuple": lambda d: tuple(decode(v) for v in d["tuple"]),
     "dict": lambda d: {k: decode(v) for k, v in d["dict"].items()},
+    "items": lambda d: {decode(k): decode(v) for k, v in d["items"]},
     "array": _array,
 }
 
