@@ -52,9 +52,10 @@ def pytest_addoption(parser):
 # ---------------------------------------------------------------- recorded outputs of JAX
 #
 # Tests comparing refjax with real JAX take JAX's side from tests/recordings/ in the default
-# run (tests/jax_recordings.py: `recorded`); the thorough profile runs JAX and fails on a
-# recording that no longer equals what JAX gives; `--record-jax` (or REFJAX_RECORD_JAX=1)
-# runs JAX and rewrites the recordings of the tests it ran.
+# run (tests/jax_recordings.py: `recorded`); the thorough profile (or REFJAX_RECORD_JAX=verify,
+# on the default run's cases) runs JAX and fails on a recording that no longer equals what JAX
+# gives; `--record-jax` (or REFJAX_RECORD_JAX=1) runs JAX and rewrites the recordings of the
+# tests it runs.
 def pytest_configure(config):
     if config.getoption("record_jax") or os.environ.get(jax_recordings.RECORD_ENV) == "1":
         if _thorough(config):  # its random examples are not the ones the default run draws
