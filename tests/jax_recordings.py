@@ -79,7 +79,7 @@ def of_function(fn):
     closes over (functions among them alike; reprs without addresses or line numbers)."""
     cells = [cell.cell_contents for cell in fn.__closure__ or ()]
     return [fn.__qualname__, _code(fn.__code__),
-            *(of_function(c) if isinstance(c, types.FunctionType) else _text(c) for c in cells)]
+            *map(_part, cells)]
 
 
 def _code(code):
