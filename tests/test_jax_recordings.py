@@ -100,3 +100,21 @@ def test_recorded_is_live_outside_a_test(session):
 @pytest.mark.parametrize("case", ["a", "b"])
 def test_key_leaves_out_the_backend(request, case):
     assert rec.test_key(request.node) == f"test_key_leaves_out_the_backend[{case}]"
+
+
+def test_page_cells_that_vary_between_runs_are_passed_over(session):
+    """doc_cells.jax_cells: a cell showing something else when the page runs again (an
+    unseeded draw) is noted at recording; the thorough check passes over it, not others."""
+    from doc_cells import jax_cells
+    draws = iter(range(10))
+
+    def cells(mode, second="b"):
+        rec.set_mode(mode)
+        with rec.running("mod", "page"):
+            return jax_cells(lambda: [("src", "a"), ("src", f"draw {next(draws)}"),
+                                      ("src", second)], ("text",), str.__eq__)
+    assert cells("record") == ["a", "draw 0", "b"]
+    assert rec._entries("mod")["page"]["page"]["value"]["dict"]["volatile"] == [1]
+    assert cells("verify") == ["a", "draw 2", "b"]
+    with pytest.raises(AssertionError, match="differs from what JAX"):
+        cells("verify", "c")
