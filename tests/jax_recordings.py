@@ -75,11 +75,10 @@ def fingerprint(*parts):
 
 
 def of_function(fn):
-    """What a function computes from, for a fingerprint: its name, its code and the values it
-    closes over (functions among them alike; reprs without addresses or line numbers)."""
+    """What a function computes from, for a fingerprint: its name, its code (bytecode, names,
+    constants) and the values it closes over (functions among them alike)."""
     cells = [cell.cell_contents for cell in fn.__closure__ or ()]
-    return [fn.__qualname__, _code(fn.__code__),
-            *map(_part, cells)]
+    return [fn.__qualname__, _code(fn.__code__), *map(_part, cells)]
 
 
 def _code(code):
@@ -88,6 +87,7 @@ def _code(code):
 
 
 def _text(value):
+    """repr without objects' addresses (the same on every run)."""
     if isinstance(value, types.ModuleType):  # not its file: the same in every checkout
         return f"<module {value.__name__}>"
     return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
@@ -102,26 +102,32 @@ def _part(value):
 def recorded(case, compute, inputs="", same=None):
     """JAX's side of a comparison: `compute()` on live JAX, or its recording for this test and
     `case` (made from the same `inputs` fingerprint). Under the thorough profile both: a
-    recording that `same(recorded, live)` (default ==) rejects fails as stale."""
+    recording that `same(recorded, live)` (default: equal) rejects fails as stale."""
     if not _current:
         return compute()
     module, test, calls = _current[-1]
     key = _numbered(case, calls)
-    entry = _entries(module).get(test, {}).get(key)
-    usable = entry is not None and entry["inputs"] == inputs and _stamped(module)
+    entry = _usable(module, test, key, inputs)
+    if _mode == "replay" and entry is not None:
+        return decode(entry["value"])
     if _mode == "replay":
-        if usable:
-            return decode(entry["value"])
         live_cases.append((module, test, key))
-        return compute()
     value = compute()
     if _mode == "record":
         _store(module, test, key, inputs, value)
-    elif usable and not (same or _equal)(decode(entry["value"]), value):
+    elif _mode == "verify" and entry is not None and not (same or _equal)(
+            decode(entry["value"]), value):
         raise AssertionError(f"the recording of JAX's output for {test} [{key}] in "
                              f"{_path(module)} differs from what JAX {jax.__version__} gives: "
                              f"re-record with `python -m pytest tests/{module}.py --record-jax`")
     return value
+
+
+def _usable(module, test, key, inputs):
+    """The recorded entry for the case, if it was made from these inputs by this JAX."""
+    entry = _entries(module).get(test, {}).get(key)
+    return entry if entry is not None and entry["inputs"] == inputs and _stamped(module) \
+        else None
 
 
 def on_jax(fn, *args):
