@@ -6,6 +6,7 @@ the command-line flag wins because hypothesis' plugin loads it after this file."
 import os
 import zlib
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -22,6 +23,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 import jax  # noqa: E402
 
 jax.config.update("jax_num_cpu_devices", 8)
+
+import jax_recordings  # noqa: E402 - after the device count, which recordings are stamped with
 
 
 # ---------------------------------------------------------------- one test, every backend
@@ -41,6 +44,42 @@ def pytest_addoption(parser):
                      help="comma-separated refjax backends to run the tests marked `backends` "
                           "on (default: every backend the marker names; unmarked tests still "
                           "run: add `-m backends` to run only the marked ones)")
+    parser.addoption("--record-jax", action="store_true", default=False,
+                     help="run real JAX where tests compare with it and record its outputs "
+                          "in tests/recordings/ (also REFJAX_RECORD_JAX=1)")
+
+
+# ---------------------------------------------------------------- recorded outputs of JAX
+#
+# Tests comparing refjax with real JAX take JAX's side from tests/recordings/ in the default
+# run (tests/jax_recordings.py: `recorded`); the thorough profile (or REFJAX_RECORD_JAX=verify,
+# on the default run's cases) runs JAX and fails on a recording that no longer equals what JAX
+# gives; `--record-jax` (or REFJAX_RECORD_JAX=1) runs JAX and rewrites the recordings of the
+# tests it runs.
+def pytest_configure(config):
+    if config.getoption("record_jax") or os.environ.get(jax_recordings.RECORD_ENV) == "1":
+        if _thorough(config):  # its random examples are not the ones the default run draws
+            raise pytest.UsageError("--record-jax records what the default run compares: "
+                                    "run it without the thorough profile")
+        jax_recordings.set_mode("record")
+    elif _thorough(config) or os.environ.get(jax_recordings.RECORD_ENV) == "verify":
+        jax_recordings.set_mode("verify")
+
+
+@pytest.fixture(autouse=True)
+def _jax_recording_keys(request):
+    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)):
+        yield
+
+
+def pytest_sessionfinish(session):
+    jax_recordings.save()
+
+
+def pytest_terminal_summary(terminalreporter):
+    line = jax_recordings.summary()
+    if line:
+        terminalreporter.write_line(line)
 
 
 # ---------------------------------------------------------------- the default run's budget

@@ -11,6 +11,8 @@ import io
 import re
 import sys
 
+from jax_recordings import fingerprint, recorded, recording
+
 _CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 _DOCTEST = re.compile(r"```python\n(.*?)```", re.S)
 _DOCTEST_NAMESPACE = "import jax\nfrom jax import lax\nimport jax.numpy as jnp\nimport numpy as np"
@@ -96,6 +98,28 @@ def run_page(markdown, refjax, blocks=cells, preamble=""):
         except SyntaxError:
             results.append((source, "<syntax>"))
     return results
+
+
+def jax_cells(run, inputs, same):
+    """What each cell of a page shows on real JAX, `run()` being the page run on JAX
+    ([(source, shown)]): in the default run its recording (tests/jax_recordings.py) for the
+    running test, made from the same `inputs` (the page's text and what it runs with). A
+    recording notes the cells that show something else when the page runs again (unseeded
+    random numbers, Python ids): the thorough run's check of the recording against live JAX
+    (cell by cell with `same`) passes over those."""
+    def shown():
+        cells = [text for _, text in run()]
+        if not recording():
+            return {"cells": cells}
+        again = [text for _, text in run()]
+        return {"cells": cells, "volatile": [i for i, (a, b) in enumerate(zip(cells, again))
+                                             if a != b]}
+
+    def agrees(ours, live):
+        return len(ours["cells"]) == len(live["cells"]) and all(
+            i in ours["volatile"] or same(a, b)
+            for i, (a, b) in enumerate(zip(ours["cells"], live["cells"])))
+    return recorded("page", shown, fingerprint(*inputs), agrees)["cells"]
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Scenarios run on real JAX and on refjax side by side: each scenario is a function of the
 library (jax, jnp) returning thunks; their outcomes (value or error class and first line)
-are compared."""
+are compared. JAX's outcomes are recorded (tests/jax_recordings.py): the default run reads
+them, keyed by the scenario's name and fingerprinted by its code and closure."""
+import re
 import warnings
 
 import jax as real_jax
@@ -8,6 +10,7 @@ import jax.numpy as real_jnp
 import numpy as np
 
 import refjax
+from jax_recordings import fingerprint, of_function, recorded
 
 
 def outcome(fn):
@@ -17,7 +20,15 @@ def outcome(fn):
             warnings.simplefilter("ignore")
             return "ok", _plain(fn())
     except Exception as e:  # noqa: BLE001 - the class is what is compared
-        return type(e).__name__, str(e).split("\n")[0]
+        return type(e).__name__, _sets_sorted(str(e).split("\n")[0])
+
+
+def _sets_sorted(text):
+    """Frozensets' elements in sorted order: their printed order follows the process' string
+    hashing, which differs between the run that recorded JAX's message and the one reading it."""
+    def sort(match):
+        return "frozenset({" + ", ".join(sorted(match[1].split(", "))) + "})"
+    return re.sub(r"frozenset\(\{([^{}]*)\}\)", sort, text)
 
 
 def _plain(r):
@@ -45,5 +56,14 @@ def same(ours, theirs, ulps=4):
 
 def both(scenario):
     """scenario(jax, jnp) run on real JAX and on refjax: the two outcome lists."""
-    return [outcome(f) for f in scenario(real_jax, real_jnp)], \
-        [outcome(f) for f in scenario(refjax, refjax.numpy)]
+    return jax_outcomes(scenario), [outcome(f) for f in scenario(refjax, refjax.numpy)]
+
+
+def jax_outcomes(scenario, shown=None):
+    """The outcomes of scenario(real JAX), each result passed through `shown` first
+    (recorded: tests/jax_recordings.py, fingerprinted by both functions' code)."""
+    def run():
+        return [outcome(lambda f=f: shown(f()) if shown else f())
+                for f in scenario(real_jax, real_jnp)]
+    return recorded(scenario.__qualname__, run,
+                    fingerprint(*of_function(scenario), *(of_function(shown) if shown else ())))

@@ -5,6 +5,7 @@ import jax as real_jax
 import jax.numpy as real_jnp
 import numpy as np
 import pytest
+from jax_recordings import on_jax
 
 import refjax as jax
 import refjax.numpy as jnp
@@ -40,37 +41,52 @@ def _close(a, b, tol=2e-5):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_grad_matches_jax(name):
-    ours, theirs = composites(jnp)[name], composites(real_jnp)[name]
-    _close(jax.grad(ours)(X), real_jax.grad(theirs)(X))
-    _close(jax.jit(jax.grad(ours))(X), real_jax.grad(theirs)(X))
-    _close(jax.grad(jax.jit(ours))(X), real_jax.grad(theirs)(X))
+    ours, theirs = composites(jnp)[name], on_jax(_grad, name)
+    _close(jax.grad(ours)(X), theirs)
+    _close(jax.jit(jax.grad(ours))(X), theirs)
+    _close(jax.grad(jax.jit(ours))(X), theirs)
+
+
+def _grad(jax, name):
+    return jax.grad(composites(jax.numpy)[name])(X)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_second_derivatives_match_jax(name):
-    ours, theirs = composites(jnp)[name], composites(real_jnp)[name]
-    _close(jax.hessian(ours)(X), real_jax.hessian(theirs)(X), 1e-4)
-    v = np.ones(3, np.float32)
-    hvp = lambda f, g: g(lambda x: g(f)(x) @ v)  # noqa: E731
-    _close(hvp(ours, jax.grad)(X), hvp(theirs, real_jax.grad)(X), 1e-4)
+    (hessian, hvp), (their_hessian, their_hvp) = _second(jax, name), on_jax(_second, name)
+    _close(hessian, their_hessian, 1e-4)
+    _close(hvp, their_hvp, 1e-4)
+
+
+def _second(jax, name):
+    """The Hessian and a Hessian-vector product by grad of grad."""
+    f, v = composites(jax.numpy)[name], np.ones(3, np.float32)
+    return jax.hessian(f)(X), jax.grad(lambda x: jax.grad(f)(x) @ v)(X)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_jacobians_jvp_vjp_linearize_match_jax(name):
     ours = lambda x: composites(jnp)[name](x) * jnp.sin(x)  # noqa: E731
-    theirs = lambda x: composites(real_jnp)[name](x) * real_jnp.sin(x)  # noqa: E731
-    _close(jax.jacfwd(ours)(X), real_jax.jacfwd(theirs)(X), 1e-4)
-    _close(jax.jacrev(ours)(X), real_jax.jacrev(theirs)(X), 1e-4)
-    t = np.linspace(-1, 1, 3).astype(np.float32)
-    y, jt = jax.jvp(ours, (X,), (t,))
-    ry, rjt = real_jax.jvp(theirs, (X,), (t,))
+    jacfwd, jacrev, ry, rjt, rpulled = on_jax(_jacobians, name)
+    _close(jax.jacfwd(ours)(X), jacfwd, 1e-4)
+    _close(jax.jacrev(ours)(X), jacrev, 1e-4)
+    y, jt = jax.jvp(ours, (X,), (_T,))
     _close(y, ry)
     _close(jt, rjt, 1e-4)
     y, f_lin = jax.linearize(ours, X)
-    _close(f_lin(t), rjt, 1e-4)
+    _close(f_lin(_T), rjt, 1e-4)
     _, pullback = jax.vjp(ours, X)
-    _, rpullback = real_jax.vjp(theirs, X)
-    _close(pullback(t)[0], rpullback(t)[0], 1e-4)
+    _close(pullback(_T)[0], rpulled, 1e-4)
+
+
+_T = np.linspace(-1, 1, 3).astype(np.float32)
+
+
+def _jacobians(jax, name):
+    """JAX's jacfwd, jacrev, jvp (primal and tangent) and pullback of `name` times sin."""
+    f = lambda x: composites(jax.numpy)[name](x) * jax.numpy.sin(x)  # noqa: E731
+    return [jax.jacfwd(f)(X), jax.jacrev(f)(X), *jax.jvp(f, (X,), (_T,)),
+            jax.vjp(f, X)[1](_T)[0]]
 
 
 @dataclasses.dataclass
@@ -84,24 +100,23 @@ real_jax.tree_util.register_dataclass(Params, data_fields=["w", "b"], meta_field
 
 
 def test_grad_over_pytrees_argnums_and_aux():
-    def loss(p, x):
-        return jnp.sum(jnp.tanh(x @ p["w"] + p["b"]) ** 2), {"n": x.shape[0]}
-
-    def rloss(p, x):
-        return real_jnp.sum(real_jnp.tanh(x @ p["w"] + p["b"]) ** 2), {"n": x.shape[0]}
-
-    p = {"w": M, "b": X}
-    (val, aux), (gp, gx) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(p, M)
-    (rval, raux), (rgp, rgx) = real_jax.value_and_grad(rloss, argnums=(0, 1), has_aux=True)(p, M)
+    ours, theirs = _pytree_grads(jax), on_jax(_pytree_grads)
+    (val, aux), (rval, raux) = ours[:2], theirs[:2]
     _close(val, rval)
     assert aux == raux
-    _close(gp["w"], rgp["w"])
-    _close(gp["b"], rgp["b"])
-    _close(gx, rgx)
+    for a, b in zip(ours[2:], theirs[2:], strict=True):  # by dict, argument, dataclass field
+        _close(a, b)
+
+
+def _pytree_grads(jax):
+    jnp = jax.numpy
+
+    def loss(p, x):
+        return jnp.sum(jnp.tanh(x @ p["w"] + p["b"]) ** 2), {"n": x.shape[0]}
+    (val, aux), (gp, gx) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(
+        {"w": M, "b": X}, M)
     dp = jax.grad(lambda q: jnp.sum(q.w @ q.b))(Params(M, X))
-    rdp = real_jax.grad(lambda q: real_jnp.sum(q.w @ q.b))(Params(M, X))
-    _close(dp.w, rdp.w)
-    _close(dp.b, rdp.b)
+    return [val, aux, gp["w"], gp["b"], gx, dp.w, dp.b]
 
 
 def test_per_example_gradients_any_nesting():
@@ -111,14 +126,21 @@ def test_per_example_gradients_any_nesting():
         return (mod.tanh(x @ w) - y) ** 2
 
     ours = jax.jit(jax.vmap(jax.grad(lambda w, x, y: loss(jnp, w, x, y)), in_axes=(None, 0, 0)))
-    theirs = real_jax.vmap(real_jax.grad(lambda w, x, y: loss(real_jnp, w, x, y)),
-                           in_axes=(None, 0, 0))
-    _close(ours(X, xs, ys), theirs(X, xs, ys))
+    per_example, summed = on_jax(_per_example_grads, xs, ys)
+    _close(ours(X, xs, ys), per_example)
     _close(jax.vmap(jax.jit(jax.grad(lambda w, x, y: loss(jnp, w, x, y))), (None, 0, 0))(X, xs, ys),
-           theirs(X, xs, ys))
+           per_example)
     _close(jax.grad(lambda w: jnp.sum(jax.vmap(lambda x, y: loss(jnp, w, x, y))(xs, ys)))(X),
-           real_jax.grad(lambda w: real_jnp.sum(real_jax.vmap(
-               lambda x, y: loss(real_jnp, w, x, y))(xs, ys)))(X))
+           summed)
+
+
+def _per_example_grads(jax, xs, ys):
+    """JAX's per-example gradients and the gradient of their loss' sum."""
+    def loss(w, x, y):
+        return (jax.numpy.tanh(x @ w) - y) ** 2
+    per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(X, xs, ys)
+    return per_example, jax.grad(lambda w: jax.numpy.sum(jax.vmap(
+        lambda x, y: loss(w, x, y))(xs, ys)))(X)
 
 
 def test_closure_over_traced_values_and_python_control_flow():
@@ -221,31 +243,45 @@ def test_grad_stages_jaxs_equations_and_values(name):
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
     y = np.cos(x)
     ours = jax.grad(lambda a, b: f(jnp, a, b))
-    theirs = real_jax.grad(lambda a, b: f(real_jnp, a, b))
-    assert [e.primitive.name for e in jax.make_jaxpr(ours)(x, y).eqns] == \
-        [e.primitive.name for e in real_jax.make_jaxpr(theirs)(x, y).eqns]
-    np.testing.assert_allclose(np.asarray(jax.jit(ours)(x, y)), np.asarray(theirs(x, y)),
+    their_names, their_grad = on_jax(_staged_grad, name, x, y)
+    assert [e.primitive.name for e in jax.make_jaxpr(ours)(x, y).eqns] == their_names
+    np.testing.assert_allclose(np.asarray(jax.jit(ours)(x, y)), their_grad,
                                rtol=1e-6, atol=1e-7)
+
+
+def _staged_grad(jax, name, x, y):
+    """The primitives JAX's grad of a program stages, and its value."""
+    grad = jax.grad(lambda a, b: _GRAD_PROGRAMS[name](jax.numpy, a, b))
+    return [e.primitive.name for e in jax.make_jaxpr(grad)(x, y).eqns], grad(x, y)
 
 
 def test_has_aux_values_leave_the_differentiation_trace():
     """grad/vjp/jvp/jacfwd/jacrev with has_aux return the aux as plain values (JAX lowers them
     out of the JVP trace), eagerly, under jit, vmap and an outer grad. They used to come back
     as tracers, which then failed on use under jit."""
-    def fs(np_mod):
-        return lambda x: (np_mod.sin(x) * 3.0, {"c": np_mod.cos(x) * x})
-    programs = {
-        "grad": lambda j, f: j.grad(f, has_aux=True)(0.5)[1],
-        "vjp": lambda j, f: j.vjp(f, 0.5, has_aux=True)[2],
-        "jvp": lambda j, f: j.jvp(f, (0.5,), (1.0,), has_aux=True)[2],
-        "jit_grad": lambda j, f: j.jit(j.grad(f, has_aux=True))(0.5)[1],
-        "jit_jacfwd": lambda j, f: j.jit(lambda x: j.jacfwd(f, has_aux=True)(x)[1])(0.5),
-        "jacrev": lambda j, f: j.jacrev(f, has_aux=True)(0.5)[1],
-        "vmap_grad": lambda j, f: j.vmap(j.grad(f, has_aux=True))(j.numpy.arange(3.0))[1],
-        "grad_of_aux": lambda j, f: {"c": j.grad(lambda x: j.grad(f, has_aux=True)(x)[1]["c"])(
-            0.5)},
-    }
-    for name, prog in programs.items():
-        got, want = prog(jax, fs(jnp))["c"], prog(real_jax, fs(real_jnp))["c"]
+    theirs = on_jax(_aux_values)
+    for name, prog in _AUX_PROGRAMS.items():
+        got = prog(jax, _with_aux(jnp))["c"]
         assert isinstance(got, jax.Array), name
-        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(got, theirs[name], rtol=1e-6, err_msg=name)
+
+
+def _with_aux(np_mod):
+    return lambda x: (np_mod.sin(x) * 3.0, {"c": np_mod.cos(x) * x})
+
+
+def _aux_values(jax):
+    return {name: prog(jax, _with_aux(jax.numpy))["c"] for name, prog in _AUX_PROGRAMS.items()}
+
+
+_AUX_PROGRAMS = {
+    "grad": lambda j, f: j.grad(f, has_aux=True)(0.5)[1],
+    "vjp": lambda j, f: j.vjp(f, 0.5, has_aux=True)[2],
+    "jvp": lambda j, f: j.jvp(f, (0.5,), (1.0,), has_aux=True)[2],
+    "jit_grad": lambda j, f: j.jit(j.grad(f, has_aux=True))(0.5)[1],
+    "jit_jacfwd": lambda j, f: j.jit(lambda x: j.jacfwd(f, has_aux=True)(x)[1])(0.5),
+    "jacrev": lambda j, f: j.jacrev(f, has_aux=True)(0.5)[1],
+    "vmap_grad": lambda j, f: j.vmap(j.grad(f, has_aux=True))(j.numpy.arange(3.0))[1],
+    "grad_of_aux": lambda j, f: {"c": j.grad(lambda x: j.grad(f, has_aux=True)(x)[1]["c"])(
+        0.5)},
+}

@@ -7,6 +7,7 @@ import functools
 import jax as real_jax
 import numpy as np
 import pytest
+from jax_recordings import on_jax
 
 import refjax
 import refjax.numpy as jnp
@@ -57,7 +58,7 @@ def test_jaxprs_print_as_jax(vmap_method):
             return str(plain)
         return str(plain) + str(jax.make_jaxpr(jax.vmap(fun, in_axes=(0, None)))(
             np.arange(3.0, dtype=np.float32), np.float32(1.0)))
-    assert text(refjax) == text(real_jax)
+    assert text(refjax) == on_jax(text)
 
 
 def test_callback_gets_arrays_and_pytrees():
@@ -163,7 +164,7 @@ def test_io_callback_runs_in_order_and_under_vmap():
         ordered = [float(v) for v in f(np.float32(1.0))]
         mapped = jax.vmap(lambda x: io(record, out_type, x))(np.arange(3.0, dtype=np.float32))
         return ordered, np.asarray(mapped).tolist(), log
-    assert program(refjax) == program(real_jax)
+    assert program(refjax) == on_jax(program)
 
 
 def test_custom_jvp_makes_a_callback_differentiable():
@@ -214,7 +215,7 @@ def _callback_counts(jax_mod):
 
 
 def test_an_unused_pure_callback_does_not_run_under_jit():
-    assert _callback_counts(refjax) == _callback_counts(real_jax)
+    assert _callback_counts(refjax) == on_jax(_callback_counts)
 
 
 def test_shape_dtype_struct_like_as_jax():
@@ -227,7 +228,7 @@ def test_shape_dtype_struct_like_as_jax():
         values = [jax_mod.numpy.ones((2, 3)), 1.0, 7, np.int8(3), np.ones((2,), np.float16),
                   jax_mod.ShapeDtypeStruct((4,), np.uint8)]
         return [repr(like(v)) for v in values] + [repr(seen[0])]
-    assert likes(refjax) == likes(real_jax)
+    assert likes(refjax) == on_jax(likes)
 
 
 def _shard_map_callback_shapes(jax_mod):
@@ -252,4 +253,4 @@ def _shard_map_callback_shapes(jax_mod):
 
 
 def test_a_callback_in_shard_map_runs_once_per_device():
-    assert _shard_map_callback_shapes(refjax) == _shard_map_callback_shapes(real_jax)
+    assert _shard_map_callback_shapes(refjax) == on_jax(_shard_map_callback_shapes)

@@ -11,8 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
-from doc_cells import run_page
-from side_by_side import outcome
+from doc_cells import jax_cells, run_page
+from jax_recordings import on_jax
+from side_by_side import jax_outcomes, outcome
 from test_doc_examples import _same
 
 import jax as real_jax
@@ -159,8 +160,7 @@ def jax_typeof(r):
 
 @functools.cache
 def _jax_reshards():
-    return [outcome(lambda f=f: _typed_placed(f())) for f in
-            reshard_scenario(real_jax, real_jax.numpy)]
+    return jax_outcomes(reshard_scenario, _typed_placed)
 
 
 def test_reshard_to_a_mesh_on_other_devices_as_jax():
@@ -209,8 +209,7 @@ def _write_ref(r, x):
 
 @functools.cache
 def _jax_refs():
-    return [outcome(lambda f=f: _spec_placed(f())) for f in ref_scenario(real_jax,
-                                                                          real_jax.numpy)]
+    return jax_outcomes(ref_scenario, _spec_placed)
 
 
 def _spec_placed(r):
@@ -288,8 +287,7 @@ def test_a_reference_closed_over_on_a_mesh_stays_there():
 
 @functools.cache
 def _jax_pjit_tests():
-    return [outcome(lambda f=f: _layouts(f())) for f in
-            pjit_test_scenario(real_jax, real_jax.numpy)]
+    return jax_outcomes(pjit_test_scenario, _layouts)
 
 
 def _layouts(r):
@@ -333,8 +331,9 @@ def array_test_scenario(jax, jnp):
 
 
 def test_jax_array_tests_of_placement():
-    ours, theirs = (outcome(lambda: [outcome(f) for f in array_test_scenario(lib, lib.numpy)])
-                    for lib in (refjax, real_jax))
+    ours = outcome(lambda: [outcome(f) for f in array_test_scenario(refjax, refjax.numpy)])
+    theirs = on_jax(lambda lib: outcome(lambda: [outcome(f) for f in array_test_scenario(
+        lib, lib.numpy)]))
     assert ours == theirs
     assert ours[1][-1][0] == "RuntimeError"
 
@@ -365,8 +364,7 @@ def abstract_mesh_scenario(jax, jnp):
 
 @functools.cache
 def _jax_abstract():
-    return [outcome(lambda f=f: _typed_placed(f())) for f in
-            abstract_mesh_scenario(real_jax, real_jax.numpy)]
+    return jax_outcomes(abstract_mesh_scenario, _typed_placed)
 
 
 def test_shardings_of_abstract_meshes_as_jax():
@@ -409,11 +407,14 @@ def explicit_constraint_scenario(jax, jnp):
 
 
 def test_constraints_on_explicit_axes_are_refused_as_jax():
-    ours, theirs = (outcome(lambda: [outcome(lambda f=f: _typed_placed(f())) for f in
-                                     explicit_constraint_scenario(lib, lib.numpy)])
-                    for lib in (refjax, real_jax))
+    ours, theirs = _constrained(refjax), on_jax(_constrained)
     assert ours == theirs
     assert [c for c, _ in ours[1]].count("ValueError") == 4
+
+
+def _constrained(lib):
+    return outcome(lambda: [outcome(lambda f=f: _typed_placed(f())) for f in
+                            explicit_constraint_scenario(lib, lib.numpy)])
 
 
 @pytest.mark.backends()  # refused before anything runs
@@ -456,7 +457,7 @@ def test_device_put_inside_jit_is_staged_as_jax():
 
 
 def test_committed_inputs_on_different_device_sets_are_refused_as_jax():
-    theirs = [outcome(f) for f in refused_scenario(real_jax, real_jax.numpy)]
+    theirs = jax_outcomes(refused_scenario)
     ours = [outcome(f) for f in refused_scenario(refjax, refjax.numpy)]
     assert all(c == "ValueError" for c, _ in theirs)
     assert ours[:-1] == theirs[:-1]
@@ -474,7 +475,7 @@ def _jax_accepts():
     to Execute() as argument 0 to replica 0 is on device cpu:2, but replica is assigned to
     device cpu:0") when a jit with in_shardings is called a second time with arguments
     committed elsewhere; refjax moves them on every call (tested below)."""
-    return [outcome(lambda f=f: _placed(f())) for f in accepted_scenario(real_jax, real_jax.numpy)]
+    return jax_outcomes(accepted_scenario, _placed)
 
 
 def test_what_jax_accepts_runs_and_is_placed_as_jax():
@@ -572,7 +573,11 @@ def test_placement_page_with_jax_default_axis_types_shows_what_jax_shows():
     page = open(PLACEMENT).read()
     with refjax.config.override(refjax_make_mesh_axis_types="explicit"), refjax.set_mesh(None):
         ours = run_page(page, refjax=True)
+    theirs = jax_cells(lambda: _on_jax(page), (page,), _same)
+    assert [i for i, ((_, a), b) in enumerate(zip(ours, theirs)) if not _same(a, b)] == []
+    assert "ValueError" in theirs[10]
+
+
+def _on_jax(page):
     with real_jax.set_mesh(None):
-        theirs = run_page(page, refjax=False)
-    assert [i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)] == []
-    assert "ValueError" in theirs[10][1]
+        return run_page(page, refjax=False)

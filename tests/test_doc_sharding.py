@@ -8,7 +8,7 @@ import os
 
 import jax
 import pytest
-from doc_cells import run_page
+from doc_cells import jax_cells, run_page
 from test_doc_examples import _same
 
 import refjax
@@ -36,10 +36,14 @@ def _differing_cells(path, drop=()):
     # set_mesh(None) context, whose exit restores the empty mesh for the tests that follow.
     with refjax.config.override(refjax_make_mesh_axis_types="explicit"), refjax.set_mesh(None):
         ours = run_page(page, refjax=True)
-    with jax.set_mesh(None):
-        theirs = run_page(page, refjax=False)
+    theirs = jax_cells(lambda: _on_jax(page), (page,), _same)
     assert all(shown != "<syntax>" for _, shown in ours)
-    return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+    return {i for i, ((_, a), b) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+
+
+def _on_jax(page):
+    with jax.set_mesh(None):
+        return run_page(page, refjax=False)
 
 
 # About 40 s (JAX compiles the page's many programs): the thorough profile's, as its successor

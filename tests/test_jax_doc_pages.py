@@ -29,7 +29,7 @@ import sys
 
 import jax
 import pytest
-from doc_cells import cells, python_blocks, run_page
+from doc_cells import cells, jax_cells, python_blocks, run_page
 from test_doc_examples import _same
 
 import refjax
@@ -197,13 +197,18 @@ def differing_cells(path, blocks=cells, preamble="", stdin=""):
     page = open(path).read()
     with _options_kept(refjax), _options_kept(jax):
         with _reading(stdin):
-            ours = run_page(page, True, blocks, preamble)
-        with _reading(stdin):
-            theirs = run_page(page, False, blocks, preamble)
+            ours = [shown for _, shown in run_page(page, True, blocks, preamble)]
+        theirs = jax_cells(lambda: _on_jax(page, blocks, preamble, stdin),
+                           (page, blocks.__name__, preamble, stdin), _same)
     # a cell refjax's imports made unparsable; a plain page's `def f(...)` is neither's
     assert all(a != "<syntax>" or b == a and blocks is python_blocks
-               for (_, a), (_, b) in zip(ours, theirs))
-    return {i for i, ((_, a), (_, b)) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+               for a, b in zip(ours, theirs))
+    return {i for i, (a, b) in enumerate(zip(ours, theirs)) if not _same(a, b)}
+
+
+def _on_jax(page, blocks, preamble, stdin):
+    with _options_kept(jax), _reading(stdin):
+        return run_page(page, False, blocks, preamble)
 
 
 @contextlib.contextmanager

@@ -4,6 +4,7 @@ import functools
 
 import numpy as np
 import pytest
+from jax_recordings import on_jax
 
 import jax
 import refjax
@@ -119,7 +120,12 @@ def _loss(rnd, key, name):
 
 @functools.cache
 def _jax_sampler(name):
-    """JAX's samples and gradients (computed once for both backends: JAX compiles slowly)."""
+    """JAX's samples and gradients (computed once for both backends: JAX compiles slowly;
+    recorded: tests/jax_recordings.py)."""
+    return on_jax(_sampled, name)
+
+
+def _sampled(jax, name):
     key, args = jax.random.PRNGKey(7), _shape_args(name)
     grads = jax.grad(_loss(jax.random, key, name), tuple(range(len(args))))(*args)
     return np.asarray(getattr(jax.random, name)(key, *args)), [np.asarray(g) for g in grads]

@@ -29,6 +29,7 @@ import jax.sharding as jsh
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from jax_recordings import fingerprint, recorded
 
 import refjax
 import refjax.numpy as rnp
@@ -819,6 +820,10 @@ def _smap_input(case, mesh, x, data):
     return refjax.device_put(x, NamedSharding(mesh, spec))
 
 
+def _value_and_layout(a):
+    return np.asarray(a), layout(a)
+
+
 def _grad_fn(f, ct):
     return lambda x: (f(x) * ct).sum()
 
@@ -835,12 +840,13 @@ def test_random_shard_maps_agree_across_backends_and_with_jax(data):
     xs = rng.normal(size=(2,) + shape).astype(np.float32)
 
     jf = _real_smap(case, mesh)
-    want = jf(x)
+    want, want_layout = recorded("out", lambda: _value_and_layout(jf(x)), fingerprint(case, x))
     out_sharding = NamedSharding(mesh, _spec(case.out_dims))
-    assert layout(want) == expected_layout(out_sharding, want.shape)
+    assert want_layout == expected_layout(out_sharding, want.shape)
     differentiable = not any(op[0] == "pmax" for op in case.ops)  # JAX: no pmax JVP
     ct = rng.normal(size=want.shape).astype(np.float32)
-    want_grad = real_jax.grad(_grad_fn(jf, ct))(x) if differentiable else None
+    want_grad = recorded("grad", lambda: np.asarray(real_jax.grad(_grad_fn(jf, ct))(x)),
+                         fingerprint(case, x, ct)) if differentiable else None
 
     results = {}
     for name in BACKENDS:
@@ -857,7 +863,7 @@ def test_random_shard_maps_agree_across_backends_and_with_jax(data):
             out = outs[kind]
             close(out, want)
             assert out.sharding.is_equivalent_to(out_sharding, out.ndim), (name, kind)
-            assert layout(out) == layout(want), (name, kind)
+            assert layout(out) == want_layout, (name, kind)
             check_shards(out)
         if want_grad is not None:
             close(outs["grad"], want_grad, tol=1e-3)

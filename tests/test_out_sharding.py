@@ -11,6 +11,7 @@ real_jax.config.update("jax_num_cpu_devices", 8)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from jax_recordings import on_jax  # noqa: E402
 
 import refjax  # noqa: E402
 
@@ -27,9 +28,9 @@ def mesh(lib, kind=EXPLICIT, shape=(4, 2), names=("x", "y")):
 
 
 def layout(a):
-    """device id -> index slices as (start, stop) pairs."""
-    return {s.device.id: tuple(sl.indices(d)[:2] for sl, d in zip(s.index, a.shape))
-            for s in a.addressable_shards}
+    """(device id, index slices as (start, stop) pairs), by device id."""
+    return sorted((s.device.id, tuple(sl.indices(d)[:2] for sl, d in zip(s.index, a.shape)))
+                  for s in a.addressable_shards)
 
 
 def described(a):
@@ -42,19 +43,25 @@ def described(a):
 
 
 def assert_same(ours, theirs, rtol=0.0, name="", atol=0.0):
-    (v1, *rest1), (v2, *rest2) = described(ours), described(theirs)
+    """`ours` (an array) is described as JAX's (`theirs`, a description) says."""
+    (v1, *rest1), (v2, *rest2) = described(ours), theirs
     assert rest1 == rest2, name
     assert v1.dtype == v2.dtype, name
     np.testing.assert_allclose(v1, v2, rtol=rtol, atol=atol, err_msg=name)
 
 
 def run_both(call, kind=EXPLICIT, jit=False):
-    """call(lib) under jax.set_mesh(the (4, 2) mesh) in refjax and JAX."""
-    outs = []
-    for lib in (refjax, real_jax):
+    """call(lib) under jax.set_mesh(the (4, 2) mesh): refjax's result and the description of
+    JAX's."""
+    def run(lib):
         with lib.set_mesh(mesh(lib, kind)):
-            outs.append(lib.jit(lambda: call(lib))() if jit else call(lib))
-    return outs
+            return lib.jit(lambda: call(lib))() if jit else call(lib)
+    return both_described(run)
+
+
+def both_described(call):
+    """call(refjax), and the description of call(real JAX) (recorded: jax_recordings.py)."""
+    return call(refjax), on_jax(lambda lib: described(call(lib)))
 
 
 def _named(lib, *spec):
@@ -227,8 +234,8 @@ def test_device_matches_jax(jit):
     for name, call in DEVICE.items():
         if jit and name in _NOT_UNDER_JIT:
             continue
-        ours, theirs = [lib.jit(lambda: call(lib))() if jit else call(lib)
-                        for lib in (refjax, real_jax)]
+        ours, theirs = both_described(lambda lib: lib.jit(lambda: call(lib))() if jit
+                                      else call(lib))
         assert_same(ours, theirs, _RTOL.get(name, 0.0), name)
 
 
@@ -257,14 +264,14 @@ def test_array_api_device_arguments_match_jax():
                        lambda lib: lib.NamedSharding(mesh(lib, AUTO), lib.P("x"))):
             if name == "from_dlpack" and not hasattr(target(refjax), "device"):
                 continue  # one device only: the error is compared below
-            ours, theirs = [call(lib, target(lib)) for lib in (refjax, real_jax)]
+            ours, theirs = both_described(lambda lib: call(lib, target(lib)))
             # rfftfreq divides by 14: XLA's division by a constant is 1 ulp off at some points
             assert_same(ours, theirs, rtol=2e-7 if name == "rfftfreq" else 0.0, name=name)
     for lib_call in (lambda lib: lib.jit(lambda: lib.numpy.fft.fftfreq(8, device=lib.devices()[5]))(),
                      lambda lib: lib.jit(lambda v: lib.numpy.astype(v, lib.numpy.int32,
                                                                     device=lib.devices()[5]))(
                          np.arange(8.0, dtype=np.float32))):
-        ours, theirs = [lib_call(lib) for lib in (refjax, real_jax)]
+        ours, theirs = both_described(lib_call)
         assert_same(ours, theirs)
 
 
@@ -313,14 +320,14 @@ def test_like_functions_keep_the_layout_of_their_argument_as_jax():
     argument is, when the shape is the same (or the argument is replicated), as JAX's."""
     for kind, spec in ((AUTO, ("x", "y")), (EXPLICIT, ("x", None)), (AUTO, ()), (AUTO, None)):
         for name, call in LIKE.items():
-            ours, theirs = [call(lib, _x(lib, kind, spec)) for lib in (refjax, real_jax)]
+            ours, theirs = both_described(lambda lib: call(lib, _x(lib, kind, spec)))
             assert_same(ours, theirs, name=f"{name} on {kind} {spec}")
 
 
 def test_lax_full_like_sharding_as_jax():
     s = lambda lib: lib.NamedSharding(mesh(lib, AUTO), lib.P("y"))  # noqa: E731
-    ours, theirs = [lib.lax.full_like(np.ones(8, np.float32), 2.0, sharding=s(lib))
-                    for lib in (refjax, real_jax)]
+    ours, theirs = both_described(lambda lib: lib.lax.full_like(np.ones(8, np.float32), 2.0,
+                                                                sharding=s(lib)))
     assert_same(ours, theirs)
 
 
@@ -345,10 +352,10 @@ def test_lax_full_matches_jax():
     assert list(inspect.signature(refjax.lax.full).parameters) == \
         list(inspect.signature(real_jax.lax.full).parameters)
     for name, call in LAX_FULL.items():
-        ours, theirs = [call(lib) for lib in (refjax, real_jax)]
+        ours, theirs = both_described(call)
         assert_same(ours, theirs, name=name)
     bad = lambda lib: lib.lax.full((3,), np.ones(2))  # noqa: E731
-    assert _error(refjax, bad) == _error(real_jax, bad)
+    assert _error(refjax, bad) == _jax_error(bad)
 
 
 # ---------------------------------------------------------------- errors
@@ -363,6 +370,11 @@ def _error(lib, call, kind=None):
         text = re.sub(r"^[\w.]+: ", "", str(e).split(" This error occurs at source")[0])
         return type(e).__name__, re.sub(r"<class '[\w.]+'>", "<class>", text)
     return None
+
+
+def _jax_error(call, kind=None):
+    """_error on real JAX (recorded: jax_recordings.py)."""
+    return on_jax(_error, call, kind)
 
 
 ERRORS = {
@@ -392,7 +404,7 @@ _CLASS_ONLY = {"linspace takes no out_sharding"}
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_jax(name):
     kind, call = ERRORS[name]
-    ours, theirs = _error(refjax, call, kind), _error(real_jax, call, kind)
+    ours, theirs = _error(refjax, call, kind), _jax_error(call, kind)
     assert theirs is not None and ours is not None
     assert ours[0] == theirs[0]
     if name not in _CLASS_ONLY:
@@ -409,8 +421,8 @@ def test_explicit_layout_without_a_mesh_is_refused_as_jax_refuses_it():
             call(lib)
     # On Auto axes only a replicated spec is allowed, and needs no placement: both give an
     # unsharded array.
-    ours, theirs = [lib.numpy.zeros(4, out_sharding=lib.NamedSharding(mesh(lib, AUTO), lib.P()))
-                    for lib in (refjax, real_jax)]
+    ours, theirs = both_described(lambda lib: lib.numpy.zeros(4, out_sharding=lib.NamedSharding(
+        mesh(lib, AUTO), lib.P())))
     assert_same(ours, theirs)
 
 
@@ -440,20 +452,21 @@ def test_shard_map_infers_in_specs_over_a_subset_of_axes_as_jax():
     """With axis_names a subset of an Explicit mesh's axes, each argument's inferred in_spec
     is its type's spec reduced to those axes (JAX's _manual_spec)."""
     for names, out in (({"x"}, ("x",)), ({"y"}, (None, "y"))):
-        results = []
-        for lib in (refjax, real_jax):
-            with lib.set_mesh(mesh(lib)):
-                x = _sharded_input(lib)
-                results.append(lib.shard_map(lambda a: a * 2 + 1, out_specs=lib.P(*out),
-                                             axis_names=names)(x))
-                # given in_specs naming only the manual axes: JAX checks them against the
-                # type only when every mesh axis goes manual
-                results.append(lib.shard_map(lambda a: a * 2 + 1, in_specs=lib.P(*out),
-                                             out_specs=lib.P(*out), axis_names=names)(x))
         # refjax's result keeps the out_specs' layout; JAX's type keeps the non-manual axis
         # of the argument too (P('x', 'y') for both): a difference of layout only.
-        for ours, theirs in zip(results[:2], results[2:]):
-            np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+        ours, theirs = _over_a_subset(refjax, names, out), on_jax(_over_a_subset, names, out)
+        for a, b in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _over_a_subset(lib, names, out):
+    with lib.set_mesh(mesh(lib)):
+        x = _sharded_input(lib)
+        # given in_specs naming only the manual axes: JAX checks them against the type only
+        # when every mesh axis goes manual
+        return [lib.shard_map(lambda a: a * 2 + 1, out_specs=lib.P(*out), axis_names=names)(x),
+                lib.shard_map(lambda a: a * 2 + 1, in_specs=lib.P(*out), out_specs=lib.P(*out),
+                              axis_names=names)(x)]
 
 
 def test_shard_map_refuses_a_spec_it_cannot_reduce_as_jax():
@@ -491,9 +504,8 @@ def test_shard_map_infers_in_specs_from_a_traced_values_type():
 def test_shard_map_without_in_specs_inside_jit_as_jax():
     """jit's arguments are typed on Explicit axes, so shard_map infers its in_specs inside a
     real jit call as JAX 0.10 does: values, type and layout as JAX's."""
-    outs = []
-    for lib in (refjax, real_jax):
+    def call(lib):
         with lib.set_mesh(mesh(lib)):
             x = _sharded_input(lib)
-            outs.append(lib.jit(lib.shard_map(lambda a: a * 2, out_specs=lib.P("x", "y")))(x))
-    assert_same(*outs)
+            return lib.jit(lib.shard_map(lambda a: a * 2, out_specs=lib.P("x", "y")))(x)
+    assert_same(*both_described(call))

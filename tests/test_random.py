@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 import pytest
+from jax_recordings import as_numpy, fingerprint, recorded
 from hypothesis import given, settings, strategies as st
 
 import jax
@@ -138,7 +139,12 @@ def jax_draws(which, key, *args):
     uniform floats compiled as JAX compiles them, the rest (exact integers, or floats through
     transcendental functions that are compared to ulps anyway) compiled fast."""
     on = jax.config.jax_enable_x64
-    return {**_jax_bundle(which, False, on)(key, *args), **_jax_bundle(which, True, on)(key, *args)}
+
+    def draw():
+        return as_numpy({**_jax_bundle(which, False, on)(key, *args),
+                         **_jax_bundle(which, True, on)(key, *args)})
+    # recorded (tests/jax_recordings.py): compiling the bundles is most of these tests' time
+    return recorded(which, draw, fingerprint(which, on, np.asarray(key), *args))
 
 
 def check_draws(actual, expected, on=False):

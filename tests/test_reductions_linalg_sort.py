@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
+from jax_recordings import as_numpy, fingerprint, of_function, recorded
 from hypothesis import given, settings, strategies as hst
 from jax import lax as jlax
 from jax._src.lax.lax import _convert_element_type as _jax_convert  # weak arrays, tests only
@@ -360,7 +361,9 @@ def _close(ours, theirs):
 def test_jvp_matches_jax(case, seed):
     f_rj, f_jx, args = case
     tangents = [_values(seed + i, a.shape, F32) for i, a in enumerate(args)]
-    _close(refjax.jvp(f_rj, args, tangents), jax.jvp(f_jx, args, tangents))
+    _close(refjax.jvp(f_rj, args, tangents), recorded(
+        "jvp", lambda: as_numpy(jax.jvp(f_jx, args, tangents)),
+        fingerprint(of_function(f_jx), args, tangents)))
 
 
 @both_backends
@@ -368,11 +371,16 @@ def test_jvp_matches_jax(case, seed):
 @given(differentiable_cases(), seeds)
 def test_vjp_matches_jax(case, seed):
     f_rj, f_jx, args = case
-    out, pullback = jax.vjp(f_jx, *args)
-    cts = jax.tree.map(lambda o: _values(seed, o.shape, F32), out)
+    def cotangents(out):
+        return jax.tree.map(lambda o: _values(seed, o.shape, F32), out)
+
+    def on_jax():
+        out, pullback = jax.vjp(f_jx, *args)
+        return as_numpy((out, pullback(cotangents(out))))
+    out, pulled = recorded("vjp", on_jax, fingerprint(of_function(f_jx), args, seed))
     ours_out, ours_pullback = refjax.vjp(f_rj, *args)
     _close(ours_out, out)
-    _close(ours_pullback(cts), pullback(cts))
+    _close(ours_pullback(cotangents(out)), pulled)
 
 
 @both_backends

@@ -5,6 +5,7 @@ jaxpr text)."""
 import jax as real_jax
 import numpy as np
 import pytest
+from jax_recordings import on_jax
 from test_explicit_sharding import put, same_as_jax
 
 import refjax
@@ -134,7 +135,7 @@ def test_printed_jit_equations_name_the_context_mesh():
             with lib.set_mesh(lib.make_mesh((2, 4), ("x", "y"), axis_types=kinds)):
                 texts += [lib.make_jaxpr(f)(x) for f in fs]
         return [str(t) for t in texts + [lib.make_jaxpr(g)(x)]]
-    ours, theirs = program(refjax), program(real_jax)
+    ours, theirs = program(refjax), on_jax(program)
     assert ours == theirs
     assert "ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))" in ours[2]
     assert ours[4].count("ctx_mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))") == 2
@@ -231,7 +232,7 @@ def test_auto_pcast_off_refuses_operands_varying_differently():
                 except ValueError as e:
                     shown.append(str(e))
         return shown + [np.asarray(add(x, b)).tolist()]
-    ours, theirs = program(refjax), program(real_jax)
+    ours, theirs = program(refjax), on_jax(program)
     assert ours == theirs
     assert ours[:3] == [True, True, False] and ours[3].startswith("Primitive add requires")
 
@@ -303,4 +304,4 @@ def _manual_axis_types(j):
 
 @pytest.mark.backends()
 def test_manual_axis_type_and_abstract_device_as_jax():
-    assert _manual_axis_types(refjax) == _manual_axis_types(real_jax)
+    assert _manual_axis_types(refjax) == on_jax(_manual_axis_types)

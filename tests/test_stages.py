@@ -8,6 +8,7 @@ import re
 import jax as real_jax
 import numpy as np
 import pytest
+from jax_recordings import on_jax
 
 import refjax
 from jax_compare import assert_same_error, outcome
@@ -64,7 +65,7 @@ def test_donations_as_jax():
         stages = [fun.trace(*args, **kwargs) for fun, args, kwargs in calls]
         stages += [s.lower() for s in stages[:4]]
         return [(repr(s.args_info), s.donate_argnums) for s in stages + [stages[-1].compile()]]
-    assert run(refjax) == run(real_jax)
+    assert run(refjax) == on_jax(run)
 
 
 def test_compiled_places_its_arguments_as_jax():
@@ -85,7 +86,7 @@ def test_compiled_places_its_arguments_as_jax():
                  (on_default, (jnp.ones(8),))]
         return [outcome(lambda: compiled(*args), lambda r: (repr(r.sharding), r.tolist()))
                 for compiled, args in calls]
-    assert run(refjax) == run(real_jax)
+    assert run(refjax) == on_jax(run)
 
 
 def test_out_info_as_jax():
@@ -101,7 +102,7 @@ def test_out_info_as_jax():
         return [repr(traced.out_info), repr(lowered.out_info),
                 re.sub(r", format=Layout\(major_to_minor=\([^)]*\), tiling=\([^)]*\), "
                        r"sub_byte_element_size_in_bits=\d+\)", "", repr(lowered.compile().out_info))]
-    assert run(refjax) == run(real_jax)
+    assert run(refjax) == on_jax(run)
 
 
 @pytest.mark.parametrize("args", [
@@ -137,7 +138,7 @@ def test_compiled_names_nested_and_keyword_arguments_as_jax():
             except TypeError as e:
                 outs.append(str(e))
         return outs
-    assert run(refjax) == run(real_jax)
+    assert run(refjax) == on_jax(run)
 
 
 def test_compiled_rejects_another_structure_as_jax():
