@@ -21,6 +21,9 @@ import jax
 import numpy as np
 
 DIRECTORY = pathlib.Path(__file__).parent / "recordings"
+# JAX's messages name the test files' paths: recorded relative to the checkout, so that a
+# recording made in one clone reads back in another
+_ROOT, _MARK = f"{pathlib.Path(__file__).resolve().parent.parent}/", "<checkout>/"
 RECORD_ENV = "REFJAX_RECORD_JAX"
 
 # replay (the default run), verify (thorough) or record; set by conftest
@@ -205,9 +208,12 @@ def save():
 
 
 def encode(value):
-    """`value` as JSON: lists, str/int/bool/None and finite floats as themselves; tuples,
-    dicts, arrays, NumPy scalars, complex and non-finite floats tagged."""
-    if value is None or isinstance(value, (bool, int, str)):
+    """`value` as JSON: lists, str (paths in this checkout relative to it), int/bool/None and
+    finite floats as themselves; tuples, dicts, arrays, NumPy scalars, complex and non-finite
+    floats tagged."""
+    if isinstance(value, str):
+        return value.replace(_ROOT, _MARK)
+    if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"float": repr(value)}
@@ -230,6 +236,8 @@ def decode(data):
     """The value `encode` made `data` from."""
     if isinstance(data, list):
         return [decode(v) for v in data]
+    if isinstance(data, str):
+        return data.replace(_MARK, _ROOT)
     if not isinstance(data, dict):
         return data
     tag = "array" if "array" in data else next(iter(data))

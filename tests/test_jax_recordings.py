@@ -52,6 +52,20 @@ def _replayed(compute_value, inputs="i", test="t"):
     return value, len(calls)
 
 
+def test_paths_in_this_checkout_are_recorded_relative_to_it():
+    """JAX's messages name the test files' paths: a recording made in one clone of the
+    repository reads back in another (CI runs in a fresh clone)."""
+    here = f"{rec.pathlib.Path(rec.__file__).resolve().parent}/test_x.py:3 (f)"
+    stored = json.loads(json.dumps(rec.encode(("at " + here, ["/elsewhere/test_x.py"]))))
+    assert stored == {"tuple": ["at <checkout>/tests/test_x.py:3 (f)", ["/elsewhere/test_x.py"]]}
+    rec._ROOT, root = "/another/clone/", rec._ROOT
+    try:
+        assert rec.decode(stored) == ("at /another/clone/tests/test_x.py:3 (f)",
+                                      ["/elsewhere/test_x.py"])
+    finally:
+        rec._ROOT = root
+
+
 def test_recorded_replayed_for_the_same_inputs_and_jax_only(session):
     rec.set_mode("record")
     assert _replayed((1, np.float32(2))) == ((1, np.float32(2)), 1)
