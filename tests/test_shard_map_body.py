@@ -4,27 +4,18 @@ types of its values, lax.axis_size and axis_index; jax.debug.inspect_array_shard
 visualize_array_sharding inside loop and cond bodies and partially manual shard_map bodies
 (called back when the program is compiled, with the layout the value has); empty arrays'
 pieces; and the transformations (jvp, transpose) in XLA's op names of a gradient."""
-import contextlib
 import functools
-import io
 import re
 
 import jax as real_jax
 import numpy as np
 import pytest
 from side_by_side import both, outcome
+from test_shard_map_eager import printed
 
 import refjax
 
 pytestmark = pytest.mark.backends("numpy_ref", "xla")
-
-
-def printed(fn):
-    """(what fn printed, its outcome)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        result = outcome(fn)
-    return out.getvalue(), result
 
 
 def _show(jax, tag):
