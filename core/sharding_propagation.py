@@ -2,6 +2,7 @@
 its outputs'. The rules ARE the specification of layouts; both backends place outputs as
 they say. This module holds the pass over a jaxpr and the rule shapes families share."""
 import math
+import threading
 
 from . import jaxpr as jx
 from .config import config, default_device_id
@@ -113,7 +114,7 @@ def dividing_prefix(entry, size):
     layout of a static slice: 6 rows of ('x', 'y') on a 2x4 mesh stay on 'x')."""
     axes, kept, parts = axes_of(entry), [], 1
     for a in axes:
-        parts *= _RULE_MESH[-1].shape[a]
+        parts *= _RULE_MESH.stack[-1].shape[a]
         if size % parts:
             break
         kept.append(a)
@@ -122,14 +123,19 @@ def dividing_prefix(entry, size):
     return tuple(kept) if len(kept) > 1 else kept[0] if kept else None
 
 
-# The mesh propagate_eqn runs a rule on (rules needing axis sizes on Auto axes read it).
-_RULE_MESH = []
+class _RuleMesh(threading.local):
+    """The meshes propagate_eqn runs rules on, innermost last (rules needing axis sizes on
+    Auto axes read it); per thread, as two threads may propagate at once."""
+    stack = ()
+
+
+_RULE_MESH = _RuleMesh()
 
 
 def jaxpr_specs(closed, in_specs):
     """Auto propagation through a control-flow primitive's jaxpr: its outputs' specs given
     its inputs', on the mesh being propagated (None for an output laid out elsewhere)."""
-    mesh = _RULE_MESH[-1]
+    mesh = _RULE_MESH.stack[-1]
     outs = propagate_jaxpr(closed, [to_sharding(s, mesh) for s in in_specs], mesh)
     return [spec_of(o, a.ndim) if _on(o, mesh) else None
             for o, a in zip(outs, closed.out_avals)]
@@ -271,13 +277,13 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, fo
         return [single_device(in_shardings)] * len(out_avals)
     specs = [spec_of(s, len(a.shape)) if _on(s, mesh) else replicated(a)
              for s, a in zip(in_shardings, in_avals)]
-    _RULE_MESH.append(mesh)
+    outer, _RULE_MESH.stack = _RULE_MESH.stack, _RULE_MESH.stack + (mesh,)
     try:
         out_specs = [with_type(s, a) for s, a in
                      zip(_apply_rule(prim, specs, in_avals, out_avals, params, folded),
                          out_avals)]
     finally:
-        _RULE_MESH.pop()
+        _RULE_MESH.stack = outer
     kind = _memory_kind(in_shardings)
     return [_on_type_mesh(a, mesh, home) or to_sharding(s, mesh, kind, sets_of(a)[1])
             for s, a in zip(out_specs, out_avals)]
