@@ -153,8 +153,10 @@ def type_outputs(prim, in_avals, out_avals, params):
     if not (typed_in or given) or prim.call_param is not None:
         return out_avals  # call-like primitives' avals come typed from jaxprs
     mesh = typed_in[0].sharding.mesh if typed_in else given.mesh.abstract_mesh
-    if getattr(prim.sharding, "types_from_jaxprs", False):  # cond's, loops': from jaxprs,
-        return [a if is_typed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]  # on theirs
+    if getattr(prim.sharding, "types_from_jaxprs", False):
+        # cond's and loops' results keep the types (and meshes) their jaxprs give them; one
+        # a jaxpr left untyped (a shard_map's P() result) is replicated, as JAX's join types it
+        return [a if is_typed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]
     _check_one_mesh(prim, typed_in, mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
