@@ -144,3 +144,51 @@ def test_grad_jaxprs_are_jaxs():
     for name, expected in _closed_forms(x, w).items():
         for v, e in zip(values[name], expected, strict=True):
             np.testing.assert_allclose(v, e, rtol=2e-5, atol=1e-6)
+
+
+def _in_scans(jax, jnp):
+    """vjp and linearize of shard_maps inside scans and fori_loops: JAX's scan partial
+    evaluation hoists each shard_map's loop-invariant known part out of the loop (an empty
+    shard_map when no input is loop-invariant)."""
+    mesh, _ = _programs(jax, jnp, _auto)
+    P, lax = jax.P, jax.lax
+    sm = partial(jax.shard_map, mesh=mesh)
+    own = sm(lambda b: jnp.sin(b) * b, in_specs=P("x"), out_specs=P("x"))
+    mixed = sm(lambda w, c: jnp.sin(w) * jnp.cos(c), in_specs=(P(), P("x")), out_specs=P("x"))
+
+    def scanned(x):
+        return jnp.sum(lax.scan(lambda c, _: (own(c), None), x, None, length=2)[0])
+
+    def fori(x):
+        return jnp.sum(lax.fori_loop(0, 2, lambda i, c: own(c), x))
+
+    def invariant(x, w):  # sin(w) is hoisted: a known shard_map before the loop
+        return jnp.sum(lax.scan(lambda c, _: (mixed(w, c), None), x, None, length=2)[0])
+
+    x, w = jnp.arange(4.0) + 1, jnp.arange(2.0) + 0.5
+    printed = [str(jax.make_jaxpr(lambda *a, f=f: jax.vjp(f, *a)[1](1.0))(*args))
+               for f, args in ((scanned, (x,)), (fori, (x,)), (invariant, (x, w)))]
+    printed.append(str(jax.make_jaxpr(
+        lambda x, w: jax.linearize(invariant, x, w)[1](x, w))(x, w)))
+    if jax is not refjax:  # (JAX would compile each)
+        return printed, None
+    return printed, [jax.vjp(f, *a)[1](1.0) for f, a in ((scanned, (x,)), (invariant, (x, w)))]
+
+
+def test_scan_jaxprs_are_jaxs():
+    """vjp and linearize of shard_maps in scans and fori_loops print as JAX's (the hoisted
+    known shard_maps included), and the gradients are the closed forms'."""
+    (ours, values), (theirs, _) = _in_scans(refjax, rjnp), _in_scans(real_jax, real_jnp)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a == b
+    assert sum("in_specs=()" in p for p in ours) == 2  # the empty hoisted shard_maps
+    x, w = np.arange(4.0, dtype=np.float32) + 1, np.arange(2.0, dtype=np.float32) + 0.5
+    step, dstep = np.sin(x) * x, np.cos(x) * x + np.sin(x)
+    np.testing.assert_allclose(values[0][0], (np.cos(step) * step + np.sin(step)) * dstep,
+                               rtol=2e-5)
+    ws = np.tile(w, 2)  # mixed: c -> sin(w) * cos(c), twice
+    c1 = np.sin(ws) * np.cos(x)
+    dx = -np.sin(ws) * np.sin(c1) * -np.sin(ws) * np.sin(x)
+    dw = np.cos(ws) * np.cos(c1) - np.sin(ws) * np.sin(c1) * np.cos(ws) * np.cos(x)
+    np.testing.assert_allclose(values[1][0], dx, rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(values[1][1], dw.reshape(2, 2).sum(0), rtol=2e-5, atol=1e-6)

@@ -3,6 +3,7 @@ from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
+from ..primitives.control_flow.hoisting import split_when_hoisted
 from ..sharding import P
 from ..sharding_names import _live_vars
 from ..sharding_types import type_outputs
@@ -243,3 +244,4 @@ def _shard_map_transpose(cts, *args, **params):
 shard_map_p.def_linearize(_shard_map_linearize)
 shard_map_p.def_transpose(_shard_map_transpose)
 shard_map_p.def_partial_eval(_shard_map_partial_eval)
+split_when_hoisted(shard_map_p)

@@ -5,6 +5,16 @@ reach the unknown loop as consts rather than stacked per iteration."""
 from ... import jaxpr as jx
 from ...state import AbstractRef
 
+# Primitives whose known part JAX's retrace of the known body splits off and hoists even when
+# some of their inputs vary per iteration (shard_map: its partial evaluation always binds the
+# known shard_map on the parent trace, an empty one when no input is loop-invariant).
+_SPLIT_WHEN_HOISTED = set()
+
+
+def split_when_hoisted(primitive):
+    """Have hoist_invariants split `primitive`'s equations by their partial_eval rule."""
+    _SPLIT_WHEN_HOISTED.add(primitive)
+
 def hoist_invariants(known, n_consts, consts_outer, n_res):
     """Split `known` (a ClosedJaxpr: consts | carries, xs -> outputs | n_res residuals) into
     the equations to run before the loop (on the outer atoms `consts_outer` of its consts) and
@@ -19,18 +29,36 @@ def hoist_invariants(known, n_consts, consts_outer, n_res):
     outer = {v: o for v, o in pairs if v not in refs}
     hoisted, kept = [], []
     for eqn in kj.eqns:
-        if not _invariant(eqn, outer):
+        if _invariant(eqn, outer):
+            _hoist(eqn, outer, hoisted)
+        elif eqn.primitive in _SPLIT_WHEN_HOISTED:
+            known_part, unknown_part = _split_variant(eqn, outer)
+            for e in known_part:
+                _hoist(e, outer, hoisted)
+            kept.extend(unknown_part)
+        else:
             kept.append(eqn)
-            continue
-        fresh = [jx.Var(v.aval) for v in eqn.outvars]
-        hoisted.append(eqn._replace(invars=[_outer_atom(a, outer) for a in eqn.invars],
-                                    outvars=fresh))
-        outer.update(zip(eqn.outvars, fresh))
     args = list(refs) + list(kj.invars[n_consts:])
     consts = _jax_const_order(kept, args, kj.outvars, n_res, outer) + list(refs)
     body = jx.Jaxpr(kj.constvars, consts + list(kj.invars[n_consts:]), kj.outvars, kept)
     outer.update(refs)
     return hoisted, jx.ClosedJaxpr(body, known.consts), [outer[v] for v in consts], outer
+
+
+def _hoist(eqn, outer, hoisted):
+    """Append `eqn` to the hoisted equations, on outer atoms, its results fresh outer ones."""
+    fresh = [jx.Var(v.aval) for v in eqn.outvars]
+    hoisted.append(eqn._replace(invars=[_outer_atom(a, outer) for a in eqn.invars],
+                                outvars=fresh))
+    outer.update(zip(eqn.outvars, fresh))
+
+
+def _split_variant(eqn, outer):
+    """(known equations, unknown ones): `eqn` split by its partial_eval rule, the inputs that
+    vary per iteration unknown."""
+    unknowns = [type(a) is not jx.Literal and a not in outer for a in eqn.invars]
+    known_part, unknown_part, _ = eqn.primitive.partial_eval(eqn, unknowns)
+    return known_part, unknown_part
 
 
 def _invariant(eqn, outer):
