@@ -25,6 +25,7 @@ from .batching import defvectorized, moveaxis
 from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
+from .partial_eval_style import jaxpr_trace_style
 from .staging import stage_with_const_inputs
 from .vmap import batch_jaxpr
 
@@ -158,7 +159,8 @@ def partial_eval_with_policy(closed, unknowns, policy):
     """partial_eval_jaxpr, keeping as residuals only the known inputs and the values `policy`
     saves (policy(prim, *in_avals, **params) true, or Saveable/Offloadable); the equations
     computing any other residual are copied to the unknown side, which recomputes it."""
-    known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, unknowns)
+    with jaxpr_trace_style():  # JAX's remat has no linearize rule: its JaxprTrace splits it
+        known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, unknowns)
     kj = known.jaxpr
     n_known = len(kj.outvars) - n_res
     producers = {v: e for e in kj.eqns for v in e.outvars}

@@ -39,7 +39,7 @@ def hoist_invariants(known, n_consts, consts_outer, n_res):
         else:
             kept.append(eqn)
     args = list(refs) + list(kj.invars[n_consts:])
-    consts = _jax_const_order(kept, args, kj.outvars, n_res, outer) + list(refs)
+    consts = jax_const_order(kept, args, kj.outvars, n_res, outer) + list(refs)
     body = jx.Jaxpr(kj.constvars, consts + list(kj.invars[n_consts:]), kj.outvars, kept)
     outer.update(refs)
     return hoisted, jx.ClosedJaxpr(body, known.consts), [outer[v] for v in consts], outer
@@ -80,7 +80,7 @@ class _Node:
         self.parents, self.const = parents, const
 
 
-def _jax_const_order(eqns, args, outvars, n_res, outer):
+def jax_const_order(eqns, args, outvars, n_res, outer):
     """The invariant variables the loop body reads, in the order JAX's retrace of the body
     (trace_to_jaxpr_nounits) makes them constvars: a fresh const tracer per use, the
     tracers put in JAX's topological order and then sorted by equation."""
@@ -146,3 +146,21 @@ def fresh_residuals(unknown, n_res):
     new = j._replace(invars=[sub(v) for v in j.invars], outvars=[sub(v) for v in j.outvars],
                      eqns=eqns)
     return jx.ClosedJaxpr(new, unknown.consts)
+
+
+def renamed(closed):
+    """`closed` with variables of its own (the same program): a known loop body partial
+    evaluation made from the variables of a body the unknown loop also prints then names
+    each once, as JAX's."""
+    j = closed.jaxpr
+    fresh = {}
+
+    def sub(v):
+        if type(v) is jx.Literal or isinstance(v, jx.DropVar):
+            return v
+        return fresh.setdefault(v, jx.Var(v.aval))
+    eqns = [e._replace(invars=[sub(a) for a in e.invars], outvars=[sub(v) for v in e.outvars])
+            for e in j.eqns]
+    new = j._replace(constvars=[sub(v) for v in j.constvars], invars=[sub(v) for v in j.invars],
+                     outvars=[sub(v) for v in j.outvars], eqns=eqns)
+    return jx.ClosedJaxpr(new, closed.consts)

@@ -38,6 +38,7 @@ from ...transforms.ad import Zero, instantiate, is_undefined_primal, zeros_like_
 from ...transforms.batching import bdim_at_front, moveaxis
 from ...transforms.jvp import jvp_jaxpr
 from ...transforms.linearize import linearize_by_partial_eval
+from ...transforms.partial_eval_style import as_jaxpr_trace
 from ...transforms.staging import stage_closed, stage_with_const_inputs
 from ...transforms.transpose import backward_pass
 from ...transforms.vmap import batch_jaxpr, vmap
@@ -45,7 +46,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .. import structural as st
 from ..reductions import reduce_or
-from .hoisting import fresh_residuals, hoist_invariants
+from .hoisting import fresh_residuals, hoist_invariants, renamed
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, merge, nonzero, pick, short, split, stacked, tangents_out,
                      pcast_hint, same_typed, scan_types, trace_fun, type_str, typed_as, unstacked, why,
@@ -112,8 +113,8 @@ def _while_partial_eval(eqn, unknowns):
         return [], [eqn], [True] * len(eqn.outvars)
     body_known = pe.partial_eval_jaxpr(body, body_uk + carry_uk, carry_uk)[0]
     n_known = len(carry_uk) - sum(carry_uk)
-    body_known = jx.with_binders(body_known, outvars=body_known.jaxpr.outvars[:n_known])
-    cond_known = jx.with_binders(cond_known, outvars=cond_known.jaxpr.outvars[:1])
+    body_known = renamed(jx.with_binders(body_known, outvars=body_known.jaxpr.outvars[:n_known]))
+    cond_known = renamed(jx.with_binders(cond_known, outvars=cond_known.jaxpr.outvars[:1]))
     k_eqn = jx.JaxprEqn(while_p, pick(eqn.invars, cond_uk + body_uk + carry_uk, False),
                         pick(eqn.outvars, carry_uk, False), _while_params(
                             cond_known, body_known, cn - sum(cond_uk), bn - sum(body_uk)))
@@ -198,7 +199,7 @@ while_p.def_linearize(linearize_by_partial_eval(while_p))
 while_p.def_transpose(_while_transpose)
 while_p.def_batch(_while_batch)
 while_p.def_sharding(typed_as(lambda body_jaxpr, **_: body_jaxpr.out_avals, while_layouts))
-while_p.def_partial_eval(_while_partial_eval)
+while_p.def_partial_eval(as_jaxpr_trace(_while_partial_eval))
 while_p.def_vma(_while_vma)
 
 
