@@ -11,7 +11,7 @@ from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..primitives.parallel_vma import vary_unreduced_cast_p
-from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
+from ..sharding import UNCONSTRAINED, Mesh, P, get_abstract_mesh, get_current_mesh
 from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
 from .ad import Zero
@@ -126,8 +126,12 @@ def _split_input(x, spec, mesh, order):
         local_pos.append(len(shape))
         shape.append(n // _blocks(names, mesh))
     lanes = tuple(a for a in order if a in lane_pos)
+    outer = tuple(a for a in lane_pos if a not in order)
     x = st.reshape(x, tuple(shape))
-    return st.transpose(x, tuple(lane_pos[a] for a in lanes) + tuple(local_pos)), lanes
+    x = st.transpose(x, tuple(lane_pos[a] for a in outer + lanes) + tuple(local_pos))
+    for _ in outer:  # an axis an enclosing shard_map made manual: _assemble tiled it
+        x = st.index_in_dim(x, 0, 0)
+    return x, lanes
 
 
 def _run_lanes(fun, args, arg_lanes, axes, mesh):
@@ -156,7 +160,9 @@ def _assemble(x, lanes, spec, local_aval, mesh, order):
     entries = _entries(spec, local_aval.ndim)
     used = {a for names in entries for a in names}
     x, lanes = _drop_lanes(x, lanes, used)
-    target = tuple(a for a in order if a in used)
+    # an axis an enclosing shard_map made manual (only a residual's spec names one, as JAX's
+    # do): every block along it holds this lane's value, the one _split_input reads back
+    target = tuple(a for a in mesh.axis_names if a in used)
     nl = len(target)
     shape = tuple(mesh.shape[a] for a in target) + local_aval.shape
     dims = tuple(target.index(a) for a in lanes) + tuple(range(nl, len(shape)))
@@ -372,8 +378,8 @@ def _shard_map_pp(eqn, context):
     p = eqn.params
     params = {k: v for k, v in p.items() if k not in ("axis_names", "context_mesh")}
     params["newly_manual_axes"] = frozenset(p["axis_names"])
-    if p.get("context_mesh"):  # JAX's shard_map without mesh= holds the abstract mesh
-        params["mesh"] = p["mesh"].abstract_mesh
+    if p.get("context_mesh") is not None:  # JAX's shard_map without mesh= holds the context's
+        params["mesh"] = p["context_mesh"]  # abstract mesh (an enclosing one's axes Manual)
     return sorted(params.items())
 
 
@@ -458,7 +464,8 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     if kwargs:
         raise TypeError(f"shard_map'd functions take positional arguments only; got keyword "
                         f"arguments {sorted(kwargs)}")
-    context = {"context_mesh": True} if mesh is None else {}  # printed as JAX prints it
+    # printed as JAX prints it
+    context = {"context_mesh": get_abstract_mesh()} if mesh is None else {}
     mesh = _resolve_mesh(mesh)
     order = _resolve_axis_names(mesh, axis_names)
     leaves, in_tree = pytree.tree_flatten(args)

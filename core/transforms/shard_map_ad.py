@@ -1,9 +1,9 @@
 """shard_map's partial evaluation, linearization and transpose, staged as JAX stages them."""
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun, with_binders
 from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
-from ..primitives.control_flow.hoisting import split_when_hoisted
+from ..primitives.control_flow.hoisting import jax_const_order, split_when_hoisted
 from ..sharding import P
 from ..sharding_names import _live_vars
 from ..sharding_types import type_outputs
@@ -13,6 +13,8 @@ from ..vma import typed_outputs
 from .ad import UndefinedPrimal, Zero, instantiate
 from .compile_time import ensure_compile_time_eval
 from .partial_eval import partial_eval_jaxpr
+from .partial_eval_style import in_jaxpr_trace_style
+from .shard_map_types import body_scope
 from .shard_map import (_bind_derived, _blocks, _derived_params, _is_diff, _jvp_body, _jvp_specs,
                         _manual_order, _nonzero, _omitted, _split_tangents, _stage_local,
                         shard_map_p)
@@ -29,10 +31,11 @@ from .transpose import backward_pass
 
 def _residual_spec(aval, params):
     """The out spec of a residual the known shard_map outputs (JAX's `nospec`)."""
-    order = _manual_order(params["mesh"], params["axis_names"])
     if not params["check_vma"]:
+        order = _manual_order(params["mesh"], params["axis_names"])
         return P(order) if order else P()
-    axes = tuple(a for a in order if a in aval.vma)
+    # every axis it varies over, those an enclosing shard_map made manual too (as JAX's)
+    axes = tuple(a for a in params["mesh"].axis_names if a in aval.vma)
     unreduced, reduced = sets_of(aval)
     sets = {k: v for k, v in (("unreduced", unreduced), ("reduced", reduced)) if v}
     return P(axes, **sets) if axes else P(**sets)
@@ -56,13 +59,14 @@ def _resolve(fwd, known_in, known_out, own):
             for f in fwd]
 
 
-def _known_body(known, n_out, own, params):
-    """The known body: (own residuals, scalars as [1]..., known outputs...)."""
+def _known_body(known, n_out, own, params, known_first):
+    """The known body: (own residuals, scalars as [1]..., known outputs...), or the known
+    outputs first (`known_first`)."""
     def fun(*args):
         outs = jaxpr_as_fun(known)(*args)
         res = [outs[n_out + i] for i in own]
-        return [st.expand_dims(r, (0,)) if not get_aval(r).shape else r for r in res] + \
-            list(outs[:n_out])
+        res = [st.expand_dims(r, (0,)) if not get_aval(r).shape else r for r in res]
+        return list(outs[:n_out]) + res if known_first else res + list(outs[:n_out])
     return _stage_local(fun, known.in_avals, params)
 
 
@@ -78,22 +82,42 @@ def _unknown_body(unknown, promoted, params):
     return _stage_local(fun, avals, params)
 
 
-def _split(params, unknowns, instantiate=False):
-    """Split a shard_map into a known one (known inputs -> own residuals + known outputs) and
-    an unknown one (residuals + unknown inputs -> unknown outputs). Returns (known params,
-    unknown params, out_unknowns, forwarding of each residual)."""
-    known, unknown, out_uk, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns, instantiate)
+def _jaxpr_trace_residuals(known, unknown, n_res):
+    """(known, unknown) with their residuals in the order JAX's JaxprTrace makes them the
+    unknown body's constvars (its tracers' topological order), not in first-use order."""
+    uj, kj = unknown.jaxpr, known.jaxpr
+    res = uj.invars[:n_res]
+    order = jax_const_order(uj.eqns, uj.invars[n_res:], uj.outvars, 0, dict.fromkeys(res))
+    order += [v for v in res if v not in order]  # read by nothing but an output
+    n_out = len(kj.outvars) - n_res
+    return (with_binders(known, outvars=list(kj.outvars[:n_out]) + order),
+            with_binders(unknown, invars=order + list(uj.invars[n_res:])))
+
+
+def _split(params, unknowns, instantiate=False, known_first=False):
+    """Split a shard_map into a known one (known inputs -> own residuals + known outputs, or
+    the known outputs first) and an unknown one (residuals + unknown inputs -> unknown
+    outputs). Returns (known params, unknown params, out_unknowns, forwarding of each
+    residual)."""
+    order = _manual_order(params["mesh"], params["axis_names"])
+    with body_scope(params["mesh"], order, params["check_vma"]):  # a nested one's types
+        known, unknown, out_uk, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns,
+                                                           instantiate)
     n_out = len(known.out_avals) - n_res
+    if known_first:
+        known, unknown = _jaxpr_trace_residuals(known, unknown, n_res)
     fwd = _forwarding(known, n_out)
     own = [i for i, f in enumerate(fwd) if f is None]
     promoted = [f is None and not a.shape for f, a in zip(fwd, known.out_avals[n_out:])]
-    known2, kc = _known_body(known, n_out, own, params)
+    known2, kc = _known_body(known, n_out, own, params, known_first)
     unknown2, uc = _unknown_body(unknown, promoted, params)
     k_in = [s for s, u in zip(params["in_specs"], unknowns) if not u]
     k_out = [s for s, u in zip(params["out_specs"], out_uk) if not u]
-    own_specs = [_residual_spec(a, params) for a in known2.out_avals[:len(own)]]
+    own_avals = known2.out_avals[n_out:] if known_first else known2.out_avals[:len(own)]
+    own_specs = [_residual_spec(a, params) for a in own_avals]
     res_specs = _resolve(fwd, k_in, k_out, own_specs)
-    kp = _derived_params(params, known2, kc, k_in, own_specs + k_out)
+    kp = _derived_params(params, known2, kc, k_in,
+                         k_out + own_specs if known_first else own_specs + k_out)
     up = _derived_params(params, unknown2, uc, res_specs + [
         s for s, u in zip(params["in_specs"], unknowns) if u],
         [s for s, u in zip(params["out_specs"], out_uk) if u])
@@ -137,15 +161,18 @@ def _staged_out_avals(invars, params):
 
 
 def _shard_map_partial_eval(eqn, unknowns_in):
-    """One shard_map equation split as linearize splits it (JAX stages both alike)."""
-    kp, up, out_uk, fwd = _split(eqn.params, unknowns_in)
+    """One shard_map equation split as linearize splits it, or, on behalf of JAX's JaxprTrace
+    (while loops, remat), with the known shard_map's known outputs before its residuals."""
+    known_first = in_jaxpr_trace_style()
+    kp, up, out_uk, fwd = _split(eqn.params, unknowns_in, known_first=known_first)
     k_in = [v for v, u in zip(eqn.invars, unknowns_in) if not u]
     u_in = [v for v, u in zip(eqn.invars, unknowns_in) if u]
     k_out = [v for v, u in zip(eqn.outvars, out_uk) if not u]
     u_out = [v for v, u in zip(eqn.outvars, out_uk) if u]
-    own = [Var(a) for a in _staged_out_avals(k_in, kp)[:_n_own(fwd)]]
+    avals = _staged_out_avals(k_in, kp)
+    own = [Var(a) for a in (avals[len(k_out):] if known_first else avals[:_n_own(fwd)])]
     res = _resolve(fwd, k_in, k_out, own)
-    return ([JaxprEqn(shard_map_p, k_in, own + k_out, kp)],
+    return ([JaxprEqn(shard_map_p, k_in, k_out + own if known_first else own + k_out, kp)],
             [JaxprEqn(shard_map_p, res + u_in, u_out, up)], out_uk)
 
 

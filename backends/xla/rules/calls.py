@@ -65,11 +65,58 @@ def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names, *
     def body(*xs):
         return tuple(backend.interpret(jaxpr, list(xs), consts))
 
+    outer = {a for s in (*in_specs, *out_specs) for e in s for a in _names(e)} - set(axis_names)
     mapped = jax.shard_map(body, mesh=_jax_mesh(backend, mesh),
-                           in_specs=tuple(map(jax_spec, in_specs)),
-                           out_specs=tuple(map(jax_spec, out_specs)),
+                           in_specs=tuple(jax_spec(_lane_spec(s, outer)) for s in in_specs),
+                           out_specs=tuple(jax_spec(_lane_spec(s, outer)) for s in out_specs),
                            axis_names=set(axis_names), check_vma=False)
-    return list(mapped(*args))
+    args = [_untile(x, s, outer, mesh) for x, s in zip(args, in_specs)]
+    return [_tile(y, s, outer, mesh) for y, s in zip(mapped(*args), out_specs)]
+
+
+# A residual's spec may name an axis an enclosing shard_map made manual (as JAX's do), which
+# JAX's shard_map API refuses: it is dropped from the spec, the value tiled along it on the
+# way out (every block this lane's) and its first block read on the way in, as numpy_ref's.
+
+def _names(entry):
+    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+def _lane_spec(spec, outer):
+    if not outer:
+        return spec
+    entries = [tuple(a for a in _names(e) if a not in outer) for e in spec]
+    return type(spec)(*[e if len(e) > 1 else e[0] if e else None for e in entries],
+                      unreduced=spec.unreduced, reduced=spec.reduced)
+
+
+def _untile(x, spec, outer, mesh):
+    for d, e in enumerate(spec):
+        names = _names(e)
+        if outer & set(names):
+            full = int(np.prod([mesh.shape[a] for a in names]))
+            y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in names)
+                          + (x.shape[d] // full,) + x.shape[d + 1:])
+            y = y[(slice(None),) * d + tuple(0 if a in outer else slice(None) for a in names)]
+            x = y.reshape(x.shape[:d] + (-1,) + x.shape[d + 1:])
+    return x
+
+
+def _tile(x, spec, outer, mesh):
+    for d, e in enumerate(spec):
+        names = _names(e)
+        if outer & set(names):
+            lanes = [a for a in names if a not in outer]
+            blocks = x.shape[d] // int(np.prod([mesh.shape[a] for a in lanes]))
+            y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in lanes) + (blocks,)
+                          + x.shape[d + 1:])
+            full = x.shape[:d] + tuple(mesh.shape[a] for a in names) + (blocks,) + x.shape[d + 1:]
+            k = len(names)
+            dims = (tuple(range(d)) + tuple(d + i for i, a in enumerate(names) if a not in outer)
+                    + tuple(range(d + k, len(full))))
+            x = jax.lax.broadcast_in_dim(y, full, dims).reshape(x.shape[:d] + (-1,)
+                                                                + x.shape[d + 1:])
+    return x
 
 
 def _jax_mesh(backend, mesh):
