@@ -25,16 +25,13 @@ pytestmark = pytest.mark.backends("numpy_ref", "xla")
 # layout is JAX's for what remains):
 #   scatter*: update_consts/update_jaxpr describe the combiner JAX lowers for custom scatters;
 #     refjax's scatter primitives are one per combiner and have no such params.
-#   sharding_constraint: context_mesh, layout and unconstrained_dims are JAX's lowering and
-#     explicit-sharding details; refjax's constraint carries the sharding alone.
 #   NumPy integers in params (`np.int64(1)`): JAX's batching and pad rules leave them in
 #     params; refjax's params are Python ints.
 _HIDDEN = {"scatter": ("update_consts", "update_jaxpr"),
            "scatter-add": ("update_consts", "update_jaxpr"),
            "scatter-mul": ("update_consts", "update_jaxpr"),
            "scatter-min": ("update_consts", "update_jaxpr"),
-           "scatter-max": ("update_consts", "update_jaxpr"),
-           "sharding_constraint": ("context_mesh", "layout", "unconstrained_dims")}
+           "scatter-max": ("update_consts", "update_jaxpr")}
 
 
 def _python_ints(value):

@@ -280,3 +280,65 @@ def test_nested_residuals_run_on_xla():
     with refjax.set_mesh(mesh):
         grad = refjax.grad(lambda x: rjnp.sum(outer(inner(lambda b: rjnp.sin(b) * b))(x)))(x)
     np.testing.assert_allclose(grad, np.cos(x) * x + np.sin(x), rtol=2e-5, atol=1e-6)
+
+
+def _constraints(jax, jnp):
+    """with_sharding_constraint's equations: on a NamedSharding without a context mesh, on a
+    PartitionSpec under `with mesh:` and under set_mesh (JAX's abstract mesh), transposed
+    under grad, UNCONSTRAINED in a jit, on the Auto axis of a mixed mesh (the user's spec),
+    inside a shard_map (its context mesh: x Manual)."""
+    AT, P, wsc = jax.sharding.AxisType, jax.P, jax.lax.with_sharding_constraint
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AT.Auto,), devices=jax.devices()[:2])
+    mixed = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Explicit, AT.Auto),
+                          devices=jax.devices()[:4])
+    x = jnp.arange(4.0)
+    printed = [jax.make_jaxpr(lambda x: wsc(x, jax.NamedSharding(mesh, P("x"))))(x)]
+    with pytest.warns(DeprecationWarning, match="set_mesh"), mesh:  # both warn alike
+        printed.append(jax.make_jaxpr(lambda x: wsc(x, P("x")))(x))
+    with jax.set_mesh(mesh):
+        printed.append(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(wsc(x, P("x")) ** 2)))(x))
+        printed.append(jax.make_jaxpr(jax.jit(lambda x: wsc(x, P(P.UNCONSTRAINED))))(x))
+    with jax.set_mesh(mixed):
+        y = jax.device_put(jnp.ones((4, 4)), jax.NamedSharding(mixed, P("x")))
+        printed.append(jax.make_jaxpr(lambda y: wsc(y, P(None, "y")))(y))
+        printed.append(jax.make_jaxpr(jax.shard_map(
+            lambda b: wsc(b, P(None, "y")), in_specs=P("x"), out_specs=P("x"),
+            axis_names={"x"}))(y))
+    return [str(p) for p in printed]
+
+
+def test_sharding_constraint_params_are_jaxs():
+    """sharding_constraint prints JAX 0.10's context_mesh, layout and unconstrained_dims, and
+    its sharding as JAX holds it, in every context JAX records a different one."""
+    ours, theirs = _constraints(refjax, rjnp), _constraints(real_jax, real_jnp)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a == b
+    assert "context_mesh=Mesh()" in ours[0] and "unconstrained_dims=frozenset({0})" in ours[3]
+
+
+def _reductions(jax, jnp):
+    """sum, max and mean in shard_map bodies (over every axis and over x alone, the other
+    Explicit, Auto, or Explicit beside an Auto x): reduce_sum's out_sharding as JAX's."""
+    AT, P = jax.sharding.AxisType, jax.P
+    printed = []
+    for types in [(AT.Explicit, AT.Explicit), (AT.Auto, AT.Auto), (AT.Auto, AT.Explicit)]:
+        mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=types, devices=jax.devices()[:4])
+        with jax.set_mesh(mesh):
+            spec = P("x", "y") if types[1] == AT.Explicit else P("x")
+            y = jax.device_put(jnp.arange(16.0).reshape(4, 4), jax.NamedSharding(mesh, spec))
+            partly = partial(jax.shard_map, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+            printed += [jax.make_jaxpr(partly(lambda b, r=r: r(b, axis=1)))(y)
+                        for r in (jnp.sum, jnp.max, jnp.mean)]
+            printed.append(jax.make_jaxpr(jax.shard_map(
+                lambda b: jax.lax.psum(jnp.sum(b), ("x", "y")), in_specs=P("x", "y"),
+                out_specs=P()))(y))
+    return [str(p) for p in printed]
+
+
+def test_reductions_in_bodies_are_jaxs():
+    """Reductions in manual bodies print JAX's params (reduce_sum's out_sharding), on meshes
+    whose other axis is Explicit or Auto."""
+    ours, theirs = _reductions(refjax, rjnp), _reductions(real_jax, real_jnp)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a == b
+    assert sum("out_sharding=None" in p for p in ours) == 9

@@ -7,7 +7,8 @@ from ..sharding.device_sets import is_reshard
 from ..sharding_types import is_typed, spec_of, typed_aval
 from ..sharding_unreduced import sets_of
 from ..sharding import (AbstractMesh, AxisType, NamedSharding, P, Sharding,
-                        get_abstract_mesh, get_current_mesh, resolve_spec)
+                        get_abstract_mesh, get_current_mesh, get_resource_mesh, resolve_spec)
+from ..sharding.mesh import EMPTY_MESH
 from ..trace import Tracer, get_aval
 from ..primitive import make_primitive
 from ..transforms.ad import deflinear
@@ -26,14 +27,15 @@ def _constraint(name, cotangent_params=lambda x, **params: params):
     return prim
 
 
-def _cotangent_params(x, sharding, auto=False):
+def _cotangent_params(x, sharding, auto=False, **recorded):
     """A reshard's cotangent is resharded to its operand's type (JAX's transpose), a
-    constraint's laid out as the constraint (`_cotangent_sharding`: its sets swapped)."""
+    constraint's laid out as the constraint (`_cotangent_sharding`: its sets swapped; what
+    with_sharding_constraint `recorded` kept, as JAX's transpose keeps its params)."""
     primal = x.aval.sharding
     if (auto or is_reshard(sharding)) and is_typed(x.aval) and not any(sets_of(x.aval)) \
             and not (sharding.spec.reduced or sharding.spec.unreduced):
         return dict(sharding=primal)
-    out = dict(sharding=_cotangent_sharding(x, sharding))
+    out = dict(sharding=_cotangent_sharding(x, sharding), **recorded)
     return dict(out, auto=True) if auto else out
 
 
@@ -64,9 +66,23 @@ def _batch(axis_data, vals, dims, **_):
     return vals[0], dims[0]
 
 
+def _constraint_pp(eqn, context):
+    """JAX's params: with_sharding_constraint's record the context mesh and the sharding as
+    JAX holds it (`given`: a PartitionSpec's on the context's abstract mesh, the spec as the
+    user wrote it), and which dimensions it leaves UNCONSTRAINED; a reshard's none."""
+    p = eqn.params
+    if _is_reshard(eqn):
+        return []
+    if "context_mesh" not in p:
+        return [("sharding", p["sharding"])]
+    spec = getattr(p["given"], "spec", ())
+    return [("context_mesh", p["context_mesh"]), ("layout", None), ("sharding", p["given"]),
+            ("unconstrained_dims",
+             frozenset(i for i, e in enumerate(spec) if e is UNCONSTRAINED))]
+
+
 sharding_constraint_p = _constraint("sharding_constraint", _cotangent_params)
-sharding_constraint_p.def_pp(
-    lambda eqn, context: [] if _is_reshard(eqn) else [("sharding", eqn.params["sharding"])])
+sharding_constraint_p.def_pp(_constraint_pp)
 pp_name_rules[sharding_constraint_p] = lambda eqn: "reshard" if _is_reshard(eqn) else None
 # jax.device_put of a traced value: a constraint to a Sharding (JAX compares its devices
 # with the computation's), nothing for a bare Device (JAX leaves the value where it is);
@@ -99,10 +115,29 @@ def with_sharding_constraint(x, shardings):
     Under a context mesh whose axes are all Explicit it is JAX's assert: x unchanged when
     its type is the NamedSharding's, else JAX's AssertionError pointing to reshard."""
     explicit = get_abstract_mesh().are_all_axes_explicit
-    return _constrained(x, shardings, not explicit, asserting=explicit)
+    return _constrained(x, shardings, not explicit, asserting=explicit, recorded=True)
 
 
-def _constrained(x, shardings, auto_only, asserting=False):
+def _context_mesh():
+    """The context mesh JAX's with_sharding_constraint records: the context's abstract mesh,
+    else the mesh of `with mesh:`, else an empty Mesh."""
+    abstract = get_abstract_mesh()
+    if not abstract.empty:
+        return abstract
+    legacy = get_resource_mesh()
+    return legacy if legacy is not None else EMPTY_MESH
+
+
+def _recorded(given, resolved, context):
+    """with_sharding_constraint's params beside the sharding, as JAX records them: a
+    PartitionSpec's sharding on the context mesh (abstract, unless `with mesh:`'s)."""
+    if isinstance(given, P):
+        given = NamedSharding(context, given) if isinstance(context, AbstractMesh) else resolved
+    return dict(context_mesh=context, given=given)
+
+
+def _constrained(x, shardings, auto_only, asserting=False, recorded=False):
+    context = _context_mesh() if recorded else None
 
     def resolve(s):
         s = resolve_spec(s, "with_sharding_constraint", "shardings")
@@ -117,8 +152,9 @@ def _constrained(x, shardings, auto_only, asserting=False):
     targets = [shardings] * len(leaves) if is_target(shardings) else \
         pytree.broadcast_prefix("with_sharding_constraint", x, shardings, is_target)
     outs = []
-    for leaf, s in zip(leaves, targets):
-        s = resolve(s)
+    for leaf, given in zip(leaves, targets):
+        s = resolve(given)
+        extra = _recorded(given, s, context) if recorded else {}
         if isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh):
             s.devices_indices_map(get_aval(leaf).shape)
         if asserting and isinstance(s, NamedSharding):
@@ -127,7 +163,7 @@ def _constrained(x, shardings, auto_only, asserting=False):
             continue
         if auto_only and isinstance(s, NamedSharding) and isinstance(leaf, Tracer):
             s = _with_typed_axes(s, get_aval(leaf))
-        outs.append(sharding_constraint_p.bind(leaf, sharding=s))
+        outs.append(sharding_constraint_p.bind(leaf, sharding=s, **extra))
     return pytree.tree_unflatten(tree, outs)
 
 

@@ -12,7 +12,7 @@ from ._common import out_sharding, rule
 
 
 @rule(sharding_ops.sharding_constraint_p)
-def _sharding_constraint(x, *, sharding, auto=False):
+def _sharding_constraint(x, *, sharding, auto=False, **_):  # **_: what JAX prints
     """Inside jax.jit, a mesh layout constrains the partitioner; a single device is only where
     the value ends up, which the outputs' out_shardings decide. A reshard to Auto axes
     (`auto`) asks the partitioner for nothing, as JAX's lowering of it."""
