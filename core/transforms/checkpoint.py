@@ -20,13 +20,13 @@ from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
 from ..primitives.structural import copy_p
 from ..trace import Tracer, as_value, get_aval
-from .ad import Zero
+from .ad import UndefinedPrimal, Zero
 from .batching import defvectorized, moveaxis
 from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
-from .partial_eval_style import jaxpr_trace_style
-from .staging import stage_with_const_inputs
+from .partial_eval_style import jaxpr_trace_style, remat_policy
+from .staging import stage_closed, stage_with_const_inputs
 from .vmap import batch_jaxpr
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies", "remat_p", "name_p",
@@ -127,7 +127,24 @@ def _inline(closed, in_atoms, out_vars):
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     return transpose_call(functools.partial(remat_p.bind, prevent_cse=prevent_cse,
                                             differentiated=True, policy=policy),
-                          cts, args, jaxpr)
+                          cts, args, _rematted(jaxpr, [type(a) is UndefinedPrimal for a in args]))
+
+
+def _rematted(closed, linear):
+    """`closed` as JAX's remat transpose runs it: partially evaluated first (its JaxprTrace),
+    the known part recomputing the residuals, then the linear part (a shard_map among its
+    equations is split into a known shard_map and a linear one)."""
+    with jaxpr_trace_style():
+        known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, linear)
+
+    def fun(*args):
+        outs = jaxpr_as_fun(known)(*[a for a, lin in zip(args, linear) if not lin])
+        n_known = len(outs) - n_res
+        lin_outs = iter(jaxpr_as_fun(unknown)(*outs[n_known:], *[
+            a for a, lin in zip(args, linear) if lin]))
+        known_outs = iter(outs[:n_known])
+        return [next(lin_outs) if uk else next(known_outs) for uk in out_uk]
+    return stage_closed(fun, closed.in_avals)
 
 
 def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
@@ -159,7 +176,7 @@ def partial_eval_with_policy(closed, unknowns, policy):
     """partial_eval_jaxpr, keeping as residuals only the known inputs and the values `policy`
     saves (policy(prim, *in_avals, **params) true, or Saveable/Offloadable); the equations
     computing any other residual are copied to the unknown side, which recomputes it."""
-    with jaxpr_trace_style():  # JAX's remat has no linearize rule: its JaxprTrace splits it
+    with remat_policy(policy):  # JAX's remat has no linearize rule: its JaxprTrace splits it
         known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, unknowns)
     kj = known.jaxpr
     n_known = len(kj.outvars) - n_res

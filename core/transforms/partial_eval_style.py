@@ -6,6 +6,8 @@ import contextvars
 import functools
 
 _jaxpr_trace = contextvars.ContextVar("refjax_jaxpr_trace_partial_eval", default=False)
+_NOT_REMAT = object()
+_remat_policy = contextvars.ContextVar("refjax_remat_policy", default=_NOT_REMAT)
 
 
 @contextlib.contextmanager
@@ -32,3 +34,21 @@ def as_jaxpr_trace(rule):
         with jaxpr_trace_style():
             return rule(*args, **kwargs)
     return wrapped
+
+
+@contextlib.contextmanager
+def remat_policy(policy):
+    """Within: partial evaluation on behalf of remat's (JAX's partial_eval_jaxpr_custom),
+    which applies its policy inside the bodies of the shard_maps it splits too."""
+    token = _remat_policy.set(policy)
+    try:
+        with jaxpr_trace_style():
+            yield
+    finally:
+        _remat_policy.reset(token)
+
+
+def in_remat():
+    """(whether partial evaluation runs on behalf of remat's, its policy)."""
+    policy = _remat_policy.get()
+    return policy is not _NOT_REMAT, None if policy is _NOT_REMAT else policy

@@ -13,7 +13,8 @@ from ..vma import typed_outputs
 from .ad import UndefinedPrimal, Zero, instantiate
 from .compile_time import ensure_compile_time_eval
 from .partial_eval import partial_eval_jaxpr
-from .partial_eval_style import in_jaxpr_trace_style
+from .checkpoint import partial_eval_with_policy
+from .partial_eval_style import in_jaxpr_trace_style, in_remat
 from .shard_map_types import body_scope
 from .shard_map import (_bind_derived, _blocks, _derived_params, _is_diff, _jvp_body, _jvp_specs,
                         _manual_order, _nonzero, _omitted, _split_tangents, _stage_local,
@@ -85,10 +86,25 @@ def _unknown_body(unknown, promoted, params):
 def _jaxpr_trace_residuals(known, unknown, n_res):
     """(known, unknown) with their residuals in the order JAX's JaxprTrace makes them the
     unknown body's constvars (its tracers' topological order), not in first-use order."""
-    uj, kj = unknown.jaxpr, known.jaxpr
+    uj = unknown.jaxpr
     res = uj.invars[:n_res]
     order = jax_const_order(uj.eqns, uj.invars[n_res:], uj.outvars, 0, dict.fromkeys(res))
-    order += [v for v in res if v not in order]  # read by nothing but an output
+    return _reordered(known, unknown, n_res, order + [v for v in res if v not in order])
+
+
+def _custom_residuals(known, unknown, n_res):
+    """(known, unknown) with their residuals as JAX's remat (partial_eval_jaxpr_custom)
+    orders them: the known inputs it reads last, in input order (they are the staged
+    shard_map's instantiated inputs there, not residuals)."""
+    kj = known.jaxpr
+    res = list(kj.outvars[len(kj.outvars) - n_res:])
+    inputs = [v for v in kj.invars if v in res]
+    return _reordered(known, unknown, n_res, [v for v in res if v not in inputs] + inputs)
+
+
+def _reordered(known, unknown, n_res, order):
+    """(known, unknown) with their residuals (the same variables on both sides) in `order`."""
+    kj, uj = known.jaxpr, unknown.jaxpr
     n_out = len(kj.outvars) - n_res
     return (with_binders(known, outvars=list(kj.outvars[:n_out]) + order),
             with_binders(unknown, invars=order + list(uj.invars[n_res:])))
@@ -100,12 +116,18 @@ def _split(params, unknowns, instantiate=False, known_first=False):
     outputs). Returns (known params, unknown params, out_unknowns, forwarding of each
     residual)."""
     order = _manual_order(params["mesh"], params["axis_names"])
+    remat, policy = in_remat()
     with body_scope(params["mesh"], order, params["check_vma"]):  # a nested one's types
-        known, unknown, out_uk, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns,
-                                                           instantiate)
-    n_out = len(known.out_avals) - n_res
-    if known_first:
+        known, unknown, out_uk, n_res = (
+            partial_eval_with_policy(params["jaxpr"], unknowns, policy) if remat else
+            partial_eval_jaxpr(params["jaxpr"], unknowns, instantiate))
+    if remat:  # what remat recomputes is not computed in the known body (JAX's DCE there)
+        kj = known.jaxpr
+        known = ClosedJaxpr(kj._replace(eqns=_live_eqns(kj, _live_vars(kj))), known.consts)
+        known, unknown = _custom_residuals(known, unknown, n_res)
+    elif known_first:
         known, unknown = _jaxpr_trace_residuals(known, unknown, n_res)
+    n_out = len(known.out_avals) - n_res
     fwd = _forwarding(known, n_out)
     own = [i for i, f in enumerate(fwd) if f is None]
     promoted = [f is None and not a.shape for f, a in zip(fwd, known.out_avals[n_out:])]
@@ -228,6 +250,10 @@ def _transpose_body(params, linear, nz_cts):
     return new, consts, box["nz"]
 
 
+def _live_eqns(jaxpr, live):
+    return [e for e in jaxpr.eqns if not e.outvars or any(v in live for v in e.outvars)]
+
+
 def _pruned(closed, n_cts):
     """The transposed body without the equations nothing reads and the known inputs only they
     (or nothing) read; returns (closed, which known inputs it keeps). JAX's linear shard_map
@@ -235,7 +261,7 @@ def _pruned(closed, n_cts):
     they used, before it was transposed."""
     j = closed.jaxpr
     live = _live_vars(j)
-    eqns = [e for e in j.eqns if not e.outvars or any(v in live for v in e.outvars)]
+    eqns = _live_eqns(j, live)
     used = [v in live for v in j.invars[n_cts:]]
     invars = j.invars[:n_cts] + [v for v, u in zip(j.invars[n_cts:], used) if u]
     return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, eqns), closed.consts), used
