@@ -234,19 +234,21 @@ def test_while_jaxprs_are_jaxs():
     np.testing.assert_allclose(dy, fd, rtol=1e-4)
 
 
-def _nested(jax, jnp):
-    """vjp and linearize of a shard_map over y nested in one over x (the inner one without
-    mesh=: it holds the context's abstract mesh, x Manual)."""
+def _nested_program(jax, jnp):
+    """(mesh, f): a shard_map over y nested in one over x (the inner one without mesh=: it
+    holds the context's abstract mesh, x Manual), summed."""
     AT, P = jax.sharding.AxisType, jax.P
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Auto, AT.Auto),
                          devices=jax.devices()[:4])
     inner = partial(jax.shard_map, in_specs=P(None, "y"), out_specs=P(None, "y"),
                     axis_names={"y"})
     outer = partial(jax.shard_map, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    return mesh, lambda x: jnp.sum(outer(inner(lambda b: jnp.sin(b) * b))(x))
 
-    def f(x):
-        return jnp.sum(outer(inner(lambda b: jnp.sin(b) * b))(x))
 
+def _nested(jax, jnp):
+    """vjp and linearize of the nested program."""
+    mesh, f = _nested_program(jax, jnp)
     x = jnp.arange(16.0).reshape(4, 4) / 4
     with jax.set_mesh(mesh):
         printed = [str(jax.make_jaxpr(lambda x: jax.vjp(f, x)[1](1.0))(x)),
@@ -270,15 +272,10 @@ def test_nested_jaxprs_are_jaxs():
 def test_nested_residuals_run_on_xla():
     """The nested residuals' specs name the enclosing x, which JAX's shard_map API refuses:
     the xla backend drops it and tiles/reads back the blocks as numpy_ref does."""
-    AT, P = refjax.sharding.AxisType, refjax.P
-    mesh = refjax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Auto, AT.Auto),
-                            devices=refjax.devices()[:4])
-    inner = partial(refjax.shard_map, in_specs=P(None, "y"), out_specs=P(None, "y"),
-                    axis_names={"y"})
-    outer = partial(refjax.shard_map, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    mesh, f = _nested_program(refjax, rjnp)
     x = np.arange(16.0, dtype=np.float32).reshape(4, 4) / 4
     with refjax.set_mesh(mesh):
-        grad = refjax.grad(lambda x: rjnp.sum(outer(inner(lambda b: rjnp.sin(b) * b))(x)))(x)
+        grad = refjax.grad(f)(x)
     np.testing.assert_allclose(grad, np.cos(x) * x + np.sin(x), rtol=2e-5, atol=1e-6)
 
 
