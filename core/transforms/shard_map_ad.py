@@ -110,23 +110,30 @@ def _reordered(known, unknown, n_res, order):
             with_binders(unknown, invars=order + list(uj.invars[n_res:])))
 
 
-def _split(params, unknowns, instantiate=False, known_first=False):
-    """Split a shard_map into a known one (known inputs -> own residuals + known outputs, or
-    the known outputs first) and an unknown one (residuals + unknown inputs -> unknown
-    outputs). Returns (known params, unknown params, out_unknowns, forwarding of each
-    residual)."""
+def _split_body(params, unknowns, instantiate, known_first):
+    """The body partially evaluated (with its mesh axes bound: a nested shard_map's types) as
+    JAX's partial evaluation on whose behalf it runs does it (see `_split`)."""
     order = _manual_order(params["mesh"], params["axis_names"])
     remat, policy = in_remat()
-    with body_scope(params["mesh"], order, params["check_vma"]):  # a nested one's types
+    with body_scope(params["mesh"], order, params["check_vma"]):
         known, unknown, out_uk, n_res = (
             partial_eval_with_policy(params["jaxpr"], unknowns, policy) if remat else
             partial_eval_jaxpr(params["jaxpr"], unknowns, instantiate))
     if remat:  # what remat recomputes is not computed in the known body (JAX's DCE there)
         kj = known.jaxpr
         known = ClosedJaxpr(kj._replace(eqns=_live_eqns(kj, _live_vars(kj))), known.consts)
-        known, unknown = _custom_residuals(known, unknown, n_res)
-    elif known_first:
-        known, unknown = _jaxpr_trace_residuals(known, unknown, n_res)
+        return (*_custom_residuals(known, unknown, n_res), out_uk, n_res)
+    if known_first:
+        return (*_jaxpr_trace_residuals(known, unknown, n_res), out_uk, n_res)
+    return known, unknown, out_uk, n_res
+
+
+def _split(params, unknowns, instantiate=False, known_first=False):
+    """Split a shard_map into a known one (known inputs -> own residuals + known outputs, or
+    the known outputs first) and an unknown one (residuals + unknown inputs -> unknown
+    outputs). Returns (known params, unknown params, out_unknowns, forwarding of each
+    residual)."""
+    known, unknown, out_uk, n_res = _split_body(params, unknowns, instantiate, known_first)
     n_out = len(known.out_avals) - n_res
     fwd = _forwarding(known, n_out)
     own = [i for i, f in enumerate(fwd) if f is None]
