@@ -207,10 +207,17 @@ def _in_while_loops(jax, jnp):
         return jnp.sum(lax.while_loop(lambda c: c[1] < 2, lambda c: (mixed(w, c[0]), c[1] + 1),
                                       (x, 0))[0])
 
+    def scanned(x):  # the known loop's scan body named apart from the unknown loop's
+        def step(c):
+            return lax.scan(lambda a, _: (mixed(w, a), None), c, None, length=2)[0]
+        return jnp.sum(lax.while_loop(lambda c: c[1] < 2, lambda c: (step(c[0]), c[1] + 1),
+                                      (x, 0))[0])
+
     x, w = jnp.arange(4.0) + 1, jnp.arange(2.0) + 0.5
     printed = [str(jax.make_jaxpr(lambda x, w: jax.linearize(loop, x, w)[1](x, w))(x, w)),
                str(jax.make_jaxpr(lambda x, w: jax.linearize(
-                   lambda x: loop(x, w), x)[1](x))(x, w))]
+                   lambda x: loop(x, w), x)[1](x))(x, w)),
+               str(jax.make_jaxpr(lambda x: jax.linearize(scanned, x)[1](x))(x))]
     return printed, jax.jvp(loop, (x, w), (x, w)) if jax is refjax else None
 
 

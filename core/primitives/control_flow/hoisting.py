@@ -149,9 +149,9 @@ def fresh_residuals(unknown, n_res):
 
 
 def renamed(closed):
-    """`closed` with variables of its own (the same program): a known loop body partial
-    evaluation made from the variables of a body the unknown loop also prints then names
-    each once, as JAX's."""
+    """`closed` with variables of its own, its sub-jaxprs' too (the same program): a known
+    loop body partial evaluation made from the variables of a body the unknown loop also
+    prints then names each once, as JAX's."""
     j = closed.jaxpr
     fresh = {}
 
@@ -159,8 +159,17 @@ def renamed(closed):
         if type(v) is jx.Literal or isinstance(v, jx.DropVar):
             return v
         return fresh.setdefault(v, jx.Var(v.aval))
-    eqns = [e._replace(invars=[sub(a) for a in e.invars], outvars=[sub(v) for v in e.outvars])
+    eqns = [e._replace(invars=[sub(a) for a in e.invars], outvars=[sub(v) for v in e.outvars],
+                       params={k: _renamed_param(p) for k, p in e.params.items()})
             for e in j.eqns]
     new = j._replace(constvars=[sub(v) for v in j.constvars], invars=[sub(v) for v in j.invars],
                      outvars=[sub(v) for v in j.outvars], eqns=eqns)
     return jx.ClosedJaxpr(new, closed.consts)
+
+
+def _renamed_param(p):
+    if isinstance(p, jx.ClosedJaxpr):
+        return renamed(p)
+    if type(p) is tuple and p and all(isinstance(q, jx.ClosedJaxpr) for q in p):
+        return tuple(map(renamed, p))
+    return p
