@@ -22,6 +22,7 @@ from ..primitives.structural import copy_p
 from ..trace import Tracer, as_value, get_aval
 from .ad import Zero
 from .batching import defvectorized, moveaxis
+from .dce import call_rule, def_dce
 from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
@@ -137,6 +138,7 @@ def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
 
 
 remat_p.def_call("jaxpr")
+def_dce(remat_p)(call_rule())
 
 
 @remat_p.def_key_reuse

@@ -12,6 +12,7 @@ from ..primitive import make_primitive
 from ..trace import Tracer, current_trace, get_aval
 from .ad import instantiate
 from .batching import moveaxis
+from .dce import body_rule, def_dce
 from .staging import stage
 from .vmap import batch_jaxpr, vmap_flat
 
@@ -309,6 +310,7 @@ class _BatchedJvp:
 
 
 custom_jvp_call_p.def_call("call_jaxpr")
+def_dce(custom_jvp_call_p)(body_rule("call_jaxpr"))
 
 
 def _unbatched(rule, attr):

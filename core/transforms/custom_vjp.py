@@ -12,6 +12,7 @@ from ..state import REF_PRIMITIVES
 from ..trace import as_value, get_aval
 from .ad import Zero, instantiate
 from .batching import bdim_at_front, moveaxis
+from .dce import body_rule, def_dce
 from .custom import (FlatFun, batched_aval, check_nondiff, fun_name, process_or_stage,
                      resolve_kwargs, split_nondiff, stage_call)
 from .vmap import batch_jaxpr, vmap_flat
@@ -243,6 +244,7 @@ def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
 
 
 custom_vjp_call_p.def_call("call_jaxpr")
+def_dce(custom_vjp_call_p)(body_rule("call_jaxpr"))
 
 
 def _pp_custom_vjp_call(eqn, context):
