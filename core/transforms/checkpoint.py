@@ -97,13 +97,28 @@ def _remat_partial_eval(eqn, unknowns):
     part (with its recomputation) as a remat2 equation."""
     p = eqn.params
     known, unknown, out_uk, n_res = partial_eval_with_policy(p["jaxpr"], unknowns, p["policy"])
-    res = [Var(a) for a in known.out_avals[len(known.out_avals) - n_res:]]
-    k_eqns = _inline(known, [v for v, u in zip(eqn.invars, unknowns) if not u],
-                     [v for v, u in zip(eqn.outvars, out_uk) if not u] + res)
+    known_in = [v for v, u in zip(eqn.invars, unknowns) if not u]
+    known, res, made = _forwarded_residuals(known, known_in, n_res)
+    k_eqns = _inline(known, known_in, [v for v, u in zip(eqn.outvars, out_uk) if not u] + made)
     u_eqn = JaxprEqn(remat_p, res + [v for v, u in zip(eqn.invars, unknowns) if u],
                      [v for v, u in zip(eqn.outvars, out_uk) if u],
                      dict(p, jaxpr=unknown, differentiated=True), eqn.source_info)
     return k_eqns, [u_eqn] if any(out_uk) else [], out_uk
+
+
+def _forwarded_residuals(known, known_in, n_res):
+    """Residuals that are known inputs are those inputs' outer atoms (no copy is staged, as
+    JAX's partial evaluation passes the input's tracer on): (the known jaxpr computing only
+    the other residuals, every residual's atom, the variables it defines)."""
+    kj = known.jaxpr
+    n_out = len(kj.outvars) - n_res
+    outer = dict(zip(kj.invars, known_in))
+    res = [outer.get(v) if type(v) is not Literal else None for v in kj.outvars[n_out:]]
+    made = [Var(v.aval) for v, r in zip(kj.outvars[n_out:], res) if r is None]
+    computed = [v for v, r in zip(kj.outvars[n_out:], res) if r is None]
+    made_it = iter(made)
+    res = [next(made_it) if r is None else r for r in res]
+    return with_binders(known, outvars=list(kj.outvars[:n_out]) + computed), res, made
 
 
 def _inline(closed, in_atoms, out_vars):
@@ -185,7 +200,8 @@ def _is_saved(var, producers, policy):
 def _slice(targets, producers, saved):
     """(the equations recomputing `targets`, in program order; the values they start from:
     inputs and values `saved` keeps). A target that is saved is simply kept."""
-    eqns, kept, order = {}, {}, list(producers.values())
+    # a multi-output equation produces several variables: recomputed once
+    eqns, kept, order = {}, {}, list({id(e): e for e in producers.values()}.values())
     stack = list(reversed(targets))
     while stack:
         v = stack.pop()
