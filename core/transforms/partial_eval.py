@@ -1,8 +1,30 @@
 """Partial evaluation of a jaxpr: split it into a known part and an unknown part joined by
 residuals. linearize uses it for higher-order primitives (jit, cond, while, scan, shard_map),
 whose `partial_eval` rules split one equation of theirs the same way."""
+import contextlib
+import threading
+
 from .. import jaxpr as jx
 from .dce import dce_closed
+
+_pinned = threading.local()
+
+
+@contextlib.contextmanager
+def not_forwarded(atoms):
+    """While partially evaluating: residuals that are these outer atoms are not forwarded
+    but made by the known side (JAX's scan linearization forwards no NumPy array)."""
+    before = getattr(_pinned, "atoms", frozenset())
+    _pinned.atoms = before | set(atoms)
+    try:
+        yield
+    finally:
+        _pinned.atoms = before
+
+
+def forwardable(atom):
+    """Whether a residual that is the outer atom `atom` may be passed on as it is."""
+    return atom not in getattr(_pinned, "atoms", ())
 
 
 def partial_eval_jaxpr(closed, unknowns, instantiate=False, dce=False):

@@ -361,6 +361,21 @@ def _check_predicate(pred_tree, out_avals):
 
 # ---------------------------------------------------------------- scan
 
+# xs given as NumPy arrays: JAX's scan linearization stacks them as residuals of its own
+_FROM_NUMPY = weakref.WeakValueDictionary()  # id -> the Array (Arrays are unhashable)
+
+
+def _as_xs(x):
+    value = as_value(x)
+    if isinstance(x, np.ndarray):
+        _FROM_NUMPY[id(value)] = value
+    return value
+
+
+def _not_from_numpy(x):
+    return _FROM_NUMPY.get(id(x)) is not x
+
+
 def _scan_params(jaxpr, length, num_carry, num_consts, reverse, unroll):
     return dict(jaxpr=jaxpr, length=length, num_carry=num_carry,
                 num_consts=num_consts, reverse=reverse, unroll=unroll)
@@ -436,7 +451,8 @@ def _scan_vma(eqn, ins, strict):
 
 
 scan_p.def_jvp(_scan_jvp)
-scan_p.def_linearize(linearize_by_partial_eval(scan_p, tangent_constants=True))
+scan_p.def_linearize(linearize_by_partial_eval(
+    scan_p, tangent_constants=True, forwardable=_not_from_numpy))
 scan_p.def_batch(_scan_batch)
 scan_p.def_sharding(scan_types)
 scan_p.def_vma(_scan_vma)
@@ -473,7 +489,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     init_leaves, init_tree = pytree.tree_flatten(init)
     xs_leaves, xs_tree = pytree.tree_flatten(xs)
     init_leaves = [as_value(x) for x in init_leaves]
-    xs_leaves = [as_value(x) for x in xs_leaves]
+    xs_leaves = [_as_xs(x) for x in xs_leaves]
     length = _scan_length(xs_leaves, length)
     _check_xs_replicated(xs_leaves)
     if config.read("jax_disable_jit"):

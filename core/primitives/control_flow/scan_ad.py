@@ -46,7 +46,8 @@ def _classify_residuals(eqn, known, body_uk, invariant, n_kc, n_res):
     n_kk = nk - sum(body_uk[nc:nc + nk])
     forward = {v: ("const", outer) for v, outer in invariant.items()}
     for v, outer in zip(kj.invars[n_kc + n_kk:], pick(xs_in, xs_uk, False)):
-        forward[v] = ("xs", outer)
+        if pe.forwardable(outer):
+            forward[v] = ("xs", outer)
     kinds, outers = [], []
     length = eqn.params["length"]
     for atom in kj.outvars[len(kj.outvars) - n_res:]:
