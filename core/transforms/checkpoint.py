@@ -22,7 +22,7 @@ from ..primitives.structural import copy_p
 from ..trace import Tracer, as_value, get_aval
 from .ad import Zero
 from .batching import defvectorized, moveaxis
-from .dce import call_rule, def_dce
+from .dce import call_rule, dce_closed, def_dce
 from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
@@ -181,10 +181,28 @@ def partial_eval_with_policy(closed, unknowns, policy):
     producers = {v: e for e in kj.eqns for v in e.outvars}
     recompute, res = _slice(kj.outvars[n_known:], producers,
                             lambda v: _is_saved(v, producers, policy))
-    known = with_binders(known, outvars=list(kj.outvars[:n_known]) + res)
+    # the known side computes only its outputs and the saved residuals (JAX's dce_jaxpr of
+    # jaxpr_known): what the unknown side recomputes is not computed twice
+    known = dce_closed(with_binders(known, outvars=list(kj.outvars[:n_known]) + res))[0]
     uj = unknown.jaxpr
-    new_unknown = Jaxpr([], res + list(uj.invars[n_res:]), uj.outvars, recompute + list(uj.eqns))
+    eqns = _in_program_order(recompute, uj.eqns, closed.jaxpr.eqns)
+    new_unknown = Jaxpr([], res + list(uj.invars[n_res:]), uj.outvars, eqns)
     return known, ClosedJaxpr(new_unknown, unknown.consts), out_uk, len(res)
+
+
+def _in_program_order(recompute, unknown, program):
+    """The recomputed and the unknown equations interleaved as `program` orders them (JAX's
+    partial_eval_jaxpr_custom keeps the program's order); an equation a rule made takes the
+    place of the one before it, and at a tie the recomputed one comes first."""
+    position = {id(e): i for i, e in enumerate(program)}
+
+    def placed(eqns):
+        out, last = [], -1
+        for e in eqns:
+            last = position.get(id(e), last)
+            out.append((last, e))
+        return out
+    return [e for _, e in sorted(placed(recompute) + placed(unknown), key=lambda t: t[0])]
 
 
 def _is_saved(var, producers, policy):
