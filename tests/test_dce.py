@@ -11,8 +11,8 @@ from refjax.core.transforms.dce import dce_jaxpr
 
 pytestmark = pytest.mark.backends("numpy_ref")  # printing: one backend
 
-# which of the program's 14 outputs are used, per case
-USED = [(0,), (3, 10, 11), (1, 6, 9), ()]
+# which of the program's 15 outputs are used, per case
+USED = [(0,), (3, 10, 11, 13), (1, 6, 9, 14), ()]
 
 
 def _program(lib):
@@ -36,9 +36,9 @@ def _program(lib):
         ck = lib.checkpoint(lambda a, b: (jnp.sin(a), jnp.cos(b)))(x, y)
         sm = lib.shard_map(lambda v: (v * 2.0, jnp.sin(v)), mesh=mesh, in_specs=lib.P("i"),
                            out_specs=(lib.P("i"), lib.P("i")))(jnp.stack([x, y]))
-        cj = lib.custom_jvp(jnp.sin)
-        cj.defjvp(lambda p, t: (jnp.sin(p[0]), jnp.cos(p[0]) * t[0]))
-        return c1, c2, c3, ys, w, io, pc, r[...], ck, sm, cj(y)
+        cj = lib.custom_jvp(lambda a, b: (jnp.sin(a), jnp.cos(b)))
+        cj.defjvp(lambda p, t: (cj(*p), (jnp.cos(p[0]) * t[0], -jnp.sin(p[1]) * t[1])))
+        return c1, c2, c3, ys, w, io, pc, r[...], ck, sm, cj(x, y)
     return lib.make_jaxpr(f)(1.0, 2.0).jaxpr
 
 
@@ -59,7 +59,8 @@ def test_dce_jaxpr_prunes_as_jax():
     """The pass on a program of every rule's primitive, with four sets of used outputs, is
     JAX's, printed: scan keeps the carries a kept output needs (a fixpoint) and drops unused
     ys, cond and jit prune their bodies, pure_callback and a reference read go when unused,
-    io_callback and the reference write stay even with nothing used."""
+    io_callback and the reference write stay even with nothing used, custom_jvp computes only
+    its used outputs but keeps every operand (its rule may read them)."""
     ours = _dce_texts(refjax, USED)
     assert "io_callback" in ours[-1] and "<-" in ours[-1] and "pure_callback" not in ours[-1]
     assert ours == on_jax(_dce_texts, USED)
