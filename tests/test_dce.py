@@ -11,8 +11,8 @@ from refjax.core.transforms.dce import dce_jaxpr
 
 pytestmark = pytest.mark.backends("numpy_ref")  # printing: one backend
 
-# which of the program's 15 outputs are used, per case
-USED = [(0,), (3, 10, 11, 13), (1, 6, 9, 14), ()]
+# which of the program's 17 outputs are used, per case
+USED = [(0,), (3, 10, 11, 13, 16), (1, 6, 9, 14, 15), ()]
 
 
 def _program(lib):
@@ -38,7 +38,9 @@ def _program(lib):
                            out_specs=(lib.P("i"), lib.P("i")))(jnp.stack([x, y]))
         cj = lib.custom_jvp(lambda a, b: (jnp.sin(a), jnp.cos(b)))
         cj.defjvp(lambda p, t: (cj(*p), (jnp.cos(p[0]) * t[0], -jnp.sin(p[1]) * t[1])))
-        return c1, c2, c3, ys, w, io, pc, r[...], ck, sm, cj(x, y)
+        cv = lib.custom_vjp(lambda a, b: (jnp.sin(a), jnp.cos(b)))
+        cv.defvjp(lambda a, b: (cv(a, b), (a, b)), lambda r, g: (g[0] * 2.0, g[1] * 3.0))
+        return c1, c2, c3, ys, w, io, pc, r[...], ck, sm, cj(x, y), cv(x, y)
     return lib.make_jaxpr(f)(1.0, 2.0).jaxpr
 
 
@@ -59,8 +61,9 @@ def test_dce_jaxpr_prunes_as_jax():
     """The pass on a program of every rule's primitive, with four sets of used outputs, is
     JAX's, printed: scan keeps the carries a kept output needs (a fixpoint) and drops unused
     ys, cond and jit prune their bodies, pure_callback and a reference read go when unused,
-    io_callback and the reference write stay even with nothing used, custom_jvp computes only
-    its used outputs but keeps every operand (its rule may read them)."""
+    io_callback and the reference write stay even with nothing used, custom_jvp and
+    custom_vjp compute only their used outputs but keep every operand (their rules may read
+    them)."""
     ours = _dce_texts(refjax, USED)
     assert "io_callback" in ours[-1] and "<-" in ours[-1] and "pure_callback" not in ours[-1]
     assert ours == on_jax(_dce_texts, USED)
@@ -123,15 +126,19 @@ def test_partial_evaluation_drops_dead_code_as_jax():
 
 
 def test_values_and_effects_are_kept(capsys):
-    """The programs above compute JAX's values, and a debug.print in a scan body under grad
-    prints once per iteration, as JAX's."""
+    """A scan body under grad whose custom_vjp function has an unused output (pruned in the
+    known loop) computes JAX's gradient, and its debug.print prints once per iteration, as
+    JAX's."""
     def run(lib):
         jnp, lax = lib.numpy, lib.lax
         w = np.full(2, 0.5, np.float32)
+        cv = lib.custom_vjp(lambda a, b: (jnp.sin(a), jnp.cos(b)))
+        cv.defvjp(lambda a, b: (cv(a, b), (a, b)),
+                  lambda r, g: (jnp.cos(r[0]) * g[0], -jnp.sin(r[1]) * g[1]))
 
         def body(c, x):
             lib.debug.print("c={c}", c=c)
-            return jnp.sin(c) * x, jnp.cos(c)
+            return cv(c, x)[0] * x, jnp.cos(c)
         g = lib.grad(lambda c: lax.scan(body, c, w)[0] + lax.scan(body, c, w)[1].sum())(0.3)
         return float(g)
     ours = run(refjax)

@@ -113,14 +113,3 @@ def pruned(eqn, used_inputs, used_outputs, params):
                         outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
                         params=params)
 
-
-def body_rule(param="jaxpr"):
-    """The rule of a primitive whose outputs are all needed once it runs (its rules compute
-    every output, as custom_jvp/custom_vjp's): dropped when unused and without effects, else
-    kept whole with the dead equations of its body removed."""
-    def rule(used_outputs, eqn):
-        if not any(used_outputs) and not has_effects(eqn):
-            return [False] * len(eqn.invars), None
-        body, _ = dce_closed(eqn.params[param])
-        return [True] * len(eqn.invars), eqn._replace(params=dict(eqn.params, **{param: body}))
-    return rule
