@@ -1,5 +1,5 @@
-"""while and scan, with all of their rules, and the lax functions while_loop, fori_loop, scan
-and map that bind them.
+"""while and scan, with their rules (scan's partial evaluation, transpose and DCE rule are in
+scan_ad.py), and the lax functions while_loop, fori_loop, scan and map that bind them.
 
   while_p.bind(*cond_consts, *body_consts, *init,
                body_jaxpr, body_nconsts, cond_jaxpr, cond_nconsts)
