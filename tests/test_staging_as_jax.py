@@ -319,6 +319,10 @@ def _control_flow_cases(lib):
             (xs, xs, w)),
         "vmap scan": (lib.vmap(lambda c, xs: lax.scan(lambda c, x: (c * x, c + x), c, xs),
                                in_axes=(0, None)), (xs, xs)),
+        "cond in scan grad": (lib.grad(lambda c, xs: lax.scan(lambda c, x: (lax.cond(
+            x[0] > 0.2, jnp.sin, jnp.cos, c) * x, None), c, xs)[0].sum()), (w, xs)),
+        "remat in scan grad": (lib.grad(lambda c, xs: lax.scan(lib.checkpoint(
+            lambda c, x: (jnp.sin(c) * x, None)), c, xs)[0].sum()), (w, xs)),
     }
 
 
@@ -328,7 +332,9 @@ def test_cond_and_scan_under_transformations_stage_as_jax():
     slots, not four) and fills a branch's unused slots with `empty2` broadcasts; a partially
     evaluated scan takes its forwarded xs and stacked residuals in the order its body made
     them; vmap of an elementwise operation on a batched and an unbatched operand gives the
-    unbatched one a leading 1 (np.int64 dimensions) and lets the operation broadcast it."""
+    unbatched one a leading 1 (np.int64 dimensions) and lets the operation broadcast it. The
+    bodies of a scan's partial evaluation lose their dead code (a cond's unused `empty2`
+    fillers, what a checkpointed body recomputes) as JAX's linearize_jaxpr drops it."""
     text = staged(refjax, _control_flow_cases, mesh=None)["cond grad"][0]
     assert text.splitlines()[1].count(":f32[2]") == 5  # 2 outputs and 3 residual slots
     assert "empty2[dtype=float32 memory_space=MemorySpace.Device]" in text

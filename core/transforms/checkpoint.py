@@ -22,6 +22,7 @@ from ..primitives.structural import copy_p
 from ..trace import Tracer, as_value, get_aval
 from .ad import UndefinedPrimal, Zero
 from .batching import defvectorized, moveaxis
+from .dce import call_rule, dce_closed, def_dce
 from .jit import signature_key, trace_cache, transpose_call
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
@@ -97,13 +98,28 @@ def _remat_partial_eval(eqn, unknowns):
     part (with its recomputation) as a remat2 equation."""
     p = eqn.params
     known, unknown, out_uk, n_res = partial_eval_with_policy(p["jaxpr"], unknowns, p["policy"])
-    res = [Var(a) for a in known.out_avals[len(known.out_avals) - n_res:]]
-    k_eqns = _inline(known, [v for v, u in zip(eqn.invars, unknowns) if not u],
-                     [v for v, u in zip(eqn.outvars, out_uk) if not u] + res)
+    known_in = [v for v, u in zip(eqn.invars, unknowns) if not u]
+    known, res, made = _forwarded_residuals(known, known_in, n_res)
+    k_eqns = _inline(known, known_in, [v for v, u in zip(eqn.outvars, out_uk) if not u] + made)
     u_eqn = JaxprEqn(remat_p, res + [v for v, u in zip(eqn.invars, unknowns) if u],
                      [v for v, u in zip(eqn.outvars, out_uk) if u],
                      dict(p, jaxpr=unknown, differentiated=True), eqn.source_info)
     return k_eqns, [u_eqn] if any(out_uk) else [], out_uk
+
+
+def _forwarded_residuals(known, known_in, n_res):
+    """Residuals that are known inputs are those inputs' outer atoms (no copy is staged, as
+    JAX's partial evaluation passes the input's tracer on): (the known jaxpr computing only
+    the other residuals, every residual's atom, the variables it defines)."""
+    kj = known.jaxpr
+    n_out = len(kj.outvars) - n_res
+    outer = dict(zip(kj.invars, known_in))
+    res = [outer.get(v) if type(v) is not Literal else None for v in kj.outvars[n_out:]]
+    made = [Var(v.aval) for v, r in zip(kj.outvars[n_out:], res) if r is None]
+    computed = [v for v, r in zip(kj.outvars[n_out:], res) if r is None]
+    made_it = iter(made)
+    res = [next(made_it) if r is None else r for r in res]
+    return with_binders(known, outvars=list(kj.outvars[:n_out]) + computed), res, made
 
 
 def _inline(closed, in_atoms, out_vars):
@@ -155,6 +171,7 @@ def _remat_batch(axis_data, vals, dims, *, jaxpr, **params):
 
 
 remat_p.def_call("jaxpr")
+def_dce(remat_p)(call_rule())
 
 
 @remat_p.def_key_reuse
@@ -183,10 +200,28 @@ def partial_eval_with_policy(closed, unknowns, policy):
     producers = {v: e for e in kj.eqns for v in e.outvars}
     recompute, res = _slice(kj.outvars[n_known:], producers,
                             lambda v: _is_saved(v, producers, policy))
-    known = with_binders(known, outvars=list(kj.outvars[:n_known]) + res)
+    # the known side computes only its outputs and the saved residuals (JAX's dce_jaxpr of
+    # jaxpr_known): what the unknown side recomputes is not computed twice
+    known = dce_closed(with_binders(known, outvars=list(kj.outvars[:n_known]) + res))[0]
     uj = unknown.jaxpr
-    new_unknown = Jaxpr([], res + list(uj.invars[n_res:]), uj.outvars, recompute + list(uj.eqns))
+    eqns = _in_program_order(recompute, uj.eqns, closed.jaxpr.eqns)
+    new_unknown = Jaxpr([], res + list(uj.invars[n_res:]), uj.outvars, eqns)
     return known, ClosedJaxpr(new_unknown, unknown.consts), out_uk, len(res)
+
+
+def _in_program_order(recompute, unknown, program):
+    """The recomputed and the unknown equations interleaved as `program` orders them (JAX's
+    partial_eval_jaxpr_custom keeps the program's order); an equation a rule made takes the
+    place of the one before it, and at a tie the recomputed one comes first."""
+    position = {id(e): i for i, e in enumerate(program)}
+
+    def placed(eqns):
+        out, last = [], -1
+        for e in eqns:
+            last = position.get(id(e), last)
+            out.append((last, e))
+        return out
+    return [e for _, e in sorted(placed(recompute) + placed(unknown), key=lambda t: t[0])]
 
 
 def _is_saved(var, producers, policy):
@@ -202,7 +237,8 @@ def _is_saved(var, producers, policy):
 def _slice(targets, producers, saved):
     """(the equations recomputing `targets`, in program order; the values they start from:
     inputs and values `saved` keeps). A target that is saved is simply kept."""
-    eqns, kept, order = {}, {}, list(producers.values())
+    # a multi-output equation produces several variables: recomputed once
+    eqns, kept, order = {}, {}, list({id(e): e for e in producers.values()}.values())
     stack = list(reversed(targets))
     while stack:
         v = stack.pop()

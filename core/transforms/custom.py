@@ -12,6 +12,7 @@ from ..primitive import make_primitive
 from ..trace import Tracer, current_trace, get_aval
 from .ad import instantiate
 from .batching import moveaxis
+from .dce import dce_closed, def_dce, has_effects, pruned
 from .staging import stage
 from .vmap import batch_jaxpr, vmap_flat
 
@@ -309,6 +310,34 @@ class _BatchedJvp:
 
 
 custom_jvp_call_p.def_call("call_jaxpr")
+
+
+@def_dce(custom_jvp_call_p)
+def _custom_jvp_call_dce(used_outputs, eqn):
+    """As JAX's: the function computes only the used outputs, and the rule gives only those
+    (every operand stays: the rule may read what the function no longer does)."""
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    body, used_inputs = dce_closed(eqn.params["call_jaxpr"], used_outputs, True)
+    jvp = eqn.params["jvp"]
+    jvp = jvp if all(used_outputs) else _UsedOutputsJvp(jvp, used_outputs)
+    params = dict(eqn.params, call_jaxpr=body, jvp=jvp)
+    return used_inputs, pruned(eqn, used_inputs, used_outputs, params)
+
+
+class _UsedOutputsJvp:
+    """A custom JVP rule whose results DCE pruned: the used outputs and their tangents."""
+
+    def __init__(self, jvp, used):
+        self.jvp, self.used = jvp, used
+
+    def __call__(self, primals, tangents):
+        outs, t_outs = self.jvp(primals, tangents)
+        return ([o for o, u in zip(outs, self.used) if u],
+                [t for t, u in zip(t_outs, self.used) if u])
+
+    def __repr__(self):
+        return repr(self.jvp)
 
 
 def _unbatched(rule, attr):

@@ -12,6 +12,7 @@ from ..state import REF_PRIMITIVES
 from ..trace import as_value, get_aval
 from .ad import Zero, instantiate
 from .batching import bdim_at_front, moveaxis
+from .dce import dce_closed, def_dce, has_effects, pruned
 from .custom import (FlatFun, batched_aval, check_nondiff, fun_name, process_or_stage,
                      resolve_kwargs, split_nondiff, stage_call)
 from .vmap import batch_jaxpr, vmap_flat
@@ -243,6 +244,45 @@ def _custom_lin_batch(axis_data, vals, dims, *, num_res, rule, out_avals):
 
 
 custom_vjp_call_p.def_call("call_jaxpr")
+
+
+@def_dce(custom_vjp_call_p)
+def _custom_vjp_call_dce(used_outputs, eqn):
+    """As JAX's: the function and fwd give only the used outputs (fwd every residual), bwd
+    gets zero cotangents for the others; every operand stays."""
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    closed = eqn.params["call_jaxpr"]
+    body, used_inputs = dce_closed(closed, used_outputs, True)
+    rule = eqn.params["rule"]
+    if not all(used_outputs):
+        rule = _UsedOutputsRule(rule, used_outputs, closed.out_avals)
+    params = dict(eqn.params, call_jaxpr=body, rule=rule)
+    return used_inputs, pruned(eqn, used_inputs, used_outputs, params)
+
+
+class _UsedOutputsRule:
+    """A custom_vjp rule whose results DCE pruned: fwd's used outputs, bwd's cotangents of
+    the others zeros."""
+
+    def __init__(self, rule, used, out_avals):
+        self.rule, self.used, self.out_avals = rule, used, out_avals
+
+    def __repr__(self):
+        return repr(self.rule)
+
+    def fwd(self, primals, perturbed):
+        outs, residuals = self.rule.fwd(primals, perturbed)
+        return [o for o, u in zip(outs, self.used) if u], residuals
+
+    def linear(self, residuals, tangents, out_avals):
+        return custom_lin_p.bind(*residuals, *tangents, num_res=len(residuals), rule=self,
+                                 out_avals=tuple(out_avals))
+
+    def bwd(self, residuals, cts):
+        given = iter(cts)
+        return self.rule.bwd(residuals, [next(given) if u else Zero(a.to_tangent_aval())
+                                         for a, u in zip(self.out_avals, self.used)])
 
 
 def _pp_custom_vjp_call(eqn, context):

@@ -24,6 +24,7 @@ from . import jit_diagnostics as diagnostics
 from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
 from .batching import moveaxis
+from .dce import call_rule, def_dce
 from .jvp import jvp_jaxpr
 from .partial_eval import partial_eval_jaxpr
 from .staging import stage_closed
@@ -604,7 +605,7 @@ def _jit_linearize(primals, tangents, *, name, jaxpr, **ctx):
     new, _ = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     unknowns = [False] * len(primals) + [True] * len(nz_tangents)
-    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(new, unknowns)
+    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(new, unknowns, dce=True)
     known, forwarded = _forward_residuals(known, n_res)
     known_outs = jit_p.bind(*primals, name=name, jaxpr=known, **ctx)
     n_known_out = len(known_outs) - forwarded.count(None)
@@ -664,7 +665,7 @@ def _jit_transpose(cts, *args, name, jaxpr, **ctx):
 def _jit_partial_eval(eqn, unknowns_in):
     """A jit equation with some unknown inputs becomes a known jit and an unknown jit."""
     closed = eqn.params["jaxpr"]
-    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(closed, unknowns_in)
+    known, unknown, out_unknowns, n_res = partial_eval_jaxpr(closed, unknowns_in, dce=True)
     res_vars = [Var(a) for a in known.out_avals[len(known.out_avals) - n_res:]]
     known_out = [v for v, u in zip(eqn.outvars, out_unknowns) if not u]
     unknown_out = [v for v, u in zip(eqn.outvars, out_unknowns) if u]
@@ -683,3 +684,4 @@ jit_p.def_batch(_jit_batch)
 jit_p.def_transpose(_jit_transpose)
 jit_p.def_partial_eval(_jit_partial_eval)
 jit_p.def_pp(pp_call)
+def_dce(jit_p)(call_rule())

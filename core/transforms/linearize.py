@@ -5,7 +5,8 @@ from ..sharding_types import typed_aval
 from ..trace import Trace, current_trace, get_aval, set_current_trace
 from .ad import Zero, zeros_like_aval
 from .jvp import jvp_flat
-from .partial_eval import partial_eval_jaxpr
+from .dce import dce_consts
+from .partial_eval import not_forwarded, partial_eval_jaxpr
 from .staging import StagingTrace, StagingTracer, stage_closed
 
 
@@ -50,6 +51,9 @@ def linearize_flat(fun, primals):
         out_p, out_t = jvp_flat(fun, primals, tangents, parent=parent, rule_trace=dispatch)
     out_t = [_instantiate_in(tangent_trace, t) for t in out_t]
     jaxpr, residuals = tangent_trace.to_jaxpr(out_t)
+    # as JAX's linearize (its tangent trace drops dead code): only what the outputs need,
+    # and only the residuals that reads
+    jaxpr, residuals = dce_consts(jaxpr, residuals)
     return out_p, jaxpr, residuals
 
 
@@ -61,13 +65,14 @@ def _instantiate_in(trace, t):
         return zeros_like_aval(t.aval)
 
 
-def linearize_by_partial_eval(prim, tangent_constants=False):
+def linearize_by_partial_eval(prim, tangent_constants=False, forwardable=None):
     """A `linearize` rule for a loop or branch primitive: stage the JVP of this one
     application, split it with primals known and tangents unknown (the primitive's
     partial_eval rule does the work), run the known part now on the parent trace and stage
     the unknown part. `tangent_constants`: residuals made of literals alone (the zeros its JVP
     instantiates for tangents) are made on the unknown side, as JAX's scan linearization
-    instantiates them in its tangent function. Returns the rule."""
+    instantiates them in its tangent function. `forwardable(primal)`: whether a residual that
+    is that operand may be passed on as it is (default: all may). Returns the rule."""
     def rule(primals, tangents, **params):
         nz = [_nonzero(t) for t in tangents]
         n, box = len(primals), []
@@ -81,7 +86,10 @@ def linearize_by_partial_eval(prim, tangent_constants=False):
 
         nz_tangents = [t for t, z in zip(tangents, nz) if z]
         closed = stage_closed(jvp_of_prim, [typed_aval(x) for x in list(primals) + nz_tangents])
-        known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, [False] * n + [True] * sum(nz))
+        pinned = [v for v, p in zip(closed.jaxpr.invars, primals)
+                  if forwardable is not None and not forwardable(p)]
+        with not_forwarded(pinned):
+            known, unknown, out_uk, n_res = partial_eval_jaxpr(closed, [False] * n + [True] * sum(nz))
         if tangent_constants:
             known, unknown, n_res = _constants_to_unknown(known, unknown, n_res)
         known_outs = jx.jaxpr_as_fun(known, jx.literal_array)(*primals)

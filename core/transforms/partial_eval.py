@@ -1,16 +1,43 @@
 """Partial evaluation of a jaxpr: split it into a known part and an unknown part joined by
 residuals. linearize uses it for higher-order primitives (jit, cond, while, scan, shard_map),
 whose `partial_eval` rules split one equation of theirs the same way."""
+import contextlib
+import threading
+
 from .. import jaxpr as jx
+from .dce import dce_closed
+
+_pinned = threading.local()
 
 
-def partial_eval_jaxpr(closed, unknowns, instantiate=False):
+@contextlib.contextmanager
+def not_forwarded(atoms):
+    """While partially evaluating: residuals that are these outer atoms are not forwarded
+    but made by the known side (JAX's scan linearization forwards no NumPy array)."""
+    before = getattr(_pinned, "atoms", frozenset())
+    _pinned.atoms = before | set(atoms)
+    try:
+        yield
+    finally:
+        _pinned.atoms = before
+
+
+def forwardable(atom):
+    """Whether a residual that is the outer atom `atom` may be passed on as it is."""
+    return atom not in getattr(_pinned, "atoms", ())
+
+
+def partial_eval_jaxpr(closed, unknowns, instantiate=False, dce=False):
     """Split `closed` into known: known inputs -> (known outputs..., residuals...) and
     unknown: (residuals..., unknown inputs...) -> outputs marked unknown. Outputs marked in
     `instantiate` (a bool or one per output) are made unknown even when they could be known:
     the known value then travels to the unknown side as one more residual. Returns
-    (known ClosedJaxpr, unknown ClosedJaxpr, out_unknowns, num_residuals)."""
+    (known ClosedJaxpr, unknown ClosedJaxpr, out_unknowns, num_residuals). With `dce`, both
+    sides lose the equations none of their outputs needs, as JAX's linearize_jaxpr leaves
+    them (the primitives' rules partially evaluating their bodies ask for it)."""
     known, unknown, out_uk, n_res = _split(closed, unknowns)
+    if dce:
+        known, unknown = dce_closed(known)[0], dce_closed(unknown)[0]
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(out_uk)
     force = [bool(inst) and not uk for inst, uk in zip(instantiate, out_uk)]

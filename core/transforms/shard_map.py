@@ -16,6 +16,7 @@ from ..sharding_types import untyped
 from ..trace import Tracer, as_value, current_trace, get_aval
 from .ad import Zero
 from .batching import AxisData, moveaxis
+from .dce import call_rule, def_dce
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
@@ -369,6 +370,7 @@ shard_map_p.def_jvp(_shard_map_jvp)
 shard_map_p.def_batch(_shard_map_batch)
 shard_map_p.def_sharding(_shard_map_sharding)
 shard_map_p.def_layout("mesh")
+def_dce(shard_map_p)(call_rule(per_input=("in_specs",), per_output=("out_specs",)))
 
 
 @shard_map_p.def_pp

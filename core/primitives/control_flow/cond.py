@@ -19,6 +19,7 @@ from ...pytree_prefix import structure_differences
 from ...sharding_types import typed_aval
 from ...trace import as_value, get_aval
 from ...transforms import partial_eval as pe
+from ...transforms.dce import dce_closed, def_dce, has_effects, pruned
 from ...transforms.ad import Zero, instantiate, is_undefined_primal
 from ...transforms.batching import bdim_at_front, moveaxis
 from ...transforms.jit_diagnostics import fun_sourceinfo
@@ -72,7 +73,7 @@ def _cond_partial_eval(eqn, unknowns):
     if index_uk:
         return [], [eqn], [True] * n_out
     out_uk = any_columns(pe.partial_eval_jaxpr(b, ops_uk)[2] for b in branches)
-    splits = [pe.partial_eval_jaxpr(b, ops_uk, out_uk) for b in branches]
+    splits = [pe.partial_eval_jaxpr(b, ops_uk, out_uk, dce=True) for b in branches]
     res_avals = [k.out_avals[len(k.out_avals) - n_res:] for k, _, _, n_res in splits]
     slots, places = _residual_slots(res_avals)
     n_known = n_out - sum(out_uk)
@@ -122,6 +123,19 @@ def _with_residual_inputs(unknown, places, slots):
     for place, v in zip(places, invars[:len(places)]):
         res[place] = v
     return jx.with_binders(unknown, invars=res + list(invars[len(places):]))
+
+
+@def_dce(cond_p)
+def _cond_dce(used_outputs, eqn):
+    """As JAX's _cond_dce_rule: every branch computes only the used outputs and reads the
+    operands any branch needs; the index is always read."""
+    if not any(used_outputs) and not has_effects(eqn):
+        return [False] * len(eqn.invars), None
+    branches = eqn.params["branches"]
+    used = any_columns(dce_closed(b, used_outputs, False)[1] for b in branches)
+    new = tuple(dce_closed(b, used_outputs, used)[0] for b in branches)
+    used_inputs = [True] + used
+    return used_inputs, pruned(eqn, used_inputs, used_outputs, dict(eqn.params, branches=new))
 
 
 def _cond_transpose(cts, index, *ops, branches):
