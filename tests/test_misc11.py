@@ -3,6 +3,7 @@ is called, a concrete reference's stored weak type after writes, how often eager
 flow's debug callbacks run, Array.traceback's frames."""
 
 import numpy as np
+import pytest
 from jax_recordings import on_jax
 
 import refjax
@@ -65,3 +66,58 @@ def test_valid_negative_static_argnum_still_works():
     """static_argnums=-1 names the last positional argument at each call (as JAX's): its
     value is static, an unhashable one refused."""
     assert _negative_static(refjax) == on_jax(_negative_static)
+
+
+def _written_refs(jax_mod):
+    """What a reference made from a weakly typed value prints after each kind of write: JAX
+    prints the buffer its discharged write computed (a whole write: the value's weak type;
+    adding: weak if both are; dynamic_update_slice: strong; an indexed scatter: kept), through
+    jit, a cond (its first branch's types), loops (strong if the body makes it so, even with
+    no iterations) and a traced reference argument; reading it keeps the reference's type."""
+    jnp, lax = jax_mod.numpy, jax_mod.lax
+    one, i32 = jnp.int32(1), np.int32(2)
+
+    def scalar(write):
+        r = jax_mod.new_ref(0)
+        write(r)
+        return repr(r)
+
+    def vector(write):
+        r = jax_mod.new_ref(lax.broadcast(1.0, (4,)))
+        write(r)
+        return repr(r)
+
+    def setitem(idx, value):
+        return lambda r: r.__setitem__(idx, value)
+
+    writes = [setitem(Ellipsis, 5), lambda r: r.addupdate(1), lambda r: r.addupdate(one),
+              lambda r: jax_mod.jit(lambda x: r.addupdate(x))(2),
+              lambda r: jax_mod.jit(lambda x: r.addupdate(x))(i32),
+              lambda r: jax_mod.jit(lambda: jax_mod.jit(lambda: r.addupdate(one))())(),
+              lambda r: jax_mod.jit(lambda ref: ref.addupdate(one))(r),
+              lambda r: lax.cond(True, lambda: None, lambda: r.addupdate(one)),
+              lambda r: lax.cond(False, lambda: r.addupdate(one), lambda: None),
+              lambda r: lax.scan(lambda c, x: (r.addupdate(x), None), None, jnp.arange(0)),
+              lambda r: lax.fori_loop(0, 2, lambda i, c: r.addupdate(1), None),
+              lambda r: lax.while_loop(lambda c: c < 0,
+                                       lambda c: (r.addupdate(one), c)[1], 0)]
+    vector_writes = [setitem(slice(1, 3), jnp.ones(2)), setitem(slice(None, None, 2), jnp.ones(2)),
+                     lambda r: r.addupdate(jnp.ones(1), jnp.array([0])),
+                     lambda r: r.addupdate(jnp.float32(1), jnp.array(0)),
+                     setitem(slice(None), jnp.ones(4))]
+    read = jax_mod.new_ref(0)
+    read[...] = one
+    int16 = jax_mod.new_ref(jnp.int16(0))
+    return ([scalar(w) for w in writes] + [vector(w) for w in vector_writes]
+            + [repr(read[...]), str(jax_mod.typeof(read)),
+               _outcome(lambda: int16.addupdate(1))[:10]])
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_written_reference_prints_the_written_weak_type():
+    """refjax prints each reference's buffer with the weak type JAX's has (a whole-value
+    write, an addition, slices, scatters, jit, cond, loops), reads it with its own type, and
+    refuses an addupdate of another dtype (a Python int into int16) as JAX, uncast."""
+    ours = _written_refs(refjax)
+    assert ours == on_jax(_written_refs)
+    assert sum("weak_type=True" in s for s in ours) >= 5  # both weak types occur
