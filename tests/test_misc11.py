@@ -2,6 +2,9 @@
 is called, a concrete reference's stored weak type after writes, how often eager control
 flow's debug callbacks run, Array.traceback's frames."""
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 from jax_recordings import on_jax
@@ -121,3 +124,65 @@ def test_written_reference_prints_the_written_weak_type():
     ours = _written_refs(refjax)
     assert ours == on_jax(_written_refs)
     assert sum("weak_type=True" in s for s in ours) >= 5  # both weak types occur
+
+
+def _callback_counts(jax_mod):
+    """How often each debug callback runs when eager control flow runs twice on same-typed
+    arguments: inspect_array_sharding's when the program is compiled (so not again when
+    JAX's trace cache, keyed by the functions, gives the same program, and once for branches
+    XLA merges), jax.debug.callback and jax.debug.print at every run; and how often the
+    functions' trace-time Python runs."""
+    jnp, lax = jax_mod.numpy, jax_mod.lax
+    counts = {}
+
+    def bump(name):
+        counts[name] = counts.get(name, 0) + 1
+
+    def inspect(s):
+        bump("inspect")
+
+    def body(x):
+        jax_mod.debug.inspect_array_sharding(x, callback=inspect)
+        jax_mod.debug.callback(lambda v: bump("callback"), x)
+        jax_mod.debug.print("{}", x)
+        return x + 1
+
+    def other(x):
+        jax_mod.debug.inspect_array_sharding(x, callback=inspect)
+        return x + 1
+
+    def traced(x):
+        bump("traced")
+        return x
+
+    def below(c):
+        return c < 3
+
+    runs = {"cond": lambda x: lax.cond(x > 0, body, lambda x: x, x),
+            "cond_same": lambda x: lax.cond(x > 0, body, body, x),
+            "switch_alike": lambda x: lax.switch(1, [body, other, body], x),
+            "cond_traced": lambda x: lax.cond(x > 0, traced, traced, x),
+            "while": lambda x: lax.while_loop(lambda c: c < 3, body, x),
+            "while_same": lambda x: lax.while_loop(below, other, x),
+            "scan": lambda x: lax.scan(lambda c, _: (body(c), None), x, None, length=2),
+            "jit_alike": jax_mod.jit(lambda x: lax.cond(x > 0, other, body, x))}
+    out = {}
+    for name, run in runs.items():
+        counts.clear()
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            for v in (1.0, 2.0):
+                run(jnp.float32(v))
+            jax_mod.effects_barrier()
+        out[name] = dict(counts, printed=printed.getvalue().count("\n"))
+    return out
+
+
+@pytest.mark.backends("numpy_ref", "xla")
+def test_eager_control_flow_callback_counts():
+    """Each callback runs as often as in JAX: eager cond, switch and while_loop trace their
+    functions once per function and types (the same program is reused, so its sharding
+    inspections do not call back again), identical branches inspect once."""
+    ours = _callback_counts(refjax)
+    assert ours == on_jax(_callback_counts)
+    assert ours["cond_same"]["inspect"] == 1 and ours["cond_traced"]["traced"] == 1
