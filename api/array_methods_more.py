@@ -4,7 +4,7 @@ for the removed or concrete-only names (flat, device_buffer(s), platform,
 unsafe_buffer_pointer; a tracer's traceback and pickling), a traced reference's addupdate."""
 import numpy as np
 
-from ..core import errors
+from ..core import errors, tracebacks
 from .layout import array_format
 from .numpy.promotion import _user_dtype as user_dtype
 
@@ -170,7 +170,7 @@ def array_methods():
 def _traceback(self):
     """The Python stack where the array was made, innermost frame first (its frames are
     refjax's where JAX's are its own, then the user's); None once it is deleted, as JAX's."""
-    return None if self.is_deleted() else self._traceback
+    return None if self.is_deleted() else tracebacks.resolve(self._traceback)
 
 
 def _tracer_unsafe_buffer_pointer(self):

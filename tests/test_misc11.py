@@ -3,6 +3,7 @@ is called, a concrete reference's stored weak type after writes, how often eager
 flow's debug callbacks run, Array.traceback's frames."""
 
 import contextlib
+import functools
 import io
 
 import numpy as np
@@ -186,3 +187,28 @@ def test_eager_control_flow_callback_counts():
     ours = _callback_counts(refjax)
     assert ours == on_jax(_callback_counts)
     assert ours["cond_same"]["inspect"] == 1 and ours["cond_traced"]["traced"] == 1
+
+
+def test_native_and_python_tracebacks_agree(monkeypatch):
+    """Array.traceback recorded by jaxlib's native recorder (installed with the xla backend)
+    shows exactly what the Python walk shows for the same creation site: the same frames,
+    lines and offsets from the array's maker outwards, the same text; the native one is
+    resolved only when read."""
+    from refjax.core import tracebacks
+    refjax.get_backend("xla")  # installs the native recorder
+    native, python = tracebacks.record, functools.partial(tracebacks.capture, 2)
+    assert not isinstance(native, functools.partial)
+
+    def make():
+        return refjax.numpy.ones(2)
+
+    made = []
+    for record in (python, native):
+        monkeypatch.setattr(tracebacks, "record", record)
+        made.append(make())  # one call site: the same stack
+    walked, recorded = (a.traceback for a in made)
+    assert walked == recorded and str(walked) == str(recorded)
+    assert type(made[1]._traceback) is not tracebacks.Traceback
+    names = [f.function_name for f in recorded.frames]
+    assert names.index("test_native_and_python_tracebacks_agree.<locals>.make") \
+        == names.index("test_native_and_python_tracebacks_agree") - 1
