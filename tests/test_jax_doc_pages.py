@@ -73,10 +73,7 @@ KNOWN = {
     "automatic-differentiation": {9: _FD},
     "automatic-vectorization": {},
     "control-flow": {},
-    "custom_pytrees": {
-        10: "jacobian's output tree: JAX unflattens the user's class with None leaves "
-            "(ValueError from jnp.asarray(None)), refjax with the Jacobian's rows (TypeError); "
-            "the page says either raises"},
+    "custom_pytrees": {},
     "external-callbacks": {},
     "jit-compilation": {},
     "pytrees": {},

@@ -212,3 +212,38 @@ def test_native_and_python_tracebacks_agree(monkeypatch):
     names = [f.function_name for f in recorded.frames]
     assert names.index("test_native_and_python_tracebacks_agree.<locals>.make") \
         == names.index("test_native_and_python_tracebacks_agree") - 1
+
+
+def _jacobian_rebuilds(jax_mod):
+    """The first leaf types a pytree class's constructor receives under jacfwd and jacrev
+    (JAX's input checks rebuild the argument with None leaves; grad's do not), and what a
+    class converting its leaf with jnp.asarray raises there (JAX's custom-pytrees page)."""
+    made = []
+
+    class Recording:
+        def __init__(self, a):
+            made.append(type(a).__name__ if a is None else "value")
+            self.a = a
+
+    class Converting:
+        def __init__(self, a):
+            self.a = jax_mod.numpy.asarray(a)
+
+    for cls in (Recording, Converting):
+        jax_mod.tree_util.register_pytree_node(cls, lambda t: ((t.a,), None),
+                                               lambda _, leaves, cls=cls: cls(*leaves))
+    x = jax_mod.numpy.arange(3.0)
+    firsts = []
+    for transform in (jax_mod.grad, jax_mod.jacfwd, jax_mod.jacrev):
+        made.clear()
+        transform(lambda t: t.a.sum())(Recording(x))
+        firsts.append(made[1])
+    return firsts, _outcome(lambda: jax_mod.jacobian(lambda t: t)(Converting(x)))[:10]
+
+
+def test_jacobian_rebuilds_arguments_with_none_leaves():
+    """jacfwd and jacrev call the argument's unflatten with None leaves before differentiating
+    (a constructor refusing None raises ValueError there, as JAX's), grad does not."""
+    ours = _jacobian_rebuilds(refjax)
+    assert ours == on_jax(_jacobian_rebuilds)
+    assert ours == (["value", "NoneType", "NoneType"], "ValueError")
