@@ -22,7 +22,7 @@ def cached(funs, types, trace, captured):
     table = _table(funs[0])
     if table is None or current_trace() is not EVAL_TRACE or AXIS_ENV.frames:
         return trace()
-    key = (tuple(funs[1:]), types, config.version, get_abstract_mesh())
+    key = (tuple(map(_weak, funs[1:])), types, config.version, get_abstract_mesh())
     hit = table.get(key)
     if hit is None:
         hit = trace()
@@ -31,6 +31,15 @@ def cached(funs, types, trace, captured):
                 table.clear()
             table[key] = hit
     return hit
+
+
+def _weak(fun):
+    """The function as a key that does not keep it alive (itself if it cannot be weakly
+    referenced): a freed function's entries are never hit again."""
+    try:
+        return weakref.ref(fun)
+    except TypeError:
+        return fun
 
 
 def _table(fun):
