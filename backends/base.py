@@ -306,7 +306,7 @@ def eval_primitive(prim, args, params):
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]
     typed_outs = _eager_types(prim, args, avals, outs, params)
-    weak_refs = ref_weak.before_eager(args)
+    weak_refs = ref_weak.before_eager(args, params)
     results = backend.execute(prim, bufs, params, typed_outs)
     ref_weak.after_eager(prim, params, args, avals, weak_refs)
     arrays = [(Ref if is_ref_type(a) else Array)(a, b, backend) for a, b in zip(outs, results)]

@@ -88,8 +88,10 @@ _RULES = {swap_p: _swap, addupdate_p: _addupdate, cond_p: _cond, while_p: _while
 
 def after_eager(prim, params, args, avals, weak_before):
     """Record on each concrete reference among `args`, and among the constants of the
-    jaxprs `params` hold, the weak type its buffer holds after the eager `prim` (given each
-    operand's weak type before, `weak_before`)."""
+    jaxprs `params` hold, the weak type its buffer holds after the eager `prim` (given what
+    `before_eager` gave)."""
+    if weak_before is None:
+        return
     for k, (x, a, w) in enumerate(zip(args, avals, weak_before)):
         if w is not None and is_ref_type(a):
             x.stored_weak = written(prim, params, avals, k, w)
@@ -110,6 +112,13 @@ def _closed_jaxprs(values):
             yield from _closed_jaxprs(v)
 
 
-def before_eager(args):
-    """The weak types of the concrete references among `args` (None for the others)."""
-    return [x.stored_weak if type(x) is Ref else None for x in args]
+def before_eager(args, params):
+    """The weak types of the concrete references among `args` (None for the others), or
+    None when the operation can write to no concrete reference (no reference operand, no
+    jaxpr that could hold one): most operations, so this is checked first."""
+    if Ref in map(type, args):
+        return [x.stored_weak if type(x) is Ref else None for x in args]
+    for v in params.values():  # (a loop: no generator to set up on every operation)
+        if type(v) is ClosedJaxpr or type(v) is tuple and ClosedJaxpr in map(type, v):
+            return [None] * len(args)
+    return None
