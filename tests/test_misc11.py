@@ -247,3 +247,16 @@ def test_jacobian_rebuilds_arguments_with_none_leaves():
     ours = _jacobian_rebuilds(refjax)
     assert ours == on_jax(_jacobian_rebuilds)
     assert ours == (["value", "NoneType", "NoneType"], "ValueError")
+
+
+def test_eager_cond_traces_again_on_another_backend():
+    """The trace cache of eager control flow is per backend: a branch capturing an Array it
+    made while traced runs on each backend with that backend's Array (the numpy_ref trace's
+    constant would be refused on xla)."""
+    def branch(x):
+        return x + refjax.device_put(np.arange(3.0, dtype=np.float32))
+
+    for name in ("numpy_ref", "xla", "numpy_ref"):
+        with refjax.backend(name):
+            y = refjax.lax.cond(True, branch, branch, refjax.numpy.ones(3))
+            assert y.tolist() == [1.0, 2.0, 3.0] and y._backend.name == name

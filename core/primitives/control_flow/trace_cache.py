@@ -6,6 +6,7 @@ when it compiles, are reused. Under a transformation or jit nothing is cached (t
 capture that transformation's tracers)."""
 import weakref
 
+from ... import runtime
 from ...config import config
 from ...sharding import get_abstract_mesh
 from ...trace import EVAL_TRACE, Tracer, current_trace
@@ -22,7 +23,9 @@ def cached(funs, types, trace, captured):
     table = _table(funs[0])
     if table is None or current_trace() is not EVAL_TRACE or AXIS_ENV.frames:
         return trace()
-    key = (tuple(map(_weak, funs[1:])), types, config.version, get_abstract_mesh())
+    # (the backend too: captured constants are its Arrays)
+    key = (tuple(map(_weak, funs[1:])), types, config.version, get_abstract_mesh(),
+           runtime.current_backend_name())
     hit = table.get(key)
     if hit is None:
         hit = trace()
