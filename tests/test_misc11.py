@@ -260,3 +260,20 @@ def test_eager_cond_traces_again_on_another_backend():
         with refjax.backend(name):
             y = refjax.lax.cond(True, branch, branch, refjax.numpy.ones(3))
             assert y.tolist() == [1.0, 2.0, 3.0] and y._backend.name == name
+
+
+def _dtypes_in_and_out_of_x64(jax_mod):
+    def f(x):
+        return jax_mod.numpy.arange(3)
+
+    kinds = [str(jax_mod.lax.cond(True, f, f, np.float32(1)).dtype)]
+    with jax_mod.enable_x64(True):
+        kinds.append(str(jax_mod.lax.cond(True, f, f, np.float32(1)).dtype))
+    return kinds
+
+
+def test_eager_cond_traces_again_under_a_scoped_option():
+    """A trace made without jax_enable_x64 is not reused inside `enable_x64` (its integers
+    are 64-bit there, as JAX's)."""
+    assert _dtypes_in_and_out_of_x64(refjax) == on_jax(_dtypes_in_and_out_of_x64) \
+        == ["int32", "int64"]

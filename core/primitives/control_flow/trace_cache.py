@@ -3,11 +3,11 @@
 the same functions traces them once (their trace-time Python runs once) and binds the same
 jaxprs, so the program compiled for them, and the inspect_array_sharding callbacks JAX runs
 when it compiles, are reused. Under a transformation or jit nothing is cached (the trace may
-capture that transformation's tracers)."""
+capture that transformation's tracers), nor under a scoped option."""
 import weakref
 
 from ... import runtime
-from ...config import config
+from ...config import OVERRIDES, config
 from ...sharding import get_abstract_mesh
 from ...trace import EVAL_TRACE, Tracer, current_trace
 from ..parallel import AXIS_ENV
@@ -21,7 +21,8 @@ def cached(funs, types, trace, captured):
     before, at the top level; `captured(traced)` lists the values a trace captured (a trace
     capturing a tracer is not kept)."""
     table = _table(funs[0])
-    if table is None or current_trace() is not EVAL_TRACE or AXIS_ENV.frames:
+    if table is None or current_trace() is not EVAL_TRACE or AXIS_ENV.frames \
+            or OVERRIDES.get():  # (a scoped option, e.g. enable_x64, may change the trace)
         return trace()
     # (the backend too: captured constants are its Arrays)
     key = (tuple(map(_weak, funs[1:])), types, config.version, get_abstract_mesh(),
