@@ -9,6 +9,7 @@ import weakref
 from ... import runtime
 from ...config import OVERRIDES, config
 from ...sharding import get_abstract_mesh
+from ...sharding.mesh import _CURRENT_MESH, _RESOURCE_MESH
 from ...trace import EVAL_TRACE, Tracer, current_trace
 from ..parallel import AXIS_ENV
 
@@ -24,9 +25,10 @@ def cached(funs, types, trace, captured):
     if table is None or current_trace() is not EVAL_TRACE or AXIS_ENV.frames \
             or OVERRIDES.get():  # (a scoped option, e.g. enable_x64, may change the trace)
         return trace()
-    # (the backend too: captured constants are its Arrays)
+    # what else a trace depends on: the meshes in context, the backend (whose Arrays the
+    # captured constants are)
     key = (tuple(map(_weak, funs[1:])), types, config.version, get_abstract_mesh(),
-           runtime.current_backend_name())
+           _CURRENT_MESH.get(), _RESOURCE_MESH.get(), runtime.current_backend_name())
     hit = table.get(key)
     if hit is None:
         hit = trace()
