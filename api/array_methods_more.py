@@ -1,10 +1,10 @@
 """Array and Tracer methods beyond the operators: copy (copy.copy/deepcopy, clone), view,
 byteswap, the jnp wrappers (argpartition, choose, compress, searchsorted), and JAX's answers
 for the removed or concrete-only names (flat, device_buffer(s), platform,
-unsafe_buffer_pointer; a tracer's traceback and pickling)."""
+unsafe_buffer_pointer; a tracer's traceback and pickling), a traced reference's addupdate."""
 import numpy as np
 
-from ..core import errors
+from ..core import errors, tracebacks
 from .layout import array_format
 from .numpy.promotion import _user_dtype as user_dtype
 
@@ -170,7 +170,7 @@ def array_methods():
 def _traceback(self):
     """The Python stack where the array was made, innermost frame first (its frames are
     refjax's where JAX's are its own, then the user's); None once it is deleted, as JAX's."""
-    return None if self.is_deleted() else self._traceback
+    return None if self.is_deleted() else tracebacks.resolve(self._traceback)
 
 
 def _tracer_unsafe_buffer_pointer(self):
@@ -183,6 +183,16 @@ def _tracer_traceback(self):
         self, f"The traceback property was called on {errors.describe(self)}.")
 
 
+def _tracer_addupdate(self):
+    """`ref.addupdate(x, idx=())` of a traced reference (a jax.Ref argument inside jit);
+    other tracers have none (JAX's AttributeError)."""
+    from ..core.primitives.state import addupdate
+    from ..core.state import is_ref_type
+    if not is_ref_type(self.aval):
+        raise AttributeError(f"{type(self).__name__} has no attribute addupdate")
+    return lambda x, idx=(): addupdate(self, idx, x)
+
+
 def _tracer_reduce(self):
     raise errors.ConcretizationTypeError(
         self, "The error occurred in the __reduce__ method, which may indicate an attempt to "
@@ -193,5 +203,6 @@ def tracer_methods():
     """The concrete-only names a tracer refuses with JAX's ConcretizationTypeError, and
     pickling, refused as JAX refuses it."""
     return {"unsafe_buffer_pointer": _tracer_unsafe_buffer_pointer, "__reduce__": _tracer_reduce,
+            "addupdate": property(_tracer_addupdate),
             "traceback": property(_tracer_traceback, doc="Refused: a tracer has no creation "
                                                          "traceback.")}

@@ -7,7 +7,7 @@ from importlib import metadata
 import numpy as np
 from multipledispatch import Dispatcher
 
-from ..core import runtime
+from ..core import ref_weak, runtime
 from ..core import sharding as sh
 from ..core.sharding import device_sets
 from ..core import trace as trace_mod
@@ -306,7 +306,9 @@ def eval_primitive(prim, args, params):
     bufs = [to_buffer(backend, x, a) for x, a in zip(args, avals)]
     outs = out if prim.multiple_results else [out]
     typed_outs = _eager_types(prim, args, avals, outs, params)
+    weak_refs = ref_weak.before_eager(args, params)
     results = backend.execute(prim, bufs, params, typed_outs)
+    ref_weak.after_eager(prim, params, args, avals, weak_refs)
     arrays = [(Ref if is_ref_type(a) else Array)(a, b, backend) for a, b in zip(outs, results)]
     if mesh is not None:
         arrays = [_on_mesh(x, mesh, t) for x, t in zip(arrays, typed_outs)]

@@ -9,7 +9,7 @@ from . import dtypes, errors, runtime
 from .avals import ShapedArray
 from .sequence import LeadingAxis
 from .shard import Shard
-from .tracebacks import capture
+from . import tracebacks
 from .trace import Tracer
 
 
@@ -24,7 +24,7 @@ class Array(LeadingAxis):
         self.aval = aval
         self._buf = buf
         self._backend = backend
-        self._traceback = capture()  # where it was made: jax.Array.traceback
+        self._traceback = tracebacks.record()  # where it is made: jax.Array.traceback
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)

@@ -57,7 +57,8 @@ class Ref:
     array, which `r[idx]` reads and `r[idx] = v` replaces. Methods are installed by
     core/primitives/state.py (they bind its primitives)."""
 
-    __slots__ = ("aval", "_buf", "_backend", "_traceback", "__weakref__")  # Array.__init__'s
+    # Array.__init__'s, and the weak type of the array held (core/ref_weak.py: JAX prints it)
+    __slots__ = ("aval", "_buf", "_backend", "_traceback", "__weakref__", "_stored_weak")
 
     __init__ = Array.__init__
     # what an Array reads from its type
@@ -68,6 +69,19 @@ class Ref:
         return len(self.aval)
 
     __hash__ = object.__hash__
+
+    @property
+    def stored_weak(self):
+        """Whether the array the reference holds is weakly typed: as made until a write
+        changes it (what JAX prints; reading it gives the reference's type)."""
+        try:
+            return self._stored_weak
+        except AttributeError:
+            return self.aval.weak_type
+
+    @stored_weak.setter
+    def stored_weak(self, weak):
+        self._stored_weak = weak
 
     @property
     def committed(self):

@@ -49,8 +49,6 @@ _LOWERING = ("the lowering rule's printed context: JAX's LoweringRuleContext hol
              "traces it once per primitive and types where JAX lowers once per jit")
 _HIJAX = ("jax.experimental.hijax (VJPHiPrimitive, HiType): refjax has none "
           "(ModuleNotFoundError), so the cell or the definitions it uses fail")
-_REF_WEAK = ("a reference made from a Python scalar keeps its weak type in refjax after a "
-             "strongly typed value is written; JAX's shows the written value's (here strong)")
 
 _PULLBACK_INTO_REF = (
     "the jaxpr of a pullback accumulating into a reference: JAX passes the reference into the "
@@ -75,10 +73,7 @@ KNOWN = {
     "automatic-differentiation": {9: _FD},
     "automatic-vectorization": {},
     "control-flow": {},
-    "custom_pytrees": {
-        10: "jacobian's output tree: JAX unflattens the user's class with None leaves "
-            "(ValueError from jnp.asarray(None)), refjax with the Jacobian's rows (TypeError); "
-            "the page says either raises"},
+    "custom_pytrees": {},
     "external-callbacks": {},
     "jit-compilation": {},
     "pytrees": {},
@@ -133,10 +128,7 @@ KNOWN = {
     "new_docs/301/custom-jvp-vjp": {},
     "new_docs/301/vjp-objects": {},
     "new_docs/301/remat": {},
-    "new_docs/301/refs": {
-        4: _REF_WEAK,
-        12: _PULLBACK_INTO_REF,
-        18: _REF_WEAK},
+    "new_docs/301/refs": {12: _PULLBACK_INTO_REF},
     "new_docs/301/hijax-types": {i: _HIJAX for i in (
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 22, 24, 25, 26, 27, 28, 29, 30, 31,
         32, 33, 34, 35, 36, 37, 38, 39, 40, 41)},
@@ -156,7 +148,7 @@ SLOW = {
     "array_refs": {
         2: "jnp.sin of a reference inside jit: JAX's TypeError names its internal tracer class "
            "(DynamicJaxprTracer at position 0); refjax's says `got Ref`",
-        15: _REF_WEAK, 30: _REF_WEAK, 23: _PULLBACK_INTO_REF,
+        23: _PULLBACK_INTO_REF,
         28: "prints buffer addresses (Ref.unsafe_buffer_pointer, which refjax's Ref lacks: "
             "AttributeError)"},
     # the earlier versions of new_docs/301/hijax-types and custom-derivatives

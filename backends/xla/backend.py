@@ -6,7 +6,7 @@ import jax.sharding as jsh
 import numpy as np
 from jax import lax
 
-from ...core import dtypes, source_info
+from ...core import dtypes, source_info, tracebacks
 from ...core import sharding as sh
 from ...core.array import Array
 from ...core.state import REF_PRIMITIVES, Ref
@@ -157,6 +157,18 @@ def _hashable(shardings):
 
 # ---------------------------------------------------------------- the backend
 
+def _record_stacks_natively():
+    """Arrays record where they are made with jaxlib's native stack recorder (JAX's own
+    Array.traceback's), when jaxlib has one and records: cheaper than the Python walk."""
+    try:
+        from jaxlib import _jax
+        enabled, get_traceback = _jax.tracebacks_enabled(), _jax.Traceback.get_traceback
+    except (ImportError, AttributeError):
+        return
+    if enabled:
+        tracebacks.use_native(get_traceback)
+
+
 class XlaBackend(Backend):
     """Runs primitives with jax.lax on JAX's CPU devices; buffers are jax.Arrays (float0
     buffers are NumPy arrays); `compile` evaluates a whole jaxpr inside one jax.jit.
@@ -167,6 +179,7 @@ class XlaBackend(Backend):
     install_hint = "pip install 'refjax[xla]'"
 
     def __init__(self, num_devices=None):
+        _record_stacks_natively()
         n = num_devices or config.read("jax_num_cpu_devices")
         self._devices = sh.make_cpu_devices(n)
         self._jax_devices = jax_cpu_devices(n)

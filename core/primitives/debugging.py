@@ -106,10 +106,10 @@ def inspect_compiled(closed, in_shardings, lowering=False):
     if key in done:
         return
     found = _inspections(closed, list(in_shardings))
-    if lowering and any(len(s.device_set) > 1 for _, s in found):
+    if lowering and any(len(s.device_set) > 1 for _, s, _ in found):
         return
     done.add(key)
-    for callback, sharding in found:
+    for callback, sharding in _lowered_once(found):
         callback(sharding)
 
 
@@ -121,14 +121,16 @@ def inspect_eager(prim, params, in_shardings):
                                                         subjaxprs(params.values()))):
         return
     if prim.name != "shard_map":
-        body = params["branches"][0] if prim.name == "cond" else \
-            params["jaxpr" if prim.name == "scan" else "body_jaxpr"]
-        done = _COMPILED_FOR.setdefault(body, set())
-        if tuple(in_shardings) in done:
+        # the program compiled for these jaxprs (each branch, a loop's condition and body)
+        jaxprs = [p for v in params.values() for p in (v if type(v) is tuple else (v,))
+                  if type(p) is ClosedJaxpr]
+        done = _COMPILED_FOR.setdefault(jaxprs[0], set())
+        key = (*map(weakref.ref, jaxprs[1:]), *in_shardings)  # (ids of freed ones recur)
+        if key in done:
             return
-        done.add(tuple(in_shardings))
+        done.add(key)
     eqn = JaxprEqn(prim, [], [], params)
-    for callback, sharding in _nested_inspections(eqn, list(in_shardings)):
+    for callback, sharding in _lowered_once(_nested_inspections(eqn, list(in_shardings))):
         callback(_as_compiled(sharding))
 
 
@@ -149,8 +151,8 @@ def _has_inspection(jaxpr):
 
 
 def _inspections(closed, in_shardings):
-    """[(callback, sharding of its operand)] of the inspections in a program, in order: the
-    layout pass run to each inspected value (into called jaxprs)."""
+    """[(callback, sharding of its operand, its type)] of the inspections in a program, in
+    order: the layout pass run to each inspected value (into called jaxprs)."""
     jaxpr = closed.jaxpr
     sites = [e for e in jaxpr.eqns if e.primitive is inspect_sharding_p or
              any(map(_has_inspection, subjaxprs(e.params.values())))]
@@ -161,7 +163,7 @@ def _inspections(closed, in_shardings):
     for eqn in sites:
         ins = [next(laid_out) if type(v) is Var else None for v in eqn.invars]
         if eqn.primitive is inspect_sharding_p:
-            found.append((eqn.params["callback"], _as_compiled(ins[0])))
+            found.append((eqn.params["callback"], _as_compiled(ins[0]), eqn.invars[0].aval))
         else:
             found += _nested_inspections(eqn, ins)
     return found
@@ -183,9 +185,21 @@ def _nested_inspections(eqn, ins):
     mesh = get_current_mesh() if getattr(mesh, "devices", None) is None else mesh
     if set(params["axis_names"]) == set(mesh.axis_names):
         manual = NamedSharding(Mesh(mesh.devices, mesh.axis_names), P())
-        return [(callback, manual) for callback in _callbacks(params["jaxpr"])]
+        return [(callback, manual, None) for callback in _callbacks(params["jaxpr"])]
     blocks = [_auto_part(s, params["axis_names"]) for s in ins]
     return _inspections(params["jaxpr"], blocks)
+
+
+def _lowered_once(found):
+    """[(callback, sharding)] called back: on one device JAX calls back as it lowers each
+    inspection, and lowers alike ones (the same callback on the same type) once per program
+    (its lowering cache); on several, XLA's partitioner calls back for each."""
+    if any(len(s.device_set) > 1 for _, s, _ in found):
+        return [(callback, s) for callback, s, _ in found]
+    once = {}
+    for callback, s, aval in found:
+        once.setdefault((id(callback), aval), (callback, s))
+    return list(once.values())
 
 
 def _while_inspections(params, ins):

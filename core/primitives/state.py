@@ -424,16 +424,25 @@ def set(ref, idx, value):  # noqa: A001 - jax.ref.set
 
 
 def addupdate(ref, idx, x):
-    """ref[idx] += x as one operation (its transpose is a read, as JAX's)."""
+    """ref[idx] += x as one operation (its transpose is a read, as JAX's). Unlike a write,
+    `x` is not cast to the reference's dtype (JAX's ValueError for another dtype)."""
     indexer, operands = _index(ref, idx)
-    addupdate_p.bind(ref, _as_stored(ref, x), *operands, indexer=indexer)
+    addupdate_p.bind(ref, x, *operands, indexer=indexer)
+
+
+def _ref_repr(ref):
+    """JAX's: its buffer's repr (with the weak type the writes left it, core/ref_weak.py),
+    Array renamed, its rows still aligned under `Array([`."""
+    value = freeze(ref)
+    if value.weak_type != ref.stored_weak:
+        value = convert_element_type(value, value.dtype, weak_type=ref.stored_weak)
+    return "Ref" + repr(value)[len("Array"):]
 
 
 def _install_methods():
     Ref.__getitem__ = get
     Ref.__setitem__ = set
-    # JAX's: the Array repr renamed, its rows still aligned under `Array([`
-    Ref.__repr__ = lambda self: "Ref" + repr(freeze(self))[len("Array"):]
+    Ref.__repr__ = _ref_repr
     Ref.__str__ = Ref.__repr__
     Ref.addupdate = lambda self, x, idx=(): addupdate(self, idx, x)
     Ref.sharding = property(lambda self: freeze(self).sharding)

@@ -194,8 +194,12 @@ def _check_scalar_output(out, holomorphic, name):
 
 def _diff_leaves(fun, args, kwargs, argnums, name, check):
     """The leaves of the arguments `argnums` selects (as values, each passed to `check`), their
-    tree, and fun as a function of those leaves alone (the other arguments fixed)."""
+    tree, and fun as a function of those leaves alone (the other arguments fixed). jacfwd
+    and jacrev rebuild the arguments' trees with None leaves first, as JAX's input checks
+    (a tree_map) do: a pytree class refusing None in its constructor raises there."""
     nums = _check_argnums(argnums, len(args), name)
+    if name in ("jacfwd", "jacrev"):
+        pytree.tree_map(lambda x: None, tuple(args[i] for i in nums))
     leaves, in_tree = pytree.tree_flatten(tuple(args[i] for i in nums))
     leaves = [naming_errors(as_value, name)(x) for x in leaves]
     for x in leaves:

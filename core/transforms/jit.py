@@ -19,7 +19,7 @@ from ..sharding_names import fix_outputs
 from ..sharding_types import type_constraint, typed_aval
 from ..state import Ref, is_ref
 from ..trace import EVAL_TRACE, Tracer, current_trace, get_aval
-from . import donation, fast_path, jit_devices, staging
+from . import donation, fast_path, jit_args, jit_devices, staging
 from . import jit_diagnostics as diagnostics
 from .stages import Traced, arg_sharding
 from .ad import UndefinedPrimal, Zero, instantiate
@@ -163,12 +163,8 @@ class Staged:
         return self.closed
 
 
-def _normalize_argnums(argnums, nargs_hint=None):
-    if argnums is None:
-        return ()
-    if isinstance(argnums, int):
-        return (argnums,)
-    return tuple(argnums)
+def _normalize_argnums(argnums):
+    return () if argnums is None else jit_args.index_tuple(argnums)
 
 
 class JitWrapped:
@@ -523,10 +519,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         raise TypeError(f"Expected a callable value, got {fun!r}")
     if inspect.isgeneratorfunction(fun):
         raise TypeError(f"Expected a function, got a generator function: {fun}")
-    both = set(_names(static_argnames)) & set(_names(donate_argnames))
-    if both:
-        raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument names "
-                         f"{both} appear in both static_argnames and donate_argnames")
+    jit_args.check_argnums(fun, _signature(fun), static_argnums, static_argnames,
+                           donate_argnums, donate_argnames)
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
                       in_shardings, out_shardings, donate_argnames=donate_argnames)
 

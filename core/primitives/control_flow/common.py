@@ -13,6 +13,7 @@ from ...trace import Tracer, as_value, get_aval
 from ...transforms import staging
 from ...transforms.ad import Zero
 from .. import structural as st
+from . import trace_cache
 
 
 # ---------------------------------------------------------------- operand groups
@@ -118,7 +119,14 @@ def fun_of(closed):
 
 def trace_fun(fun, in_tree, in_avals):
     """Stage fun(value) for a value of structure in_tree: (ClosedJaxpr taking the captured
-    values and then the leaves, the captured values, the output tree)."""
+    values and then the leaves, the captured values, the output tree); at the top level
+    once per function and types (trace_cache.py)."""
+    return trace_cache.cached((fun,), (in_tree, tuple(in_avals)),
+                              lambda: _trace_fun(fun, in_tree, in_avals),
+                              lambda traced: traced[1])
+
+
+def _trace_fun(fun, in_tree, in_avals):
     box = []
 
     def flat(*leaves):

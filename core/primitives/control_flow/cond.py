@@ -31,6 +31,7 @@ from ...transforms.vmap import batch_jaxpr, vmap_flat
 from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from ..arrays import empty_like_aval
+from . import trace_cache
 from .common import (any_columns, as_array, broadcast_pred, check_arity, check_inputs, fun_of,
                      is_concrete, listed, merge, nonzero, path_str, pick, short, tangents_out, trace_fun,
                      pcast_hint, same_typed, type_str, typed_as, why, cond_layouts)
@@ -321,7 +322,19 @@ def _bind_cond(index, funs, operands, api_name, names, compare):
     others, as JAX does (true_fun first for cond), and `names` label them in errors."""
     leaves, in_tree = pytree.tree_flatten(operands)
     in_avals = [typed_aval(x) for x in leaves]  # concrete values on Explicit axes: typed
-    traced = [trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals) for f in funs]
+    branches, consts, out_tree = trace_cache.cached(
+        funs, (api_name, in_tree, tuple(in_avals)),
+        lambda: _trace_branches(funs, in_tree, in_avals, api_name, names, compare),
+        lambda traced: traced[1])
+    outs = cond_p.bind(index, *consts, *leaves, branches=branches)
+    return pytree.tree_unflatten(out_tree, outs)
+
+
+def _trace_branches(funs, in_tree, in_avals, api_name, names, compare):
+    """(branch jaxprs taking the captured values first, those values, the output tree)."""
+    by_fun = {}  # a function given for several branches is traced once (as JAX's cache)
+    traced = [by_fun[f] if f in by_fun else by_fun.setdefault(
+        f, trace_fun(lambda ops, f=f: f(*ops), in_tree, in_avals)) for f in funs]
     first, *rest = compare
     for i in rest:
         _check_branch_outputs(api_name, (names[first], funs[first]), traced[first],
@@ -329,8 +342,7 @@ def _bind_cond(index, funs, operands, api_name, names, compare):
     consts, const_avals, positions = _common_consts(traced)
     branches = tuple(_with_const_inputs(closed, pos, const_avals)
                      for (closed, _, _), pos in zip(traced, positions))
-    outs = cond_p.bind(index, *consts, *leaves, branches=branches)
-    return pytree.tree_unflatten(traced[0][2], outs)
+    return branches, consts, traced[0][2]
 
 
 def _common_consts(traced):
