@@ -159,6 +159,9 @@ def _callback_counts(jax_mod):
     def below(c):
         return c < 3
 
+    def step(c, _):
+        return other(c), None
+
     runs = {"cond": lambda x: lax.cond(x > 0, body, lambda x: x, x),
             "cond_same": lambda x: lax.cond(x > 0, body, body, x),
             "switch_alike": lambda x: lax.switch(1, [body, other, body], x),
@@ -166,6 +169,7 @@ def _callback_counts(jax_mod):
             "while": lambda x: lax.while_loop(lambda c: c < 3, body, x),
             "while_same": lambda x: lax.while_loop(below, other, x),
             "scan": lambda x: lax.scan(lambda c, _: (body(c), None), x, None, length=2),
+            "scan_same": lambda x: lax.scan(step, x, None, length=2),
             "jit_alike": jax_mod.jit(lambda x: lax.cond(x > 0, other, body, x))}
     out = {}
     for name, run in runs.items():
@@ -182,7 +186,7 @@ def _callback_counts(jax_mod):
 @pytest.mark.backends("numpy_ref", "xla")
 def test_eager_control_flow_callback_counts():
     """Each callback runs as often as in JAX: eager cond, switch and while_loop trace their
-    functions once per function and types (the same program is reused, so its sharding
+    functions once per function and types, and so does scan (the same program is reused, so its sharding
     inspections do not call back again), identical branches inspect once."""
     ours = _callback_counts(refjax)
     assert ours == on_jax(_callback_counts)

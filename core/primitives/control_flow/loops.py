@@ -45,6 +45,7 @@ from ...vma import jaxpr_vma
 from .. import elementwise as ew
 from .. import structural as st
 from ..reductions import reduce_or
+from . import trace_cache
 from .hoisting import renamed
 from .common import (as_array, broadcast_pred, check_inputs, fixpoint, fun_of, is_concrete,
                      leaf_path, listed, nonzero, pick, short, split, stacked, tangents_out,
@@ -499,7 +500,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     unroll = _canonical_unroll(unroll, length)
     x_avals = [unstacked(typed_aval(x)) for x in xs_leaves]  # concrete ones: typed by layout
     (closed, consts, y_tree, _, _), init_leaves = _trace_carried(
-        lambda avals: _trace_scan_body(f, init_tree, xs_tree, avals, x_avals), init_leaves,
+        lambda avals: _cached_scan_body(f, init_tree, xs_tree, avals, x_avals), init_leaves,
         "scan body", init_tree, f)
     outs = scan_p.bind(*consts, *init_leaves, *xs_leaves, **_scan_params(
         closed, length, len(init_leaves), len(consts), bool(reverse), unroll))
@@ -511,6 +512,15 @@ def _types_of(tree):
     """A pytree of values as JAX prints its types: float32[] for each array-like leaf."""
     return pytree.tree_map(lambda x: type_str(get_aval(x)) if hasattr(x, "dtype") or
                            dtypes.is_python_scalar(x) else x, tree)
+
+
+def _cached_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
+    """The scan body traced, at the top level once per function and types (trace_cache.py),
+    so an eager scan run again reuses its compiled program and inspection callbacks."""
+    return trace_cache.cached(
+        (f,), (init_tree, xs_tree, tuple(carry_avals), tuple(x_avals)),
+        lambda: _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals),
+        lambda traced: traced[1])
 
 
 def _trace_scan_body(f, init_tree, xs_tree, carry_avals, x_avals):
