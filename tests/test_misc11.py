@@ -185,9 +185,9 @@ def _callback_counts(jax_mod):
 
 @pytest.mark.backends("numpy_ref", "xla")
 def test_eager_control_flow_callback_counts():
-    """Each callback runs as often as in JAX: eager cond, switch and while_loop trace their
-    functions once per function and types, and so does scan (the same program is reused, so its sharding
-    inspections do not call back again), identical branches inspect once."""
+    """Each callback runs as often as in JAX: eager cond, switch, while_loop and scan trace
+    their functions once per function and types (the same program is reused, so its
+    sharding inspections do not call back again), identical branches inspect once."""
     ours = _callback_counts(refjax)
     assert ours == on_jax(_callback_counts)
     assert ours["cond_same"]["inspect"] == 1 and ours["cond_traced"]["traced"] == 1
