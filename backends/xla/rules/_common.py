@@ -90,7 +90,7 @@ def out_sharding(s):
     if s is None:
         return None
     mesh = s.mesh
-    types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
+    types = _in_context(mesh, tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types))
     # in the backend's programs on Auto axes an unreduced type is a label (JAX computes the
     # reduced value); eager operations on unreduced values run on JAX's Explicit mesh
     spec = s.spec if keeps_sets() else s.spec.update(unreduced=frozenset(), reduced=frozenset())
@@ -99,6 +99,17 @@ def out_sharding(s):
 
 
 @functools.lru_cache(maxsize=64)
+def _in_context(mesh, types):
+    """The axis types of a type's mesh inside a shard_map body, whose context mesh has the
+    manual axes Manual: a type staged outside the outer body of nested ones (a transpose's
+    residual, cotangent) names its axis Explicit, where JAX requires the context's types."""
+    context = jax.sharding.get_abstract_mesh()
+    if context.axis_names != tuple(mesh.axis_names) or not context.manual_axes:
+        return types
+    return tuple(jsh.AxisType.Manual if n in context.manual_axes else t
+                 for n, t in zip(mesh.axis_names, types))
+
+
 def _abstract_mesh(sizes, names, types):
     """JAX's abstract mesh of that shape on its CPU devices (their kind is part of it: the
     operands' types, from jit's shardings, carry it, and JAX compares meshes whole)."""
