@@ -8,6 +8,7 @@ from ..transforms.batching import bdim_at_front
 from . import elementwise as ew
 from . import structural as st
 from .axis_env import _no_groups, _single_name, axis_size
+from .parallel_lanes import take_rows
 from .parallel import _collective, all_to_all
 
 
@@ -46,15 +47,6 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
                                     recv_sizes, axis_name=(name,), axis_index_groups=None)
 
 
-def _take_rows(x, rows):
-    """x[rows] along the leading axis (rows an int32 vector, in bounds)."""
-    from .gather import GatherDimensionNumbers, gather
-    shape = get_aval(x).shape
-    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape))),
-                                   collapsed_slice_dims=(0,), start_index_map=(0,))
-    return gather(x, st.expand_dims(rows, (1,)), dnums, (1,) + tuple(shape[1:]))
-
-
 def _ragged_written(start, size, m):
     """The int32 positions 0..m-1 in [start, start + size), as a bool vector."""
     p = st.iota(dtypes.int32, m)
@@ -78,7 +70,7 @@ def _ragged_lanes(operand, output, offsets, n):
                     continue
                 src = ew.clamp(0, ew.add(st.iota(dtypes.int32, m), ew.sub(at[0], at[2])),
                                rows - 1)
-                moved = _take_rows(st.index_in_dim(operand, i, 0), src)
+                moved = take_rows(st.index_in_dim(operand, i, 0), src)
                 shape = get_aval(res).shape
                 res = ew.select_n(st.broadcast_in_dim(written, shape, (0,)), res, moved)
         lanes.append(st.expand_dims(res, (0,)))

@@ -16,7 +16,7 @@ from ..sharding import device_sets
 from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from ..sharding_unreduced import sets_of, with_manual_sets
-from ..vma import eqn_vma, manual_sets_out
+from ..vma import eqn_vma, manual_sets_out, match_operands
 from . import shard_map as sm
 from .jit import jit
 
@@ -79,6 +79,10 @@ class ShardMapTrace(Trace):
         if prim is inspect_sharding_p:  # JAX's: each device's block, P() over the mesh
             params["callback"](NamedSharding(Mesh(self.mesh.devices, self.mesh.axis_names), P()))
             return []
+        if self.check_vma:  # JAX's implicit pvary of operands varying over fewer axes
+            matched = match_operands(prim, args, [get_aval(x) for x in args], params)
+            if matched is not args:
+                return self.process_primitive(prim, matched, params)
         vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
         sets = [_sets(self, x) for x in args]
         local = [self.local_aval(v, m, s).update(vma=m) for v, m, s in zip(vals, vmas, sets)]
