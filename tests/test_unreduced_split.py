@@ -117,8 +117,9 @@ def test_operations_on_split_unreduced_values():
     partial value as JAX's program does (sums over the split dimension included), reshard to
     the same unreduced axes keeps the partial values, to others sums them, eagerly and under
     jit; a shard_map with that in_spec sees each device's block of its partial value, under
-    grad too, and its operands are made varying alike before JAX's typing refuses a product
-    with a value not reduced (eagerly too: the scalar typed {V:X} in JAX's error)."""
+    grad, linearize and cond too (its result typed as JAX types it), and its operands are
+    made varying alike before JAX's typing refuses a product with a value not reduced
+    (eagerly too: the scalar typed {V:X} in JAX's error)."""
     def program(lib, show):
         jnp, P, lax = lib.numpy, lib.P, lib.lax
         a, b = _operands(lib)
@@ -133,6 +134,7 @@ def test_operations_on_split_unreduced_values():
                       lambda u: lib.reshard(u, P("Y", None)), lambda u: lib.device_put(u, P()),
                       lambda u: jnp.einsum("ij,jk->ik", u, jnp.ones((2, 2))), psum,
                       lib.shard_map(lambda v: v * 2.0, in_specs=OU, out_specs=OU),
+                      lambda u: lax.cond(True, psum, psum, u), lambda u: lib.linearize(psum, u)[0],
                       lib.grad(lambda v: jnp.sum(psum(v) ** 2))):
                 show(lambda: run(f)(u))
         show(lambda: lib.jit(lambda u: u[:2])(u))

@@ -62,8 +62,8 @@ def execute(backend, prim, bufs, params, out_avals):
     if prim.call_param is not None:  # a call: its equations, each as above
         return op_by_op(backend, params[prim.call_param])(bufs)
     looped = by_iterations(backend, prim, bufs, params)
-    if looped is not None:
-        return looped
+    if looped is not None:  # laid out and named by their types, as a compiled program's
+        return [_named(backend, b, a) for b, a in zip(looped, out_avals)]
     mesh = _mesh(bufs)
     target = constraint_sharding(prim, params)  # reshard, with_sharding_constraint, device_put
     if target is not None:
