@@ -50,7 +50,8 @@ def test_split_unreduced_out_specs_eager_and_jit():
     """Each device holds its block (over X) of its partial value (over Y), typed
     float32[4@X,2]{U:Y}, eagerly and under jit; reshard and a shard_map's psum sum the
     partial values; sums of such values stay partial; grad through a reshard of one; JAX's
-    ValueError for an out spec splitting over an axis it also leaves unreduced."""
+    ValueError for an out spec splitting over an axis it also leaves unreduced. (And a
+    shard_map inferring its in_specs under vmap.)"""
     def program(lib, show):
         jnp, P, lax = lib.numpy, lib.P, lib.lax
         a, b = _operands(lib)
@@ -70,6 +71,9 @@ def test_split_unreduced_out_specs_eager_and_jit():
                           lambda a, b: a @ b, in_specs=(P("X", "Y"), P("Y", None)),
                           out_specs=P("X", None, unreduced={"X"})))(a, b)):
                 show(f)
+        # in_specs inferred from a vmapped value's type (its own, less the mapped dimension)
+        show(lambda: lib.vmap(lib.shard_map(lambda v: v * 2, out_specs=P("X", "Y")))(
+            lib.reshard(a[None], P(None, "X", "Y"))))
     ours, theirs = _both(program, **MESH)
     assert ours == theirs
     assert ours[0].startswith("float32[4@X,2]{U:Y} P('X', None, unreduced={'Y'}) "
