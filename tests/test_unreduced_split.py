@@ -180,8 +180,9 @@ def _flat(lib, kind):
 def test_nested_shard_map_bodies_varying_over_the_outer_axis(kind):
     """The inner body's operations make their operands vary alike over both axes (JAX's
     auto pvary), which the numpy_ref evaluation of the outer body's lanes used to stage over
-    an unbound axis (NameError): values, types and layouts as JAX's under jit on Explicit
-    axes, values eagerly on Auto axes; gradients (eager on Auto axes, jitted on Explicit ones)
+    an unbound axis (NameError): values, types, layouts and jaxprs (the inner shard_map's
+    mesh with the outer axis Manual) as JAX's under jit on Explicit axes, values eagerly on
+    Auto axes; gradients (eager on Auto axes, jitted on Explicit ones)
     equal to JAX's of the same program written as one shard_map (JAX 0.10.2 fails on the
     nested one: a DuplicateSpecError or a lowering error on Auto axes, "Expected cotangent
     type" on Explicit ones)."""
@@ -198,6 +199,7 @@ def test_nested_shard_map_bodies_varying_over_the_outer_axis(kind):
             with lib.set_mesh(mesh):
                 if axis_type == "Explicit":
                     show(lambda: lib.jit(_nested(lib, kind))(a, c))
+                    show(lambda: str(lib.make_jaxpr(_nested(lib, kind))(a, c)))
                 else:
                     show(lambda: np.asarray(_nested(lib, kind)(a, c)).tolist())
                 # (values: two different programs' gradients; the nested one's type on

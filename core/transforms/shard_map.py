@@ -11,7 +11,7 @@ from ..primitives import elementwise as ew
 from ..primitives import parallel as par
 from ..primitives import structural as st
 from ..primitives.parallel_vma import vary_unreduced_cast_p
-from ..sharding import UNCONSTRAINED, Mesh, P, get_current_mesh
+from ..sharding import UNCONSTRAINED, AxisType, Mesh, P, get_abstract_mesh, get_current_mesh
 from ..sharding_types import untyped
 from ..sharding_unreduced import sets_of
 from ..trace import Tracer, as_value, current_trace, get_aval
@@ -386,8 +386,17 @@ def _shard_map_pp(eqn, context):
     params = {k: v for k, v in p.items() if k not in ("axis_names", "context_mesh")}
     params["newly_manual_axes"] = frozenset(p["axis_names"])
     if p.get("context_mesh"):  # JAX's shard_map without mesh= holds the abstract mesh
-        params["mesh"] = p["mesh"].abstract_mesh
+        params["mesh"] = p["mesh"].abstract_mesh  # (the context's: an outer body's axes Manual)
+        if p["context_mesh"] is not True:
+            params["mesh"] = params["mesh"].update_axis_types(
+                dict.fromkeys(p["context_mesh"], AxisType.Manual))
     return sorted(params.items())
+
+
+def _outer_manual(mesh):
+    """The axes of `mesh` an enclosing shard_map body has made Manual (in mesh order)."""
+    manual = get_abstract_mesh().manual_axes
+    return tuple(a for a in mesh.axis_names if a in manual)
 
 
 # ---------------------------------------------------------------- the user API
@@ -474,8 +483,9 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, axis_names, args, k
     if kwargs:
         raise TypeError(f"shard_map'd functions take positional arguments only; got keyword "
                         f"arguments {sorted(kwargs)}")
-    context = {"context_mesh": True} if mesh is None else {}  # printed as JAX prints it
+    given = mesh
     mesh = _resolve_mesh(mesh)
+    context = {} if given is not None else {"context_mesh": _outer_manual(mesh) or True}
     order = _resolve_axis_names(mesh, axis_names)
     leaves, in_tree = pytree.tree_flatten(args)
     leaves = [as_value(x) for x in leaves]
