@@ -148,6 +148,25 @@ def test_operations_on_split_unreduced_values():
                        "[[56.0, 108.0], [344.0, 412.0], [56.0, 108.0], [344.0, 412.0]]")
 
 
+def test_vmap_of_a_shard_map_splitting_an_unreduced_value_does_better_than_jax():
+    """JAX 0.10.2's vmap of a shard_map whose in_spec is unreduced fails (its batching rule
+    reads the spec as a plain tuple: ValueError "Using pspec[...] is dangerous"); refjax's
+    keeps the unreduced axes in the batched specs and gives, eagerly and under jit, the value
+    the shard_map gives (compared with JAX above) for each member."""
+    def program(lib, show):
+        P, lax = lib.P, lib.lax
+        OU = P("X", None, unreduced={"Y"})
+        u = _split_unreduced(lib)(*_operands(lib))
+        psum = lib.shard_map(lambda v: lax.psum(v, "Y"), in_specs=OU, out_specs=P("X", None))
+        show(lambda: psum(u))
+        for run in (lambda f: f, lib.jit):
+            show(lambda: run(lib.vmap(psum))(u[None])[0])
+    ours, theirs = _both(program, **MESH)
+    assert [t.split(":")[0] for t in theirs[1:]] == ["ValueError"] * 2
+    assert "is dangerous" in theirs[1]
+    assert ours[0] == theirs[0] == ours[1] == ours[2]
+
+
 def _nested(lib, kind):
     """A shard_map over 'y' inside one over 'x' whose inner body combines its block (varying
     over x and y) with a constant, the outer axis' index or a value varying over x only."""

@@ -359,11 +359,15 @@ def _shard_map_batch(axis_data, vals, dims, **params):
         return vmap_flat(_body_fun(closed), list(args), in_dims, axis_data)
 
     new, consts = _stage_local(fun, avals, params)
-    in_specs = [s if d is None else P(None, *s.partitions)
-                for s, d in zip(params["in_specs"], dims)]
-    out_specs = [P(None, *s.partitions) for s in params["out_specs"]]
+    in_specs = [s if d is None else _leading_none(s) for s, d in zip(params["in_specs"], dims)]
+    out_specs = [_leading_none(s) for s in params["out_specs"]]
     outs = _bind_derived(params, new, consts, vals, in_specs, out_specs)
     return outs, [0] * len(outs)
+
+
+def _leading_none(spec):
+    """spec with an unsplit leading dimension (its unreduced and reduced axes kept)."""
+    return P(None, *spec.partitions, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def _shard_map_sharding(specs, in_avals, out_avals, *, out_specs, **_):

@@ -4,9 +4,9 @@ results of a partial-manual shard_map, which keep the Explicit axes that stay au
 from ..sharding import AxisType, NamedSharding, P, type_spec
 from ..sharding.context import keep_axes
 from ..sharding.mesh import axes_of
-from ..sharding_types import UnknownSharding, drop_dim, is_typed, spec_of, typed, typed_aval
+from ..sharding_types import UnknownSharding, is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
-from .shard_map_types import check_spec_sets
+from .shard_map_types import check_spec_sets, type_of
 
 
 def infer_in_specs(mesh, order, leaves, axis_names=None):
@@ -71,7 +71,7 @@ def _type_spec_of(x):
     """The spec x's type carries, as jax.typeof gives it: a concrete Array's from its layout,
     a traced value's from its aval's sharding, a grad or vmap tracer of concrete arrays' from
     theirs (less the mapped dimension)."""
-    sharding = _typed(x).sharding
+    sharding = type_of(x).sharding
     # (a staged value typed with no sharding may be replicated, as JAX types a value made in
     # a trace, or an argument whose type a trace dropped (checkpoint's): no guess)
     if sharding is None and isinstance(x, Tracer) or isinstance(sharding, UnknownSharding):
@@ -79,17 +79,6 @@ def _type_spec_of(x):
             "shard_map without in_specs on a traced value whose type carries no sharding: "
             "the spec cannot be inferred; pass in_specs")
     return type_spec(sharding, x.ndim)
-
-
-def _typed(x):
-    if not isinstance(x, Tracer):
-        return typed_aval(x)
-    aval = get_aval(x)
-    if aval.sharding is None and hasattr(x, "primal"):
-        return aval.update(sharding=_typed(x.primal).sharding)
-    if aval.sharding is None and isinstance(getattr(x, "bdim", None), int):
-        return aval.update(sharding=drop_dim(_typed(x.val), x.bdim))
-    return aval
 
 
 def _free_axes(mesh, order):

@@ -13,7 +13,7 @@ from ..primitives.linalg import dot_general
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import AbstractMesh, AxisType, NamedSharding, P
 from ..sharding.abstract_mesh import manual_view
-from ..sharding_types import typed_aval, untyped
+from ..sharding_types import drop_dim, typed_aval, untyped
 from ..sharding_unreduced import sets_of, with_manual_sets
 from ..trace import Tracer, as_value, get_aval
 from .shard_map_vma import omitted as _omitted  # noqa: F401  (shard_map's name for it)
@@ -54,12 +54,25 @@ def check_arg_sets(leaves, specs):
     """An argument's unreduced and reduced axes are its spec's, as JAX checks them (where its
     type does not fix its whole spec: a shard_map leaving some axes automatic)."""
     for x, spec in zip(leaves, specs):
-        aval = typed_aval(x)
+        aval = type_of(x)
         for kind, have in zip(("unreduced", "reduced"), sets_of(aval)):
             if getattr(spec, kind) != have:
                 raise ValueError(
                     f"in_specs containing {kind} {spec} passed to shard_map should be equal to "
                     f"the {kind} present on the in_aval {aval.str_short(True)}")
+
+
+def type_of(x):
+    """x's type as jax.typeof gives it: a grad or vmap tracer of concrete arrays staged
+    with no sharding takes its primal's or batched value's type (less the mapped dimension)."""
+    if not isinstance(x, Tracer):
+        return typed_aval(x)
+    aval = get_aval(x)
+    if aval.sharding is None and hasattr(x, "primal"):
+        return aval.update(sharding=type_of(x.primal).sharding)
+    if aval.sharding is None and isinstance(getattr(x, "bdim", None), int):
+        return aval.update(sharding=drop_dim(type_of(x.val), x.bdim))
+    return aval
 
 
 def _check_name(a, spec, mesh, manual, what):
