@@ -98,7 +98,6 @@ def out_sharding(s):
                                             types), jax_spec(spec))
 
 
-@functools.lru_cache(maxsize=64)
 def _in_context(mesh, types):
     """The axis types of a type's mesh inside a shard_map body, whose context mesh has the
     manual axes Manual: a type staged outside the outer body of nested ones (a transpose's
@@ -110,6 +109,7 @@ def _in_context(mesh, types):
                  for n, t in zip(mesh.axis_names, types))
 
 
+@functools.lru_cache(maxsize=64)
 def _abstract_mesh(sizes, names, types):
     """JAX's abstract mesh of that shape on its CPU devices (their kind is part of it: the
     operands' types, from jit's shardings, carry it, and JAX compares meshes whole)."""
