@@ -5,6 +5,8 @@ values; and nested shard_maps whose inner body combines values varying over the 
 with others (issue 15). Each program runs on refjax and on real JAX 0.10.2 (recorded:
 tests/jax_recordings.py) and is compared as test_unreduced compares them (typeof text, spec,
 every device's data, error class and message)."""
+import ast
+
 import numpy as np
 import pytest
 from jax_recordings import fingerprint, of_function, recorded
@@ -232,3 +234,25 @@ def test_nested_shard_map_bodies_varying_over_the_outer_axis(kind):
                       fingerprint(*of_function(program), *of_function(_nested),
                                   *of_function(_flat)))
     assert ours == theirs
+
+
+# (the oracle's: the xla backend compiles a jit with unreduced values whole in JAX, which
+# gives JAX's value there)
+@pytest.mark.backends("numpy_ref")
+def test_loops_adding_a_closed_over_unreduced_value_do_better_than_jax():
+    """A fori_loop adding a closed-over unreduced value to its carry three times holds 4u,
+    whose total is 4 times u's, eagerly and under jit (each device adds its own partial
+    value); JAX 0.10.2 adds every device the reduced u instead (its total is 7 times u's: a
+    wrong answer, recorded here so that a JAX fixing it is noticed)."""
+    def program(lib, show):
+        P, lax = lib.P, lib.lax
+        u = _split_unreduced(lib)(*_operands(lib))
+        show(lambda: np.asarray(lib.reshard(u, P())).tolist())
+        for run in (lambda f: f, lib.jit):
+            show(lambda: np.asarray(lib.reshard(run(lambda u: lax.fori_loop(
+                0, 3, lambda i, c: c + u, u))(u), P())).tolist())
+    ours, theirs = _both(program, **MESH)
+    total = np.array(ast.literal_eval(ours[0]))
+    assert ours[0] == theirs[0]
+    assert [ast.literal_eval(t) for t in ours[1:]] == [(4 * total).tolist()] * 2
+    assert [ast.literal_eval(t) for t in theirs[1:]] == [(7 * total).tolist()] * 2
