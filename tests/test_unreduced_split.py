@@ -21,9 +21,11 @@ MESH = dict(sizes=(2, 2), names=("X", "Y"))
 
 
 def _jax_side(program, **mesh):
-    """What program shows on real JAX (its recording in the default run)."""
+    """What program shows on real JAX (its recording in the default run, made from the same
+    program and helpers)."""
     return recorded(program.__qualname__, lambda: _run(real_jax, program, **mesh),
-                    fingerprint(*of_function(program), mesh))
+                    fingerprint(*of_function(program), *of_function(_operands),
+                                *of_function(_split_unreduced), mesh))
 
 
 def _both(program, **mesh):
