@@ -7,6 +7,7 @@ from ..core.trace import get_aval
 from ..core.jaxpr import eval_jaxpr, subjaxprs
 from ..core.primitives.control_flow.iterations import ITERATIONS, operand_avals
 from ..core.transforms.shard_map import global_in_avals, shard_map_lanes, shard_map_p
+from ..core.transforms.shard_map_eager import on_auto_axes
 from ..core.sharding_unreduced import sets_of
 
 
@@ -58,7 +59,8 @@ def by_iterations(backend, prim, bufs, params):
     these), run iteration by iteration or lane by lane, each equation an eager operation
     (device by device where the values are partial)."""
     if prim is shard_map_p:
-        avals, run = global_in_avals(params), lambda args: shard_map_lanes(args, **params)[0]
+        avals = global_in_avals(params)
+        run = lambda args: shard_map_lanes(list(map(on_auto_axes, args)), **params)[0]  # noqa: E731
     elif prim in ITERATIONS:
         avals, run = operand_avals(prim, params), lambda args: ITERATIONS[prim](args, **params)
     else:

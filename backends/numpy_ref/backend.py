@@ -45,7 +45,7 @@ class NumpyBuffer:
             if unreduced.unreduced_axes(self.sharding):
                 unreduced.refuse_value()
             first = self.shards[0].data
-            shape = _global_shape(self.shards)
+            shape = unreduced.global_shape(self.shards)
             out = np.empty(shape, first.dtype)
             for s in self.shards:
                 out[s.index] = s.data
@@ -101,14 +101,6 @@ def frozen(value):
     views of it (np.asarray(x), shard data) cannot change it."""
     value.flags.writeable = False
     return value
-
-
-def _global_shape(shards):
-    dims = []
-    for axis in range(shards[0].data.ndim):
-        dims.append(max(s.index[axis].indices(10**18)[1] if s.index[axis].stop is not None
-                        else s.data.shape[axis] for s in shards))
-    return tuple(dims)
 
 
 class NumpyRefBackend(Backend):

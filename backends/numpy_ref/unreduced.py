@@ -4,10 +4,10 @@ import numpy as np
 
 from ...core import sharding as sh
 from ...core.sharding.mesh import axes_of
-from ...core.primitives.sharding_ops import sharding_constraint_p
 from ...core.sharding.shardings import UNREDUCED_INDICES
-from ...core.sharding_propagation import elementwise
+from ...core.sharding_propagation import constraint_sharding, elementwise
 from ...core.sharding_types import is_typed
+from ...core.sharding_unreduced import sets_of
 from ..partial_values import by_iterations, in_program, splits_partials, unreduced_axes
 from ..partial_values import involved as _involved
 from ..partial_values import op_by_op as _op_by_op
@@ -62,11 +62,14 @@ def execute(backend, prim, bufs, params, out_avals):
     if prim.call_param is not None:  # a call: its equations, each as above
         return op_by_op(backend, params[prim.call_param])(bufs)
     looped = by_iterations(backend, prim, bufs, params)
-    if looped is not None:
-        return looped
+    if looped is not None:  # laid out and named by their types, as a compiled program's
+        return [_named(backend, b, a) for b, a in zip(looped, out_avals)]
     mesh = _mesh(bufs)
-    if prim is sharding_constraint_p:
-        return [reshard(backend, bufs[0], out_avals[0], params["sharding"], mesh)]
+    target = constraint_sharding(prim, params)  # reshard, with_sharding_constraint, device_put
+    if target is not None:
+        return [reshard(backend, bufs[0], out_avals[0], target, mesh)]
+    if _same_sets(bufs, out_avals):
+        return _by_groups(backend, prim, bufs, params, out_avals, mesh)
     _check_local(prim, bufs, out_avals)
     rule = backend.rule(prim)
     devices = list(mesh._flat_devices_tuple)
@@ -75,6 +78,29 @@ def execute(backend, prim, bufs, params, out_avals):
         out = rule(*[_local(b, d) for b in bufs], **params)
         per_device.append(out if prim.multiple_results else (out,))
     return [_buffer(backend, mesh, a, {d: outs[i] for d, outs in zip(devices, per_device)})
+            for i, a in enumerate(out_avals)]
+
+
+def _same_sets(bufs, out_avals):
+    """Whether the operation maps values unreduced over some axes to values unreduced over the
+    same ones: it is linear in them (the types allow no other), so it maps each group's partial
+    value (the one its devices hold together) to the result's."""
+    sets = {unreduced_axes(getattr(b, "sharding", None)) for b in bufs} - {frozenset()}
+    return len(sets) == 1 and all(sets_of(a)[0] in sets for a in out_avals)
+
+
+def _by_groups(backend, prim, bufs, params, out_avals, mesh):
+    """prim on each group's partial value, whole (a slice, a sum over a split dimension or a
+    concatenation is one of the whole value, which no device holds alone); each device then
+    holds its block of its group's result, as JAX's SPMD program leaves it."""
+    values = [_group_values(b) if unreduced_axes(getattr(b, "sharding", None)) else None
+              for b in bufs]
+    groups = sorted(next(v for v in values if v is not None))
+    rule, outs = backend.rule(prim), {}
+    for g in groups:
+        out = rule(*[b.value if v is None else v[g] for b, v in zip(bufs, values)], **params)
+        outs[g] = out if prim.multiple_results else (out,)
+    return [_from_groups(backend, _target(mesh, a), a, {g: o[i] for g, o in outs.items()})
             for i, a in enumerate(out_avals)]
 
 
@@ -138,27 +164,53 @@ def _assembled(sharding, shape, data_of):
     return out
 
 
-def total(buf, shape):
-    """The value of an array: its partial values summed over the unreduced groups."""
-    if not unreduced_axes(buf.sharding):
-        return buf.value
-    groups = {}
+def global_shape(shards):
+    """The shape of the array whose shards these are (each `data` at its `index`)."""
+    dims = []
+    for axis in range(shards[0].data.ndim):
+        dims.append(max(s.index[axis].indices(10**18)[1] if s.index[axis].stop is not None
+                        else s.data.shape[axis] for s in shards))
+    return tuple(dims)
+
+
+def _group_values(buf):
+    """{group: the partial value its devices hold together} of an unreduced buffer (a group:
+    the devices at one position along the unreduced axes, each holding its block)."""
+    groups, shape = {}, global_shape(buf.shards)
     data = {s.device: s.data for s in buf.shards}
     for d, idx, group in buf.sharding.unreduced_pieces(shape):
         out = groups.setdefault(group, np.zeros(shape, data[d].dtype))
         out[idx] = data[d]
+    return groups
+
+
+def _from_groups(backend, sharding, aval, values):
+    """The unreduced buffer laid out as `sharding` whose group g holds values[g]."""
+    return backend.unreduced_buffer(sharding, [
+        (d, idx, np.asarray(values[g], aval.dtype)[idx])
+        for d, idx, g in sharding.unreduced_pieces(aval.shape)])
+
+
+def total(buf):
+    """The value of an array: its partial values summed over the unreduced groups."""
+    if not unreduced_axes(buf.sharding):
+        return buf.value
+    groups = _group_values(buf)
     return sum(groups[g] for g in sorted(groups))
 
 
 def reshard(backend, buf, aval, sharding, mesh=None):
     """buf laid out as `sharding`: an unreduced source is summed (the all-reduce), an
     unreduced target holds the value on its first group's devices and zeros on the others
-    (as JAX places it); the same unreduced layout keeps each device's partial value."""
+    (as JAX places it); a layout unreduced over the same axes keeps each group's partial
+    value (each device its block of it)."""
     shape = aval.shape
     if isinstance(sharding, sh.NamedSharding) and unreduced_axes(buf.sharding) and \
-            sharding.spec == buf.sharding.spec and sharding.mesh == buf.sharding.mesh:
-        return buf
-    value = total(buf, shape)
+            unreduced_axes(sharding) == unreduced_axes(buf.sharding) and \
+            sharding.mesh == buf.sharding.mesh:
+        same = sharding.spec == buf.sharding.spec
+        return buf if same else _from_groups(backend, sharding, aval, _group_values(buf))
+    value = total(buf)
     if not unreduced_axes(sharding):
         return backend.own(value, aval, sharding, True)
     source = buf.sharding if isinstance(buf.sharding, sh.NamedSharding) and \

@@ -51,9 +51,9 @@ def execute(backend, prim, bufs, params, out_avals):
     if prim.call_param is not None:  # a call: its program, as a jit's
         return backend.compile(params[prim.call_param])(bufs)
     looped = by_iterations(backend, prim, bufs, params)
-    if looped is not None:
-        return looped
     mesh = _mesh(backend, bufs)
+    if looped is not None:
+        return [_typed(b, a, mesh) for b, a in zip(looped, out_avals)]
     with _keeping(mesh):
         if prim is sharding_constraint_p:
             target = backend.jax_sharding(params["sharding"])
@@ -61,6 +61,20 @@ def execute(backend, prim, bufs, params, out_avals):
                     jax.device_put(bufs[0], target)]
         # under jax.jit: JAX's eager impls of some (slice) take paths refusing unreduced values
         return jax.jit(lambda *xs: backend.lower_eqn(prim, xs, params, out_avals))(*bufs)
+
+
+def _typed(buf, aval, mesh):
+    """A result computed lane by lane or iteration by iteration laid out as its type says
+    (a shard_map's residual split over its axes, which the transposed shard_map's in_specs
+    name: JAX checks its arguments' types against them)."""
+    spec = getattr(aval.sharding, "spec", None)
+    if spec is None or spec.unreduced or not _on_mesh(buf):
+        return buf
+    target = jsh.NamedSharding(mesh, jsh.PartitionSpec(*spec.partitions, reduced=spec.reduced))
+    if buf.sharding.is_equivalent_to(target, aval.ndim):
+        return buf
+    with _keeping(mesh):
+        return jax.device_put(buf, target)
 
 
 def _on_mesh(buf):

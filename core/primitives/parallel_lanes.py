@@ -49,9 +49,18 @@ def every_lane(x, names):
 
 def own_lane(results, names):
     """This lane's entry of `results` (every lane's, at dim 0)."""
-    from .parallel import _take_rows, axis_index
-    row = _take_rows(results, st.expand_dims(axis_index(names), (0,)))
+    from .parallel import axis_index
+    row = take_rows(results, st.expand_dims(axis_index(names), (0,)))
     return st.squeeze(row, (0,))
+
+
+def take_rows(x, rows):
+    """x[rows] along the leading axis (rows an int32 vector, in bounds)."""
+    from .gather import GatherDimensionNumbers, gather
+    shape = get_aval(x).shape
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape))),
+                                   collapsed_slice_dims=(0,), start_index_map=(0,))
+    return gather(x, st.expand_dims(rows, (1,)), dnums, (1,) + tuple(shape[1:]))
 
 
 def _rows(x, rows):

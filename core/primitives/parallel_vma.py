@@ -69,7 +69,7 @@ def _cast_type(name, aval, axes, src, dst):
             f"{name} is a {src.capitalize()}->{dst.capitalize()} collective. This means that "
             f"the axis names mentioned in `axes` passed to `{name}` must be present in "
             f"`jax.typeof(x).mat.{src}`. Got axes={tuple(axes)} and "
-            f"jax.typeof(x).mat.{src}={set(held[src])}")
+            f"jax.typeof(x).mat.{src}={frozenset(held[src])}")
     if held[dst] & set(axes):
         raise ValueError(f"{name} input cannot be {dst} across the axis_name provided. Got "
                          f"x={aval.str_short(True)} and axis_name={tuple(axes)}")
@@ -202,7 +202,9 @@ def pcast(x, axis_name, *, to):
 
 
 def _pcast_leaf(x, axes, to):
-    if vma_checked() is False:  # a check_vma=False body has no manual types: a no-op, as JAX's
+    if vma_checked() is False:  # a check_vma=False body has no manual types: every value is
+        if to == "unreduced":    # invarying, cast (for nothing) to varying or reduced, as JAX's
+            raise ValueError(f"Unsupported pcast from=invarying, to={to!r}")
         return x
     from_ = axis_state(get_aval(x), axes, "jax.lax.pcast") if vma_checked() else "invarying"
     if (from_, to) == ("invarying", "varying"):

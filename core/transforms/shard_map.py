@@ -13,6 +13,7 @@ from ..primitives import structural as st
 from ..primitives.parallel_vma import vary_unreduced_cast_p
 from ..sharding import UNCONSTRAINED, Mesh, P, get_abstract_mesh, get_current_mesh
 from ..sharding_types import untyped
+from ..sharding_unreduced import sets_of
 from ..trace import Tracer, as_value, current_trace, get_aval
 from .ad import Zero
 from .batching import AxisData, moveaxis
@@ -20,8 +21,8 @@ from .dce import call_rule, def_dce
 from .jit import jit, jit_p
 from .jvp import jvp_flat
 from .shard_map_types import (  # noqa: F401  (manual_mesh_of: the eager shard_map's)
-    _assemble_unreduced, _body_avals, _check_name, _drop_lanes, _spec_vma, _unreduced_lanes,
-    body_scope, check_arg_sets, check_spec_sets, manual_mesh_of, not_replicated)
+    _body_avals, _check_name, _drop_lanes, _spec_vma, _unreduced_lanes, body_scope,
+    check_arg_sets, check_spec_sets, contract_partials, manual_mesh_of, not_replicated)
 from .shard_map_specs import (block_type, check_typed_specs, infer_in_specs, result_entries,
                               result_type)
 from .shard_map_vma import check_out_vmas, spec_paths
@@ -156,10 +157,11 @@ def _run_lanes(fun, args, arg_lanes, axes, mesh):
     return results, lanes
 
 
-def _assemble(x, lanes, spec, local_aval, mesh, order):
-    """Per-lane output (lane dims `lanes` first) -> the global value its out spec describes."""
+def _assemble(x, lanes, spec, local_aval, mesh, order, leading=()):
+    """Per-lane output (lane dims `lanes` first) -> the global value its out spec describes,
+    after one lane dim per axis of `leading` (kept unassembled)."""
     entries = _entries(spec, local_aval.ndim)
-    used = {a for names in entries for a in names}
+    used = {a for names in entries for a in names} | set(leading)
     x, lanes = _drop_lanes(x, lanes, used)
     # an axis an enclosing shard_map made manual (only a residual's spec names one, as JAX's
     # do): every block along it holds this lane's value, the one _split_input reads back
@@ -168,10 +170,19 @@ def _assemble(x, lanes, spec, local_aval, mesh, order):
     shape = tuple(mesh.shape[a] for a in target) + local_aval.shape
     dims = tuple(target.index(a) for a in lanes) + tuple(range(nl, len(shape)))
     x = st.broadcast_in_dim(x, shape, dims)
-    perm = [i for d, names in enumerate(entries) for i in
-            [target.index(a) for a in names] + [nl + d]]
+    perm = [target.index(a) for a in leading] + [
+        i for d, names in enumerate(entries) for i in [target.index(a) for a in names] + [nl + d]]
     x = st.transpose(x, tuple(perm))
-    return st.reshape(x, _global_aval(local_aval, spec, mesh).shape)
+    return st.reshape(x, tuple(mesh.shape[a] for a in leading) +
+                      _global_aval(local_aval, spec, mesh).shape)
+
+
+def _assemble_unreduced(x, lanes, spec, local_aval, mesh, order):
+    """Per-lane partial values -> the unreduced global value holding them, each device its
+    lane's (split over the spec's other axes as _assemble splits)."""
+    axes = tuple(a for a in order if a in spec.unreduced)
+    x = _assemble(x, lanes, spec, local_aval, mesh, order, leading=axes)
+    return contract_partials(x, axes, spec, mesh)
 
 
 def _as_traced_value(o, aval):
@@ -346,18 +357,24 @@ def _shard_map_batch(axis_data, vals, dims, **params):
     closed = params["jaxpr"]
     vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [None if d is None else 0 for d in dims]
-    avals = [a if d is None else a.update(shape=(axis_data.size,) + a.shape)
-             for a, d in zip(closed.in_avals, dims)]
+    # the body's values vary over the batched axis no more: an outer shard_map's lanes over
+    # it are explicit now (else its auto-pvary would stage a pvary over an unbound axis)
+    avals = [(a if d is None else a.update(shape=(axis_data.size,) + a.shape)).update(
+        vma=a.vma - {axis_data.name}) for a, d in zip(closed.in_avals, dims)]
 
     def fun(*args):
         return vmap_flat(_body_fun(closed), list(args), in_dims, axis_data)
 
     new, consts = _stage_local(fun, avals, params)
-    in_specs = [s if d is None else P(None, *s.partitions)
-                for s, d in zip(params["in_specs"], dims)]
-    out_specs = [P(None, *s.partitions) for s in params["out_specs"]]
+    in_specs = [s if d is None else _leading_none(s) for s, d in zip(params["in_specs"], dims)]
+    out_specs = [_leading_none(s) for s in params["out_specs"]]
     outs = _bind_derived(params, new, consts, vals, in_specs, out_specs)
     return outs, [0] * len(outs)
+
+
+def _leading_none(spec):
+    """spec with an unsplit leading dimension (its unreduced and reduced axes kept)."""
+    return P(None, *spec.partitions, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def _shard_map_sharding(specs, in_avals, out_avals, *, out_specs, **_):
@@ -418,14 +435,17 @@ def _trace_body(f, in_tree, local_avals, mesh, order, check_vma, out_specs):
 def _vary_as_spec(x, spec, order):
     """An output split over axes it does not vary over is made varying over them (pvary), as
     JAX's: each device's block is its own value, whose cotangent comes back per device. One
-    unreduced over axes it varies over is cast to unreduced (free), as JAX's."""
+    whose spec is unreduced over axes it is not unreduced over is cast to unreduced (free),
+    JAX's ValueError where it does not vary over them."""
     if not isinstance(spec, P):
         return x
     vma = get_aval(x).vma
     missing = tuple(a for a in order if a in _spec_axes(spec) and a not in vma)
     par.check_not_partial(get_aval(x), missing)
     x = par.pvary_p.bind(as_value(x), axes=missing) if missing else x
-    partial = tuple(a for a in order if a in spec.unreduced and a in vma)
+    # every unreduced axis the value is not yet unreduced over: JAX's cast refuses the ones
+    # it does not vary over (a replicated value is no partial sum)
+    partial = tuple(a for a in order if a in spec.unreduced - sets_of(get_aval(x))[0])
     return vary_unreduced_cast_p.bind(x, axes=partial) if partial else x
 
 

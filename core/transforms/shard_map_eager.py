@@ -16,7 +16,7 @@ from ..sharding import device_sets
 from ..sharding_types import untyped
 from ..trace import Trace, Tracer, as_value, current_trace, get_aval, set_current_trace
 from ..sharding_unreduced import sets_of, with_manual_sets
-from ..vma import eqn_vma, manual_sets_out
+from ..vma import eqn_vma, manual_sets_out, match_operands
 from . import shard_map as sm
 from .jit import jit
 
@@ -73,15 +73,16 @@ class ShardMapTrace(Trace):
             return x.val, x.vma
         with set_current_trace(self.parent):
             x = as_value(x)
-            aval = get_aval(x)
-            full = st.broadcast_in_dim(x, self.sizes + aval.shape,
-                                       tuple(range(len(self.sizes), len(self.sizes) + aval.ndim)))
-        return full, frozenset()
+            return self._full(x, (), get_aval(x)), frozenset()
 
     def process_primitive(self, prim, args, params):
         if prim is inspect_sharding_p:  # JAX's: each device's block, P() over the mesh
             params["callback"](NamedSharding(Mesh(self.mesh.devices, self.mesh.axis_names), P()))
             return []
+        if self.check_vma:  # JAX's implicit pvary of operands varying over fewer axes
+            matched = match_operands(prim, args, [get_aval(x) for x in args], params)
+            if matched is not args:
+                return self.process_primitive(prim, matched, params)
         vals, vmas = zip(*map(self.lift, args)) if args else ((), ())
         sets = [_sets(self, x) for x in args]
         local = [self.local_aval(v, m, s).update(vma=m) for v, m, s in zip(vals, vmas, sets)]
@@ -109,8 +110,11 @@ class ShardMapTrace(Trace):
         """x (lane dims `lanes` first) with a lane dim for every mesh axis."""
         dims = tuple(self.order.index(a) for a in lanes)
         n = len(self.order)
-        return st.broadcast_in_dim(x, self.sizes + aval.shape,
+        full = st.broadcast_in_dim(x, self.sizes + aval.shape,
                                    dims + tuple(range(n, n + aval.ndim)))
+        # on the Auto axes the arguments' blocks are on (a constant, or a value made in the
+        # body, under an Explicit context mesh is typed on it: an operation cannot mix them)
+        return on_auto_axes(full)
 
     def process_custom_jvp_call(self, call, fun, jvp, args, symbolic_zeros):
         """Outside differentiation a custom_jvp function is the function itself."""
@@ -149,7 +153,7 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
         device_sets.Place(mesh._flat_devices_tuple, kind="shard_map inside jit"),
         *device_sets.committed_places((f"args[{i}]", x) for i, x in enumerate(leaves))])
     trace = ShardMapTrace(current_trace(), mesh, order, bool(check_vma))
-    leaves = [_on_auto_axes(x) for x in leaves]
+    leaves = [on_auto_axes(x) for x in leaves]
     split = [sm._split_input(x, s, mesh, order) for x, s in zip(leaves, specs)]
     tracers = [ShardMapTracer(trace, trace._full(x, ls, _local(x, ls)), sm._spec_vma(s, order),
                               (s.unreduced, s.reduced)) for (x, ls), s in zip(split, specs)]
@@ -159,6 +163,10 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
     out_leaves, out_tree = pytree.tree_flatten(out)
     paths = sm._paths("out", out)
     out_specs_tree, out_specs = out_specs, sm._flatten_specs("shard_map out_specs", out, out_specs)
+    if trace.check_vma:  # JAX's implicit casts to the out_specs' types, eagerly too
+        with set_current_trace(trace), sm.body_scope(mesh, order, True):
+            out_leaves = [sm._vary_as_spec(sm._check_output(x), s, order)
+                          for x, s in zip(out_leaves, out_specs)]
     outs = [_checked(trace, x, s, p) for x, s, p in zip(out_leaves, out_specs, paths)]
     if trace.check_vma:  # JAX's eager shard_map reports the first output failing
         keys = sm.spec_paths(out, out_specs_tree)
@@ -168,7 +176,7 @@ def _eager_shard_map(f, mesh, order, leaves, in_tree, specs, out_specs, check_vm
     return pytree.tree_unflatten(out_tree, [_output(trace, *o) for o in outs])
 
 
-def _on_auto_axes(x):
+def on_auto_axes(x):
     """An argument laid out on Explicit mesh axes, relabelled Auto (the same layout): the
     blocks are cut out of it untyped, as the body's axes are Manual (the xla backend's JAX
     would type the cutting on the Explicit axes, which its reshape rule cannot)."""

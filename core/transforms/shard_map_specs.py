@@ -4,9 +4,9 @@ results of a partial-manual shard_map, which keep the Explicit axes that stay au
 from ..sharding import AxisType, NamedSharding, P, type_spec
 from ..sharding.context import keep_axes
 from ..sharding.mesh import axes_of
-from ..sharding_types import is_typed, spec_of, typed, typed_aval
+from ..sharding_types import UnknownSharding, is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
-from .shard_map_types import check_spec_sets
+from .shard_map_types import check_spec_sets, type_of
 
 
 def infer_in_specs(mesh, order, leaves, axis_names=None):
@@ -68,13 +68,16 @@ def _untyped(x):
 
 
 def _type_spec_of(x):
-    """The spec x's type carries: a concrete Array's from its layout, a traced value's from
-    its aval's sharding (inside jit, as JAX 0.10 infers in_specs there)."""
-    if _untyped(x):
+    """The spec x's type carries, as jax.typeof gives it: a concrete Array's from its layout,
+    a traced value's from its aval's sharding, a grad or vmap tracer of concrete arrays' from
+    theirs (less the mapped dimension)."""
+    sharding = type_of(x).sharding
+    # (a staged value typed with no sharding may be replicated, as JAX types a value made in
+    # a trace, or an argument whose type a trace dropped (checkpoint's): no guess)
+    if sharding is None and isinstance(x, Tracer) or isinstance(sharding, UnknownSharding):
         raise NotImplementedError(
             "shard_map without in_specs on a traced value whose type carries no sharding: "
             "the spec cannot be inferred; pass in_specs")
-    sharding = get_aval(x).sharding if isinstance(x, Tracer) else x.sharding
     return type_spec(sharding, x.ndim)
 
 

@@ -13,9 +13,9 @@ from ..primitives.linalg import dot_general
 from ..primitives.sharding_ops import sharding_constraint_p
 from ..sharding import AbstractMesh, AxisType, NamedSharding, P
 from ..sharding.abstract_mesh import manual_view
-from ..sharding_types import typed_aval, untyped
+from ..sharding_types import drop_dim, typed_aval, untyped
 from ..sharding_unreduced import sets_of, with_manual_sets
-from ..trace import Tracer, as_value
+from ..trace import Tracer, as_value, get_aval
 from .shard_map_vma import omitted as _omitted  # noqa: F401  (shard_map's name for it)
 from .shard_map_vma import spec_axes as _spec_axes
 
@@ -54,12 +54,25 @@ def check_arg_sets(leaves, specs):
     """An argument's unreduced and reduced axes are its spec's, as JAX checks them (where its
     type does not fix its whole spec: a shard_map leaving some axes automatic)."""
     for x, spec in zip(leaves, specs):
-        aval = typed_aval(x)
+        aval = type_of(x)
         for kind, have in zip(("unreduced", "reduced"), sets_of(aval)):
             if getattr(spec, kind) != have:
                 raise ValueError(
                     f"in_specs containing {kind} {spec} passed to shard_map should be equal to "
                     f"the {kind} present on the in_aval {aval.str_short(True)}")
+
+
+def type_of(x):
+    """x's type as jax.typeof gives it: a grad or vmap tracer of concrete arrays staged
+    with no sharding takes its primal's or batched value's type (less the mapped dimension)."""
+    if not isinstance(x, Tracer):
+        return typed_aval(x)
+    aval = get_aval(x)
+    if aval.sharding is None and hasattr(x, "primal"):
+        return aval.update(sharding=type_of(x.primal).sharding)
+    if aval.sharding is None and isinstance(getattr(x, "bdim", None), int):
+        return aval.update(sharding=drop_dim(type_of(x.val), x.bdim))
+    return aval
 
 
 def _check_name(a, spec, mesh, manual, what):
@@ -131,24 +144,17 @@ def _drop_lanes(x, lanes, keep):
     return x, tuple(a for a in lanes if a in keep)
 
 
-def _assemble_unreduced(x, lanes, spec, local_aval, mesh, order):
-    """Per-lane partial values -> the unreduced global value holding them, each device its
-    lane's: a contraction of the lanes, sharded over the unreduced axes, with ones, each
-    device contracting its own lane (a dot_general whose out_sharding is unreduced)."""
-    axes = tuple(a for a in order if a in spec.unreduced)
-    if _spec_axes(spec) or not set(axes) <= set(mesh.explicit_axes):
-        raise NotImplementedError(
-            f"shard_map out_specs {spec}: refjax assembles unreduced outputs replicated "
-            "otherwise, over Explicit mesh axes only")
-    x, lanes = _drop_lanes(x, lanes, set(axes))
+def contract_partials(x, axes, spec, mesh):
+    """x (one leading lane dim per unreduced axis in `axes`, then the global value) -> the
+    unreduced value holding each device's lane as its partial value: a contraction of the
+    lanes with ones, each device contracting its own lane (a dot_general whose out_sharding
+    is unreduced over `axes` and split as spec is)."""
     sizes = tuple(mesh.shape[a] for a in axes)
-    x = st.broadcast_in_dim(x, sizes + local_aval.shape, tuple(axes.index(a) for a in lanes)
-                            + tuple(range(len(axes), len(axes) + local_aval.ndim)))
     dims = tuple(range(len(axes)))
     with untyped(False):
-        lanes_layout = NamedSharding(mesh, P(*axes))
-        x = sharding_constraint_p.bind(x, sharding=lanes_layout)
-        ones = sharding_constraint_p.bind(ew.full(sizes, 1, local_aval.dtype),
-                                          sharding=lanes_layout)
-        return dot_general(x, ones, ((dims, dims), ((), ())),
-                           out_sharding=NamedSharding(mesh, P(unreduced=set(axes))))
+        x = sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, P(*axes,
+                                                                          *spec.partitions)))
+        ones = sharding_constraint_p.bind(ew.full(sizes, 1, get_aval(x).dtype),
+                                          sharding=NamedSharding(mesh, P(*axes)))
+        out = NamedSharding(mesh, P(*spec.partitions, unreduced=set(axes)))
+        return dot_general(x, ones, ((dims, dims), ((), ())), out_sharding=out)

@@ -90,12 +90,23 @@ def out_sharding(s):
     if s is None:
         return None
     mesh = s.mesh
-    types = tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types)
+    types = _in_context(mesh, tuple(getattr(jsh.AxisType, t.name) for t in mesh.axis_types))
     # in the backend's programs on Auto axes an unreduced type is a label (JAX computes the
     # reduced value); eager operations on unreduced values run on JAX's Explicit mesh
     spec = s.spec if keeps_sets() else s.spec.update(unreduced=frozenset(), reduced=frozenset())
     return jsh.NamedSharding(_abstract_mesh(tuple(mesh.axis_sizes), tuple(mesh.axis_names),
                                             types), jax_spec(spec))
+
+
+def _in_context(mesh, types):
+    """The axis types of a type's mesh inside a shard_map body, whose context mesh has the
+    manual axes Manual: a type staged outside the outer body of nested ones (a transpose's
+    residual, cotangent) names its axis Explicit, where JAX requires the context's types."""
+    context = jax.sharding.get_abstract_mesh()
+    if context.axis_names != tuple(mesh.axis_names) or not context.manual_axes:
+        return types
+    return tuple(jsh.AxisType.Manual if n in context.manual_axes else t
+                 for n, t in zip(mesh.axis_names, types))
 
 
 @functools.lru_cache(maxsize=64)
