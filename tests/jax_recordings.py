@@ -4,11 +4,14 @@ each recording still equals what it gives; `--record-jax` (or REFJAX_RECORD_JAX=
 
 A recording is one JSON file per test module (tests/recordings/<module>.json), stamped with
 the JAX version and jax_num_cpu_devices it was made with, holding per test name and case a
-fingerprint of the case's inputs (a page's text, a scenario's arguments) and the JAX side's
-value, tagged so tuples, arrays (values, dtype, shape), NumPy scalars and non-finite floats
-read back as they were. The default run uses live JAX for a case with no recording, another
-fingerprint, or a recording of another JAX version or device count (it never compares with
-the wrong JAX), and says at the end how many such cases ran live."""
+fingerprint of what the case computes from (its inputs: a page's text, a scenario's
+arguments; the code computing JAX's side, what it closes over and the test helpers it calls,
+transitively) and the JAX side's value, tagged so tuples, arrays (values, dtype, shape), NumPy
+scalars and non-finite floats read back as they were, and test-file lines quoted in JAX's
+messages relative to their function. The default run uses live JAX for a case with no
+recording, another fingerprint, or a recording of another JAX version or device count (it
+never compares with the wrong JAX), says at the end how many such cases ran live, and fails
+when more than --max-live-jax did (conftest)."""
 import ast
 import contextlib
 import functools
@@ -87,13 +90,20 @@ def fingerprint(*parts):
 def of_function(fn):
     """What a function computes from, for a fingerprint: its name, its code (bytecode, names,
     constants: not its line numbers, comments or docstring), the values it closes over
-    (functions among them alike) and the test helpers it names (`helpers`)."""
+    (functions among them alike) and the test helpers it names (`helpers`). A function not
+    defined in tests/ (a library's, which its version fixes) counts by its name and the
+    functions it closes over only: its other captured values are the library's state (JAX's
+    shard_map wrapper notes the axes it found on its first call), and the inputs that made
+    them are the test's to fingerprint."""
     return _of_function(fn, set())
 
 
 def _of_function(fn, seen):
     seen.add(fn.__code__)
     cells = [cell.cell_contents for cell in fn.__closure__ or ()]
+    if not _ours(fn):  # a library's (jax.shard_map's wrapper): see `of_function`
+        return [f"{fn.__module__}.{fn.__qualname__}",
+                *(_part(cell, seen) for cell in cells if isinstance(cell, types.FunctionType))]
     return [fn.__qualname__, _code(fn.__code__, fn.__doc__),
             *(_part(cell, seen) for cell in cells), helpers(fn)]
 

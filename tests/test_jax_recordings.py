@@ -198,6 +198,29 @@ def test_fingerprint_covers_the_helpers_a_function_calls_not_their_lines(monkeyp
     assert prints[0] == prints[1] and len(set(prints)) == 4, prints
 
 
+_LIBRARY = """
+def wrap(f):
+    seen = None
+
+    def wrapped(x):
+        nonlocal seen
+        seen = x
+        return f(x)
+    return wrapped
+"""
+
+
+def test_library_functions_count_by_name_and_the_test_functions_they_wrap():
+    """A library's function (JAX's shard_map wrapper) counts by its name and the functions it
+    closes over: not by the state it keeps (which calls made before a recording change)."""
+    library = {}
+    exec(compile(_LIBRARY, "/elsewhere/library.py", "exec"), library)
+    wrapped, other = library["wrap"](lambda x: x + 1), library["wrap"](lambda x: x + 2)
+    before = rec.of_function(wrapped)
+    wrapped(3)
+    assert rec.of_function(wrapped) == before and rec.of_function(other) != before
+
+
 def test_quoted_test_file_lines_follow_their_function(monkeypatch, tmp_path):
     """JAX's messages quote test files' lines: recorded relative to the function holding
     them, read back as the line that is now there (code above moved); a line outside any
