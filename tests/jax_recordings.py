@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import pathlib
 import re
 import sys
@@ -181,7 +182,9 @@ def _ours(value):
 
 @functools.lru_cache(maxsize=None)
 def _in_tests(path):
-    return path is not None and pathlib.Path(path).resolve().parent == _TESTS and \
+    # not a relative name: dataclasses' generated methods are compiled from "<string>"
+    return path is not None and os.path.isabs(path) and \
+        pathlib.Path(path).resolve().parent == _TESTS and \
         pathlib.Path(path).stem != __name__
 
 

@@ -210,9 +210,13 @@ def wrap(f):
 """
 
 
-def test_library_functions_count_by_name_and_the_test_functions_they_wrap():
+def test_library_functions_count_by_name_and_the_test_functions_they_wrap(monkeypatch):
     """A library's function (JAX's shard_map wrapper) counts by its name and the functions it
-    closes over: not by the state it keeps (which calls made before a recording change)."""
+    closes over: not by the state it keeps (which calls made before a recording change).
+    Code compiled from a relative name (dataclasses' methods, "<string>") is not the tests',
+    whichever directory pytest runs in."""
+    monkeypatch.chdir(rec._TESTS)
+    assert not rec._in_tests("<string>") and rec._in_tests(__file__)
     library = {}
     exec(compile(_LIBRARY, "/elsewhere/library.py", "exec"), library)
     wrapped, other = library["wrap"](lambda x: x + 1), library["wrap"](lambda x: x + 2)
