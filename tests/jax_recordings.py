@@ -101,12 +101,18 @@ def of_function(fn):
 
 def _of_function(fn, seen):
     seen.add(fn.__code__)
-    cells = [cell.cell_contents for cell in fn.__closure__ or ()]
     if not _ours(fn):  # a library's (jax.shard_map's wrapper): see `of_function`
+        cells = (cell.cell_contents for cell in fn.__closure__ or ())
         return [f"{fn.__module__}.{fn.__qualname__}",
                 *(_part(cell, seen) for cell in cells if isinstance(cell, types.FunctionType))]
-    return [fn.__qualname__, _code(fn.__code__, fn.__doc__),
-            *(_part(cell, seen) for cell in cells), helpers(fn)]
+    return [fn.__qualname__, *_body(fn, seen), helpers(fn)]
+
+
+def _body(fn, seen):
+    """A test function's code and closure (`seen`: the functions met so far; None: each
+    closed-over function on its own)."""
+    cells = (cell.cell_contents for cell in fn.__closure__ or ())
+    return [_code(fn.__code__, fn.__doc__), *(_part(cell, seen) for cell in cells)]
 
 
 def _code(code, doc=None):
@@ -127,11 +133,13 @@ def helpers(fn):
     if key not in _HELPERS:
         found = {}
         _collect(fn, found)
-        _HELPERS[key] = fingerprint(*sorted(found.items()))
-    return _HELPERS[key]
+        _HELPERS[key] = fn.__globals__, fingerprint(*sorted(found.items()))
+    return _HELPERS[key][1]
 
 
-_HELPERS = {}  # (code, globals' id) -> the digest of its helpers: computed once a session
+# (code, globals' id) -> (the globals, kept so that their id is not another's, the digest of
+# its helpers): computed once a session
+_HELPERS = {}
 
 
 def _collect(fn, found):
@@ -165,8 +173,7 @@ def _add(value, found):
         name = f"{value.__module__}.{value.__qualname__}"
         if name not in found:
             found[name] = None  # before its own helpers: recursion ends here
-            found[name] = [_code(value.__code__, value.__doc__),
-                           *map(_part, (c.cell_contents for c in value.__closure__ or ()))]
+            found[name] = _body(value, None)
             _collect(value, found)
     elif _constant(value):
         found.setdefault(f"= {_text(value)}", None)
