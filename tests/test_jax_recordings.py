@@ -316,3 +316,14 @@ def test_live_limit_counts_the_live_cases(session):
     assert rec.too_many_live(0) and not rec.too_many_live(1)
     assert len(rec.summary(0)) == 2 and len(rec.summary(1)) == 1
     assert "python -m pytest -q tests/mod.py --record-jax" in rec.summary(1)[0]
+
+
+def test_ci_draws_do_not_depend_on_the_modules_imported():
+    """Under the `ci` profile hypothesis draws no constants of the local modules imported so
+    far (conftest): a test draws the same examples run alone (as when recording) or after
+    other modules; `thorough` keeps hypothesis' default."""
+    from hypothesis import settings
+    from hypothesis.internal.conjecture import providers
+    import refjax.api.numpy  # noqa: F401 - a local module with constants, imported
+    assert (len(providers._get_local_constants()) == 0) == (
+        settings.get_current_profile_name() == "ci")
