@@ -3,6 +3,7 @@
 
 Select one with `--hypothesis-profile=thorough` or the HYPOTHESIS_PROFILE environment variable;
 the command-line flag wins because hypothesis' plugin loads it after this file."""
+import contextlib
 import os
 import zlib
 
@@ -19,14 +20,23 @@ settings.register_profile("thorough", max_examples=300, deadline=None, database=
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def _fixed_local_constants():
+@contextlib.contextmanager
+def fixed_local_constants():
     """Hypothesis sometimes draws a literal constant of the local modules imported so far:
     then a test's examples depend on which modules ran before it (refjax imports its modules
     lazily), and a recording of JAX's side made running one module misses the examples the
-    whole run draws. The derandomized `ci` profile draws from its fixed pool only."""
+    whole run draws. Within this, hypothesis draws from its fixed pool only (the constants
+    it caches are dropped on entry and exit: they are the pool's)."""
     from hypothesis.internal.conjecture import providers
-    empty = providers.Constants()
+    real, empty = providers._get_local_constants, providers.Constants()
     providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
+        providers.CONSTANTS_CACHE.cache.clear()
+
 
 # Real JAX (the reference several tests compare against) and refjax's xla backend both need
 # 8 CPU devices; JAX fixes its device count when its backend first starts, so set it first.
@@ -71,8 +81,6 @@ def pytest_addoption(parser):
 # gives; `--record-jax` (or REFJAX_RECORD_JAX=1) runs JAX and rewrites the recordings of the
 # tests it runs.
 def pytest_configure(config):
-    if not _thorough(config):
-        _fixed_local_constants()
     if config.getoption("record_jax") or os.environ.get(jax_recordings.RECORD_ENV) == "1":
         if _thorough(config):  # its random examples are not the ones the default run draws
             raise pytest.UsageError("--record-jax records what the default run compares: "
@@ -84,7 +92,11 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _jax_recording_keys(request):
-    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)):
+    # the modules comparing with recordings draw the same examples however they are run (the
+    # ci profile's; thorough draws others anyway): other modules' draws stay as they were
+    fixed = jax_recordings.uses_recordings(request.module) and not _thorough(request.config)
+    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)), \
+            fixed_local_constants() if fixed else contextlib.nullcontext():
         yield
 
 

@@ -57,6 +57,17 @@ def recording():
     return _mode == "record"
 
 
+_MACHINERY = {"jax_recordings", "side_by_side", "doc_cells"}
+
+
+@functools.lru_cache(maxsize=None)
+def uses_recordings(module):
+    """Whether a test module compares with recordings (imports this module, or the helpers
+    built on it)."""
+    return any(getattr(v, "__module__", None) in _MACHINERY or getattr(v, "__name__", None)
+               in _MACHINERY for v in vars(module).values())
+
+
 def stamp():
     """What a recording must have been made with to stand in for the installed JAX."""
     return {"jax_version": jax.__version__,

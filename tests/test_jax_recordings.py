@@ -320,10 +320,20 @@ def test_live_limit_counts_the_live_cases(session):
 
 def test_ci_draws_do_not_depend_on_the_modules_imported():
     """Under the `ci` profile hypothesis draws no constants of the local modules imported so
-    far (conftest): a test draws the same examples run alone (as when recording) or after
-    other modules; `thorough` keeps hypothesis' default."""
+    far in the tests of modules comparing with recordings (conftest): such a test draws the
+    same examples run alone (as when recording) or after other modules; other modules, and
+    the `thorough` profile, keep hypothesis' default."""
+    import conftest
     from hypothesis import settings
     from hypothesis.internal.conjecture import providers
     import refjax.api.numpy  # noqa: F401 - a local module with constants, imported
     assert (len(providers._get_local_constants()) == 0) == (
         settings.get_current_profile_name() == "ci")
+    before = providers._get_local_constants
+    with conftest.fixed_local_constants():
+        assert len(providers._get_local_constants()) == 0
+    assert providers._get_local_constants is before
+    plain, using = types.ModuleType("plain"), types.ModuleType("using")
+    plain.np, using.on_jax = np, rec.on_jax
+    assert rec.uses_recordings(using) and not rec.uses_recordings(plain)
+    assert rec.uses_recordings(sys.modules[__name__])
