@@ -64,8 +64,9 @@ _MACHINERY = {"jax_recordings", "side_by_side", "doc_cells"}
 def uses_recordings(module):
     """Whether a test module compares with recordings (imports this module, or the helpers
     built on it)."""
-    return any(getattr(v, "__module__", None) in _MACHINERY or getattr(v, "__name__", None)
-               in _MACHINERY for v in vars(module).values())
+    return any(isinstance(v, types.FunctionType) and v.__module__ in _MACHINERY or
+               isinstance(v, types.ModuleType) and v.__name__ in _MACHINERY
+               for v in vars(module).values())
 
 
 def stamp():
