@@ -3,6 +3,7 @@
 
 Select one with `--hypothesis-profile=thorough` or the HYPOTHESIS_PROFILE environment variable;
 the command-line flag wins because hypothesis' plugin loads it after this file."""
+import contextlib
 import os
 import zlib
 
@@ -17,6 +18,25 @@ settings.register_profile("ci", max_examples=6, deadline=None, derandomize=True,
 settings.register_profile("thorough", max_examples=300, deadline=None, database=None,
                           suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@contextlib.contextmanager
+def fixed_local_constants():
+    """Hypothesis sometimes draws a literal constant of the local modules imported so far:
+    then a test's examples depend on which modules ran before it (refjax imports its modules
+    lazily), and a recording of JAX's side made running one module misses the examples the
+    whole run draws. Within this, hypothesis draws from its fixed pool only (the constants
+    it caches are dropped on entry and exit: they are the pool's)."""
+    from hypothesis.internal.conjecture import providers
+    real, empty = providers._get_local_constants, providers.Constants()
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
+        providers.CONSTANTS_CACHE.cache.clear()
+
 
 # Real JAX (the reference several tests compare against) and refjax's xla backend both need
 # 8 CPU devices; JAX fixes its device count when its backend first starts, so set it first.
@@ -47,6 +67,10 @@ def pytest_addoption(parser):
     parser.addoption("--record-jax", action="store_true", default=False,
                      help="run real JAX where tests compare with it and record its outputs "
                           "in tests/recordings/ (also REFJAX_RECORD_JAX=1)")
+    parser.addoption("--max-live-jax", type=int, default=jax_recordings.MAX_LIVE,
+                     help="fail a run reading recordings in which more JAX comparisons than "
+                          f"this ran on live JAX for lack of a usable recording (default "
+                          f"{jax_recordings.MAX_LIVE})")
 
 
 # ---------------------------------------------------------------- recorded outputs of JAX
@@ -68,17 +92,22 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _jax_recording_keys(request):
-    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)):
+    # the modules comparing with recordings draw the same examples however they are run (the
+    # ci profile's; thorough draws others anyway): other modules' draws stay as they were
+    fixed = jax_recordings.uses_recordings(request.module) and not _thorough(request.config)
+    with jax_recordings.running(request.path.stem, jax_recordings.test_key(request.node)), \
+            fixed_local_constants() if fixed else contextlib.nullcontext():
         yield
 
 
 def pytest_sessionfinish(session):
     jax_recordings.save()
+    if jax_recordings.too_many_live(session.config.getoption("max_live_jax")):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter):
-    line = jax_recordings.summary()
-    if line:
+    for line in jax_recordings.summary(terminalreporter.config.getoption("max_live_jax")):
         terminalreporter.write_line(line)
 
 
