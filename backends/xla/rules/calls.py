@@ -65,7 +65,8 @@ def _shard_map(*args, jaxpr, mesh, in_specs, out_specs, check_vma, axis_names, *
     def body(*xs):
         return tuple(backend.interpret(jaxpr, list(xs), consts))
 
-    outer = {a for s in (*in_specs, *out_specs) for e in s for a in _names(e)} - set(axis_names)
+    outer = {a for s in (*in_specs, *out_specs) for e in s.partitions
+             for a in _names(e)} - set(axis_names)
     mapped = jax.shard_map(body, mesh=_jax_mesh(backend, mesh),
                            in_specs=tuple(jax_spec(_lane_spec(s, outer)) for s in in_specs),
                            out_specs=tuple(jax_spec(_lane_spec(s, outer)) for s in out_specs),
@@ -85,38 +86,53 @@ def _names(entry):
 def _lane_spec(spec, outer):
     if not outer:
         return spec
-    entries = [tuple(a for a in _names(e) if a not in outer) for e in spec]
+    entries = [tuple(a for a in _names(e) if a not in outer) for e in spec.partitions]
     return type(spec)(*[e if len(e) > 1 else e[0] if e else None for e in entries],
                       unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def _untile(x, spec, outer, mesh):
-    for d, e in enumerate(spec):
-        names = _names(e)
-        if outer & set(names):
-            full = int(np.prod([mesh.shape[a] for a in names]))
-            y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in names)
-                          + (x.shape[d] // full,) + x.shape[d + 1:])
-            y = y[(slice(None),) * d + tuple(0 if a in outer else slice(None) for a in names)]
-            x = y.reshape(x.shape[:d] + (-1,) + x.shape[d + 1:])
+    for d, e in enumerate(spec.partitions):
+        if outer & set(_names(e)):
+            x = _unsplit(x, d, lambda x, d=d, e=e: _first_blocks(x, d, _names(e), outer, mesh))
     return x
+
+
+def _first_blocks(x, d, names, outer, mesh):
+    full = int(np.prod([mesh.shape[a] for a in names]))
+    y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in names)
+                  + (x.shape[d] // full,) + x.shape[d + 1:])
+    y = y[(slice(None),) * d + tuple(0 if a in outer else slice(None) for a in names)]
+    return y.reshape(x.shape[:d] + (-1,) + x.shape[d + 1:])
 
 
 def _tile(x, spec, outer, mesh):
-    for d, e in enumerate(spec):
-        names = _names(e)
-        if outer & set(names):
-            lanes = [a for a in names if a not in outer]
-            blocks = x.shape[d] // int(np.prod([mesh.shape[a] for a in lanes]))
-            y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in lanes) + (blocks,)
-                          + x.shape[d + 1:])
-            full = x.shape[:d] + tuple(mesh.shape[a] for a in names) + (blocks,) + x.shape[d + 1:]
-            k = len(names)
-            dims = (tuple(range(d)) + tuple(d + i for i, a in enumerate(names) if a not in outer)
-                    + tuple(range(d + k, len(full))))
-            x = jax.lax.broadcast_in_dim(y, full, dims).reshape(x.shape[:d] + (-1,)
-                                                                + x.shape[d + 1:])
+    for d, e in enumerate(spec.partitions):
+        if outer & set(_names(e)):
+            x = _unsplit(x, d, lambda x, d=d, e=e: _blocks_repeated(x, d, _names(e), outer, mesh))
     return x
+
+
+def _blocks_repeated(x, d, names, outer, mesh):
+    lanes = [a for a in names if a not in outer]
+    blocks = x.shape[d] // int(np.prod([mesh.shape[a] for a in lanes]))
+    y = x.reshape(x.shape[:d] + tuple(mesh.shape[a] for a in lanes) + (blocks,) + x.shape[d + 1:])
+    full = x.shape[:d] + tuple(mesh.shape[a] for a in names) + (blocks,) + x.shape[d + 1:]
+    k = len(names)
+    dims = (tuple(range(d)) + tuple(d + i for i, a in enumerate(names) if a not in outer)
+            + tuple(range(d + k, len(full))))
+    return jax.lax.broadcast_in_dim(y, full, dims).reshape(x.shape[:d] + (-1,) + x.shape[d + 1:])
+
+
+def _unsplit(x, d, fn):
+    """fn(x) reshaping dimension d, which JAX refuses while an Explicit axis splits it: x is
+    resharded whole along d first and the result back to x's spec."""
+    spec = jax.typeof(x).sharding.spec
+    if d >= len(spec.partitions) or spec.partitions[d] is None or spec.unreduced or spec.reduced:
+        return fn(x)
+    parts = spec.partitions
+    whole = jax.sharding.PartitionSpec(*parts[:d], None, *parts[d + 1:])
+    return jax.sharding.reshard(fn(jax.sharding.reshard(x, whole)), spec)
 
 
 def _jax_mesh(backend, mesh):
