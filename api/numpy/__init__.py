@@ -6,13 +6,14 @@
 # re-exports exactly jnp's public names: the helpers the modules share stay in them.
 
 from .promotion import (  # noqa: F401
-    array, asarray, astype, atleast_1d, atleast_2d, atleast_3d, bfloat16, bool_, broadcast_arrays,
-    broadcast_shapes, broadcast_to, can_cast, cdouble, complex128, complex64, complex_,
+    array, asarray, astype, atleast_1d, atleast_2d, atleast_3d, bfloat16, bool_,
+    broadcast_arrays, broadcast_shapes, broadcast_to, cdouble, complex128, complex64, complex_,
     complexfloating, csingle, double, dtype, e, euler_gamma, finfo, float0, float16, float32,
     float64, float_, floating, generic, iinfo, inexact, inf, int16, int32, int64, int8, int_,
-    integer, iscomplexobj, isdtype, isrealobj, isscalar, issubdtype, moveaxis, nan, ndarray, ndim,
-    newaxis, number, pi, promote_types, ravel, reshape, result_type, shape, signedinteger, single,
-    size, squeeze, stack, transpose, uint, uint16, uint32, uint64, uint8, unsignedinteger)
+    integer, issubdtype, moveaxis, nan, ndarray, ndim, newaxis, number, pi, promote_types,
+    ravel, reshape, result_type, shape, signedinteger, single, size, squeeze, stack, transpose,
+    uint, uint16, uint32, uint64, uint8, unsignedinteger)
+from .type_predicates import can_cast, iscomplexobj, isdtype, isrealobj, isscalar  # noqa: F401
 from .ufuncs import (  # noqa: F401
     abs, absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around,
     bitwise_and, bitwise_invert, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, conj, conjugate,

@@ -12,10 +12,11 @@ from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
 from .promotion import (asarray, astype, atleast_1d, broadcast_shapes,
-                        broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
+                        broadcast_to, concrete, concrete_value, is_traced, lax_full,
                         lax_select, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
                         _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
                         _where, _with, staged_as)
+from .type_predicates import iscomplexobj
 from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
 from .creation import zeros, zeros_like, _shape_arg
 from .index_gather import gather, normalize_index
