@@ -246,11 +246,18 @@ def result_type(*args, return_weak_type_flag=False):
     pairs = []
     for a in args:
         if isinstance(a, (np.dtype, type, str)) and not _dt.is_python_scalar(a):
-            pairs.append((np.dtype(a), False))
+            pairs.append((_dtype_arg(a), False))
         else:
             pairs.append(_dtype_weak(a))
     dtype, weak = _dt.result_type_of(pairs)
     return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def _dtype_arg(a):
+    """A dtype argument of result_type: a 64-bit one with x64 off warns as JAX's ("requested
+    in dtype"), but from the user's line (JAX's points into its dtypes.py); jnp's scalar types
+    name their dtype silently, as JAX's."""
+    return np.dtype(a) if isinstance(a, _ScalarMeta) else _dt.explicit_dtype(a, "dtype")
 
 
 def promote_dtypes(*args):

@@ -278,6 +278,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 @staged_as("_std", static_argnames=("axis", "dtype", "keepdims"))
 def _std(a, *, correction, where, mean, axis, dtype, keepdims):
     where = _check_where("std", where)  # named as std, not var
+    if dtype is not None and not _dt.is_inexact(dtype):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}")
     return ew.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                        correction=correction))
 
