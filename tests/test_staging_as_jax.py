@@ -260,6 +260,16 @@ def _jnp_cases(lib):
         "nanarg nancum": (lambda x: (jnp.nanargmax(x), jnp.nanargmin(x, axis=1, keepdims=True),
                                      jnp.nancumsum(x), jnp.nancumprod(x, axis=0)), (x,)),
         "nanvar nanstd": (lambda x: (jnp.nanvar(x), jnp.nanstd(x, axis=1, ddof=1)), (x,)),
+        "roll": (lambda x: (jnp.roll(x, (1, -1), axis=(0, 1)), jnp.roll(x, 2)), (x,)),
+        "slice_in_dim fftshift": (lambda v: (lib.lax.slice_in_dim(v, 1, 4), jnp.fft.fftshift(v),
+                                             jnp.resize(v, 3)), (v,)),
+        "ufunc names": (lambda v: (jnp.divide(v, 2.0), jnp.degrees(v), jnp.radians(v),
+                                   jnp.arccosh(v), jnp.rint(v), jnp.i0(v)), (v,)),
+        "logical": (lambda v: (jnp.logical_and(v, v[::-1]), jnp.logical_or(v, 1.0),
+                               jnp.logical_xor(v, v), jnp.logical_not(v), jnp.isreal(v),
+                               jnp.iscomplex(v)), (v,)),
+        "convolve correlate": (lambda v: (jnp.convolve(v, v[:3]), jnp.correlate(
+            v[:2], v, mode="full"), jnp.convolve(v, v[:2], mode="same")), (v,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -270,7 +280,12 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     nn.relu's custom_jvp holding a jit, logaddexp's custom_jvp and rule named as JAX's,
     heaviside's scalars inline, floor_divide rounding as lax.round's default, jnp.square
     binding lax's square (refjax: integer_pow), with its derivative; a Python
-    float written inline prints its own digits (refjax printed its float32 value's)."""
+    float written inline prints its own digits (refjax printed its float32 value's); roll in
+    JAX's jit `_roll_static`, lax.slice_in_dim printing its strides (1,) (refjax: None);
+    divide, degrees and radians named so (refjax: true_divide, rad2deg, deg2rad), arccosh,
+    rint, i0, isreal and iscomplex in jits of their own; the logical functions comparing with
+    an inline 0 (refjax broadcast it); convolve and correlate one conv_general_dilated in
+    JAX's jit `_conv` (refjax: a matrix of sliding windows and a dot)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

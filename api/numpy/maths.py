@@ -8,12 +8,11 @@ from ...core.primitives import elementwise as ew
 from ...core.transforms.custom import custom_jvp
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
-                        lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
-                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like,
-                        _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
-                        _lax_scalar, _scalar_like, _static_int, _with, _zero_scalar, _where,
-                        _user_dtype, staged_as)
+from .promotion import (_index_in_dim, asarray, astype, atleast_2d, broadcast_shapes, broadcast_to,
+                        lax_full, lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
+                        _axis, _broadcast_all, _broadcast_args, _check_args, _lax_const,
+                        _move_to_end, _no_out, _promote_to_inexact, _real_dtype, _lax_scalar,
+                        _scalar_like, _static_int, _with, _where, _user_dtype, staged_as)
 from .ufuncs import (absolute, add, ceil, conj, divide, equal, floor, floor_divide, greater, imag,
                      isfinite, isnan, isneginf, isposinf, less, less_equal, logical_and,
                      logical_or, multiply, not_equal, rad2deg, real, remainder, signbit, sqrt,
@@ -298,8 +297,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     op = not_equal if arr.dtype == _dt.bool_ else subtract
     for _ in range(n):
         size = arr.shape[axis]
-        arr = op(st.slice_in_dim(arr, 1, builtins.max(size, 1), 1, axis),
-                 st.slice_in_dim(arr, 0, builtins.max(size - 1, 0), 1, axis))
+        arr = op(_index_in_dim(arr, 1, builtins.max(size, 1), axis),
+                 _index_in_dim(arr, 0, builtins.max(size - 1, 0), axis))
     return arr
 
 
@@ -320,55 +319,48 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts) if len(parts) > 1 else out
 
 
-def _windows(x, m):
-    """(len(x) - m + 1, m) sliding windows of the 1-d x: the rows of x repeated, flattened
-    and re-cut with one extra column so row k starts at element k."""
-    length = x.shape[0]
-    count = length - m + 1
-    rows = st.broadcast_in_dim(x, (count, length), (1,))
-    flat = st.pad(st.reshape(rows, (count * length,)), _zero_scalar(x), [(0, count, 0)])
-    return st.slice_in_dim(st.reshape(flat, (count, length + 1)), 0, m, 1, 1)
-
-
-def _correlate_valid(x, y, precision, pet):
-    return dot(_windows(x, y.shape[0]), y, precision=precision, preferred_element_type=pet)
-
-
-def _conv(name, a, v, mode, precision, preferred_element_type):
+def _checked_conv(name, a, v, mode, precision, preferred_element_type):
     a, v = _arrays(name, a, v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     if preferred_element_type is not None:  # warned of as JAX's: by the convolution it runs
         preferred_element_type = _user_dtype(preferred_element_type, "conv_general_dilated")
-    a, v = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(a, v)
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
-    reverse = False
-    if name == "correlate":
-        v = conj(v)
-        if a.shape[0] < v.shape[0]:
-            a, v, reverse = v, a, True
-    else:
-        if a.shape[0] < v.shape[0]:
-            a, v = v, a
-        v = flip(v)
-    m = v.shape[0]
+    return _conv(a, v, mode=mode, op=name, precision=precision,
+                 preferred_element_type=preferred_element_type)
+
+
+@staged_as("_conv", static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, *, mode, op, precision, preferred_element_type):
+    """convolve's and correlate's jit: one conv_general_dilated of x and y (flipped to
+    convolve, conjugated to correlate) with a batch and a feature dimension, as JAX's."""
+    x, y = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(x, y)
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse = op == "correlate" and x.shape[0] < y.shape[0]
+    y = conj(y) if op == "correlate" else y
+    x, y = (y, x) if x.shape[0] < y.shape[0] else (x, y)
+    y = flip(y) if op == "convolve" else y
+    m = y.shape[0]
     pads = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}
     if mode not in pads:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    a = st.pad(a, _zero_scalar(a), [pads[mode] + (0,)])
-    out = _correlate_valid(a, v, precision, preferred_element_type)
-    return flip(out) if reverse else out
+    out = lax.conv_general_dilated(*(st.broadcast_in_dim(t, (1, 1, t.shape[0]), (2,))
+                                     for t in (x, y)), (1,), [pads[mode]],
+                                   precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    return st.squeeze(st.rev(out, (2,)) if reverse else out, (0, 1))
 
 
+@staged_as("convolve", static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of 1-d arrays."""
-    return _conv("convolve", a, v, mode, precision, preferred_element_type)
+    return _checked_conv("convolve", a, v, mode, precision, preferred_element_type)
 
 
+@staged_as("correlate", static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation of 1-d arrays."""
-    return _conv("correlate", a, v, mode, precision, preferred_element_type)
+    return _checked_conv("correlate", a, v, mode, precision, preferred_element_type)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -439,16 +431,18 @@ def polyval(p, x, *, unroll=16):
     return y
 
 
+@staged_as("iscomplex")
 def iscomplex(x):
     """Elementwise: a non-zero imaginary part."""
-    x, = _arrays("iscomplex", x)
-    return ew.ne(imag(x), _const_like(imag(x), 0))
+    i = imag(*_arrays("iscomplex", x))
+    return ew.ne(i, _lax_scalar(i, 0))
 
 
+@staged_as("isreal")
 def isreal(x):
     """Elementwise: a zero imaginary part."""
-    x, = _arrays("isreal", x)
-    return ew.eq(imag(x), _const_like(imag(x), 0))
+    i = imag(*_arrays("isreal", x))
+    return ew.eq(i, _lax_scalar(i, 0))
 
 
 # ---------------------------------------------------------------- covariance and correlation

@@ -669,6 +669,14 @@ def _move_to_end(x, axis):
     return moveaxis(x, axis, -1)
 
 
+def _index_in_dim(x, start, limit, axis):
+    """x[..., start:limit] along axis as NumPy indexing stages it (as JAX's diff and resize index): a
+    slice without strides (lax.slice_in_dim prints (1,)s)."""
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, limit
+    return st.slice(x, starts, limits)
+
+
 def _with(seq, i, value):
     out = list(seq)
     out[i] = value
