@@ -417,16 +417,15 @@ def spread_on_devices(x):
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
-    """x[start:limit:stride] along axis, its strides printed as JAX's (1,)s included (x
-    itself when that is all of it: refjax's callers rely on it)."""
+    """x[start:limit:stride] along axis, its strides printed as JAX's (1,)s included."""
     shape = _shape(x)
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis], limits[axis], strides[axis] = start, limit, stride
-    starts, limits = static_ints("slice", starts, "start_indices"), static_ints(
-        "slice", limits, "limit_indices")
-    if starts == (0,) * len(shape) and limits == shape and stride == 1:
-        return x
-    return _bind_slice(x, starts, limits, static_ints("slice", strides, "strides"))
+    bounds = [static_ints("slice", b, name) for b, name in (
+        (starts, "start_indices"), (limits, "limit_indices"), (strides, "strides"))]
+    if bounds[0] == (0,) * len(shape) and bounds[1] == shape and stride == 1:
+        return x  # all of x (refjax's callers rely on it)
+    return _bind_slice(x, *bounds)
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
