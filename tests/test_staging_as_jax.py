@@ -270,6 +270,14 @@ def _jnp_cases(lib):
                                jnp.iscomplex(v)), (v,)),
         "convolve correlate": (lambda v: (jnp.convolve(v, v[:3]), jnp.correlate(
             v[:2], v, mode="full"), jnp.convolve(v, v[:2], mode="same")), (v,)),
+        "quantiles": (lambda x: (jnp.quantile(x, 0.3), jnp.median(x, axis=1, keepdims=True),
+                                 jnp.percentile(x, np.array([10., 90.]), axis=0,
+                                                method="nearest")), (x,)),
+        "cov": (lambda x: (jnp.cov(x), jnp.cov(x, rowvar=False, fweights=np.arange(3))), (x,)),
+        "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
+                                     jnp.nanmedian(x, axis=1),
+                                     jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
+                                                       keepdims=True)), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -285,7 +293,10 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     divide, degrees and radians named so (refjax: true_divide, rad2deg, deg2rad), arccosh,
     rint, i0, isreal and iscomplex in jits of their own; the logical functions comparing with
     an inline 0 (refjax broadcast it); convolve and correlate one conv_general_dilated in
-    JAX's jit `_conv` (refjax: a matrix of sliding windows and a dot)."""
+    JAX's jit `_conv` (refjax: a matrix of sliding windows and a dot); quantile, percentile,
+    median and their nan forms as JAX's _quantile (a gather at the clamped floor and ceiling
+    of each position, or indexing with iotas past the NaNs; refjax took along a last axis);
+    cov in a jit of its own through average(returned=True)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

@@ -32,9 +32,11 @@ from .indexing import (  # noqa: F401
     take, take_along_axis, unravel_index, where)
 from .reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumproduct, cumsum,
-    cumulative_prod, cumulative_sum, max, mean, median, min, nanargmax, nanargmin, nancumprod,
-    nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd,
-    nansum, nanvar, percentile, prod, ptp, quantile, std, sum, var)
+    cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod,
+    nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
+    nansum, nanvar, prod, ptp, std, sum, var)
+from .quantiles import (  # noqa: F401
+    median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
 from .manipulation import (  # noqa: F401
     append, array_split, column_stack, concat, concatenate, delete, dsplit, dstack, expand_dims,
     fill_diagonal, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, pad, permute_dims,

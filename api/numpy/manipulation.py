@@ -15,7 +15,8 @@ from .promotion import (_index_in_dim, asarray, astype, atleast_1d, atleast_2d, 
 from .ufuncs import add, minimum, multiply, remainder, round, subtract
 from .creation import zeros, zeros_like, _shape_arg
 from .indexing import take
-from .reductions import max, mean, median, min, sum
+from .reductions import max, mean, min, sum
+from .quantiles import median
 
 
 # ---------------------------------------------------------------- shape manipulation

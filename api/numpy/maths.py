@@ -16,10 +16,10 @@ from .promotion import (_index_in_dim, asarray, astype, atleast_2d, broadcast_sh
 from .ufuncs import (absolute, add, ceil, conj, divide, equal, floor, floor_divide, greater, imag,
                      isfinite, isnan, isneginf, isposinf, less, less_equal, logical_and,
                      logical_or, multiply, not_equal, rad2deg, real, remainder, signbit, sqrt,
-                     subtract, _complex_ordered)
+                     subtract, true_divide, _complex_ordered)
 from .creation import diagonal, zeros_like
 from .indexing import clip, take, where
-from .reductions import all, mean, sum
+from .reductions import all, average, sum
 from .manipulation import concatenate, flip
 from .sorting import searchsorted
 from .products import dot
@@ -447,52 +447,82 @@ def isreal(x):
 
 # ---------------------------------------------------------------- covariance and correlation
 
+@staged_as("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
     """The covariance matrix of the variables in the rows (columns when not rowvar) of m,
     with optional integer frequency weights and observation weights (NumPy's formula),
-    computed in `dtype` (an inexact dtype) when given."""
-    m, = _promote_to_inexact(_in_inexact_dtype(_arrays("cov", m)[0], dtype, "cov"))
-    if m.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
+    computed in `dtype` (an inexact dtype) when given; JAX's equations."""
+    m, y = _cov_operands(m, y, dtype)
     x = atleast_2d(m)
-    if not rowvar and x.shape[0] != 1:
-        x = x.T
+    x = x.T if not rowvar and m.ndim != 1 else x
     if x.shape[0] == 0:
         return reshape(asarray([], dtype=x.dtype), (0, 0))
     if y is not None:
-        y2 = atleast_2d(_promote_to_inexact(*_arrays("cov", y))[0])
-        x = concatenate([x, y2.T if not rowvar and y2.shape[0] != 1 else y2], axis=0)
+        y = atleast_2d(y)
+        x = concatenate((x, y.T if not rowvar and y.shape[0] != 1 else y), axis=0)
+    if x.shape[1] == 0:
+        return lax_full(() if x.shape[0] == 1 else (x.shape[0],) * 2, np.nan, x.dtype)
     ddof = (0 if bias else 1) if ddof is None else ddof
-    w = _cov_weights(fweights, aweights, x.shape[1])
-    if w is None:
-        avg, fact = mean(x, axis=1, keepdims=True), x.shape[1] - ddof
+    w, aweights = _cov_weights(fweights, aweights, x.shape[1])
+    if dtype is not None:
+        x, w = astype(x, dtype), None if w is None else astype(w, dtype)
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    f = _cov_dof(x, w, aweights, ddof, w_sum[0])
+    x = subtract(x, avg[:, None])
+    x_t = x.T if w is None else multiply(x, st.broadcast_in_dim(w, (1,) + w.shape, (1,))).T
+    return squeeze(true_divide(dot(x, conj(x_t)), f))
+
+
+def _cov_operands(m, y, dtype):
+    m, = _arrays("cov", m)
+    if y is not None:
+        m, y = _promote_to_inexact(m, *_arrays("cov", y))
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
     else:
-        v1 = sum(w)
-        avg = divide(sum(multiply(x, w), axis=1, keepdims=True), v1)
-        fact = subtract(v1, ddof if aweights is None
-                        else divide(multiply(ddof, sum(multiply(w, aweights))), v1))
-    centered = subtract(x, avg)
-    weighted = centered if w is None else multiply(centered, w)
-    return squeeze(divide(dot(weighted, conj(centered).T), fact))
+        m, = _promote_to_inexact(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is not None and not np.issubdtype(dtype, np.inexact):
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got {dtype=}")
+    return m, y
+
+
+def _cov_dof(x, w, aweights, ddof, w_sum):
+    """The normalisation: NumPy's degrees of freedom, weighted."""
+    if w is None:
+        return x.shape[1] - ddof
+    if ddof == 0:
+        return w_sum
+    if aweights is None:
+        return subtract(w_sum, ddof)
+    return subtract(w_sum, divide(multiply(ddof, sum(multiply(w, aweights))), w_sum))
 
 
 def _cov_weights(fweights, aweights, n):
-    """The product of the frequency and observation weights (None without either), checked
-    as JAX checks them."""
+    """The product of the absolute frequency and observation weights (None without either)
+    and the absolute observation weights, checked as JAX checks them."""
     w = None
-    for name, weights in (("fweights", fweights), ("aweights", aweights)):
-        if weights is None:
-            continue
-        weights = asarray(weights)
-        if name == "fweights" and not _dt.is_int(weights.dtype):
+    if fweights is not None:
+        fweights, = _arrays("cov", fweights)
+        _check_cov_weights("fweights", fweights, n)
+        if not _dt.is_int(fweights.dtype):
             raise TypeError("fweights must be integer.")
-        if weights.ndim > 1:
-            raise RuntimeError(f"cannot handle multidimensional {name}")
-        if weights.shape[0] != n:
-            raise RuntimeError(f"incompatible numbers of samples and {name}")
-        w = weights if w is None else multiply(w, weights)
-    return w
+        w = absolute(fweights)
+    if aweights is not None:
+        aweights, = _arrays("cov", aweights)
+        _check_cov_weights("aweights", aweights, n)
+        aweights = absolute(aweights)
+        w = aweights if w is None else multiply(w, aweights)
+    return w, aweights
+
+
+def _check_cov_weights(name, weights, n):
+    if weights.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if weights.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
 
 
 def _in_inexact_dtype(x, dtype, name):
