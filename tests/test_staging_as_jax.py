@@ -274,6 +274,8 @@ def _jnp_cases(lib):
                                  jnp.percentile(x, np.array([10., 90.]), axis=0,
                                                 method="nearest")), (x,)),
         "cov": (lambda x: (jnp.cov(x), jnp.cov(x, rowvar=False, fweights=np.arange(3))), (x,)),
+        "pad": (lambda x: [jnp.pad(x, ((1, 2), (0, 1)), mode=m)
+                           for m in ("constant", "edge", "wrap", "empty")], (x,)),
         "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
                                      jnp.nanmedian(x, axis=1),
                                      jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
@@ -296,7 +298,8 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     JAX's jit `_conv` (refjax: a matrix of sliding windows and a dot); quantile, percentile,
     median and their nan forms as JAX's _quantile (a gather at the clamped floor and ceiling
     of each position, or indexing with iotas past the NaNs; refjax took along a last axis);
-    cov in a jit of its own through average(returned=True)."""
+    cov in a jit of its own through average(returned=True); pad in JAX's jit `_pad` taking
+    constant_values (its widths NumPy integers, printed so), mode empty concatenating."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

@@ -459,7 +459,7 @@ def _pad_width(pad_width, ndim):
                          f"({ndim}, 2)") from None
     if (widths < 0).any():
         raise ValueError("index can't contain negative values")
-    return [(int(lo), int(hi)) for lo, hi in widths]
+    return tuple((lo, hi) for lo, hi in widths)  # NumPy integers, printed as JAX's
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -476,23 +476,39 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unexpected = set(kwargs) - _PAD_KWARGS.get(mode, set())
     if unexpected:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
-    if mode in ("constant", "empty"):
-        return _pad_constant(array, tuple(map(tuple, widths)), kwargs.get("constant_values", 0))
+    options = tuple(sorted((k, _static_value(v)) for k, v in kwargs.items()
+                           if k != "constant_values"))
+    return _pad(array, widths, mode, kwargs.get("constant_values", 0), options)
+
+
+def _static_value(value):
+    """A pad option as a static argument: lists and NumPy arrays as tuples."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(_static_value(v) for v in value)
+    return value
+
+
+@staged_as("_pad", static_argnums=(1, 2, 4))
+def _pad(array, widths, mode, constant_values, options):
+    """pad's jit, as JAX's: the array and constant_values its operands."""
+    if mode == "constant":
+        return _pad_constant(array, widths, constant_values)
+    if mode == "empty":
+        return _pad_empty(array, widths)
     for axis, (lo, hi) in enumerate(widths):
         if lo or hi:
-            array = _PAD_MODES[mode](array, axis, lo, hi, **kwargs)
+            array = _PAD_MODES[mode](array, axis, lo, hi, **dict(options))
     return array
 
 
 def _pad_func(array, widths, func, kwargs):
     from .editing import apply_along_axis
-    padded = _pad_constant(array, tuple(map(tuple, widths)), 0)
+    padded = _pad(array, widths, "constant", 0, ())
     for axis in range(padded.ndim):
         padded = apply_along_axis(func, axis, padded, widths[axis], axis, kwargs)
     return padded
 
 
-@staged_as("_pad", static_argnums=(1,))
 def _pad_constant(array, widths, constant_values):
     values = astype(asarray(constant_values), array.dtype)
     if values.ndim == 0:
@@ -503,6 +519,14 @@ def _pad_constant(array, widths, constant_values):
             config = [(0, 0, 0)] * array.ndim
             config[axis] = (amount, 0, 0) if side == 0 else (0, amount, 0)
             array = st.pad(array, values[axis, side], config)
+    return array
+
+
+def _pad_empty(array, widths):
+    """Unspecified (here zero) values either side along every axis, as JAX's."""
+    for axis, (lo, hi) in enumerate(widths):
+        sides = [lax_full(_with(array.shape, axis, n), 0, array.dtype) for n in (lo, hi)]
+        array = st.concatenate([sides[0], array, sides[1]], axis)
     return array
 
 
