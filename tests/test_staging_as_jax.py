@@ -276,6 +276,9 @@ def _jnp_cases(lib):
         "cov": (lambda x: (jnp.cov(x), jnp.cov(x, rowvar=False, fweights=np.arange(3))), (x,)),
         "pad": (lambda x: [jnp.pad(x, ((1, 2), (0, 1)), mode=m)
                            for m in ("constant", "edge", "wrap", "empty")], (x,)),
+        "polyadd ediff1d": (lambda v: (jnp.polyadd(v[:3], v), jnp.ediff1d(v)), (v,)),
+        "scatters": (lambda v: (v.at[1].mul(2.0), v.at[2].min(0.0), v.at[3].set(1.0),
+                                v.astype(int).at[1].add(2)), (v,)),
         "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
                                      jnp.nanmedian(x, axis=1),
                                      jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
@@ -299,7 +302,10 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     median and their nan forms as JAX's _quantile (a gather at the clamped floor and ceiling
     of each position, or indexing with iotas past the NaNs; refjax took along a last axis);
     cov in a jit of its own through average(returned=True); pad in JAX's jit `_pad` taking
-    constant_values (its widths NumPy integers, printed so), mode empty concatenating."""
+    constant_values (its widths NumPy integers, printed so), mode empty concatenating;
+    polyadd, polysub and ediff1d in jits; the scatters printing JAX's update_consts and
+    update_jaxpr (refjax printed neither; JAX shares one jaxpr among the scatters of a
+    combiner and dtype, pulled to the top, refjax prints each inline)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

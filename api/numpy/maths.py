@@ -309,6 +309,7 @@ def _diff_edge(value, arr, axis):
     return broadcast_to(value, _with(arr.shape, axis, 1)) if value.ndim == 0 else value
 
 
+@staged_as("ediff1d")
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened array."""
     ary, = _arrays("ediff1d", ary)
