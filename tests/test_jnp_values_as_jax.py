@@ -1,4 +1,5 @@
-"""jnp functions restaged as JAX's (quantiles, cov, convolve, correlate, roll) keep JAX's
+"""jnp functions restaged as JAX's (quantiles, cov, convolve, correlate, roll, bincount,
+nonzero, argwhere, flatnonzero, pad) keep JAX's
 values, dtypes and errors on each backend, compared with real JAX."""
 import jax as real_jax
 import numpy as np
@@ -29,6 +30,10 @@ def _calls(jnp):
         jnp.corrcoef(X[0]), jnp.cov(X[0, :, :0]),
         jnp.convolve(X[0, 0], X[0, 1, :3], mode="same"), jnp.correlate(X[0, 0, :2], X[0, 1]),
         jnp.convolve(np.arange(4), np.arange(3)), jnp.roll(X[0], (2, -1), axis=(1, 0)),
+        jnp.bincount(fw), jnp.bincount(fw > 1, aw, length=3), jnp.bincount(fw - 1, length=9),
+        *jnp.nonzero(XN[0] > 0, size=9, fill_value=(7, 8)), *jnp.nonzero(X[0, 0] > 0, size=4),
+        jnp.argwhere(XN[0] > 0, size=3), jnp.flatnonzero(X[0] > 0, size=25),
+        *(jnp.pad(X[0], ((1, 2), (0, 3)), mode=m) for m in ("constant", "edge", "wrap")),
     ]
 
 

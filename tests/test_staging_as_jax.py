@@ -279,6 +279,12 @@ def _jnp_cases(lib):
         "polyadd ediff1d": (lambda v: (jnp.polyadd(v[:3], v), jnp.ediff1d(v)), (v,)),
         "scatters": (lambda v: (v.at[1].mul(2.0), v.at[2].min(0.0), v.at[3].set(1.0),
                                 v.astype(int).at[1].add(2)), (v,)),
+        # one scatter-add each (JAX shares one update_jaxpr among several)
+        "bincount": (lambda v: (jnp.bincount(jnp.arange(5) % 3, v, length=4),
+                                jnp.histogram_bin_edges(v, 4)), (v,)),
+        "nonzero": (lambda v: jnp.nonzero(v, size=3), (v,)),
+        "argwhere": (lambda v: jnp.argwhere(v, size=2), (v,)),
+        "flatnonzero": (lambda v: jnp.flatnonzero(v.reshape(1, 5), size=3, fill_value=9), (v,)),
         "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
                                      jnp.nanmedian(x, axis=1),
                                      jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
@@ -305,7 +311,10 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     constant_values (its widths NumPy integers, printed so), mode empty concatenating;
     polyadd, polysub and ediff1d in jits; the scatters printing JAX's update_consts and
     update_jaxpr (refjax printed neither; JAX shares one jaxpr among the scatters of a
-    combiner and dtype, pulled to the top, refjax prints each inline)."""
+    combiner and dtype, pulled to the top, refjax prints each inline); bincount as JAX's
+    `.at[clip(x, 0)].add(weights, mode="drop")` into zeros (refjax: a one-hot sum), nonzero,
+    argwhere and flatnonzero through it (JAX's cumsum of the binned running count);
+    histogram_bin_edges taking the range's ptp for each edge."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 
