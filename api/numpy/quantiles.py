@@ -17,84 +17,77 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _STATIC = ("axis", "overwrite_input", "keepdims", "method")
 
 
+def _quantile_jit(name, squash_nans):
+    """JAX's jit `name` (quantile or nanquantile)."""
+    @staged_as(name, static_argnames=_STATIC)
+    def staged(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
+        return _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights,
+                         squash_nans)
+    return staged
+
+
+def _percentile_jit(name, of):
+    """JAX's jit `name` (percentile or nanpercentile): `of` at q / 100."""
+    @staged_as(name, static_argnames=_STATIC)
+    def staged(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
+        a, q = _arrays(name, a, q)
+        return of(a, _promote_to_inexact(q)[0] / 100, axis=axis, out=out, method=method,
+                  overwrite_input=overwrite_input, keepdims=keepdims, weights=weights)
+    return staged
+
+
+def _median_jit(name, of):
+    """JAX's jit `name` (median or nanmedian): `of` at 0.5 by midpoints."""
+    @staged_as(name, static_argnames=("axis", "overwrite_input", "keepdims"))
+    def staged(a, axis, out, overwrite_input, keepdims):
+        a, = _arrays(name, a)
+        return of(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                  keepdims=keepdims, method="midpoint")
+    return staged
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The q-th quantiles along axis (q in [0, 1]; the q dimensions come first)."""
-    return _staged_quantile(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
-                            weights=weights)
-
-
-@staged_as("quantile", static_argnames=_STATIC)
-def _staged_quantile(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
-    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
-                     squash_nans=False)
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
-    """quantile ignoring NaNs."""
-    return _staged_nanquantile(a, q, _static_axes(axis), out, overwrite_input, method,
-                               keepdims, weights=weights)
-
-
-@staged_as("nanquantile", static_argnames=_STATIC)
-def _staged_nanquantile(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
-    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
-                     weights, squash_nans=True)
+    return _QUANTILE(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
+                     weights=weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """The q-th percentiles along axis (q in [0, 100])."""
-    return _percentile(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
+    return _PERCENTILE(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
                        weights=weights)
 
 
-@staged_as("percentile", static_argnames=_STATIC)
-def _percentile(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
-    a, q = _arrays("percentile", a, q)
-    q, = _promote_to_inexact(q)
-    return quantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims, weights=weights)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along axis (NaN when the slice holds a NaN)."""
+    return _MEDIAN(a, _static_axes(axis), out, overwrite_input, keepdims)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """quantile ignoring NaNs."""
+    return _NANQUANTILE(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
+                        weights=weights)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """median ignoring NaNs."""
+    return _NANMEDIAN(a, _static_axes(axis), out, overwrite_input, keepdims)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """percentile ignoring NaNs."""
-    return _nanpercentile(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
+    return _NANPERCENTILE(a, q, _static_axes(axis), out, overwrite_input, method, keepdims,
                           weights=weights)
 
 
-@staged_as("nanpercentile", static_argnames=_STATIC)
-def _nanpercentile(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
-    a, q = _arrays("nanpercentile", a, q)
-    q, = _promote_to_inexact(q)
-    return nanquantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
-                       method=method, keepdims=keepdims, weights=weights)
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median along axis (NaN when the slice holds a NaN)."""
-    return _median(a, _static_axes(axis), out, overwrite_input, keepdims)
-
-
-@staged_as("median", static_argnames=("axis", "overwrite_input", "keepdims"))
-def _median(a, axis, out, overwrite_input, keepdims):
-    a, = _arrays("median", a)
-    return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                    keepdims=keepdims, method="midpoint")
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """median ignoring NaNs."""
-    return _nanmedian(a, _static_axes(axis), out, overwrite_input, keepdims)
-
-
-@staged_as("nanmedian", static_argnames=("axis", "overwrite_input", "keepdims"))
-def _nanmedian(a, axis, out, overwrite_input, keepdims):
-    a, = _arrays("nanmedian", a)
-    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                       keepdims=keepdims, method="midpoint")
+_QUANTILE, _NANQUANTILE = _quantile_jit("quantile", False), _quantile_jit("nanquantile", True)
+_PERCENTILE = _percentile_jit("percentile", quantile)
+_NANPERCENTILE = _percentile_jit("nanpercentile", nanquantile)
+_MEDIAN, _NANMEDIAN = _median_jit("median", quantile), _median_jit("nanmedian", nanquantile)
 
 
 def _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights, squash_nans):
