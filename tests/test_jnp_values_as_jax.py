@@ -1,5 +1,5 @@
 """jnp functions restaged as JAX's (quantiles, cov, convolve, correlate, roll, bincount,
-nonzero, argwhere, flatnonzero, pad) keep JAX's
+nonzero, argwhere, flatnonzero, pad, trace) keep JAX's
 values, dtypes and errors on each backend, compared with real JAX."""
 import jax as real_jax
 import numpy as np
@@ -34,6 +34,7 @@ def _calls(jnp):
         *jnp.nonzero(XN[0] > 0, size=9, fill_value=(7, 8)), *jnp.nonzero(X[0, 0] > 0, size=4),
         jnp.argwhere(XN[0] > 0, size=3), jnp.flatnonzero(X[0] > 0, size=25),
         *(jnp.pad(X[0], ((1, 2), (0, 3)), mode=m) for m in ("constant", "edge", "wrap")),
+        jnp.trace(X), jnp.trace(X, -1, 2, 0, dtype=jnp.int32), jnp.trace(np.eye(3, dtype=bool)),
     ]
 
 

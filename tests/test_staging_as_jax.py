@@ -285,6 +285,7 @@ def _jnp_cases(lib):
         "nonzero": (lambda v: jnp.nonzero(v, size=3), (v,)),
         "argwhere": (lambda v: jnp.argwhere(v, size=2), (v,)),
         "flatnonzero": (lambda v: jnp.flatnonzero(v.reshape(1, 5), size=3, fill_value=9), (v,)),
+        "trace": (lambda x: (jnp.trace(x), jnp.trace(x[None], axis1=2, dtype=jnp.int32)), (x,)),
         "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
                                      jnp.nanmedian(x, axis=1),
                                      jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
@@ -314,7 +315,9 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     combiner and dtype, pulled to the top, refjax prints each inline); bincount as JAX's
     `.at[clip(x, 0)].add(weights, mode="drop")` into zeros (refjax: a one-hot sum), nonzero,
     argwhere and flatnonzero through it (JAX's cumsum of the binned running count);
-    histogram_bin_edges taking the range's ptp for each edge."""
+    histogram_bin_edges taking the range's ptp for each edge; trace masking with an eye in a
+    jit of its own (refjax summed a strided slice; an offset given is JAX's operand, refjax's
+    static)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 
