@@ -1,8 +1,9 @@
 """refjax.numpy: jax.numpy's functions, built on the lax primitives with NumPy's promotion."""
 # The implementation is split by topic into modules, each building on those before it:
-#   promotion <- ufuncs <- creation <- indexing <- reductions <- manipulation
-#   <- sorting, products <- maths
-# (one exception: two ufuncs import creation.zeros_like inside the function). This file
+#   promotion <- type_predicates, ufuncs <- creation <- indexing <- reductions <- quantiles
+#   <- manipulation <- sorting, products <- maths
+# (exceptions, imported inside the function: two ufuncs' creation.zeros_like, nonzero's
+# reductions and argwhere's manipulation.vstack). This file
 # re-exports exactly jnp's public names: the helpers the modules share stay in them.
 
 from .promotion import (  # noqa: F401
