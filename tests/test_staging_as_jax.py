@@ -285,7 +285,8 @@ def _jnp_cases(lib):
         "nonzero": (lambda v: jnp.nonzero(v, size=3), (v,)),
         "argwhere": (lambda v: jnp.argwhere(v, size=2), (v,)),
         "flatnonzero": (lambda v: jnp.flatnonzero(v.reshape(1, 5), size=3, fill_value=9), (v,)),
-        "trace": (lambda x: (jnp.trace(x), jnp.trace(x[None], axis1=2, dtype=jnp.int32)), (x,)),
+        "trace indices": (lambda x: (jnp.trace(x), jnp.trace(x[None], axis1=2, dtype=jnp.int32),
+                                     jnp.indices((2, 3)), jnp.indices((2, 3), sparse=True)), (x,)),
         "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
                                      jnp.nanmedian(x, axis=1),
                                      jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
@@ -317,7 +318,7 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     argwhere and flatnonzero through it (JAX's cumsum of the binned running count);
     histogram_bin_edges taking the range's ptp for each edge; trace masking with an eye in a
     jit of its own (refjax summed a strided slice; an offset given is JAX's operand, refjax's
-    static)."""
+    static); indices broadcasting 1-d iotas."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

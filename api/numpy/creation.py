@@ -412,9 +412,9 @@ def indices(dimensions, dtype=None, sparse=False):
     dims = _shape_arg(dimensions, "indices")
     dtype = _dt.default_int() if dtype is None else _user_dtype(dtype, "indices")
     grids = []
-    for i, d in enumerate(dims):
+    for i, d in enumerate(dims):  # each an iota broadcast, as JAX's
         shape = tuple(d if j == i else (1 if sparse else s) for j, s in enumerate(dims))
-        grids.append(st.broadcasted_iota(dtype, shape, i))
+        grids.append(st.broadcast_in_dim(st.iota(dtype, d), shape, (i,)))
     if sparse:
         return tuple(grids)
     return stack(grids) if grids else zeros((0,), dtype)
