@@ -284,6 +284,8 @@ def _jnp_cases(lib):
                                 jnp.histogram_bin_edges(v, 4)), (v,)),
         "nonzero": (lambda v: jnp.nonzero(v, size=3), (v,)),
         "argwhere": (lambda v: jnp.argwhere(v, size=2), (v,)),
+        "tril_indices": (lambda: jnp.tril_indices(3, 1), ()),
+        "triu_indices": (lambda: jnp.triu_indices(2, -1, 4), ()),
         "flatnonzero": (lambda v: jnp.flatnonzero(v.reshape(1, 5), size=3, fill_value=9), (v,)),
         "trace indices": (lambda x: (jnp.trace(x), jnp.trace(x[None], axis1=2, dtype=jnp.int32),
                                      jnp.indices((2, 3)), jnp.indices((2, 3), sparse=True)), (x,)),
@@ -318,7 +320,8 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     argwhere and flatnonzero through it (JAX's cumsum of the binned running count);
     histogram_bin_edges taking the range's ptp for each edge; trace masking with an eye in a
     jit of its own (refjax summed a strided slice; an offset given is JAX's operand, refjax's
-    static); indices broadcasting 1-d iotas."""
+    static); indices broadcasting 1-d iotas; tril_indices and triu_indices as nonzero of
+    tril/triu(ones) (refjax: NumPy's constants)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 
