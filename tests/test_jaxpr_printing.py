@@ -5,7 +5,6 @@ import functools
 import sys
 
 import jax as real_jax
-import numpy as np
 import pytest
 from jax._src import core as jax_core
 
@@ -23,23 +22,9 @@ pytestmark = pytest.mark.backends("numpy_ref", "xla")
 #
 # Deliberate differences, removed from JAX's jaxpr (then printed by JAX's own printer, so the
 # layout is JAX's for what remains):
-#   scatter*: update_consts/update_jaxpr describe the combiner JAX lowers for custom scatters;
-#     refjax's scatter primitives are one per combiner and have no such params.
-#   NumPy integers in params (`np.int64(1)`): JAX's batching and pad rules leave them in
-#     params; refjax's params are Python ints.
-_HIDDEN = {"scatter": ("update_consts", "update_jaxpr"),
-           "scatter-add": ("update_consts", "update_jaxpr"),
-           "scatter-mul": ("update_consts", "update_jaxpr"),
-           "scatter-min": ("update_consts", "update_jaxpr"),
-           "scatter-max": ("update_consts", "update_jaxpr")}
-
-
-def _python_ints(value):
-    if isinstance(value, np.integer):
-        return int(value)
-    if type(value) is tuple:
-        return tuple(_python_ints(v) for v in value)
-    return value
+#   none now (refjax prints the scatters' update_consts/update_jaxpr, NumPy integers in
+#   params and sharding_constraint's context_mesh/layout/unconstrained_dims as JAX does).
+_HIDDEN = {}
 
 
 def normalized(jaxpr, memo=None):
@@ -65,7 +50,7 @@ def _param(value, memo):
     if type(value) is tuple and value and all(isinstance(v, (jax_core.Jaxpr, jax_core.ClosedJaxpr))
                                               for v in value):
         return tuple(normalized(v, memo) for v in value)
-    return _python_ints(value)
+    return value
 
 
 # ---------------------------------------------------------------- the programs

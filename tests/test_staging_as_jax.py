@@ -260,6 +260,39 @@ def _jnp_cases(lib):
         "nanarg nancum": (lambda x: (jnp.nanargmax(x), jnp.nanargmin(x, axis=1, keepdims=True),
                                      jnp.nancumsum(x), jnp.nancumprod(x, axis=0)), (x,)),
         "nanvar nanstd": (lambda x: (jnp.nanvar(x), jnp.nanstd(x, axis=1, ddof=1)), (x,)),
+        "roll": (lambda x: (jnp.roll(x, (1, -1), axis=(0, 1)), jnp.roll(x, 2)), (x,)),
+        "slice_in_dim fftshift": (lambda v: (lib.lax.slice_in_dim(v, 1, 4), jnp.fft.fftshift(v),
+                                             jnp.resize(v, 3)), (v,)),
+        "ufunc names": (lambda v: (jnp.divide(v, 2.0), jnp.degrees(v), jnp.radians(v),
+                                   jnp.arccosh(v), jnp.rint(v), jnp.i0(v)), (v,)),
+        "logical": (lambda v: (jnp.logical_and(v, v[::-1]), jnp.logical_or(v, 1.0),
+                               jnp.logical_xor(v, v), jnp.logical_not(v), jnp.isreal(v),
+                               jnp.iscomplex(v)), (v,)),
+        "convolve correlate": (lambda v: (jnp.convolve(v, v[:3]), jnp.correlate(
+            v[:2], v, mode="full"), jnp.convolve(v, v[:2], mode="same")), (v,)),
+        "quantiles": (lambda x: (jnp.quantile(x, 0.3), jnp.median(x, axis=1, keepdims=True),
+                                 jnp.percentile(x, np.array([10., 90.]), axis=0,
+                                                method="nearest")), (x,)),
+        "cov": (lambda x: (jnp.cov(x), jnp.cov(x, rowvar=False, fweights=np.arange(3))), (x,)),
+        "pad": (lambda x: [jnp.pad(x, ((1, 2), (0, 1)), mode=m)
+                           for m in ("constant", "edge", "wrap", "empty")], (x,)),
+        "polyadd ediff1d": (lambda v: (jnp.polyadd(v[:3], v), jnp.ediff1d(v)), (v,)),
+        "scatters": (lambda v: (v.at[1].mul(2.0), v.at[2].min(0.0), v.at[3].set(1.0),
+                                v.astype(int).at[1].add(2)), (v,)),
+        # one scatter-add each (JAX shares one update_jaxpr among several)
+        "bincount": (lambda v: (jnp.bincount(jnp.arange(5) % 3, v, length=4),
+                                jnp.histogram_bin_edges(v, 4)), (v,)),
+        "nonzero": (lambda v: jnp.nonzero(v, size=3), (v,)),
+        "argwhere": (lambda v: jnp.argwhere(v, size=2), (v,)),
+        "tril_indices": (lambda: jnp.tril_indices(3, 1), ()),
+        "triu_indices": (lambda: jnp.triu_indices(2, -1, 4), ()),
+        "flatnonzero": (lambda v: jnp.flatnonzero(v.reshape(1, 5), size=3, fill_value=9), (v,)),
+        "trace indices": (lambda x: (jnp.trace(x), jnp.trace(x[None], axis1=2, dtype=jnp.int32),
+                                     jnp.indices((2, 3)), jnp.indices((2, 3), sparse=True)), (x,)),
+        "nan quantiles": (lambda x: (jnp.nanquantile(x, 0.3, axis=(0, 1), keepdims=True),
+                                     jnp.nanmedian(x, axis=1),
+                                     jnp.nanpercentile(x, np.array([5., 50.]), axis=0,
+                                                       keepdims=True)), (x,)),
     }
     return {name: (lib.jit(f), args) for name, (f, args) in cases.items()}
 
@@ -270,7 +303,25 @@ def test_jnp_functions_stage_in_jits_of_their_names_as_jax():
     nn.relu's custom_jvp holding a jit, logaddexp's custom_jvp and rule named as JAX's,
     heaviside's scalars inline, floor_divide rounding as lax.round's default, jnp.square
     binding lax's square (refjax: integer_pow), with its derivative; a Python
-    float written inline prints its own digits (refjax printed its float32 value's)."""
+    float written inline prints its own digits (refjax printed its float32 value's); roll in
+    JAX's jit `_roll_static`, lax.slice_in_dim printing its strides (1,) (refjax: None);
+    divide, degrees and radians named so (refjax: true_divide, rad2deg, deg2rad), arccosh,
+    rint, i0, isreal and iscomplex in jits of their own; the logical functions comparing with
+    an inline 0 (refjax broadcast it); convolve and correlate one conv_general_dilated in
+    JAX's jit `_conv` (refjax: a matrix of sliding windows and a dot); quantile, percentile,
+    median and their nan forms as JAX's _quantile (a gather at the clamped floor and ceiling
+    of each position, or indexing with iotas past the NaNs; refjax took along a last axis);
+    cov in a jit of its own through average(returned=True); pad in JAX's jit `_pad` taking
+    constant_values (its widths NumPy integers, printed so), mode empty concatenating;
+    polyadd, polysub and ediff1d in jits; the scatters printing JAX's update_consts and
+    update_jaxpr (refjax printed neither; JAX shares one jaxpr among the scatters of a
+    combiner and dtype, pulled to the top, refjax prints each inline); bincount as JAX's
+    `.at[clip(x, 0)].add(weights, mode="drop")` into zeros (refjax: a one-hot sum), nonzero,
+    argwhere and flatnonzero through it (JAX's cumsum of the binned running count);
+    histogram_bin_edges taking the range's ptp for each edge; trace masking with an eye in a
+    jit of its own (refjax summed a strided slice; an offset given is JAX's operand, refjax's
+    static); indices broadcasting 1-d iotas; tril_indices and triu_indices as nonzero of
+    tril/triu(ones) (refjax: NumPy's constants)."""
     assert "name=diff" in staged(refjax, _jnp_cases, mesh=None)["diff"][0]
     assert_stages_as_jax(_jnp_cases, mesh=None)
 

@@ -1,18 +1,20 @@
 """refjax.numpy: jax.numpy's functions, built on the lax primitives with NumPy's promotion."""
 # The implementation is split by topic into modules, each building on those before it:
-#   promotion <- ufuncs <- creation <- indexing <- reductions <- manipulation
-#   <- sorting, products <- maths
-# (one exception: two ufuncs import creation.zeros_like inside the function). This file
+#   promotion <- type_predicates, ufuncs <- creation <- indexing <- reductions <- quantiles
+#   <- manipulation <- sorting, products <- maths
+# (exceptions, imported inside the function: two ufuncs' creation.zeros_like, nonzero's
+# reductions and argwhere's manipulation.vstack). This file
 # re-exports exactly jnp's public names: the helpers the modules share stay in them.
 
 from .promotion import (  # noqa: F401
-    array, asarray, astype, atleast_1d, atleast_2d, atleast_3d, bfloat16, bool_, broadcast_arrays,
-    broadcast_shapes, broadcast_to, can_cast, cdouble, complex128, complex64, complex_,
+    array, asarray, astype, atleast_1d, atleast_2d, atleast_3d, bfloat16, bool_,
+    broadcast_arrays, broadcast_shapes, broadcast_to, cdouble, complex128, complex64, complex_,
     complexfloating, csingle, double, dtype, e, euler_gamma, finfo, float0, float16, float32,
     float64, float_, floating, generic, iinfo, inexact, inf, int16, int32, int64, int8, int_,
-    integer, iscomplexobj, isdtype, isrealobj, isscalar, issubdtype, moveaxis, nan, ndarray, ndim,
-    newaxis, number, pi, promote_types, ravel, reshape, result_type, shape, signedinteger, single,
-    size, squeeze, stack, transpose, uint, uint16, uint32, uint64, uint8, unsignedinteger)
+    integer, issubdtype, moveaxis, nan, ndarray, ndim, newaxis, number, pi, promote_types,
+    ravel, reshape, result_type, shape, signedinteger, single, size, squeeze, stack, transpose,
+    uint, uint16, uint32, uint64, uint8, unsignedinteger)
+from .type_predicates import can_cast, iscomplexobj, isdtype, isrealobj, isscalar  # noqa: F401
 from .ufuncs import (  # noqa: F401
     abs, absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, around,
     bitwise_and, bitwise_invert, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, conj, conjugate,
@@ -31,9 +33,11 @@ from .indexing import (  # noqa: F401
     take, take_along_axis, unravel_index, where)
 from .reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumproduct, cumsum,
-    cumulative_prod, cumulative_sum, max, mean, median, min, nanargmax, nanargmin, nancumprod,
-    nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd,
-    nansum, nanvar, percentile, prod, ptp, quantile, std, sum, var)
+    cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod,
+    nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
+    nansum, nanvar, prod, ptp, std, sum, var)
+from .quantiles import (  # noqa: F401
+    median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
 from .manipulation import (  # noqa: F401
     append, array_split, column_stack, concat, concatenate, delete, dsplit, dstack, expand_dims,
     fill_diagonal, flip, fliplr, flipud, hsplit, hstack, matrix_transpose, pad, permute_dims,

@@ -5,7 +5,7 @@ import numpy as np
 from ...core import dtypes as _dt
 from ...core.config import config
 from ..devices import devices as _devices
-from .promotion import isdtype
+from .type_predicates import isdtype
 
 __array_api_version__ = "2024.12"
 

@@ -11,11 +11,11 @@ from ...core.trace import get_aval
 from ...core.vma import vary_like
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
-from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, concrete,
-                        concrete_value, _strong_const,
-                        lax_full, lax_select, moveaxis, promote_dtypes, ravel, reshape, result_type,
-                        stack, _arrays, _axis, _check_args, _concrete_array, _is_array,
-                        _real_dtype, _static_int, _to_inexact_dtype, _user_dtype, _zero_scalar, staged_as)
+from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, concrete_value,
+                        _strong_const, lax_full, lax_select, moveaxis, promote_dtypes, ravel,
+                        reshape, result_type, stack, _arrays, _axis, _check_args, _concrete_array,
+                        _is_array, _real_dtype, _static_int, _to_inexact_dtype, _user_dtype,
+                        _zero_scalar, staged_as)
 from ..out_sharding import filled_like, strong_on_device, takes_placement
 from .ufuncs import add, divide, log10, multiply, power, subtract
 
@@ -412,9 +412,9 @@ def indices(dimensions, dtype=None, sparse=False):
     dims = _shape_arg(dimensions, "indices")
     dtype = _dt.default_int() if dtype is None else _user_dtype(dtype, "indices")
     grids = []
-    for i, d in enumerate(dims):
+    for i, d in enumerate(dims):  # each an iota broadcast, as JAX's
         shape = tuple(d if j == i else (1 if sparse else s) for j, s in enumerate(dims))
-        grids.append(st.broadcasted_iota(dtype, shape, i))
+        grids.append(st.broadcast_in_dim(st.iota(dtype, d), shape, (i,)))
     if sparse:
         return tuple(grids)
     return stack(grids) if grids else zeros((0,), dtype)
@@ -457,13 +457,25 @@ def copy(a, order=None):
 
 
 def tril_indices(n, k=0, m=None):
-    """Row and column indices of the lower triangle (concrete)."""
-    return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.tril_indices(n, k, m))
+    """Row and column indices of the lower triangle: nonzero of tril(ones), as JAX's."""
+    return _tri_indices("tril", tril, n, k, m)
 
 
 def triu_indices(n, k=0, m=None):
-    """Row and column indices of the upper triangle (concrete)."""
-    return tuple(concrete(np.asarray(i, _dt.default_int())) for i in np.triu_indices(n, k, m))
+    """Row and column indices of the upper triangle: nonzero of triu(ones), as JAX's."""
+    return _tri_indices("triu", triu, n, k, m)
+
+
+def _tri_indices(name, part, n, k, m):
+    from .indexing import nonzero  # here, not at the top: indexing imports creation
+    n, k = (operator.index(concrete_value(v, f"{what} argument of jnp.{name}_indices"))
+            for v, what in ((n, "n"), (k, "k")))
+    m = n if m is None else operator.index(concrete_value(m, f"m argument of jnp.{name}_indices"))
+    if n < 0 or m < 0:  # JAX's error: its ones((n, m)) refuses the shape
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got "
+                        f"{(n, m)}.")
+    size = int(np.count_nonzero(getattr(np, name)(np.ones((n, m), bool), k)))
+    return nonzero(part(ones((n, m)), k=k), size=size)
 
 
 def diag_indices(n, ndim=2):

@@ -30,9 +30,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     lo_hi = asarray([min(arr), max(arr)] if range is None else range, dtype=dtype)
     if lo_hi.shape != (2,):
         raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-    flat = equal(ptp(lo_hi), 0)
-    lo = where(flat, subtract(lo_hi[0], 0.5), lo_hi[0])
-    hi = where(flat, lo_hi[1] + 0.5, lo_hi[1])
+    # the range's ptp taken for each edge, as JAX's
+    lo = where(equal(ptp(lo_hi), 0), subtract(lo_hi[0], 0.5), lo_hi[0])
+    hi = where(equal(ptp(lo_hi), 0), lo_hi[1] + 0.5, lo_hi[1])
     return linspace(lo, hi, n + 1, dtype=dtype)
 
 

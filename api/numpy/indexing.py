@@ -11,11 +11,11 @@ from ...core.trace import Tracer, get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_1d, broadcast_shapes,
-                        broadcast_to, concrete, concrete_value, is_traced, iscomplexobj, lax_full,
-                        lax_select, promote_dtypes, ravel, reshape, stack, _arrays, _axis,
-                        _broadcast_all, _check_args, _const_like, _is_array, _no_out, _static_int,
-                        _where, _with, staged_as)
+from .promotion import (transpose, _lax_scalar, asarray, astype, atleast_1d, broadcast_shapes,
+                        broadcast_to, concrete, concrete_value, is_traced, promote_dtypes, ravel,
+                        reshape, stack, _arrays, _axis, _broadcast_all, _check_args, _is_array,
+                        _no_out, _static_int, _where, _with, staged_as)
+from .type_predicates import iscomplexobj
 from .ufuncs import add, floor_divide, less, maximum, minimum, multiply, remainder
 from .creation import zeros, zeros_like, _shape_arg
 from .index_gather import gather, normalize_index
@@ -552,23 +552,26 @@ def nonzero(a, *, size=None, fill_value=None):
 
 
 def _nonzero_sized(a, size, fill_value):
-    """The first `size` non-zero positions, found with a one-hot match of each output slot
-    against the running count of non-zeros (traceable)."""
-    flat = ravel(ew.ne(a, _const_like(a, 0)))
-    n, int_t = flat.shape[0], _dt.default_int()
-    slot = ew.sub(lax.cumsum(astype(flat, int_t), 0), lax_full((n,), 1, int_t))
-    hit = ew.bitwise_and(st.broadcast_in_dim(flat, (size, n), (1,)), ew.eq(
-        st.broadcast_in_dim(slot, (size, n), (1,)), st.broadcasted_iota(int_t, (size, n), 0)))
-    found = lax.reduce_or(hit, (1,))
-    flat_index = lax.reduce_sum(lax_select(hit, st.broadcasted_iota(int_t, (size, n), 1),
-                                        lax_full((size, n), 0, int_t)), (1,))
-    fills = fill_value if isinstance(fill_value, (tuple, list)) else \
-        [0 if fill_value is None else fill_value] * a.ndim
-    if len(fills) != a.ndim:
+    """The first `size` non-zero positions, as JAX finds them: the running count of
+    non-zeros binned into `size` slots and summed again gives each slot's flat index."""
+    from .reductions import cumsum, sum  # here, not at the top: reductions imports indexing
+    mask = a if a.dtype == _dt.bool_ else ew.ne(a, _lax_scalar(a, 0))
+    int_t = _dt.default_int()
+    if a.size == 0 or size == 0:
+        return tuple(zeros(size, int_t) for _ in a.shape)
+    counts = cumsum(mask)
+    binned = zeros(size, int_t).at[clip(counts, 0)].add(np.array(1, int_t), mode="drop")
+    flat_index = cumsum(binned)
+    strides = (np.cumprod(a.shape[::-1])[::-1] // a.shape).astype(int_t)
+    out = [remainder(floor_divide(flat_index, stride), n) for stride, n in zip(strides, a.shape)]
+    if fill_value is None:
+        return tuple(out)
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * a.ndim
+    if len(fills) != a.ndim or any(np.shape(f) != () for f in fills):
         raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got "
                          f"{fill_value}")
-    return tuple(where(found, i, astype(asarray(f), int_t))
-                 for i, f in zip(_unravel(flat_index, a.shape), fills))
+    unfilled = ew.ge(st.iota(int_t, size), sum(mask))
+    return tuple(where(unfilled, f, i) for f, i in zip(fills, out))
 
 
 def _unravel(flat_index, shape):
@@ -581,9 +584,12 @@ def _unravel(flat_index, shape):
 
 def argwhere(a, *, size=None, fill_value=None):
     """The indices of the non-zero elements as an (N, ndim) array."""
+    from .manipulation import vstack  # here, not at the top: manipulation imports indexing
     a, = _arrays("argwhere", a)
-    result = nonzero(atleast_1d(a), size=size, fill_value=fill_value)
-    return stack(result, axis=1) if a.ndim else zeros((result[0].shape[0], 0), _dt.int32)
+    result = transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
+    if a.ndim == 0:
+        return reshape(result[:0], (result.shape[0], 0))
+    return reshape(result, (result.shape[0], a.ndim))
 
 
 def flatnonzero(a, *, size=None, fill_value=None):

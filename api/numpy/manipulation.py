@@ -8,14 +8,15 @@ from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
-                        concrete, concrete_value, is_traced, lax_full, lax_select, moveaxis,
-                        promote_dtypes, ravel, reshape, transpose, _arrays, _axes, _axis,
+from .promotion import (_index_in_dim, asarray, astype, atleast_1d, atleast_2d, atleast_3d,
+                        broadcast_to, concrete, concrete_value, is_traced, lax_full, lax_select,
+                        moveaxis, promote_dtypes, ravel, reshape, transpose, _arrays, _axes, _axis,
                         _is_array, _static_int, _user_dtype, _with, _zero_scalar, staged_as)
 from .ufuncs import add, minimum, multiply, remainder, round, subtract
 from .creation import zeros, zeros_like, _shape_arg
 from .indexing import take
-from .reductions import max, mean, median, min, sum
+from .reductions import max, mean, min, sum
+from .quantiles import median
 
 
 # ---------------------------------------------------------------- shape manipulation
@@ -308,17 +309,19 @@ def roll(a, shift, axis=None):
     shifts = np.asarray(concrete_value(shift, "roll shift"))
     if shifts.ndim > 1 or np.ndim(axes) > 1:
         raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
-    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), shifts)):
-        a = _roll_static(a, int(s), int(ax))
+    return _roll_static(a, tuple(int(s) for s in shifts.reshape(-1)), axes)
+
+
+@staged_as("_roll_static", static_argnums=(1, 2))
+def _roll_static(a, shifts, axes):
+    """roll by static shifts: each axis's two slices concatenated, in a jit as JAX's."""
+    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), np.asarray(shifts))):
+        n = a.shape[ax]
+        if n:
+            i = int(-s % n)
+            a = st.concatenate([st.slice_in_dim(a, i, n, 1, ax),
+                                st.slice_in_dim(a, 0, i, 1, ax)], int(ax))
     return a
-
-
-def _roll_static(a, s, ax):
-    n = a.shape[ax]
-    if n == 0:
-        return a
-    i = -s % n
-    return st.concatenate([st.slice_in_dim(a, i, n, 1, ax), st.slice_in_dim(a, 0, i, 1, ax)], ax)
 
 
 def _roll_dynamic(a, shift, axes):
@@ -440,7 +443,7 @@ def _resize(a, new_shape):
     if flat.size == 0 or size == 0:
         return zeros(new_shape, a.dtype)
     reps = -(-size // flat.size)
-    return reshape(st.slice_in_dim(tile(flat, reps), 0, size, 1, 0), new_shape)
+    return reshape(_index_in_dim(tile(flat, reps), 0, size, 0), new_shape)
 
 
 # ---------------------------------------------------------------- pad
@@ -456,7 +459,7 @@ def _pad_width(pad_width, ndim):
                          f"({ndim}, 2)") from None
     if (widths < 0).any():
         raise ValueError("index can't contain negative values")
-    return [(int(lo), int(hi)) for lo, hi in widths]
+    return tuple((lo, hi) for lo, hi in widths)  # NumPy integers, printed as JAX's
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -473,23 +476,39 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unexpected = set(kwargs) - _PAD_KWARGS.get(mode, set())
     if unexpected:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
-    if mode in ("constant", "empty"):
-        return _pad_constant(array, tuple(map(tuple, widths)), kwargs.get("constant_values", 0))
+    options = tuple(sorted((k, _static_value(v)) for k, v in kwargs.items()
+                           if k != "constant_values"))
+    return _pad(array, widths, mode, kwargs.get("constant_values", 0), options)
+
+
+def _static_value(value):
+    """A pad option as a static argument: lists and NumPy arrays as tuples."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(_static_value(v) for v in value)
+    return value
+
+
+@staged_as("_pad", static_argnums=(1, 2, 4))
+def _pad(array, widths, mode, constant_values, options):
+    """pad's jit, as JAX's: the array and constant_values its operands."""
+    if mode == "constant":
+        return _pad_constant(array, widths, constant_values)
+    if mode == "empty":
+        return _pad_empty(array, widths)
     for axis, (lo, hi) in enumerate(widths):
         if lo or hi:
-            array = _PAD_MODES[mode](array, axis, lo, hi, **kwargs)
+            array = _PAD_MODES[mode](array, axis, lo, hi, **dict(options))
     return array
 
 
 def _pad_func(array, widths, func, kwargs):
     from .editing import apply_along_axis
-    padded = _pad_constant(array, tuple(map(tuple, widths)), 0)
+    padded = _pad(array, widths, "constant", 0, ())
     for axis in range(padded.ndim):
         padded = apply_along_axis(func, axis, padded, widths[axis], axis, kwargs)
     return padded
 
 
-@staged_as("_pad", static_argnums=(1,))
 def _pad_constant(array, widths, constant_values):
     values = astype(asarray(constant_values), array.dtype)
     if values.ndim == 0:
@@ -500,6 +519,14 @@ def _pad_constant(array, widths, constant_values):
             config = [(0, 0, 0)] * array.ndim
             config[axis] = (amount, 0, 0) if side == 0 else (0, amount, 0)
             array = st.pad(array, values[axis, side], config)
+    return array
+
+
+def _pad_empty(array, widths):
+    """Unspecified (here zero) values either side along every axis, as JAX's."""
+    for axis, (lo, hi) in enumerate(widths):
+        sides = [lax_full(_with(array.shape, axis, n), 0, array.dtype) for n in (lo, hi)]
+        array = st.concatenate([sides[0], array, sides[1]], axis)
     return array
 
 

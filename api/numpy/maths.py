@@ -8,19 +8,18 @@ from ...core.primitives import elementwise as ew
 from ...core.transforms.custom import custom_jvp
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, atleast_2d, broadcast_shapes, broadcast_to, lax_full,
-                        lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
-                        _axis, _broadcast_all, _broadcast_args, _check_args, _const_like,
-                        _lax_const, _move_to_end, _no_out, _promote_to_inexact, _real_dtype,
-                        _lax_scalar, _scalar_like, _static_int, _with, _zero_scalar, _where,
-                        _user_dtype, staged_as)
+from .promotion import (_index_in_dim, asarray, astype, atleast_2d, broadcast_shapes, broadcast_to,
+                        lax_full, lax_select, promote_dtypes, ravel, reshape, squeeze, _arrays,
+                        _axis, _broadcast_all, _broadcast_args, _check_args, _lax_const,
+                        _move_to_end, _no_out, _promote_to_inexact, _real_dtype, _lax_scalar,
+                        _scalar_like, _static_int, _with, _where, _user_dtype, staged_as)
 from .ufuncs import (absolute, add, ceil, conj, divide, equal, floor, floor_divide, greater, imag,
                      isfinite, isnan, isneginf, isposinf, less, less_equal, logical_and,
                      logical_or, multiply, not_equal, rad2deg, real, remainder, signbit, sqrt,
-                     subtract, _complex_ordered)
+                     subtract, true_divide, _complex_ordered)
 from .creation import diagonal, zeros_like
 from .indexing import clip, take, where
-from .reductions import all, mean, sum
+from .reductions import all, average, sum
 from .manipulation import concatenate, flip
 from .sorting import searchsorted
 from .products import dot
@@ -298,8 +297,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     op = not_equal if arr.dtype == _dt.bool_ else subtract
     for _ in range(n):
         size = arr.shape[axis]
-        arr = op(st.slice_in_dim(arr, 1, builtins.max(size, 1), 1, axis),
-                 st.slice_in_dim(arr, 0, builtins.max(size - 1, 0), 1, axis))
+        arr = op(_index_in_dim(arr, 1, builtins.max(size, 1), axis),
+                 _index_in_dim(arr, 0, builtins.max(size - 1, 0), axis))
     return arr
 
 
@@ -310,6 +309,7 @@ def _diff_edge(value, arr, axis):
     return broadcast_to(value, _with(arr.shape, axis, 1)) if value.ndim == 0 else value
 
 
+@staged_as("ediff1d")
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened array."""
     ary, = _arrays("ediff1d", ary)
@@ -320,55 +320,48 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts) if len(parts) > 1 else out
 
 
-def _windows(x, m):
-    """(len(x) - m + 1, m) sliding windows of the 1-d x: the rows of x repeated, flattened
-    and re-cut with one extra column so row k starts at element k."""
-    length = x.shape[0]
-    count = length - m + 1
-    rows = st.broadcast_in_dim(x, (count, length), (1,))
-    flat = st.pad(st.reshape(rows, (count * length,)), _zero_scalar(x), [(0, count, 0)])
-    return st.slice_in_dim(st.reshape(flat, (count, length + 1)), 0, m, 1, 1)
-
-
-def _correlate_valid(x, y, precision, pet):
-    return dot(_windows(x, y.shape[0]), y, precision=precision, preferred_element_type=pet)
-
-
-def _conv(name, a, v, mode, precision, preferred_element_type):
+def _checked_conv(name, a, v, mode, precision, preferred_element_type):
     a, v = _arrays(name, a, v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     if preferred_element_type is not None:  # warned of as JAX's: by the convolution it runs
         preferred_element_type = _user_dtype(preferred_element_type, "conv_general_dilated")
-    a, v = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(a, v)
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
-    reverse = False
-    if name == "correlate":
-        v = conj(v)
-        if a.shape[0] < v.shape[0]:
-            a, v, reverse = v, a, True
-    else:
-        if a.shape[0] < v.shape[0]:
-            a, v = v, a
-        v = flip(v)
-    m = v.shape[0]
+    return _conv(a, v, mode=mode, op=name, precision=precision,
+                 preferred_element_type=preferred_element_type)
+
+
+@staged_as("_conv", static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, *, mode, op, precision, preferred_element_type):
+    """convolve's and correlate's jit: one conv_general_dilated of x and y (flipped to
+    convolve, conjugated to correlate) with a batch and a feature dimension, as JAX's."""
+    x, y = (_promote_to_inexact if preferred_element_type is None else promote_dtypes)(x, y)
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse = op == "correlate" and x.shape[0] < y.shape[0]
+    y = conj(y) if op == "correlate" else y
+    x, y = (y, x) if x.shape[0] < y.shape[0] else (x, y)
+    y = flip(y) if op == "convolve" else y
+    m = y.shape[0]
     pads = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}
     if mode not in pads:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    a = st.pad(a, _zero_scalar(a), [pads[mode] + (0,)])
-    out = _correlate_valid(a, v, precision, preferred_element_type)
-    return flip(out) if reverse else out
+    out = lax.conv_general_dilated(*(st.broadcast_in_dim(t, (1, 1, t.shape[0]), (2,))
+                                     for t in (x, y)), (1,), [pads[mode]],
+                                   precision=precision,
+                                   preferred_element_type=preferred_element_type)
+    return st.squeeze(st.rev(out, (2,)) if reverse else out, (0, 1))
 
 
+@staged_as("convolve", static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of 1-d arrays."""
-    return _conv("convolve", a, v, mode, precision, preferred_element_type)
+    return _checked_conv("convolve", a, v, mode, precision, preferred_element_type)
 
 
+@staged_as("correlate", static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation of 1-d arrays."""
-    return _conv("correlate", a, v, mode, precision, preferred_element_type)
+    return _checked_conv("correlate", a, v, mode, precision, preferred_element_type)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -439,66 +432,98 @@ def polyval(p, x, *, unroll=16):
     return y
 
 
+@staged_as("iscomplex")
 def iscomplex(x):
     """Elementwise: a non-zero imaginary part."""
-    x, = _arrays("iscomplex", x)
-    return ew.ne(imag(x), _const_like(imag(x), 0))
+    i = imag(*_arrays("iscomplex", x))
+    return ew.ne(i, _lax_scalar(i, 0))
 
 
+@staged_as("isreal")
 def isreal(x):
     """Elementwise: a zero imaginary part."""
-    x, = _arrays("isreal", x)
-    return ew.eq(imag(x), _const_like(imag(x), 0))
+    i = imag(*_arrays("isreal", x))
+    return ew.eq(i, _lax_scalar(i, 0))
 
 
 # ---------------------------------------------------------------- covariance and correlation
 
+@staged_as("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
     """The covariance matrix of the variables in the rows (columns when not rowvar) of m,
     with optional integer frequency weights and observation weights (NumPy's formula),
-    computed in `dtype` (an inexact dtype) when given."""
-    m, = _promote_to_inexact(_in_inexact_dtype(_arrays("cov", m)[0], dtype, "cov"))
-    if m.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
+    computed in `dtype` (an inexact dtype) when given; JAX's equations."""
+    m, y = _cov_operands(m, y, dtype)
     x = atleast_2d(m)
-    if not rowvar and x.shape[0] != 1:
-        x = x.T
+    x = x.T if not rowvar and m.ndim != 1 else x
     if x.shape[0] == 0:
         return reshape(asarray([], dtype=x.dtype), (0, 0))
     if y is not None:
-        y2 = atleast_2d(_promote_to_inexact(*_arrays("cov", y))[0])
-        x = concatenate([x, y2.T if not rowvar and y2.shape[0] != 1 else y2], axis=0)
+        y = atleast_2d(y)
+        x = concatenate((x, y.T if not rowvar and y.shape[0] != 1 else y), axis=0)
+    if x.shape[1] == 0:
+        return lax_full(() if x.shape[0] == 1 else (x.shape[0],) * 2, np.nan, x.dtype)
     ddof = (0 if bias else 1) if ddof is None else ddof
-    w = _cov_weights(fweights, aweights, x.shape[1])
-    if w is None:
-        avg, fact = mean(x, axis=1, keepdims=True), x.shape[1] - ddof
+    w, aweights = _cov_weights(fweights, aweights, x.shape[1])
+    if dtype is not None:
+        x, w = astype(x, dtype), None if w is None else astype(w, dtype)
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    f = _cov_dof(x, w, aweights, ddof, w_sum[0])
+    x = subtract(x, avg[:, None])
+    x_t = x.T if w is None else multiply(x, st.broadcast_in_dim(w, (1,) + w.shape, (1,))).T
+    return squeeze(true_divide(dot(x, conj(x_t)), f))
+
+
+def _cov_operands(m, y, dtype):
+    m, = _arrays("cov", m)
+    if y is not None:
+        m, y = _promote_to_inexact(m, *_arrays("cov", y))
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
     else:
-        v1 = sum(w)
-        avg = divide(sum(multiply(x, w), axis=1, keepdims=True), v1)
-        fact = subtract(v1, ddof if aweights is None
-                        else divide(multiply(ddof, sum(multiply(w, aweights))), v1))
-    centered = subtract(x, avg)
-    weighted = centered if w is None else multiply(centered, w)
-    return squeeze(divide(dot(weighted, conj(centered).T), fact))
+        m, = _promote_to_inexact(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is not None and not np.issubdtype(dtype, np.inexact):
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got {dtype=}")
+    return m, y
+
+
+def _cov_dof(x, w, aweights, ddof, w_sum):
+    """The normalisation: NumPy's degrees of freedom, weighted."""
+    if w is None:
+        return x.shape[1] - ddof
+    if ddof == 0:
+        return w_sum
+    if aweights is None:
+        return subtract(w_sum, ddof)
+    return subtract(w_sum, divide(multiply(ddof, sum(multiply(w, aweights))), w_sum))
 
 
 def _cov_weights(fweights, aweights, n):
-    """The product of the frequency and observation weights (None without either), checked
-    as JAX checks them."""
+    """The product of the absolute frequency and observation weights (None without either)
+    and the absolute observation weights, checked as JAX checks them."""
     w = None
-    for name, weights in (("fweights", fweights), ("aweights", aweights)):
-        if weights is None:
-            continue
-        weights = asarray(weights)
-        if name == "fweights" and not _dt.is_int(weights.dtype):
+    if fweights is not None:
+        fweights, = _arrays("cov", fweights)
+        _check_cov_weights("fweights", fweights, n)
+        if not _dt.is_int(fweights.dtype):
             raise TypeError("fweights must be integer.")
-        if weights.ndim > 1:
-            raise RuntimeError(f"cannot handle multidimensional {name}")
-        if weights.shape[0] != n:
-            raise RuntimeError(f"incompatible numbers of samples and {name}")
-        w = weights if w is None else multiply(w, weights)
-    return w
+        w = absolute(fweights)
+    if aweights is not None:
+        aweights, = _arrays("cov", aweights)
+        _check_cov_weights("aweights", aweights, n)
+        aweights = absolute(aweights)
+        w = aweights if w is None else multiply(w, aweights)
+    return w, aweights
+
+
+def _check_cov_weights(name, weights, n):
+    if weights.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if weights.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
 
 
 def _in_inexact_dtype(x, dtype, name):

@@ -6,8 +6,8 @@ from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.transforms.custom import custom_jvp
 from .. import lax
-from .promotion import (asarray, astype, broadcast_arrays, promote_dtypes, _arrays, _lax_const, _promote_to_numeric,
-                        _promote_to_inexact)
+from .promotion import (asarray, astype, broadcast_arrays, promote_dtypes, _arrays, _lax_const,
+                        _promote_to_numeric, _promote_to_inexact, staged_as)
 from .ufuncs import (absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
                      floor_divide, isinf, isnan, left_shift, logical_or, multiply, right_shift)
 from .reductions import any
@@ -136,6 +136,7 @@ def spacing(x, /):
     return where(ew.eq(out, _lax_const(out, 0)), copysign(_lax_const(x, smallest), x), out)
 
 
+@staged_as("i0")
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (real x): exp|x| i0e(|x|)."""
     x = _float_arg("i0", x)

@@ -31,6 +31,7 @@ def poly(seq_of_zeros):
     return out
 
 
+@staged_as("polyadd")
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded at the front)."""
     a1, a2 = promote_dtypes(*_arrays("polyadd", a1, a2))
@@ -39,6 +40,7 @@ def polyadd(a1, a2):
     return a1.at[a1.shape[0] - a2.shape[0]:].add(a2)
 
 
+@staged_as("polysub")
 def polysub(a1, a2):
     """The difference of two polynomials."""
     a1, a2 = promote_dtypes(*_arrays("polysub", a1, a2))

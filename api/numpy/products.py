@@ -17,7 +17,8 @@ from .promotion import (array, astype, broadcast_to, moveaxis, promote_dtypes,
                         _move_to_end, _no_out,
                         _user_dtype, staged_as)
 from .ufuncs import multiply, subtract
-from .creation import diagonal, zeros_like
+from .creation import diagonal, eye, zeros_like
+from .indexing import where
 from .reductions import sum
 
 
@@ -249,7 +250,18 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     if a.ndim >= 2 and _axis(axis1, a.ndim) == _axis(axis2, a.ndim):
         raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
     dtype = None if dtype is None else _user_dtype(dtype, "trace")
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    if a.ndim < 2:
+        return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)  # its error
+    return _trace(a, operator.index(offset), _axis(axis1, a.ndim), _axis(axis2, a.ndim), dtype)
+
+
+@staged_as("trace", static_argnums=(1, 2, 3, 4))
+def _trace(a, offset, axis1, axis2, dtype):
+    """trace's jit, as JAX's: the entries off the diagonal masked to zero, then summed."""
+    shape = a.shape
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    on = eye(shape[axis1], shape[axis2], k=offset, dtype=_dt.bool_)
+    return sum(where(on, a, zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 
 # ---------------------------------------------------------------- einsum

@@ -246,11 +246,18 @@ def result_type(*args, return_weak_type_flag=False):
     pairs = []
     for a in args:
         if isinstance(a, (np.dtype, type, str)) and not _dt.is_python_scalar(a):
-            pairs.append((np.dtype(a), False))
+            pairs.append((_dtype_arg(a), False))
         else:
             pairs.append(_dtype_weak(a))
     dtype, weak = _dt.result_type_of(pairs)
     return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def _dtype_arg(a):
+    """A dtype argument of result_type: a 64-bit one with x64 off warns as JAX's ("requested
+    in dtype"), but from the user's line (JAX's points into its dtypes.py); jnp's scalar types
+    name their dtype silently, as JAX's."""
+    return np.dtype(a) if isinstance(a, _ScalarMeta) else _dt.explicit_dtype(a, "dtype")
 
 
 def promote_dtypes(*args):
@@ -662,6 +669,14 @@ def _move_to_end(x, axis):
     return moveaxis(x, axis, -1)
 
 
+def _index_in_dim(x, start, limit, axis):
+    """x[..., start:limit] along axis as NumPy indexing stages it (as JAX's diff and resize index): a
+    slice without strides (lax.slice_in_dim prints (1,)s)."""
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, limit
+    return st.slice(x, starts, limits)
+
+
 def _with(seq, i, value):
     out = list(seq)
     out[i] = value
@@ -752,46 +767,3 @@ def atleast_3d(*arys):
     if len(arys) > 1:  # one by one, as JAX's (a jit per array in its jaxprs)
         return [atleast_3d(a) for a in _arrays("atleast_3d", *arys)]
     return _atleast("atleast_3d", 3, arys)
-
-
-# ---------------------------------------------------------------- dtype and type predicates
-
-def iscomplexobj(x):
-    """Whether x has a complex dtype."""
-    if isinstance(x, (complex, np.complexfloating)):
-        return True
-    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
-        return False
-    dt = getattr(x, "dtype", None)
-    return _dt.kind(dt if dt is not None else asarray(x).dtype) == "c"
-
-
-def isrealobj(x):
-    """Whether x does not have a complex dtype."""
-    return not iscomplexobj(x)
-
-
-def isscalar(element):
-    """Whether element is a scalar: a Python or NumPy scalar, or a 0-d array."""
-    if np.isscalar(element):
-        return True
-    if isinstance(element, np.ndarray) or _is_array(element):
-        return element.ndim == 0
-    return False
-
-
-def can_cast(from_, to, casting="safe"):
-    """NumPy's can_cast on dtypes (of arrays, too)."""
-    source = from_.dtype if hasattr(from_, "dtype") and not isinstance(from_, type) else from_
-    return bool(np.can_cast(np.dtype(source), np.dtype(to), casting))
-
-
-def isdtype(dtype, kind):
-    """Array-API dtype kind test ('bool', 'signed integer', 'integral', 'real floating',
-    'complex floating', 'numeric', or dtypes)."""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    d = np.dtype(dtype)
-    table = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
-             "real floating": "f", "complex floating": "c", "numeric": "iufc"}
-    return builtins.any(_dt.kind(d) in table[k] if isinstance(k, str) else d == np.dtype(k)
-                        for k in kinds)

@@ -1,4 +1,4 @@
-"""Reductions (sum, mean, var, argmax, nan*), cumulative reductions and order statistics."""
+"""Reductions (sum, mean, var, argmax, nan*) and cumulative reductions."""
 import builtins
 import operator
 
@@ -8,13 +8,11 @@ from ...core import dtypes as _dt
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (asarray, astype, broadcast_shapes, broadcast_to, lax_full, lax_select,
-                        ravel, reshape, squeeze, _arrays, _axes, _axis, _check_args, _const_like,
-                        _no_out, _promote_to_inexact, _real_dtype, _to_inexact_dtype, _user_dtype,
-                        _lax_scalar, _scalar_like, _strong_const, _where, _with, staged_as)
-from .ufuncs import (add, ceil, divide, equal, floor, isnan, less, less_equal, logical_not,
-                     logical_or, maximum, minimum, multiply, subtract, true_divide)
-from .indexing import take_along_axis, where
+from .promotion import (asarray, astype, broadcast_to, lax_full, ravel, reshape, _arrays, _axes,
+                        _axis, _check_args, _const_like, _no_out, _promote_to_inexact, _real_dtype,
+                        _to_inexact_dtype, _user_dtype, _lax_scalar, _scalar_like, _strong_const,
+                        _where, _with, staged_as)
+from .ufuncs import divide, isnan, logical_not, multiply, subtract
 
 
 # ---------------------------------------------------------------- reductions
@@ -163,7 +161,14 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                       where=where, has_identity=False)
 
 
-amax, amin = max, min
+def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """max under NumPy's other name (a function of its own, as JAX's)."""
+    return max(a, axis, out, keepdims, initial, where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """min under NumPy's other name (a function of its own, as JAX's)."""
+    return min(a, axis, out, keepdims, initial, where)
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
@@ -278,6 +283,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 @staged_as("_std", static_argnames=("axis", "dtype", "keepdims"))
 def _std(a, *, correction, where, mean, axis, dtype, keepdims):
     where = _check_where("std", where)  # named as std, not var
+    if dtype is not None and not _dt.is_inexact(dtype):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {np.dtype(dtype)}")
     return ew.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                        correction=correction))
 
@@ -571,178 +578,3 @@ def _widening_cumsum(x, axis, dtype):  # JAX widens sums only (cumulative_prod k
 
 def _bare_cumprod(x, axis, dtype):  # lax.cumprod itself, not in a jit (as JAX's)
     return _cumulative("cumulative_prod", "cumprod", x, axis, dtype, None)
-
-
-# ---------------------------------------------------------------- order statistics
-
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
-
-
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None):
-    """The q-th quantiles along axis (q in [0, 1]; the q dimensions come first)."""
-    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
-                     squash_nans=False)
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
-    """The q-th percentiles along axis (q in [0, 100])."""
-    a, q = _arrays("percentile", a, q)
-    q = true_divide(q, 100.0)
-    return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
-                     squash_nans=False)
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median along axis (NaN when the slice holds a NaN)."""
-    return _quantile("median", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims, None,
-                     squash_nans=False)
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
-    """quantile ignoring NaNs."""
-    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
-                     weights, squash_nans=True)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None):
-    """percentile ignoring NaNs."""
-    a, q = _arrays("nanpercentile", a, q)
-    return _quantile("nanpercentile", a, true_divide(q, 100.0), axis, out, overwrite_input,
-                     method, keepdims, weights, squash_nans=True)
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """median ignoring NaNs."""
-    return _quantile("nanmedian", a, 0.5, axis, out, overwrite_input, "midpoint", keepdims,
-                     None, squash_nans=True)
-
-
-def _quantile(name, a, q, axis, out, overwrite_input, method, keepdims, weights, squash_nans):
-    if overwrite_input or out is not None:
-        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
-                         "out != None")
-    if method not in _QUANTILE_METHODS:
-        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
-                         "'nearest' or 'inverted_cdf'")
-    a, q = _arrays(name, a, q)
-    a, weights = _quantile_weights(name, a, weights, axis, method)
-    if _dt.kind(a.dtype) == "c":
-        raise ValueError("quantile does not support complex input, as the operation is "
-                         "poorly defined.")
-    if q.ndim > 1:
-        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
-    a, keep_shape = _reduce_to_last_axis(a, axis, keepdims)
-    if a.shape[-1] == 0:
-        raise ValueError(f"jnp.{name}: cannot compute quantiles of an empty axis")
-    if method == "inverted_cdf":
-        weights = lax_full(a.shape, 1, a.dtype) if weights is None else \
-            _reduce_to_last_axis(weights, axis, False)[0]
-        result = _inverted_cdf(a, weights, q, squash_nans)
-    else:
-        result = _quantile_last_axis(a, q, method, squash_nans)
-    if keep_shape is not None:
-        result = reshape(result, q.shape + keep_shape)
-    return astype(result, a.dtype)
-
-
-def _quantile_weights(name, a, weights, axis, method):
-    """a and weights promoted to one inexact dtype, weights broadcast to a's shape (given
-    for the reduced axes only, or for all); JAX's errors."""
-    if weights is None:
-        return _promote_to_inexact(a)[0], None
-    weights, = _arrays(name, weights)
-    if _dt.kind(weights.dtype) == "c":
-        raise ValueError("Weights cannot be complex types.")
-    if method != "inverted_cdf":
-        raise NotImplementedError(f"{method} doesn't support weights. Only method "
-                                  "'inverted_cdf' supports weights.")
-    a, weights = _promote_to_inexact(a, weights)
-    if weights.shape == a.shape:
-        return a, weights
-    if axis is None:
-        raise ValueError("Weights shape must match 'a' shape when axis is None.")
-    axes = tuple(_axis(ax, a.ndim) for ax in (axis if isinstance(axis, tuple) else (axis,)))
-    if weights.shape != tuple(a.shape[ax] for ax in axes):
-        raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
-                         f"{tuple(a.shape[ax] for ax in axes)}")
-    return a, st.broadcast_in_dim(weights, a.shape, axes)
-
-
-def _inverted_cdf(a, weights, q, squash_nans):
-    """The first sorted value whose cumulative weight reaches q of the total (negative and
-    NaN weights make the slice NaN; NaN values count nothing, and, unless squashed, make it
-    NaN too); q's dimensions lead the result."""
-    nan_data, bad = isnan(a), logical_or(less(weights, 0), isnan(weights))
-    clean = lax_select(logical_or(bad, nan_data), _const_like(weights, 0), weights)
-    a, clean = lax.sort_key_val(lax_select(nan_data, _const_like(a, np.nan), a), clean, -1)
-    cum = cumsum(clean, -1)
-    target = multiply(reshape(q, q.shape + (1,) * a.ndim), cum[..., -1:])
-    idx = sum(astype(less(cum, target), _dt.int32), -1, keepdims=True)
-    valid = sum(logical_not(nan_data), -1, keepdims=True, dtype=_dt.int32) if squash_nans \
-        else lax_full((1,) * a.ndim, a.shape[-1], _dt.int32)
-    result = _take_last(a, maximum(0, minimum(idx, subtract(valid, 1))))
-    nan_out = any(bad, -1) | (equal(squeeze(valid, -1), 0) if squash_nans else
-                              any(nan_data, -1))
-    return where(nan_out, _const_like(result, np.nan), result)
-
-
-def _reduce_to_last_axis(a, axis, keepdims):
-    """a with the reduced axes merged into a last one, and the keepdims shape (or None)."""
-    axes = _axes(axis, a.ndim)
-    kept = tuple(i for i in range(a.ndim) if i not in axes)
-    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape)) if keepdims \
-        else None
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-    merged = st.reshape(a, tuple(a.shape[i] for i in kept) + (n,), dimensions=kept + axes)
-    return merged, keep_shape
-
-
-def _quantile_last_axis(a, q, method, squash_nans):
-    """Quantiles of the sorted last axis; q's dimensions lead the result."""
-    n = a.shape[-1]
-    if squash_nans:
-        a = lax.sort(a, a.ndim - 1)
-        counts = astype(sum(logical_not(isnan(a)), -1, keepdims=True), q.dtype)
-    else:
-        has_nan = any(isnan(a), -1, keepdims=True)
-        a = lax.sort(lax_select(broadcast_to(has_nan, a.shape), _const_like(a, np.nan), a),
-                     a.ndim - 1)
-        counts = lax_full((1,) * a.ndim, n, q.dtype)
-    qb = reshape(q, q.shape + (1,) * a.ndim)
-    pos = multiply(qb, subtract(counts, 1))
-    low, high = floor(pos), ceil(pos)
-    high_weight = subtract(pos, low)
-    low_weight = subtract(1, high_weight)
-    hi_idx = maximum(0, minimum(high, subtract(counts, 1)))
-    lo_idx = maximum(0, minimum(low, subtract(counts, 1)))
-    low_value = _take_last(a, astype(lo_idx, _dt.int32))
-    high_value = _take_last(a, astype(hi_idx, _dt.int32))
-    return _quantile_combine(method, low_value, high_value, low_weight, high_weight, q)
-
-
-def _take_last(a, idx):
-    """a[..., idx] where idx has shape q.shape + (..., 1) broadcasting against a's batch."""
-    nq = idx.ndim - a.ndim
-    batch = broadcast_shapes(idx.shape[nq:-1], a.shape[:-1])
-    idx = broadcast_to(idx, idx.shape[:nq] + batch + (1,))
-    a_b = broadcast_to(a, idx.shape[:nq] + batch + a.shape[-1:])
-    return st.squeeze(take_along_axis(a_b, idx, -1), (idx.ndim - 1,))
-
-
-def _quantile_combine(method, low_value, high_value, low_weight, high_weight, q):
-    lw = squeeze(low_weight, -1)
-    hw = squeeze(high_weight, -1)
-    if method == "linear":
-        return add(multiply(astype(low_value, q.dtype), lw),
-                   multiply(astype(high_value, q.dtype), hw))
-    if method == "lower":
-        return low_value
-    if method == "higher":
-        return high_value
-    if method == "nearest":
-        return where(less_equal(hw, 0.5), low_value, high_value)
-    return multiply(add(low_value, high_value), 0.5)

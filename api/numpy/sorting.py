@@ -1,17 +1,19 @@
 """Sorting and searching: sort, argsort, lexsort, searchsorted, digitize, isin, bincount."""
 import builtins
 
+import numpy as np
 
 from ...core import dtypes as _dt
+from ...core.trace import get_aval
 from ...core.primitives import elementwise as ew
 from ...core.primitives import structural as st
 from .. import lax
-from .promotion import (astype, broadcast_to, concrete_value, lax_full, promote_dtypes,
-                        ravel, staged_as, _arrays, _axis, _static_int, _user_dtype)
+from .promotion import (astype, concrete_value, lax_full, promote_dtypes, ravel, staged_as,
+                        _arrays, _axis, _static_int, _user_dtype)
 from .ufuncs import (equal, greater_equal, isnan, less, less_equal, logical_and, logical_not,
                      logical_or, subtract)
 from .creation import zeros, zeros_like
-from .indexing import take, where
+from .indexing import clip, take, where
 from .reductions import any, sum
 from .manipulation import flip, _sequence
 
@@ -138,6 +140,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     """Counts (or summed weights) of each non-negative int in x; `length` makes it
     traceable, else x must be concrete."""
     x, = _arrays("bincount", x)
+    x = ew.convert_element_type(x, _dt.int32) if x.dtype == _dt.bool_ else x
     if not _dt.is_int(x.dtype):
         raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
     if x.ndim != 1:
@@ -147,10 +150,13 @@ def bincount(x, weights=None, minlength=0, *, length=None):
                                    "jnp.bincount. To avoid this error, pass a static `length`.")
         length = builtins.max(int(minlength), int(value.max(initial=-1)) + 1)
     length = _static_int(length, "length argument of jnp.bincount")
-    hot = ew.eq(st.broadcast_in_dim(x, (length,) + x.shape, (1,)),
-                st.broadcasted_iota(x.dtype, (length,) + x.shape, 0))
     if weights is None:
-        return sum(hot, -1, dtype=_dt.default_int())
-    w, = _arrays("bincount", weights)
-    w = broadcast_to(w, x.shape)
-    return sum(where(hot, st.broadcast_in_dim(w, (length,) + x.shape, (1,)), 0), -1)
+        weights = np.array(1, _dt.default_int())
+    else:
+        weights, = _arrays("bincount", weights)
+        if weights.shape != x.shape:
+            raise ValueError(f"type of weights must match type of x. Got typeof(x)="
+                             f"{x.dtype.name}{list(x.shape)} and typeof(weights)="
+                             f"{weights.dtype.name}{list(weights.shape)}")
+    # as JAX's: the weights added at x (clipped below at 0) into zeros, dropping past length
+    return zeros(length, get_aval(weights).dtype).at[clip(x, 0)].add(weights, mode="drop")

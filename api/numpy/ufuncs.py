@@ -9,8 +9,8 @@ from ...core.trace import get_aval
 from ...core.primitives import elementwise as ew
 from .. import lax
 from .promotion import (asarray, astype, is_traced, lax_select, promote_dtypes, _arrays,
-                        _broadcast_all, _broadcast_args, _check_args, _const_like, _lax_const,
-                        _no_out, _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
+                        _broadcast_all, _broadcast_args, _check_args, _const_like, _no_out,
+                        _ones_of, _promote_to_inexact, _promote_to_numeric, _static_int,
                         _lax_scalar, _strong_const, _where, _zeros_of, staged_as)
 
 
@@ -70,7 +70,8 @@ greater = _binary(_complex_ordered(ew.gt), "greater")
 greater_equal = _binary(_complex_ordered(ew.ge), "greater_equal")
 arctan2 = _binary(ew.atan2, "arctan2", _promote_to_inexact)
 nextafter = _binary(ew.nextafter, "nextafter", _promote_to_inexact)
-true_divide = divide = _binary(ew.div, "true_divide", _promote_to_inexact)
+true_divide = _binary(ew.div, "true_divide", _promote_to_inexact)
+divide = _binary(ew.div, "divide", _promote_to_inexact)  # JAX's calls true_divide, named so
 float_power = _binary(ew.pow, "float_power", _promote_to_inexact)
 left_shift = _binary(ew.shift_left, "left_shift", _promote_to_numeric)
 bitwise_and = _binary(ew.bitwise_and, "bitwise_and")
@@ -88,7 +89,7 @@ right_shift = _binary(_right_shift, "right_shift", _promote_to_numeric)
 
 
 def _to_bool(x):
-    return x if x.dtype == _dt.bool_ else ew.ne(x, _lax_const(x, 0))
+    return x if x.dtype == _dt.bool_ else ew.ne(x, _lax_scalar(x, 0))
 
 
 def _logical(lax_fn, name):
@@ -243,17 +244,19 @@ arctan = _unary(ew.atan, "arctan", _promote_to_inexact)
 sinh = _unary(ew.sinh, "sinh", _promote_to_inexact)
 cosh = _unary(ew.cosh, "cosh", _promote_to_inexact)
 arcsinh = _unary(ew.asinh, "arcsinh", _promote_to_inexact)
-arccosh = _unary(ew.acosh, "arccosh", _promote_to_inexact)
+arccosh = staged_as("arccosh")(_unary(ew.acosh, "arccosh", _promote_to_inexact))  # JAX's jit
 arctanh = _unary(ew.atanh, "arctanh", _promote_to_inexact)
 sqrt = _unary(ew.sqrt, "sqrt", _promote_to_inexact)
 cbrt = _unary(ew.cbrt, "cbrt", _promote_to_inexact)
 square = _unary(ew.square, "square", _promote_to_numeric)
 reciprocal = _unary(lambda x: ew.integer_pow(x, -1), "reciprocal", _promote_to_inexact)
 # the factor a 0-d constant (JAX's lax._const), written inline when staged
-deg2rad = radians = _unary(lambda x: ew.mul(x, _lax_scalar(x, np.pi / 180)), "deg2rad",
-                           _promote_to_inexact)
-rad2deg = degrees = _unary(lambda x: ew.mul(x, _lax_scalar(x, 180 / np.pi)), "rad2deg",
-                           _promote_to_inexact)
+_to_radians = lambda x: ew.mul(x, _lax_scalar(x, np.pi / 180))  # noqa: E731
+_to_degrees = lambda x: ew.mul(x, _lax_scalar(x, 180 / np.pi))  # noqa: E731
+deg2rad = _unary(_to_radians, "deg2rad", _promote_to_inexact)
+radians = _unary(_to_radians, "radians", _promote_to_inexact)  # JAX's calls deg2rad
+rad2deg = _unary(_to_degrees, "rad2deg", _promote_to_inexact)
+degrees = _unary(_to_degrees, "degrees", _promote_to_inexact)
 
 
 def _log_base(name, scale):
@@ -345,6 +348,7 @@ def _round_parts(x, round_real):
     return ew.add(x, _complex_from_parts(deltas[0], deltas[1], x.dtype))
 
 
+@staged_as("rint")
 def rint(x, /):
     """Round to the nearest integer, ties to even (integers become float32)."""
     x, = _arrays("rint", x)

@@ -2,7 +2,8 @@
 
 The dimension numbers, modes and params are those JAX's gather_p / scatter_add_p / scatter_p
 bind (XLA's Gather and Scatter, with the index vector always the last dimension of the
-indices). scatter-add and scatter carry no update_jaxpr: the combiner is the primitive."""
+indices). The scatters carry no update_jaxpr (the combiner is the primitive); they print
+JAX's, made from the primitive (`_pp_scatter`)."""
 import enum
 from typing import NamedTuple
 
@@ -11,6 +12,7 @@ import numpy as np
 from .. import dtypes, key_reuse
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
+from ..jaxpr import Jaxpr, JaxprEqn, Var
 from ..primitive import make_primitive
 from ..trace import get_aval
 from ..transforms import ad
@@ -20,6 +22,7 @@ from . import structural as st
 from .gather_types import gather_auto, gather_rule, scatter_rule
 from ..sharding import P
 from ..sharding_types import is_typed, typed_aval
+from . import elementwise as ew
 from .elementwise import add, div, eq, full, mul, neg, select_n, sub
 from .elementwise import max as max_
 
@@ -739,3 +742,22 @@ scatter_p.def_transpose(_scatter_transpose)
 for _p in (scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p):
     _scatter_batcher(_p)
 scatter_p.def_key_reuse(key_reuse.update_rule(2))
+
+
+def _pp_scatter(combiner):
+    """Printed with JAX's update_consts and update_jaxpr: the scalar combiner JAX traces for
+    each scatter (None for scatter), made anew for each printed equation, as JAX's are."""
+    def rule(eqn, context):
+        return sorted(eqn.params.items()) + [("update_consts", ()), (
+            "update_jaxpr", None if combiner is None else _combiner(combiner, eqn.invars[0]))]
+    return rule
+
+
+def _combiner(prim, operand):
+    a, b, out = (Var(ShapedArray((), operand.aval.dtype)) for _ in range(3))
+    return Jaxpr([], [a, b], [out], [JaxprEqn(prim, [a, b], [out], {})])
+
+
+for _p, _c in ((scatter_add_p, ew.add_p), (scatter_sub_p, ew.sub_p), (scatter_mul_p, ew.mul_p),
+               (scatter_min_p, ew.min_p), (scatter_max_p, ew.max_p), (scatter_p, None)):
+    _p.def_pp(_pp_scatter(_c))

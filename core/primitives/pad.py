@@ -1,4 +1,6 @@
 """The pad primitive (lo/hi, possibly negative, and interior padding) with all its rules."""
+import numpy as np
+
 from .. import dtypes
 from .. import sharding_propagation as sp
 from ..avals import ShapedArray
@@ -27,7 +29,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     if any(interior < 0 for _, _, interior in padding_config):
         raise ValueError(f"pad: interior padding in padding_config must be nonnegative, got "
                          f"padding_config {padding_config}")
-    shape = tuple(lo + hi + d + max(d - 1, 0) * interior
+    shape = tuple(int(lo + hi + d + max(d - 1, 0) * interior)
                   for d, (lo, hi, interior) in zip(x.shape, padding_config))
     if any(size < 0 for size in shape):
         raise ValueError(f"pad: Dimension size after padding is not at least 0, got result "
@@ -41,7 +43,9 @@ def pad(x, padding_value, padding_config):
     # as in JAX, a Python scalar padding value keeps its own dtype (no lifting to x's)
     if dtypes.is_python_scalar(padding_value):
         padding_value = weak_scalar(padding_value, dtypes.python_scalar_dtype(padding_value))
-    config = tuple(static_ints("pad", c, "padding_config entries") for c in padding_config)
+    # NumPy integers kept as given: JAX prints them so (np.int64(1))
+    config = tuple(tuple(v if isinstance(v, np.integer) else i for v, i in zip(
+        c, static_ints("pad", c, "padding_config entries"))) for c in padding_config)
     return pad_p.bind(x, padding_value, padding_config=config)
 
 

@@ -396,7 +396,11 @@ def slice(x, start_indices, limit_indices, strides=None):
     strides = None if strides is None or all(s == 1 for s in strides) else strides
     if start == (0,) * len(start) and limit == _shape(x) and strides is None:
         return x
-    if strides is None and spread_on_devices(x) and all(
+    return _bind_slice(x, start, limit, strides)
+
+
+def _bind_slice(x, start, limit, strides):
+    if (strides is None or all(s == 1 for s in strides)) and spread_on_devices(x) and all(
             0 <= lo <= hi <= n for lo, hi, n in zip(start, limit, _shape(x))):
         # JAX applies an eager slice as a dynamic_slice: its layout and type are that one's
         return dynamic_slice(x, [np.int32(i) for i in start],
@@ -413,10 +417,15 @@ def spread_on_devices(x):
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
+    """x[start:limit:stride] along axis, its strides printed as JAX's (1,)s included."""
     shape = _shape(x)
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis], limits[axis], strides[axis] = start, limit, stride
-    return slice(x, starts, limits, strides)
+    bounds = [static_ints("slice", b, name) for b, name in (
+        (starts, "start_indices"), (limits, "limit_indices"), (strides, "strides"))]
+    if bounds[0] == (0,) * len(shape) and bounds[1] == shape and stride == 1:
+        return x  # all of x (refjax's callers rely on it)
+    return _bind_slice(x, *bounds)
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
