@@ -719,3 +719,25 @@ def test_compile_cache_tells_constants_from_arguments():
         second = refjax.jit(lambda c: c * 2.0)(refjax.numpy.full((3,), 5.0))
     np.testing.assert_array_equal(np.asarray(first), np.full(3, 2.0, np.float32))
     np.testing.assert_array_equal(np.asarray(second), np.full(3, 10.0, np.float32))
+
+
+def test_integer_division_by_a_constant_zero_does_not_kill_the_process():
+    """XLA folds constant operands with the host's integer division, whose trap (SIGFPE)
+    kills the process: JAX 0.10.2 dies on `jit(lambda: lax.div(jnp.int32(3), 0))()` and on
+    `jnp.var` of an empty array with an integer dtype. refjax's xla backend gives XLA's
+    values, as numpy_ref computes them (x / 0 is -1, x % 0 is x, INT_MIN / -1 is INT_MIN)."""
+    lowest = np.int32(np.iinfo(np.int32).min)
+
+    def program():
+        lax = refjax.lax
+        return (lax.div(rnp.int32(3), np.int32(0)), lax.rem(rnp.int32(3), np.int32(0)),
+                lax.div(rnp.int32(lowest), np.int32(-1)), lax.rem(rnp.int32(lowest), np.int32(-1)),
+                lax.div(rnp.uint8(7), np.uint8(0)), rnp.var(rnp.ones((0,)), dtype=rnp.int32))
+
+    with refjax.backend("xla"):
+        ours = refjax.jit(program)()
+    with refjax.backend("numpy_ref"):
+        oracle = refjax.jit(program)()
+    assert [v.item() for v in ours[:5]] == [-1, 3, int(lowest), 0, 255]
+    assert [v.item() for v in ours[:5]] == [v.item() for v in oracle[:5]]
+    assert np.isnan(ours[5]) and np.isnan(oracle[5])

@@ -66,8 +66,7 @@ def _integer_pow(x, *, y):
 
 _BINARY = {
     ew.add_p: lax.add, ew.sub_p: lax.sub, ew.add_any_p: lax.add, ew.mul_p: lax.mul,
-    ew.div_p: lax.div,
-    ew.rem_p: lax.rem, ew.pow_p: lax.pow, ew.max_p: lax.max, ew.min_p: lax.min,
+    ew.pow_p: lax.pow, ew.max_p: lax.max, ew.min_p: lax.min,
     ew.atan2_p: lax.atan2, ew.nextafter_p: lax.nextafter, ew.and_p: lax.bitwise_and,
     ew.or_p: lax.bitwise_or, ew.xor_p: lax.bitwise_xor, ew.shift_left_p: lax.shift_left,
     ew.shift_right_logical_p: lax.shift_right_logical,
@@ -76,6 +75,30 @@ _BINARY = {
 }
 for _p, _f in _BINARY.items():
     rule(_p)(_nary(_f))
+
+
+def _guarded(fn, at_zero):
+    """fn (integer division or remainder) with the divisor made 1 where it is 0, or -1 under
+    INT_MIN: XLA folds constant operands with the host's division, whose trap (SIGFPE) kills
+    the process (JAX 0.10.2 crashes on `jit(lambda: lax.div(jnp.int32(3), 0))()`); the results
+    there are XLA's own: x / 0 and x % 0 are `at_zero(x)`, INT_MIN / -1 is INT_MIN."""
+    def lowered(x, y):
+        x, y = _broadcast(x, y)
+        dtype = np.dtype(x.dtype)
+        if dtype.kind not in "iu":
+            return fn(x, y)
+        zero = lax.eq(y, lax.full_like(y, 0))
+        unsafe = zero
+        if dtype.kind == "i":
+            lowest = lax.eq(x, lax.full_like(x, np.iinfo(dtype).min))
+            unsafe = lax.bitwise_or(zero, lax.bitwise_and(lowest, lax.eq(y, lax.full_like(y, -1))))
+        out = fn(x, lax.select(unsafe, lax.full_like(y, 1), y))
+        return lax.select(zero, at_zero(x), out)
+    return lowered
+
+
+rule(ew.div_p)(_guarded(lax.div, lambda x: lax.bitwise_not(lax.full_like(x, 0))))
+rule(ew.rem_p)(_guarded(lax.rem, lambda x: x))
 
 
 def _ordering(compare):
