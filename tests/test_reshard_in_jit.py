@@ -130,6 +130,28 @@ def test_reshard_cotangents_take_the_operands_type():
     np.testing.assert_array_equal(np.asarray(g), 2 * np.asarray(x))
 
 
+def test_vjp_cotangents_of_another_sharding_type_are_refused():
+    """A pullback given a cotangent typed on the mesh other than its output (replicated for
+    f32[8@x]) raises JAX's ValueError; untyped ones (NumPy, made off the mesh) and ones of
+    the output's type are taken (refjax took any sharding type)."""
+    def program(lib, show):
+        m = mesh(lib, ("Explicit",), shape=(8,), names=("x",))
+        off_mesh = lib.numpy.ones(8)
+        with lib.set_mesh(m):
+            x = lib.device_put(np.arange(8.0, dtype=np.float32), lib.P("x"))
+            _, pullback = lib.vjp(lib.numpy.sin, x)
+            outs = []
+            for ct in (np.ones(8, np.float32), off_mesh, lib.numpy.ones(8),
+                       lib.device_put(np.ones(8, np.float32), lib.P()),
+                       lib.device_put(np.ones(8, np.float32), lib.P("x"))):
+                try:
+                    outs.append(pullback(ct)[0])
+                except ValueError as e:
+                    show(str(e))
+            return outs
+    assert len(same_as_jax(program)) == 2 + 3
+
+
 # ---------------------------------------------------------------- 2. with_sharding_constraint
 
 SPECS = [(), ("x",), (None, "y"), ("y",)]

@@ -9,7 +9,7 @@ from .. import dtypes, pytree
 from ..primitives import elementwise as ew
 from ..primitives.state import addupdate
 from ..state import is_ref, is_ref_type
-from ..sharding_types import typed_aval
+from ..sharding_types import is_typed, spec_of, typed_aval
 from ..trace import as_value, get_aval
 from .ad import Zero, zeros_like_aval
 from .transpose import backward_pass
@@ -211,15 +211,25 @@ def _check_ct(ct, out_aval):
     the cotangent carries no information and becomes a zero."""
     expected = out_aval.to_tangent_aval()
     ct = as_value(ct)
-    got = get_aval(ct)
+    got = typed_aval(ct)
     if got.shape == expected.shape and expected.dtype == dtypes.float0:
         return Zero(expected)
-    if got.shape == expected.shape and got.dtype == expected.dtype:
+    if got.shape == expected.shape and got.dtype == expected.dtype and _same_type(got, expected):
         return ct
     raise ValueError("unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
                      f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
                      "the corresponding output of the differentiated function had JAX type "
                      f"{out_aval.strip_weak_type().str_short(False)}")
+
+
+def _same_type(got, expected):
+    """A cotangent typed on a mesh with Explicit axes must have its output's sharding type, as
+    JAX's typecompat; an untyped one (a NumPy array, an array made off the mesh) is taken."""
+    if not (is_typed(got) and is_typed(expected)):
+        return True
+    return spec_of(got) == spec_of(expected) and \
+        (got.sharding.spec.unreduced, got.sharding.spec.reduced) == \
+        (expected.sharding.spec.unreduced, expected.sharding.spec.reduced)
 
 
 def _materialize(ct, aval):
