@@ -152,6 +152,20 @@ def test_vjp_cotangents_of_another_sharding_type_are_refused():
     assert len(same_as_jax(program)) == 2 + 3
 
 
+def test_checkpoint_keeps_its_arguments_sharding_types():
+    """jax.checkpoint traces its function on its arguments' sharding types (refjax dropped
+    them: a shard_map inside could not infer its in_specs, and results lost their type)."""
+    def program(lib, show):
+        m = mesh(lib, ("Explicit",), shape=(4,), names=("x",))
+        with lib.set_mesh(m):
+            x = lib.device_put(np.arange(8.0, dtype=np.float32), lib.P("x"))
+            f = lib.checkpoint(lambda v: lib.shard_map(lambda a: a * 2, out_specs=lib.P("x"))(v))
+            g = lib.checkpoint(lambda v: v * 2)
+            show(lib.make_jaxpr(g)(x))
+            return f(x), lib.jit(f)(x), lib.grad(lambda v: f(v).sum())(x), g(x)
+    same_as_jax(program)
+
+
 # ---------------------------------------------------------------- 2. with_sharding_constraint
 
 SPECS = [(), ("x",), (None, "y"), ("y",)]

@@ -19,7 +19,8 @@ from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun, wi
 from ..primitive import make_primitive
 from ..primitives.linalg import dot_general_p
 from ..primitives.structural import copy_p
-from ..trace import Tracer, as_value, get_aval
+from ..sharding_types import typed_aval
+from ..trace import Tracer, as_value
 from .ad import UndefinedPrimal, Zero
 from .batching import defvectorized, moveaxis
 from .dce import call_rule, dce_closed, def_dce
@@ -292,7 +293,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
             out_leaves, box["tree"] = pytree.tree_flatten(out)
             return out_leaves
 
-        avals = tuple(get_aval(x) for x in leaves)
+        avals = tuple(typed_aval(x) for x in leaves)  # with their sharding types
         key = signature_key(in_tree, avals, tuple((i, args[i]) for i in sorted(static)))
         hit = cache.get(key)
         if hit is None:
