@@ -194,10 +194,14 @@ def reshard(xs, out_shardings):
 def _reshard_one(x, s):
     """Inside a trace, a reshard to a mesh of Auto axes only is JAX's: a type on no Explicit
     axis, no devices asked for (its mesh's abstract one), the value left where it is (`auto`:
-    the propagation names its layout on that mesh's axes)."""
-    if isinstance(x, Tracer) and s.mesh.axis_names and s.mesh.are_all_axes_auto:
-        return sharding_constraint_p.bind(
-            x, sharding=s.update(mesh=s.mesh.abstract_mesh), auto=True)
+    the propagation names its layout on that mesh's axes). Eagerly, as JAX's (a jit of it on
+    the mesh's devices), a committed value is left where it is too, named on that mesh."""
+    if s.mesh.axis_names and s.mesh.are_all_axes_auto:
+        if isinstance(x, Tracer):
+            return sharding_constraint_p.bind(
+                x, sharding=s.update(mesh=s.mesh.abstract_mesh), auto=True)
+        if getattr(x, "committed", False):
+            return sharding_constraint_p.bind(x, sharding=s, auto=True)
     return sharding_constraint_p.bind(x, sharding=s)
 
 
@@ -218,4 +222,6 @@ def _reshard_target(s, ndim):
                     "PartitionSpec passed to reshard cannot contain axis names that are of type "
                     f"Auto or Manual. Got PartitionSpec: {s.spec} with axis name: {axis} of "
                     f"type: {s.mesh._name_to_type[axis]}.")
+    if s.mesh.are_all_axes_auto:
+        return s  # named as given, as JAX's result
     return s.update(spec=s.spec._normalized_spec_for_aval(ndim))

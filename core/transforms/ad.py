@@ -1,7 +1,8 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
 from ..sharding import P
-from ..sharding_types import concrete_sharding, cotangent_sharding, typed_aval
+from ..sharding import NamedSharding, get_abstract_mesh
+from ..sharding_types import auto_mesh_of, concrete_sharding, cotangent_sharding, typed_aval
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -62,6 +63,18 @@ def full_like_aval(aval, value):
         return ew.full(aval.shape, value, aval.dtype, aval.weak_type)
     scalar = ew.full((), value, aval.dtype, aval.weak_type)
     return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
+
+
+def seed_one(aval):
+    """grad's seed cotangent for an output of type `aval`, as JAX's `_one`: on a mesh of Auto
+    axes other than the context's, the 1 is resharded to it (JAX's `reshard 1.0`)."""
+    mesh = auto_mesh_of(aval)
+    if mesh is None or mesh == get_abstract_mesh() or aval.shape:
+        return full_like_aval(aval, 1)
+    from ..primitives import elementwise as ew
+    from ..primitives.sharding_ops import sharding_constraint_p
+    one = ew.full((), 1, aval.dtype, aval.weak_type)
+    return sharding_constraint_p.bind(one, sharding=NamedSharding(mesh, P()), auto=True)
 
 
 def one_like(x):

@@ -4,7 +4,7 @@ results of a partial-manual shard_map, which keep the Explicit axes that stay au
 from ..sharding import AxisType, NamedSharding, P, type_spec
 from ..sharding.context import keep_axes
 from ..sharding.mesh import axes_of
-from ..sharding_types import is_typed, spec_of, typed, typed_aval
+from ..sharding_types import auto_typed, is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
 from .shard_map_types import check_spec_sets
 
@@ -96,9 +96,9 @@ def block_type(x, local, mesh, order):
 
 def result_type(block, global_aval, spec, mesh):
     """A result's aval typed as JAX types it: the out spec's axes, then the block's automatic
-    ones, per dimension (untyped when the block is)."""
+    ones, per dimension (untyped when the block is; on a mesh of Auto axes typed on it)."""
     if not is_typed(block):
-        return global_aval
+        return global_aval if mesh.explicit_axes else auto_typed(global_aval, mesh.abstract_mesh)
     return typed(global_aval, mesh.abstract_mesh, result_entries(spec, block))
 
 
