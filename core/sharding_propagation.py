@@ -10,7 +10,7 @@ from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axe
 from .sharding.device_sets import is_reshard, on_devices_of
 from .sharding.mesh import AxisType, Mesh, axes_of, get_current_mesh
 from .sharding_names import named_as_jax, named_as_jax_eqn
-from .sharding_types import is_typed, reject, strict
+from .sharding_types import auto_mesh_of, is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
@@ -137,8 +137,25 @@ def jaxpr_specs(closed, in_specs):
     its inputs', on the mesh being propagated (None for an output laid out elsewhere)."""
     mesh = _RULE_MESH.stack[-1]
     outs = propagate_jaxpr(closed, [to_sharding(s, mesh) for s in in_specs], mesh)
+    outs = [_by_position(o, mesh) for o in outs]
     return [spec_of(o, a.ndim) if _on(o, mesh) else None
             for o, a in zip(outs, closed.out_avals)]
+
+
+def _by_position(layout, mesh):
+    """A layout on the devices of `mesh` in its shape but under other axis names or types (a
+    reshard to Auto axes left the value where it is) named on `mesh`, axis by position."""
+    if not isinstance(layout, NamedSharding) or layout.mesh == mesh or not _same_grid(
+            layout.mesh, mesh):
+        return layout
+    names = dict(zip(layout.mesh.axis_names, mesh.axis_names))
+    return NamedSharding(mesh, P(*(_renamed_entry(e, names) for e in layout.spec.partitions)),
+                         memory_kind=layout.memory_kind)
+
+
+def _same_grid(a, b):
+    return isinstance(a, Mesh) and isinstance(b, Mesh) and a.axis_sizes == b.axis_sizes \
+        and a._flat_devices_tuple == b._flat_devices_tuple
 
 
 def merged(specs, ndim):
@@ -285,8 +302,20 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, fo
     finally:
         _RULE_MESH.stack = outer
     kind = _memory_kind(in_shardings)
-    return [_on_type_mesh(a, mesh, home) or to_sharding(s, mesh, kind, sets_of(a)[1])
+    return [_on_type_mesh(a, mesh, home) or
+            _on_auto_mesh(to_sharding(s, mesh, kind, sets_of(a)[1]), a, home or mesh)
             for s, a in zip(out_specs, out_avals)]
+
+
+def _on_auto_mesh(layout, aval, home):
+    """A result typed on a mesh of Auto axes of the operands' shape but other axes (a cond
+    whose branches reshard there) is named on that mesh, made of the computation's devices,
+    as JAX names it."""
+    mesh = auto_mesh_of(aval)
+    if mesh is None or not isinstance(layout, NamedSharding) or mesh == \
+            layout.mesh.abstract_mesh or mesh.axis_sizes != layout.mesh.axis_sizes:
+        return layout
+    return _by_position(layout, on_devices_of(NamedSharding(mesh, P()), home).mesh)
 
 
 def _on_type_mesh(aval, mesh, home):

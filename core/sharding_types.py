@@ -134,6 +134,9 @@ def typed_aval(x):
     if type(x) is not Array or aval.sharding is not None:
         return aval
     sharding = x.sharding
+    if not isinstance(sharding, NamedSharding) and not get_abstract_mesh().empty:
+        # as JAX's: on one device, on no mesh (not the context's, which its results take)
+        return aval.update(sharding=NamedSharding(EMPTY_ABSTRACT_MESH, P(*[None] * aval.ndim)))
     if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
         return aval
     return layout_type(aval, sharding)  # on Auto axes too: the mesh, spec all None
@@ -174,7 +177,7 @@ def type_outputs(prim, in_avals, out_avals, params):
     if getattr(prim.sharding, "types_from_jaxprs", False):
         # cond's and loops' results keep the types (and meshes) their jaxprs give them; one
         # a jaxpr left untyped (a shard_map's P() result) is replicated, as JAX's join types it
-        return [a if is_typed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]
+        return [a if _meshed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]
     meshed = [a for a in in_avals if _meshed(a)]
     _check_one_mesh(prim, meshed, meshed[0].sharding.mesh if meshed else mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
@@ -261,7 +264,7 @@ def type_constraint(aval, sharding):
 
 def drop_dim(aval, dim):
     """The type of aval without dimension `dim` (a vmapped value seen inside the map)."""
-    if not is_typed(aval) or isinstance(aval.sharding, UnknownSharding):
+    if not hasattr(aval.sharding, "spec") or isinstance(aval.sharding, UnknownSharding):
         return aval.sharding
     entries = list(spec_of(aval))
     del entries[dim]
