@@ -498,8 +498,17 @@ def propagate_jaxpr(closed, in_shardings, home=None):
             env[eqn.invars[0]] = read(eqn.invars[1])
     kind = _memory_kind(in_shardings)
     return named_as_jax(jaxpr, in_shardings, [
-        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(read(v), v.aval.ndim)
+        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(
+            _named_off_type(read(v), v.aval, mesh), v.aval.ndim)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+def _named_off_type(layout, aval, mesh):
+    """A result typed on no mesh (of operands on two meshes of Auto axes) laid out on the
+    computation's devices is named on its mesh, as JAX names what its type does not."""
+    if getattr(getattr(aval.sharding, "mesh", None), "empty", False) is not True:
+        return layout
+    return _by_position(layout, mesh)
 
 
 def _one_entry_per_dim(sharding, ndim):

@@ -203,8 +203,9 @@ def _auto_outputs(prim, in_avals, out_avals):
     if not meshed or getattr(prim.sharding, "types_from_jaxprs", False):
         return out_avals
     mesh = meshed[0].sharding.mesh
-    if any(a.sharding.mesh != mesh for a in meshed):
-        return out_avals  # on two meshes of Auto axes: JAX's empty mesh
+    if any(a.sharding.mesh != mesh for a in meshed):  # on two meshes of Auto axes: none
+        return [auto_typed(a, EMPTY_ABSTRACT_MESH) if a.sharding is None else a
+                for a in out_avals]
     return [auto_typed(a, mesh) if a.sharding is None else a for a in out_avals]
 
 

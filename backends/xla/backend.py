@@ -291,6 +291,8 @@ class XlaBackend(Backend):
         if inner is not None:  # call-like primitives run through `compile` even when eager
             return self.compile(inner)(bufs)
         target = constraint_sharding(prim, params)
+        if target is not None and params.get("auto"):  # a reshard to Auto axes: named
+            target = self._eager_layout(prim, bufs, params, out_avals)[0]
         if target is not None:  # eagerly, a move (between any devices)
             return self._constrained(prim, bufs[0], target)
         layout = None
