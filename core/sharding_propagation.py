@@ -9,7 +9,7 @@ from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.device_sets import is_reshard, on_devices_of
 from .sharding.mesh import AxisType, Mesh, axes_of, get_current_mesh
-from .sharding_names import named_as_jax, named_as_jax_eqn
+from .sharding_names import GSPMDSharding, named_as_jax, named_as_jax_eqn
 from .sharding_types import auto_mesh_of, is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
@@ -283,7 +283,8 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, fo
     its operands but the first are constants of the compiled program (`when_folded`)."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None and params.get("auto"):
-        return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings))]
+        return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings),
+                                  out_avals[0].ndim)]
     if fixed is not None:
         return [_typed_constraint(on_devices_of(fixed, home), out_avals[0])]
     inner = prim.call_jaxpr(params)
@@ -350,14 +351,15 @@ def constraint_sharding(prim, params):
     return layout if isinstance(layout, Sharding) else None
 
 
-def _left_where_it_is(layout, mesh, home):
+def _left_where_it_is(layout, mesh, home, ndim):
     """A reshard to an (abstract) mesh of Auto axes: the value's layout, named as JAX names it
     on that mesh made of the computation's devices when it has their number (by position of
-    the axes when the layout's mesh has that shape on those devices, replicated as P())."""
+    the axes when the layout's mesh has that shape on those devices, replicated as P()),
+    else by its HLO sharding (JAX's GSPMDSharding)."""
     if not isinstance(layout, NamedSharding):
         return layout
     if home is None or mesh.size != home.size:
-        return _untyped(layout)
+        return GSPMDSharding.of(_untyped(layout), ndim)
     target = on_devices_of(NamedSharding(mesh, P()), home)
     if not any(layout.spec.partitions):
         return target

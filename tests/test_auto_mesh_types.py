@@ -100,6 +100,8 @@ def _reshards(jax):
     auto = _mesh(jax, ("Auto", "Auto"))
     other = _mesh(jax, ("Auto", "Auto"), ("a", "b"), range(7, -1, -1))
     explicit = _mesh(jax, ("Explicit", "Explicit"))
+    small = jax.sharding.Mesh(np.array(jax.devices()[4:]).reshape(2, 2), ("a", "b"),
+                              axis_types=(jax.sharding.AxisType.Auto,) * 2)
     host = np.arange(32.0, dtype=np.float32).reshape(8, 4)
 
     def inside(m, show):
@@ -115,7 +117,7 @@ def _reshards(jax):
               jax.device_put(host, NS(explicit, P("x", "y"))), jax.numpy.asarray(host),
               jax.device_put(host, jax.devices()[3])]
         for x in xs:
-            for m in (auto, other):
+            for m in (auto, other, small):
                 show(lambda: reshard(x, NS(m, P())))
                 show(lambda: jax.jit(inside(m, show))(x))
                 show(lambda: jax.jit(lambda v: reshard(v, NS(m, P())) + v)(x))
@@ -126,7 +128,8 @@ def _reshards(jax):
 def test_reshard_to_an_auto_mesh_eagerly_and_under_jit():
     """Same and other (reversed) devices, from an Auto mesh, an Explicit one, one device
     (uncommitted and committed): the value left where it is, named on the target mesh (by
-    axis position), typed on it; inside jit its type and the (empty) abstract mesh; `+ v`
+    axis position; on a mesh of another size JAX's GSPMDSharding, named by its HLO
+    sharding), typed on it; inside jit its type and the (empty) abstract mesh; `+ v`
     typed on another mesh's Explicit axes is JAX's ValueError, on another Auto mesh untyped;
     eagerly on other devices JAX's wording (a jit of `reshard` on the mesh's devices)."""
     _same_as_jax(_reshards)

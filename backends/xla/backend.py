@@ -19,6 +19,7 @@ from ...core.transforms.jit import jit_p
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
 from ...core.sharding_types import is_typed, spec_of
+from ...core.sharding_names import named_by_type
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 from ...core.lru import LRU
@@ -244,7 +245,7 @@ class XlaBackend(Backend):
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
             return self.default_sharding()
-        return self._devmap.to_ref_sharding(buf.sharding)
+        return named_by_type(self._devmap.to_ref_sharding(buf.sharding), aval)
 
     def shards(self, buf, aval):
         if isinstance(buf, np.ndarray):
