@@ -135,6 +135,28 @@ def test_reshard_to_an_auto_mesh_eagerly_and_under_jit():
     _same_as_jax(_reshards)
 
 
+def _eager_reshards(jax):
+    P, NS, reshard = jax.P, jax.NamedSharding, jax.sharding.reshard
+    reversed_ = range(7, -1, -1)
+    meshes = [_mesh(jax, kinds, ("a", "b"), reversed_) for kinds in
+              (("Explicit", "Explicit"), ("Explicit", "Auto"), ("Auto", "Auto"))]
+    host = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+
+    def run(show):
+        for x in (jax.device_put(host, NS(_mesh(jax, ("Auto", "Auto")), P("x"))),
+                  jax.device_put(host, jax.devices()[3]), host):
+            for m in meshes:
+                show(lambda: reshard(x, NS(m, P())))
+    return run
+
+
+def test_eager_reshard_words_device_errors_as_jax():
+    """Eagerly, onto meshes of Explicit, mixed and Auto axes on other devices: JAX's
+    ValueError naming `args[0] of reshard` and the mesh's devices as jit's context mesh (a
+    with_sharding_constraint's `_identity_fn` wording before, off all-Explicit meshes)."""
+    _same_as_jax(_eager_reshards)
+
+
 def _conds(jax):
     P, NS, reshard, lax = jax.P, jax.NamedSharding, jax.sharding.reshard, jax.lax
     auto = _mesh(jax, ("Auto", "Auto"))

@@ -2,7 +2,8 @@
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
-from ..sharding.mesh import UNCONSTRAINED, axes_of
+from ..sharding.mesh import UNCONSTRAINED, Mesh, axes_of
+from ..sharding import device_sets
 from ..sharding.device_sets import is_reshard
 from ..sharding_types import is_typed, spec_of, typed_aval
 from ..sharding_unreduced import sets_of
@@ -196,6 +197,11 @@ def _reshard_one(x, s):
     axis, no devices asked for (its mesh's abstract one), the value left where it is (`auto`:
     the propagation names its layout on that mesh's axes). Eagerly, as JAX's (a jit of it on
     the mesh's devices), a committed value is left where it is too, named on that mesh."""
+    if not isinstance(x, Tracer) and isinstance(s.mesh, Mesh):
+        # JAX's eager reshard is a jit of `reshard` on the mesh's devices, as it words it
+        device_sets.check("reshard", [device_sets.Place(s.mesh._flat_devices_tuple,
+                                                        kind="jit's context mesh"),
+                                      *device_sets.committed_places([("args[0]", x)])])
     if s.mesh.axis_names and s.mesh.are_all_axes_auto:
         if isinstance(x, Tracer):
             return sharding_constraint_p.bind(
