@@ -347,10 +347,10 @@ def _reduced_scalar(x, aval, reduced):
 
 def cotangent_sharding(aval):
     """The sharding type a cotangent of a value of type `aval` has (JAX's: a function of the
-    primal's type, with its reduced and unreduced sets swapped), None when `aval` is
-    untyped."""
+    primal's type, with its reduced and unreduced sets swapped; on a mesh of Auto axes that
+    mesh, as JAX's transposes name it), None when `aval` is untyped."""
     s = aval.sharding
-    if not is_typed(aval) or not isinstance(s, NamedSharding):
+    if not _meshed(aval) or not isinstance(s, NamedSharding):
         return None
     return swapped_sets(s)
 
@@ -373,9 +373,18 @@ def out_type(out_sharding, who):
     if out_sharding is None:
         return None
     s = resolve_spec(out_sharding, who, "out_sharding")
+    if _auto_type(s):
+        return s  # a type of Auto avals (a transpose's cotangent's): JAX's param, as given
     if not isinstance(s, NamedSharding) or not s.mesh.explicit_axes:
         return None
     return s
+
+
+def _auto_type(s):
+    """Whether `s` is the sharding type of values on a mesh of Auto axes (an abstract mesh,
+    nothing laid out), rather than a layout asked for."""
+    return isinstance(s, NamedSharding) and isinstance(s.mesh, AbstractMesh) and \
+        not s.mesh.empty and s.mesh.are_all_axes_auto and not any(s.spec.partitions)
 
 
 def param_spec(sharding, ndim):

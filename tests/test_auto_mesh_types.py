@@ -86,13 +86,21 @@ def _grads(jax):
                 show(lambda: jax.jit(jax.grad(f))(x))
                 with jax.set_mesh(mesh):  # on the context mesh: no reshard
                     show(lambda: str(jax.make_jaxpr(jax.grad(f))(x)))
+        ones = jax.numpy.ones
+        for f in (lambda a: (a[:, None] * ones((8, 3))).sum(),  # transposes typed on the mesh
+                  lambda a: jax.numpy.broadcast_to(a, (2, 8)).sum(),
+                  lambda a: (a.reshape(2, 4) @ ones((4, 3))).sum(),
+                  lambda a: (a + ones((2, 8))).sum()):
+            show(lambda: str(jax.make_jaxpr(jax.grad(f))(put)))
     return run
 
 
 def test_grads_seed_is_resharded_to_an_outputs_auto_mesh():
     """make_jaxpr of grad (and of vjp/linearize, which take no seed) of a shard_map on an
     Auto mesh, and of a function of an Array committed to one: JAX's `reshard 1.0` outside
-    set_mesh, none under it; the gradients' values, types and layouts eagerly and jitted."""
+    set_mesh, none under it; transposes (reduce_sum, reshape) naming the cotangent's Auto
+    type as their out_sharding; the gradients' values, types and layouts eagerly and
+    jitted."""
     _same_as_jax(_grads)
 
 

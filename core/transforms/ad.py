@@ -2,7 +2,8 @@
 from ..avals import ShapedArray
 from ..sharding import P
 from ..sharding import NamedSharding, get_abstract_mesh
-from ..sharding_types import auto_mesh_of, concrete_sharding, cotangent_sharding, typed_aval
+from ..sharding_types import (auto_mesh_of, concrete_sharding, cotangent_sharding, is_typed,
+                              typed_aval)
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -55,7 +56,7 @@ def full_like_aval(aval, value):
     and ones of a primal's type: a scalar resharded or broadcast to the type)."""
     from ..primitives import elementwise as ew
     from ..primitives import structural as st
-    sharding = cotangent_sharding(aval)
+    sharding = _explicit_cotangent_sharding(aval)
     # placed on the context mesh's devices: a constant has no operand to say where (without
     # a context mesh it is left untyped, to be typed by what it meets)
     sharding = None if sharding is None else concrete_sharding(sharding)
@@ -63,6 +64,12 @@ def full_like_aval(aval, value):
         return ew.full(aval.shape, value, aval.dtype, aval.weak_type)
     scalar = ew.full((), value, aval.dtype, aval.weak_type)
     return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
+
+
+def _explicit_cotangent_sharding(aval):
+    """A cotangent's type on Explicit axes (None on Auto ones: their constants are left
+    untyped, to be typed by what they meet)."""
+    return cotangent_sharding(aval) if is_typed(aval) else None
 
 
 def seed_one(aval):
@@ -82,7 +89,7 @@ def one_like(x):
     axes typed on x's mesh (JAX stages `reshard 1.0`), else a weak constant."""
     from ..primitives import elementwise as ew
     aval = typed_aval(x)
-    sharding = cotangent_sharding(aval)
+    sharding = _explicit_cotangent_sharding(aval)
     if sharding is None:
         return ew.weak_scalar(1, aval.dtype)
     return full_like_aval(aval.update(shape=(), sharding=sharding.update(spec=P())), 1)
