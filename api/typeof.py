@@ -1,5 +1,6 @@
 """jax.typeof: a value's type, with the sharding it carries (Explicit mesh axes)."""
 from ..core.sharding import NamedSharding, P, get_abstract_mesh
+from ..core.sharding_names import GSPMDSharding
 from ..core.array import Array
 from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.state import is_ref_type
@@ -16,7 +17,8 @@ def typeof(x):
     aval = x.to_aval() if isinstance(x, ShapeDtypeStruct) else typed_aval(x)
     if is_ref_type(aval):  # `Ref{float32[3]}`: references carry no sharding type
         return aval
-    if isinstance(x, Array) and isinstance(x.sharding, NamedSharding):
+    if isinstance(x, Array) and isinstance(x.sharding, NamedSharding) and \
+            not isinstance(x.sharding, GSPMDSharding):  # (typed by its aval, as JAX's)
         return layout_type(aval, x.sharding)  # on Auto axes too, as JAX's
     if aval.sharding is None:
         aval = _top_level_type(x, aval)

@@ -357,7 +357,8 @@ def _dispatch_names(prim, params, n):
     if prim is jit_p:
         return params["name"], [f"args[{i}]" for i in range(n)], \
             jit_devices.inner_places(params["jaxpr"])
-    if prim is sharding_constraint_p and device_sets.is_reshard(params["sharding"]):
+    if prim is sharding_constraint_p and (device_sets.is_reshard(params["sharding"])
+                                          or params.get("auto")):
         # JAX's eager reshard: a jit of `reshard` under its target's mesh as context mesh
         return "reshard", ["args[0]"], [device_sets.sharding_place(
             params["sharding"], "jit's context mesh")]

@@ -2,10 +2,12 @@
 chooses their layouts, and JAX names a chosen layout by the first argument's sharding when it
 is that one, else by its canonical spec (no trailing replicated dimensions); only layouts
 fixed by jit's own out_shardings keep the spec they were given."""
+import math
 import weakref
 
 from .jaxpr import Literal
 from .sharding import NamedSharding, P
+from .sharding.mesh import axes_of
 
 # The jaxpr outputs laid out by jit's out_shardings (their constraint's sharding is kept).
 _FIXED = weakref.WeakSet()
@@ -52,7 +54,77 @@ def _chosen(out, aval):
 
 def _renamed(out):
     """Whether JAX names this layout itself (on Explicit axes the type's spec is kept)."""
-    return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit
+    return isinstance(out, NamedSharding) and not out.mesh.are_all_axes_explicit \
+        and not isinstance(out, GSPMDSharding)
+
+
+class GSPMDSharding(NamedSharding):
+    """A layout JAX names by its HLO sharding (its internal GSPMDSharding, not in
+    jax.sharding): a value a reshard to a mesh of Auto axes of another size than the
+    computation's left where it was. Laid out as the NamedSharding it extends; its type is
+    its aval's (the reshard's mesh), not its layout's. Its spec has an entry per dimension
+    (the HLO sharding's rank)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, sharding, ndim):
+        """The GSPMDSharding laid out as `sharding` for an array of `ndim` dimensions."""
+        spec = sharding.spec._normalized_spec_for_aval(ndim)
+        return cls(sharding.mesh, spec, memory_kind=sharding.memory_kind)
+
+    def __repr__(self):
+        return f"GSPMDSharding({hlo_sharding_text(self)}, memory_kind={self.memory_kind})"
+
+    def __eq__(self, other):
+        return type(other) is GSPMDSharding and NamedSharding.__eq__(self, other)
+
+    def __hash__(self):
+        return hash(("gspmd", NamedSharding.__hash__(self)))
+
+
+def named_by_type(sharding, aval):
+    """An Array's layout as JAX names it: a GSPMDSharding when its type is on a mesh of Auto
+    axes of another size than the devices it is laid out on (a reshard left it there)."""
+    mesh = getattr(getattr(aval, "sharding", None), "mesh", None)
+    if type(sharding) is not NamedSharding or mesh is None or mesh.empty or \
+            not mesh.are_all_axes_auto or mesh.size == sharding.mesh.size:
+        return sharding
+    return GSPMDSharding.of(sharding, aval.ndim)
+
+
+def hlo_sharding_text(sharding):
+    """XLA's text of a NamedSharding's HLO sharding over its mesh's devices in order:
+    `{replicated}`, or the tiles per dimension (a replicated remainder last) and the
+    devices as an iota over the mesh's axes, transposed to the order the spec uses them."""
+    mesh = sharding.mesh
+    axes = [a for a in mesh.axis_names if mesh.shape[a] > 1]
+    used = [a for e in sharding.spec.partitions for a in axes_of(e) if a in axes]
+    tiles = [math.prod(mesh.shape[a] for a in axes_of(e)) for e in sharding.spec.partitions]
+    if math.prod(tiles) == 1:
+        return "{replicated}"
+    rest = mesh.size // math.prod(tiles)
+    dims = ",".join(map(str, tiles + [rest] * (rest > 1)))
+    last = " last_tile_dim_replicate" if rest > 1 else ""
+    order = [axes.index(a) for a in used + [a for a in axes if a not in used]]
+    return f"{{devices=[{dims}]{_iota(order, [mesh.shape[a] for a in axes])}{last}}}"
+
+
+def _iota(order, sizes):
+    """`<=[n]`, or `<=[dims]T(perm)`: the iota over `sizes` transposed to `order`, runs of
+    consecutive axes merged (XLA's canonical form)."""
+    runs = []
+    for i in order:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    if len(runs) == 1:
+        return f"<=[{math.prod(sizes)}]"
+    ranked = sorted(runs)
+    dims = ",".join(str(math.prod(sizes[i] for i in r)) for r in ranked)
+    perm = ",".join(str(ranked.index(r)) for r in runs)
+    return f"<=[{dims}]T({perm})"
 
 
 def _named(out, aval, first):

@@ -9,8 +9,8 @@ from .config import config, default_device_id
 from .sharding import NamedSharding, P, Sharding, SingleDeviceSharding, keep_axes
 from .sharding.device_sets import is_reshard, on_devices_of
 from .sharding.mesh import AxisType, Mesh, axes_of, get_current_mesh
-from .sharding_names import named_as_jax, named_as_jax_eqn
-from .sharding_types import is_typed, reject, strict
+from .sharding_names import GSPMDSharding, named_as_jax, named_as_jax_eqn
+from .sharding_types import auto_mesh_of, is_typed, reject, strict
 from .sharding_unreduced import sets_of
 
 # A spec here is a tuple with one entry per dimension (None, a name, or a tuple of names).
@@ -137,8 +137,25 @@ def jaxpr_specs(closed, in_specs):
     its inputs', on the mesh being propagated (None for an output laid out elsewhere)."""
     mesh = _RULE_MESH.stack[-1]
     outs = propagate_jaxpr(closed, [to_sharding(s, mesh) for s in in_specs], mesh)
+    outs = [_by_position(o, mesh) for o in outs]
     return [spec_of(o, a.ndim) if _on(o, mesh) else None
             for o, a in zip(outs, closed.out_avals)]
+
+
+def _by_position(layout, mesh):
+    """A layout on the devices of `mesh` in its shape but under other axis names or types (a
+    reshard to Auto axes left the value where it is) named on `mesh`, axis by position."""
+    if not isinstance(layout, NamedSharding) or layout.mesh == mesh or not _same_grid(
+            layout.mesh, mesh):
+        return layout
+    names = dict(zip(layout.mesh.axis_names, mesh.axis_names))
+    return NamedSharding(mesh, P(*(_renamed_entry(e, names) for e in layout.spec.partitions)),
+                         memory_kind=layout.memory_kind)
+
+
+def _same_grid(a, b):
+    return isinstance(a, Mesh) and isinstance(b, Mesh) and a.axis_sizes == b.axis_sizes \
+        and a._flat_devices_tuple == b._flat_devices_tuple
 
 
 def merged(specs, ndim):
@@ -266,7 +283,8 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, fo
     its operands but the first are constants of the compiled program (`when_folded`)."""
     fixed = constraint_sharding(prim, params)
     if fixed is not None and params.get("auto"):
-        return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings))]
+        return [_left_where_it_is(in_shardings[0], fixed.mesh, home or _mesh_of(in_shardings),
+                                  out_avals[0].ndim)]
     if fixed is not None:
         return [_typed_constraint(on_devices_of(fixed, home), out_avals[0])]
     inner = prim.call_jaxpr(params)
@@ -285,8 +303,20 @@ def propagate_eqn(prim, in_shardings, in_avals, out_avals, params, home=None, fo
     finally:
         _RULE_MESH.stack = outer
     kind = _memory_kind(in_shardings)
-    return [_on_type_mesh(a, mesh, home) or to_sharding(s, mesh, kind, sets_of(a)[1])
+    return [_on_type_mesh(a, mesh, home) or
+            _on_auto_mesh(to_sharding(s, mesh, kind, sets_of(a)[1]), a, home or mesh)
             for s, a in zip(out_specs, out_avals)]
+
+
+def _on_auto_mesh(layout, aval, home):
+    """A result typed on a mesh of Auto axes of the operands' shape but other axes (a cond
+    whose branches reshard there) is named on that mesh, made of the computation's devices,
+    as JAX names it."""
+    mesh = auto_mesh_of(aval)
+    if mesh is None or not isinstance(layout, NamedSharding) or mesh == \
+            layout.mesh.abstract_mesh or mesh.axis_sizes != layout.mesh.axis_sizes:
+        return layout
+    return _by_position(layout, on_devices_of(NamedSharding(mesh, P()), home).mesh)
 
 
 def _on_type_mesh(aval, mesh, home):
@@ -321,14 +351,15 @@ def constraint_sharding(prim, params):
     return layout if isinstance(layout, Sharding) else None
 
 
-def _left_where_it_is(layout, mesh, home):
+def _left_where_it_is(layout, mesh, home, ndim):
     """A reshard to an (abstract) mesh of Auto axes: the value's layout, named as JAX names it
     on that mesh made of the computation's devices when it has their number (by position of
-    the axes when the layout's mesh has that shape on those devices, replicated as P())."""
+    the axes when the layout's mesh has that shape on those devices, replicated as P()),
+    else by its HLO sharding (JAX's GSPMDSharding)."""
     if not isinstance(layout, NamedSharding):
         return layout
     if home is None or mesh.size != home.size:
-        return _untyped(layout)
+        return GSPMDSharding.of(_untyped(layout), ndim)
     target = on_devices_of(NamedSharding(mesh, P()), home)
     if not any(layout.spec.partitions):
         return target
@@ -469,8 +500,17 @@ def propagate_jaxpr(closed, in_shardings, home=None):
             env[eqn.invars[0]] = read(eqn.invars[1])
     kind = _memory_kind(in_shardings)
     return named_as_jax(jaxpr, in_shardings, [
-        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(read(v), v.aval.ndim)
+        _single_device_constraint_of(jaxpr, v) or _one_entry_per_dim(
+            _named_off_type(read(v), v.aval, mesh), v.aval.ndim)
         or to_sharding((None,) * v.aval.ndim, mesh, kind) for v in jaxpr.outvars])
+
+
+def _named_off_type(layout, aval, mesh):
+    """A result typed on no mesh (of operands on two meshes of Auto axes) laid out on the
+    computation's devices is named on its mesh, as JAX names what its type does not."""
+    if getattr(getattr(aval.sharding, "mesh", None), "empty", False) is not True:
+        return layout
+    return _by_position(layout, mesh)
 
 
 def _one_entry_per_dim(sharding, ndim):

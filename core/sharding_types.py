@@ -87,6 +87,20 @@ def is_typed(aval):
     return s is not None and bool(s.mesh.explicit_axes)
 
 
+def auto_mesh_of(aval):
+    """The mesh of Auto axes an aval is typed on (JAX's Auto avals carry their mesh, spec all
+    None), or None: untyped, or typed on Explicit axes."""
+    s = aval.sharding
+    if not isinstance(s, NamedSharding) or s.mesh.empty or not s.mesh.are_all_axes_auto:
+        return None
+    return s.mesh
+
+
+def auto_typed(aval, mesh):
+    """aval typed on the Auto mesh `mesh`: every dimension None, as JAX's Auto types."""
+    return aval.update(sharding=NamedSharding(mesh, P(*[None] * aval.ndim)))
+
+
 def typed(aval, mesh, spec):
     """aval typed as laid out by `spec` (per-dimension entries) on `mesh`, kept to the
     mesh's Explicit axes."""
@@ -120,9 +134,12 @@ def typed_aval(x):
     if type(x) is not Array or aval.sharding is not None:
         return aval
     sharding = x.sharding
-    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+    if not isinstance(sharding, NamedSharding) and not get_abstract_mesh().empty:
+        # as JAX's: on one device, on no mesh (not the context's, which its results take)
+        return aval.update(sharding=NamedSharding(EMPTY_ABSTRACT_MESH, P(*[None] * aval.ndim)))
+    if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
         return aval
-    return layout_type(aval, sharding)
+    return layout_type(aval, sharding)  # on Auto axes too: the mesh, spec all None
 
 
 _NO_MESH_SCALAR = NamedSharding(EMPTY_ABSTRACT_MESH, P())
@@ -147,17 +164,22 @@ def type_outputs(prim, in_avals, out_avals, params):
     if _MODE.off:
         return out_avals
     if _constrains(prim, params):
+        if params.get("auto"):  # a reshard to Auto axes: typed on that mesh, as JAX's
+            return [auto_typed(a, params[prim.layout_param].mesh) for a in out_avals]
         return [type_constraint(a, params[prim.layout_param]) for a in out_avals]
     typed_in = [a for a in in_avals if is_typed(a)]
     given = _given_type(params)
-    if not (typed_in or given) or prim.call_param is not None:
+    if prim.call_param is not None:
         return out_avals  # call-like primitives' avals come typed from jaxprs
+    if not (typed_in or given):
+        return _auto_outputs(prim, in_avals, out_avals)
     mesh = typed_in[0].sharding.mesh if typed_in else given.mesh.abstract_mesh
     if getattr(prim.sharding, "types_from_jaxprs", False):
         # cond's and loops' results keep the types (and meshes) their jaxprs give them; one
         # a jaxpr left untyped (a shard_map's P() result) is replicated, as JAX's join types it
-        return [a if is_typed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]
-    _check_one_mesh(prim, typed_in, mesh)
+        return [a if _meshed(a) else typed(a, mesh, spec_of(a)) for a in out_avals]
+    meshed = [a for a in in_avals if _meshed(a)]
+    _check_one_mesh(prim, meshed, meshed[0].sharding.mesh if meshed else mesh)
     if any(isinstance(a.sharding, UnknownSharding) for a in typed_in):
         return [a.update(sharding=UnknownSharding(mesh)) for a in out_avals]
     sets = out_sets_each(prim, in_avals, out_avals, params, given)  # JAX checks these first
@@ -167,6 +189,24 @@ def type_outputs(prim, in_avals, out_avals, params):
     for a, s in zip(out_avals, specs):
         _check_legal(prim, in_avals, a, s)
     return [_with_sets(typed(a, mesh, s), *ur) for a, s, ur in zip(out_avals, specs, sets)]
+
+
+def _meshed(aval):
+    return is_typed(aval) or auto_mesh_of(aval) is not None
+
+
+def _auto_outputs(prim, in_avals, out_avals):
+    """Results of operands on a mesh of Auto axes are typed on it, as JAX's (its abstract
+    eval's common mesh; none for operands on different such meshes); the jaxprs of cond and
+    loops type theirs."""
+    meshed = [a for a in in_avals if auto_mesh_of(a) is not None]
+    if not meshed or getattr(prim.sharding, "types_from_jaxprs", False):
+        return out_avals
+    mesh = meshed[0].sharding.mesh
+    if any(a.sharding.mesh != mesh for a in meshed):  # on two meshes of Auto axes: none
+        return [auto_typed(a, EMPTY_ABSTRACT_MESH) if a.sharding is None else a
+                for a in out_avals]
+    return [auto_typed(a, mesh) if a.sharding is None else a for a in out_avals]
 
 
 def _with_sets(aval, unreduced, reduced):
@@ -225,7 +265,7 @@ def type_constraint(aval, sharding):
 
 def drop_dim(aval, dim):
     """The type of aval without dimension `dim` (a vmapped value seen inside the map)."""
-    if not is_typed(aval) or isinstance(aval.sharding, UnknownSharding):
+    if not hasattr(aval.sharding, "spec") or isinstance(aval.sharding, UnknownSharding):
         return aval.sharding
     entries = list(spec_of(aval))
     del entries[dim]
@@ -307,10 +347,10 @@ def _reduced_scalar(x, aval, reduced):
 
 def cotangent_sharding(aval):
     """The sharding type a cotangent of a value of type `aval` has (JAX's: a function of the
-    primal's type, with its reduced and unreduced sets swapped), None when `aval` is
-    untyped."""
+    primal's type, with its reduced and unreduced sets swapped; on a mesh of Auto axes that
+    mesh, as JAX's transposes name it), None when `aval` is untyped."""
     s = aval.sharding
-    if not is_typed(aval) or not isinstance(s, NamedSharding):
+    if not _meshed(aval) or not isinstance(s, NamedSharding):
         return None
     return swapped_sets(s)
 
@@ -333,9 +373,18 @@ def out_type(out_sharding, who):
     if out_sharding is None:
         return None
     s = resolve_spec(out_sharding, who, "out_sharding")
+    if _auto_type(s):
+        return s  # a type of Auto avals (a transpose's cotangent's): JAX's param, as given
     if not isinstance(s, NamedSharding) or not s.mesh.explicit_axes:
         return None
     return s
+
+
+def _auto_type(s):
+    """Whether `s` is the sharding type of values on a mesh of Auto axes (an abstract mesh,
+    nothing laid out), rather than a layout asked for."""
+    return isinstance(s, NamedSharding) and isinstance(s.mesh, AbstractMesh) and \
+        not s.mesh.empty and s.mesh.are_all_axes_auto and not any(s.spec.partitions)
 
 
 def param_spec(sharding, ndim):

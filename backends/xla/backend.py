@@ -19,6 +19,7 @@ from ...core.transforms.jit import jit_p
 from ...core.sharding_propagation import (constraint_sharding, param_meshes, propagate_eager,
                                           propagate_jaxpr, sets_layout, single_device)
 from ...core.sharding_types import is_typed, spec_of
+from ...core.sharding_names import named_by_type
 from ..base import Backend
 from ..numpy_ref.backend import Shard
 from ...core.lru import LRU
@@ -257,7 +258,7 @@ class XlaBackend(Backend):
     def sharding_of(self, buf, aval=None):
         if isinstance(buf, np.ndarray):
             return self.default_sharding()
-        return self._devmap.to_ref_sharding(buf.sharding)
+        return named_by_type(self._devmap.to_ref_sharding(buf.sharding), aval)
 
     def shards(self, buf, aval):
         if isinstance(buf, np.ndarray):
@@ -304,6 +305,8 @@ class XlaBackend(Backend):
         if inner is not None:  # call-like primitives run through `compile` even when eager
             return self.compile(inner)(bufs)
         target = constraint_sharding(prim, params)
+        if target is not None and params.get("auto"):  # a reshard to Auto axes: named
+            target = self._eager_layout(prim, bufs, params, out_avals)[0]
         if target is not None:  # eagerly, a move (between any devices)
             return self._constrained(prim, bufs[0], target)
         layout = None

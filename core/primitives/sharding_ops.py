@@ -2,7 +2,8 @@
 from .. import key_reuse, pytree
 from ..avals import ShapedArray
 from ..jaxpr import pp_name_rules
-from ..sharding.mesh import UNCONSTRAINED, axes_of
+from ..sharding.mesh import UNCONSTRAINED, Mesh, axes_of
+from ..sharding import device_sets
 from ..sharding.device_sets import is_reshard
 from ..sharding_types import is_typed, spec_of, typed_aval
 from ..sharding_unreduced import sets_of
@@ -230,10 +231,19 @@ def reshard(xs, out_shardings):
 def _reshard_one(x, s):
     """Inside a trace, a reshard to a mesh of Auto axes only is JAX's: a type on no Explicit
     axis, no devices asked for (its mesh's abstract one), the value left where it is (`auto`:
-    the propagation names its layout on that mesh's axes)."""
-    if isinstance(x, Tracer) and s.mesh.axis_names and s.mesh.are_all_axes_auto:
-        return sharding_constraint_p.bind(
-            x, sharding=s.update(mesh=s.mesh.abstract_mesh), auto=True)
+    the propagation names its layout on that mesh's axes). Eagerly, as JAX's (a jit of it on
+    the mesh's devices), a committed value is left where it is too, named on that mesh."""
+    if not isinstance(x, Tracer) and isinstance(s.mesh, Mesh):
+        # JAX's eager reshard is a jit of `reshard` on the mesh's devices, as it words it
+        device_sets.check("reshard", [device_sets.Place(s.mesh._flat_devices_tuple,
+                                                        kind="jit's context mesh"),
+                                      *device_sets.committed_places([("args[0]", x)])])
+    if s.mesh.axis_names and s.mesh.are_all_axes_auto:
+        if isinstance(x, Tracer):
+            return sharding_constraint_p.bind(
+                x, sharding=s.update(mesh=s.mesh.abstract_mesh), auto=True)
+        if getattr(x, "committed", False):
+            return sharding_constraint_p.bind(x, sharding=s, auto=True)
     return sharding_constraint_p.bind(x, sharding=s)
 
 
@@ -254,4 +264,6 @@ def _reshard_target(s, ndim):
                     "PartitionSpec passed to reshard cannot contain axis names that are of type "
                     f"Auto or Manual. Got PartitionSpec: {s.spec} with axis name: {axis} of "
                     f"type: {s.mesh._name_to_type[axis]}.")
+    if s.mesh.are_all_axes_auto:
+        return s  # named as given, as JAX's result
     return s.update(spec=s.spec._normalized_spec_for_aval(ndim))

@@ -1,7 +1,9 @@
 """Autodiff vocabulary shared by rules: symbolic Zero, UndefinedPrimal, defjvp, deflinear."""
 from ..avals import ShapedArray
 from ..sharding import P
-from ..sharding_types import concrete_sharding, cotangent_sharding, typed_aval
+from ..sharding import NamedSharding, get_abstract_mesh
+from ..sharding_types import (auto_mesh_of, concrete_sharding, cotangent_sharding, is_typed,
+                              typed_aval)
 from ..trace import current_trace, get_aval, set_current_trace
 from .. import dtypes
 
@@ -54,7 +56,7 @@ def full_like_aval(aval, value):
     and ones of a primal's type: a scalar resharded or broadcast to the type)."""
     from ..primitives import elementwise as ew
     from ..primitives import structural as st
-    sharding = cotangent_sharding(aval)
+    sharding = _explicit_cotangent_sharding(aval)
     # placed on the context mesh's devices: a constant has no operand to say where (without
     # a context mesh it is left untyped, to be typed by what it meets)
     sharding = None if sharding is None else concrete_sharding(sharding)
@@ -64,12 +66,30 @@ def full_like_aval(aval, value):
     return st.broadcast_in_dim(scalar, aval.shape, (), out_sharding=sharding)
 
 
+def _explicit_cotangent_sharding(aval):
+    """A cotangent's type on Explicit axes (None on Auto ones: their constants are left
+    untyped, to be typed by what they meet)."""
+    return cotangent_sharding(aval) if is_typed(aval) else None
+
+
+def seed_one(aval):
+    """grad's seed cotangent for an output of type `aval`, as JAX's `_one`: on a mesh of Auto
+    axes other than the context's, the 1 is resharded to it (JAX's `reshard 1.0`)."""
+    mesh = auto_mesh_of(aval)
+    if mesh is None or mesh == get_abstract_mesh() or aval.shape:
+        return full_like_aval(aval, 1)
+    from ..primitives import elementwise as ew
+    from ..primitives.sharding_ops import sharding_constraint_p
+    one = ew.full((), 1, aval.dtype, aval.weak_type)
+    return sharding_constraint_p.bind(one, sharding=NamedSharding(mesh, P()), auto=True)
+
+
 def one_like(x):
     """The 1 of derivative rules, as JAX's `_one`: a scalar of x's dtype, on Explicit mesh
     axes typed on x's mesh (JAX stages `reshard 1.0`), else a weak constant."""
     from ..primitives import elementwise as ew
     aval = typed_aval(x)
-    sharding = cotangent_sharding(aval)
+    sharding = _explicit_cotangent_sharding(aval)
     if sharding is None:
         return ew.weak_scalar(1, aval.dtype)
     return full_like_aval(aval.update(shape=(), sharding=sharding.update(spec=P())), 1)

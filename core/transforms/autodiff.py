@@ -17,7 +17,7 @@ from ..sharding import P
 from ..sharding_types import typed_aval
 from ..sharding_unreduced import swapped_sets
 from ..trace import as_value, get_aval
-from .ad import Zero, full_like_aval, zeros_like_aval
+from .ad import Zero, seed_one, zeros_like_aval
 from .jvp import check_tangent, jvp, split_aux
 from .linearize import linearize_flat
 from .staging import trace_to_jaxpr
@@ -248,7 +248,7 @@ def _ones_like(x):
                                       sharding=layout.update(spec=P()))
             return reshard(ones, layout)
         return runtime.make_array(np.ones(aval.shape, aval.dtype), aval, sharding=layout)
-    one = full_like_aval(aval.update(weak_type=False), 1)
+    one = seed_one(aval.update(weak_type=False))
     return ew.convert_element_type(one, aval.dtype, weak_type=True) if aval.weak_type else one
 
 

@@ -4,7 +4,7 @@ results of a partial-manual shard_map, which keep the Explicit axes that stay au
 from ..sharding import AxisType, NamedSharding, P, type_spec
 from ..sharding.context import keep_axes
 from ..sharding.mesh import axes_of
-from ..sharding_types import UnknownSharding, is_typed, spec_of, typed, typed_aval
+from ..sharding_types import UnknownSharding, auto_typed, is_typed, spec_of, typed, typed_aval
 from ..trace import Tracer, get_aval
 from .shard_map_types import check_spec_sets, type_of
 
@@ -73,7 +73,7 @@ def _type_spec_of(x):
     theirs (less the mapped dimension)."""
     sharding = type_of(x).sharding
     # (a staged value typed with no sharding may be replicated, as JAX types a value made in
-    # a trace, or an argument whose type a trace dropped (checkpoint's): no guess)
+    # a trace, or an argument whose type a trace dropped: no guess)
     if sharding is None and isinstance(x, Tracer) or isinstance(sharding, UnknownSharding):
         raise NotImplementedError(
             "shard_map without in_specs on a traced value whose type carries no sharding: "
@@ -99,9 +99,9 @@ def block_type(x, local, mesh, order):
 
 def result_type(block, global_aval, spec, mesh):
     """A result's aval typed as JAX types it: the out spec's axes, then the block's automatic
-    ones, per dimension (untyped when the block is)."""
+    ones, per dimension (untyped when the block is; on a mesh of Auto axes typed on it)."""
     if not is_typed(block):
-        return global_aval
+        return global_aval if mesh.explicit_axes else auto_typed(global_aval, mesh.abstract_mesh)
     return typed(global_aval, mesh.abstract_mesh, result_entries(spec, block))
 
 

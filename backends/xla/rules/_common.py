@@ -84,6 +84,15 @@ def on_auto_mesh(*xs):
     return any(not m.empty and not m.explicit_axes for m in meshes)
 
 
+def type_param(s):
+    """A primitive's result-type param as JAX's out_sharding=, but None for a type of values
+    on a mesh of Auto axes (nothing laid out: refjax's propagation places them), which JAX
+    would hold against operands typed on another mesh in the backend's program."""
+    if s is not None and s.mesh.are_all_axes_auto and not any(s.spec.partitions):
+        return None
+    return out_sharding(s)
+
+
 def out_sharding(s):
     """A primitive's result-type param (a refjax NamedSharding on an abstract mesh) as JAX's
     out_sharding= (None stays None): JAX types the traced program on Explicit axes too."""

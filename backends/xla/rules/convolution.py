@@ -4,7 +4,7 @@ from jax import lax
 from ....core.primitives import convolution as cv
 from ....core.primitives import linalg
 from ._common import convert, on_auto_mesh, rule, whole_on_auto_mesh
-from ._common import out_sharding as jax_out
+from ._common import type_param as jax_out
 from .linalg import _dot_accumulation_dtype, _jax_precision
 
 

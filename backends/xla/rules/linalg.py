@@ -4,7 +4,7 @@ from jax import lax
 
 from ....core.primitives import dot_algorithm, linalg
 from ._common import LOW_FLOATS, convert, rule
-from ._common import out_sharding as jax_out
+from ._common import type_param as jax_out
 
 
 @rule(linalg.dot_general_p)

@@ -2,12 +2,12 @@
 from jax import lax
 
 from ....core.primitives import structural as st
-from ._common import out_sharding, pad, rule
+from ._common import pad, rule, type_param
 
 
 @rule(st.broadcast_in_dim_p)
 def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding=None):
-    return broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding(sharding))
+    return broadcast_in_dim(x, shape, broadcast_dimensions, type_param(sharding))
 
 
 def broadcast_in_dim(x, shape, dims, sharding=None):
@@ -22,7 +22,7 @@ def broadcast_in_dim(x, shape, dims, sharding=None):
 
 @rule(st.reshape_p)
 def _reshape(x, *, new_sizes, dimensions=None, sharding=None):
-    return lax.reshape(x, new_sizes, dimensions, out_sharding=out_sharding(sharding))
+    return lax.reshape(x, new_sizes, dimensions, out_sharding=type_param(sharding))
 
 
 @rule(st.squeeze_p)
