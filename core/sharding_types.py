@@ -76,7 +76,10 @@ def strict():
 
 def reject(message):
     """A sharding rule's refusal of a program on Explicit axes, naming the primitive."""
-    return ShardingTypeError(message.format(name=_MODE.prim))
+    try:
+        return ShardingTypeError(message.format(name=_MODE.prim))
+    except (KeyError, IndexError, ValueError):  # braces of a type printed in it (`{U:Y}`)
+        return ShardingTypeError(message.replace("{name}", str(_MODE.prim)))
 
 
 # ---------------------------------------------------------------- typed avals

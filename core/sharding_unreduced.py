@@ -1,7 +1,7 @@
 """Unreduced and reduced mesh axes in sharding types (`P(..., unreduced=, reduced=)` on Explicit
 axes): a result's sets by JAX's rules where refjax has them (add, mul, dot_general's
 out_sharding, reshard), refused elsewhere rather than typed wrongly."""
-from .errors import ShardingTypeError
+from .errors import ShardingTypeError, in_jax_words
 from .sharding.mesh import P, axes_of, plain_spec_error
 
 _NONE = frozenset()
@@ -133,16 +133,50 @@ def _operands_sets(x, *_):
     return sets_of(x)
 
 
+def _reshape(x, *, new_sizes, given):
+    """A reshape keeps its operand's sets, where JAX's shape rule gets there: on an out_sharding
+    type with the same sets; with a sharded dimension only by splitting one dimension (its
+    other paths read the spec as a plain tuple, JAX's ValueError, or find no rule, its
+    ShardingTypeError); with none, to no fewer dimensions (JAX cuts the spec as a tuple)."""
+    sets = sets_of(x)
+    if not any(sets):
+        return _broadcast(x, given) if given is not None else sets
+    if given is not None:
+        for kind, mine, theirs in zip(("unreduced", "reduced"), sets, _broadcast(x, given)):
+            if mine != theirs:
+                raise ValueError(f"out_sharding passed to reshape must be {kind} over the same "
+                                 f"mesh axes as operand. Got out_sharding: {given.spec} and "
+                                 f"operand type: {x.str_short()}")
+        return sets
+    spec = x.sharding.spec.partitions
+    if any(e is not None for e in spec):
+        if [d for d in x.shape if d != 1] == [d for d in new_sizes if d != 1]:
+            raise _read_plain("*pspec", "*spec.partitions")
+        if len(new_sizes) < x.ndim:
+            from .primitives.reshape_types import reshape_type  # (it builds on the types)
+            reshape_type(x, spec, new_sizes)  # JAX's ShardingTypeError unless one merge
+            raise _read_plain("*pspec", "*spec.partitions")
+    elif len(new_sizes) < len(spec):
+        raise _read_plain("pspec[...]", "spec.partitions[...]")
+    return sets
+
+
+def _read_plain(what, instead):
+    """JAX's ValueError where its rule reads a spec as a plain tuple, in JAX's words (jnp
+    functions do not prefix their names: JAX raises it from the primitive)."""
+    return in_jax_words(ValueError(plain_spec_error(what, instead)))
+
+
 def _read_as_tuple(what, instead):
     """JAX refuses these by reading the operand's spec as a plain tuple (its ValueError)."""
     def rule(*_, **__):
-        raise ValueError(plain_spec_error(what, instead))
+        raise _read_plain(what, instead)
     return rule
 
 
 _RULES = {"add": _add, "add_any": _add, "mul": _mul, "concatenate": _concatenate,
           "dynamic_slice": _dynamic_slice, "select_n": lambda _, *cases: sets_of(cases[0]),
-          "stack": _concatenate, "reshape": _read_as_tuple("pspec[...]", "spec.partitions[...]"),
+          "stack": _concatenate,
           "tile": _read_as_tuple("*pspec", "*spec.partitions"),
           **dict.fromkeys(("transpose", "slice", "split", "squeeze", "pad"), _operands_sets)}
 # rules that read params and the out_sharding= type too (they run whatever the operands')
@@ -150,7 +184,9 @@ _PARAM_RULES = {"reduce_sum": lambda x, *, axes, given, **_: _reduce_sum(x, axes
                                                                          given=given),
                 "convert_element_type": lambda x, *, given, **_: _convert(x, given=given),
                 "broadcast_in_dim": lambda x, *, given, **_: _broadcast(x, given),
-                "dot_general": lambda x, y, *, given, **_: _dot_general(x, y, given)}
+                "dot_general": lambda x, y, *, given, **_: _dot_general(x, y, given),
+                "reshape": lambda x, *, new_sizes, given, **_: _reshape(x, new_sizes=new_sizes,
+                                                                      given=given)}
 
 
 def _is_elementwise(prim):

@@ -258,3 +258,25 @@ def test_loops_adding_a_closed_over_unreduced_value_do_better_than_jax():
     assert ours[0] == theirs[0]
     assert [ast.literal_eval(t) for t in ours[1:]] == [(4 * total).tolist()] * 2
     assert [ast.literal_eval(t) for t in theirs[1:]] == [(7 * total).tolist()] * 2
+
+
+def test_reshapes_and_contractions_into_split_unreduced_types():
+    """A contraction of operands not split over X into P('X', None, unreduced={'Y'}) leaves
+    each device its rows of its partial value (numpy_ref kept whole partials, which it could
+    not read back); reshapes of unreduced values keep their sets where JAX's shape rule
+    gets there (a split of a split dimension, any reshape of an unsplit value to no fewer
+    dimensions), JAX's ValueError where its rule reads the spec as a plain tuple, its
+    ShardingTypeError where it has none (refjax refused every reshape)."""
+    def program(lib, show):
+        jnp, P = lib.numpy, lib.P
+        a = lib.device_put(jnp.arange(16.0).reshape(4, 4), P(None, "Y"))
+        b = lib.device_put(jnp.arange(8.0).reshape(4, 2), P("Y", None))
+        for spec in (P(None, None, unreduced={"Y"}), P("X", None, unreduced={"Y"})):
+            u = jnp.matmul(a, b, out_sharding=spec)
+            show(lambda: lib.sharding.reshard(u, P()))
+            for shape in ((2, 2, 2), (4, 1, 2), (2, 4), (8,), (1, 4, 2)):
+                show(lambda: u.reshape(shape))
+                show(lambda: lib.jit(lambda v: lib.sharding.reshard(v.reshape(shape), P()))(u))
+    ours, theirs = _both(program, **MESH)
+    assert ours == theirs
+    assert sum(s.startswith("float32[2@X,2,2]{U:Y}") for s in ours) == 1

@@ -46,6 +46,21 @@ def _named(backend, buf, aval):
     return backend.own(buf.value, aval, target, True)
 
 
+def _on_own_mesh(buf, mesh):
+    """A shard_map's result, which its lanes leave on its mesh relabelled Auto, named on the
+    shard_map's own mesh (the same devices and layout; an Explicit mesh's axes, as JAX's)."""
+    own = getattr(buf, "sharding", None)
+    if not (isinstance(mesh, sh.Mesh) and isinstance(own, sh.NamedSharding)) or \
+            own.mesh == mesh or own.mesh.axis_names != mesh.axis_names or \
+            _ids(own.mesh) != _ids(mesh):
+        return buf
+    return type(buf)(sh.NamedSharding(mesh, own.spec), buf.shards, buf._value, buf.committed)
+
+
+def _ids(mesh):
+    return [d.id for d in mesh._flat_devices_tuple]
+
+
 def _entries(spec, ndim):
     return tuple(spec.partitions) + (None,) * (ndim - len(spec.partitions))
 
@@ -63,6 +78,7 @@ def execute(backend, prim, bufs, params, out_avals):
         return op_by_op(backend, params[prim.call_param])(bufs)
     looped = by_iterations(backend, prim, bufs, params)
     if looped is not None:  # laid out and named by their types, as a compiled program's
+        looped = [_on_own_mesh(b, params.get("mesh")) for b in looped]
         return [_named(backend, b, a) for b, a in zip(looped, out_avals)]
     mesh = _mesh(bufs)
     target = constraint_sharding(prim, params)  # reshard, with_sharding_constraint, device_put
@@ -150,9 +166,18 @@ def _buffer(backend, mesh, aval, data_of):
     sharding = _target(mesh, aval)
     if not unreduced_axes(sharding):
         return backend.own(_assembled(sharding, aval.shape, data_of), aval, sharding, True)
-    pieces = [(d, idx, np.asarray(data_of[d], aval.dtype))
+    pieces = [(d, idx, _piece(np.asarray(data_of[d], aval.dtype), idx, aval.shape))
               for d, idx, _ in sharding.unreduced_pieces(aval.shape)]
     return backend.unreduced_buffer(sharding, pieces)
+
+
+def _piece(data, idx, shape):
+    """A device's piece of a result: its block, which a result computed from operands not
+    split along a dimension its type splits (a contraction into P('X', None, unreduced={'Y'})
+    of unsplit rows) holds whole, each device keeping its own rows."""
+    if data.shape == shape and np.empty(shape, np.bool_)[idx].shape != shape:
+        return data[idx]
+    return data
 
 
 def _assembled(sharding, shape, data_of):
