@@ -291,11 +291,15 @@ def test_recording_one_module_leaves_the_others_as_they_were(session):
         "-p no:cacheprovider"
 
 
-def test_a_default_run_with_live_jax_fails(session, request):
+def test_a_default_run_with_live_jax_fails(session, request, monkeypatch):
     """conftest fails a run reading recordings in which more JAX comparisons than
     --max-live-jax (0 by default) ran live, and says which modules to re-record."""
     import conftest
     rec.set_mode("replay")
+    # the default limit, whatever this run was given
+    getoption = request.config.getoption
+    monkeypatch.setattr(request.config, "getoption", lambda name, *a, **k: rec.MAX_LIVE
+                        if name == "max_live_jax" else getoption(name, *a, **k))
     finished = types.SimpleNamespace(config=request.config, exitstatus=0)
     conftest.pytest_sessionfinish(finished)
     assert finished.exitstatus == 0
