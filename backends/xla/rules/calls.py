@@ -92,9 +92,14 @@ def _lane_spec(spec, outer):
 
 
 def _untile(x, spec, outer, mesh):
+    return _each_outer_dim(x, spec, outer, mesh, _first_blocks)
+
+
+def _each_outer_dim(x, spec, outer, mesh, fn):
+    """x after fn(x, d, names, outer, mesh) on each dimension d whose spec names outer axes."""
     for d, e in enumerate(spec.partitions):
         if outer & set(_names(e)):
-            x = _unsplit(x, d, lambda x, d=d, e=e: _first_blocks(x, d, _names(e), outer, mesh))
+            x = _unsplit(x, d, lambda x, d=d, e=e: fn(x, d, _names(e), outer, mesh))
     return x
 
 
@@ -107,10 +112,7 @@ def _first_blocks(x, d, names, outer, mesh):
 
 
 def _tile(x, spec, outer, mesh):
-    for d, e in enumerate(spec.partitions):
-        if outer & set(_names(e)):
-            x = _unsplit(x, d, lambda x, d=d, e=e: _blocks_repeated(x, d, _names(e), outer, mesh))
-    return x
+    return _each_outer_dim(x, spec, outer, mesh, _blocks_repeated)
 
 
 def _blocks_repeated(x, d, names, outer, mesh):
