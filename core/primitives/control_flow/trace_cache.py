@@ -1,7 +1,7 @@
 """Eager control flow's traces, cached by the user's functions and argument types as JAX's
-(its `_initial_style_jaxpr` cache): a cond, switch or while_loop run outside jit twice with
-the same functions traces them once (their trace-time Python runs once) and binds the same
-jaxprs, so the program compiled for them, and the inspect_array_sharding callbacks JAX runs
+(its `_initial_style_jaxpr` cache): a cond, switch, while_loop or scan run outside jit twice
+with the same functions traces them once (their trace-time Python runs once) and binds the
+same jaxprs, so the program compiled for them, and the inspect_array_sharding callbacks JAX runs
 when it compiles, are reused. Under a transformation or jit nothing is cached (the trace may
 capture that transformation's tracers), nor under a scoped option."""
 import weakref
