@@ -133,7 +133,7 @@ class ShapeDtypeStruct:
                             "of type `jax.sharding.ManualAxisType`. Got type "
                             f"{type(manual_axis_type)}")
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtypes.canonicalize_dtype(dtype)
+        self.dtype = np.dtype(dtype)  # as given (JAX's): canonicalized where it is used
         self.sharding = sharding
         self.weak_type = weak_type
         self.manual_axis_type = manual_axis_type
@@ -147,7 +147,7 @@ class ShapeDtypeStruct:
     def to_aval(self):
         """Its type (jax.typeof's), without a sharding."""
         mat = self.manual_axis_type
-        return ShapedArray(self.shape, self.dtype, self.weak_type,
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type,
                            vma=mat.varying if mat is not None else frozenset())
 
     @classmethod

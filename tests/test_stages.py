@@ -290,3 +290,19 @@ def test_aot_pages_on_xla(page):
     JAX shows (texts, cost and memory analyses, errors); on numpy_ref, test_jax_doc_pages.py
     lists the cells that need XLA."""
     assert differing_cells(f"{DOCS}/{page}.md") == set()
+
+
+def _struct_of_float64(jax):
+    """A ShapeDtypeStruct given float64 with x64 off: what it shows, and the types eval_shape
+    and an AOT compile give it."""
+    s = jax.ShapeDtypeStruct((2,), "float64")
+    compiled = jax.jit(lambda x: x * 2).lower(s).compile()
+    return [repr(s), str(s.dtype), repr(jax.eval_shape(lambda x: x * 2, s)),
+            str(compiled.args_info[0][0]._aval),
+            np.asarray(compiled(np.ones(2, np.float32))).tolist()]
+
+
+def test_shape_dtype_struct_keeps_the_dtype_it_was_given():
+    """As JAX's: the struct shows float64 (refjax canonicalized it to float32 when made);
+    where it is used, it stands for float32 without x64."""
+    assert _struct_of_float64(refjax) == on_jax(_struct_of_float64)

@@ -438,7 +438,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 
 def _primal_aval(x):
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, weak_type=x.weak_type)
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), weak_type=x.weak_type)
     return typed_aval(as_value(x))
 
 

@@ -4,7 +4,7 @@ import inspect
 import threading
 import weakref
 
-from .. import errors, key_reuse, pytree, runtime
+from .. import dtypes, errors, key_reuse, pytree, runtime
 from ..array import Array
 from ..avals import ShapedArray, ShapeDtypeStruct
 from ..config import check_execution_allowed, config
@@ -144,7 +144,8 @@ def _is_jax_value(x):
 
 def _arg_aval(x):
     if isinstance(x, ShapeDtypeStruct):
-        return type_constraint(ShapedArray(x.shape, x.dtype, weak_type=x.weak_type),
+        return type_constraint(ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
+                                           weak_type=x.weak_type),
                                x.sharding)
     return typed_aval(x)
 
