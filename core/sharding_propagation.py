@@ -189,14 +189,13 @@ def like_update(in_specs, in_avals, out_avals, **_):
 
 def _with_axis_types(aval, in_avals):
     """`float32[8@X,8]({Explicit: ('X', 'Y')})`: a type with its mesh's axis types, as JAX's
-    errors print it (an untyped operand on the typed operands' mesh), its braces escaped for
-    `reject`'s formatting."""
+    errors print it (an untyped operand on the typed operands' mesh)."""
     mesh = next(a.sharding.mesh for a in in_avals if is_typed(a))
     by_type = {}
     for name, kind in zip(mesh.axis_names, mesh.axis_types):
         by_type.setdefault(kind, []).append(name)
     kinds = ", ".join(f"{k.name}: {tuple(names)}" for k, names in by_type.items())
-    return f"{aval.str_short(short_dtypes=False)}({{{{{kinds}}}}})"
+    return f"{aval.str_short(short_dtypes=False)}({{{kinds}}})"
 
 
 def unsharded_dim(param, message):

@@ -76,10 +76,8 @@ def strict():
 
 def reject(message):
     """A sharding rule's refusal of a program on Explicit axes, naming the primitive."""
-    try:
-        return ShardingTypeError(message.format(name=_MODE.prim))
-    except (KeyError, IndexError, ValueError):  # braces of a type printed in it (`{U:Y}`)
-        return ShardingTypeError(message.replace("{name}", str(_MODE.prim)))
+    # (not str.format: messages print types and sets, whose braces would be read as fields)
+    return ShardingTypeError(message.replace("{name}", str(_MODE.prim)))
 
 
 # ---------------------------------------------------------------- typed avals

@@ -389,9 +389,8 @@ def _check_unreduced(in_specs, dimension_numbers, unreduced):
                         "out_sharding provided to dot_general mentions unreduced_axes. Got "
                         f"lhs_contracting_spec={lcs}, rhs_contracting_spec={rcs}")
     if frozenset(a for e in lcs for a in axes_of(e)) != unreduced:
-        shown = str(unreduced).replace("{", "{{").replace("}", "}}")  # reject formats
         raise sp.reject("out_sharding's unreduced axes should be equal to the contracting "
-                        f"specs. Got unreduced axes={shown} and contracting spec={lcs}")
+                        f"specs. Got unreduced axes={unreduced} and contracting spec={lcs}")
 
 
 def _check_dot_types(ls, rs, dimension_numbers):
